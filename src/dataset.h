@@ -1,0 +1,63 @@
+/* dataset.h - the in-memory layout of a boar_dataset (library-internal).
+ *
+ * Linear task: CSR. Row r has non-zeros [row_ptr[r], row_ptr[r+1]) in idx
+ * (0-based feature ids, ascending within a row unless hashing folded them)
+ * and val; its label is label[r].
+ * MF task: n_rows triplets (user[k], item[k], label[k] = rating).
+ *
+ * The arrays either belong to the dataset (owned[] lists the allocations)
+ * or point into a read-only mapping of a binary cache (map, map_len).
+ */
+#ifndef BOAR_DATASET_H
+#define BOAR_DATASET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "boar.h"
+
+enum boar_label_kind {
+	BOAR_LABELS_BINARY = 1, /* every label is +1/-1, or every label is 1/0 */
+	BOAR_LABELS_REAL = 2,   /* anything else (regression, multiclass ids) */
+};
+
+struct boar_dataset {
+	int task;        /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
+	int label_kind;  /* enum boar_label_kind */
+	int hash_bits;   /* ids were hashed into 2^hash_bits slots (0: not) */
+	int all_ones;    /* linear: every value is exactly 1.0 */
+	uint64_t n_rows; /* rows or ratings */
+	uint64_t nnz;    /* linear: non-zeros; MF: n_rows */
+	uint64_t dim;    /* linear: max feature id + 1 (2^hash_bits if hashed);
+			    MF: max user id + 1 */
+	uint64_t n_items; /* MF: max item id + 1 */
+
+	/* linear */
+	uint64_t *row_ptr; /* n_rows + 1 */
+	uint32_t *idx;     /* nnz */
+	float *val;        /* nnz */
+	/* MF */
+	uint32_t *user, *item; /* n_rows */
+	/* both: label (linear) or rating (MF); n_rows.
+	 * Binary labels are stored as given (+1/-1 or 1/0); the engine maps
+	 * them with boar_label_sign(). */
+	float *label;
+
+	void *owned[6];  /* heap blocks to free, NULL-terminated */
+	void *map;       /* read-only cache mapping, or NULL */
+	size_t map_len;
+};
+
+/* +1 for a positive label, -1 for the negative one (-1 or 0). */
+static inline float boar_label_sign(float y)
+{
+	return y > 0 ? 1.0f : -1.0f;
+}
+
+/* Allocates an empty dataset of the given task (all arrays NULL). */
+struct boar_dataset *boar_dataset_alloc(int task);
+
+/* Scans labels (and values) once to fill label_kind and all_ones. */
+void boar_dataset_classify(struct boar_dataset *d);
+
+#endif

@@ -1,0 +1,299 @@
+/* boar.h - the one public header of libboar.
+ *
+ * libboar fits models on sparse data with lock-free Hogwild! SGD: sparse
+ * linear models (logistic, hinge, squared loss) on CSR rows and matrix
+ * factorization on (user, item, rating) triplets.
+ *
+ * Conventions (the same for every function below):
+ *  - Functions that can fail return 0 on success or a negative BOAR_E* code;
+ *    out-parameters are written only on success.
+ *  - Functions that read files take an optional boar_error*; on failure it
+ *    receives a human-readable message naming the file and line. Pass NULL
+ *    if you only want the code.
+ *  - The library never prints, never exits and keeps no global mutable state:
+ *    everything hangs off handles the caller owns. boar_*_free(NULL) is a
+ *    no-op.
+ *
+ * Threads: a boar_dataset and a boar_model are immutable once built and may
+ * be read by any number of threads at once (predict, evaluate, train from the
+ * same dataset). boar_train() uses its own OpenMP threads internally.
+ */
+#ifndef BOAR_H
+#define BOAR_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define BOAR_VERSION_MAJOR 0
+#define BOAR_VERSION_MINOR 1
+#define BOAR_VERSION_PATCH 0
+#define BOAR_VERSION_NUMBER \
+	(BOAR_VERSION_MAJOR * 10000 + BOAR_VERSION_MINOR * 100 + BOAR_VERSION_PATCH)
+
+#if defined(__GNUC__) && defined(BOAR_BUILDING_LIBRARY)
+#define BOAR_API __attribute__((visibility("default")))
+#else
+#define BOAR_API
+#endif
+
+/* @return the version this library was built as, e.g. "0.1.0". */
+BOAR_API const char *boar_version(void);
+
+/* ---------------------------------------------------------------- errors */
+
+/* Error codes, generated with their messages from one table. */
+#define BOAR_ERRNO_MAP(X)                                                    \
+	X(NOMEM, -1, "out of memory")                                        \
+	X(IO, -2, "input/output error")                                      \
+	X(PARSE, -3, "malformed input")                                      \
+	X(INVAL, -4, "invalid argument")                                     \
+	X(FORMAT, -5, "not a boar file of a version this build reads")       \
+	X(CORRUPT, -6, "file is truncated or corrupt")                       \
+	X(DIVERGED, -7, "training diverged (non-finite weights)")            \
+	X(NOGPU, -8, "this build has no GPU support")                        \
+	X(NODEVICE, -9, "no usable GPU device")                              \
+	X(GPU, -10, "GPU runtime error")                                     \
+	X(MISMATCH, -11, "model and data do not fit together")               \
+	X(CANCELLED, -12, "stopped by the progress callback")                \
+	X(NET, -13, "network error")                                         \
+	X(PROTO, -14, "protocol error from peer")                            \
+	X(AUTH, -15, "authentication failed")                                \
+	X(TIMEOUT, -16, "timed out")
+
+enum {
+	BOAR_OK = 0,
+#define BOAR_ERRNO_ENUM(name, value, msg) BOAR_E##name = (value),
+	BOAR_ERRNO_MAP(BOAR_ERRNO_ENUM)
+#undef BOAR_ERRNO_ENUM
+};
+
+/* @return a static message for a BOAR_E* code (never NULL). */
+BOAR_API const char *boar_strerror(int code);
+
+/* Details of a failure: the code, and where/why in words. */
+typedef struct boar_error {
+	int code;          /* BOAR_E* */
+	uint64_t line;     /* 1-based line of the input, 0 if not about a line */
+	char message[512]; /* e.g. "a9a:12: index 0: indices are 1-based" */
+} boar_error;
+
+/* -------------------------------------------------------------- datasets */
+
+typedef struct boar_dataset boar_dataset;
+
+enum boar_task {
+	BOAR_TASK_AUTO = 0,   /* infer from the file */
+	BOAR_TASK_LINEAR = 1, /* CSR rows with one label each */
+	BOAR_TASK_MF = 2,     /* (user, item, rating) triplets */
+};
+
+enum boar_format {
+	BOAR_FORMAT_AUTO = 0,
+	BOAR_FORMAT_LIBSVM = 1,  /* "label idx:val idx:val ..." (SVMlight too) */
+	BOAR_FORMAT_RATINGS = 2, /* "user item rating [...]": space, ',' or '::' */
+};
+
+typedef struct boar_load_options {
+	int task;         /* enum boar_task */
+	int format;       /* enum boar_format */
+	int threads;      /* parser threads; 0 = all cores */
+	int use_cache;    /* 1: read/write a binary cache beside the file */
+	const char *cache_path; /* NULL: FILE.boarcache */
+	int hash_bits;    /* 0: ids as given; B > 0: hash ids into 2^B slots */
+} boar_load_options;
+
+/* Fills *o with defaults: auto task and format, all cores, no cache. */
+BOAR_API void boar_load_options_default(boar_load_options *o);
+
+/* Parses a LIBSVM/SVMlight or ratings file (or maps its valid cache).
+ * @return 0 and *out, or BOAR_EIO / BOAR_EPARSE / BOAR_ENOMEM ... with *err
+ *         naming file and line. */
+BOAR_API int boar_dataset_load(const char *path, const boar_load_options *o,
+			       boar_dataset **out, boar_error *err);
+
+/* Builds a linear-task dataset from the caller's CSR arrays (copied).
+ * row_ptr has n_rows+1 entries; idx are 0-based feature ids < n_features,
+ * strictly ascending within a row; values and labels finite.
+ * @return 0, BOAR_EINVAL (with *err saying which rule and row) or NOMEM. */
+BOAR_API int boar_dataset_from_csr(uint64_t n_rows, uint32_t n_features,
+				   const uint64_t *row_ptr, const uint32_t *idx,
+				   const float *val, const float *labels,
+				   boar_dataset **out, boar_error *err);
+
+/* Builds a ratings dataset from the caller's triplets (copied). */
+BOAR_API int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
+				       const uint32_t *items,
+				       const float *ratings,
+				       boar_dataset **out, boar_error *err);
+
+BOAR_API void boar_dataset_free(boar_dataset *d);
+BOAR_API int boar_dataset_task(const boar_dataset *d);      /* BOAR_TASK_* */
+BOAR_API uint64_t boar_dataset_rows(const boar_dataset *d); /* rows/ratings */
+BOAR_API uint64_t boar_dataset_nnz(const boar_dataset *d);
+/* Linear: largest feature id + 1. Ratings: largest user id + 1. */
+BOAR_API uint64_t boar_dataset_features(const boar_dataset *d);
+/* Ratings: largest item id + 1; linear: 0. */
+BOAR_API uint64_t boar_dataset_items(const boar_dataset *d);
+
+/* Synthetic data with a known ground truth. */
+typedef struct boar_gen_options {
+	int task;          /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
+	uint64_t rows;     /* rows (linear) or ratings (MF) */
+	uint32_t features; /* linear: dimension; MF: users */
+	uint32_t items;    /* MF: items */
+	uint32_t nnz_per_row; /* linear: mean non-zeros per row */
+	double skew;       /* 0 uniform ids; s > 0: id = D * u^(1+s) power law */
+	uint32_t rank;     /* MF: true rank */
+	double noise;      /* label-flip probability / rating noise stddev */
+	uint64_t seed;
+} boar_gen_options;
+
+BOAR_API void boar_gen_options_default(boar_gen_options *o);
+/* Draws a dataset from a hidden model (sparse linear weights, or low-rank
+ * factors) so that a fit can be checked against a known optimum.
+ * @return 0 and *out, BOAR_EINVAL with the reason in *err, or NOMEM. */
+BOAR_API int boar_generate(const boar_gen_options *o, boar_dataset **out,
+			   boar_error *err);
+/* Writes a dataset as LIBSVM text (linear) or "user item rating" lines,
+ * atomically (temp + rename). */
+BOAR_API int boar_dataset_write_text(const boar_dataset *d, const char *path,
+				     boar_error *err);
+
+/* ------------------------------------------------------------- training */
+
+enum boar_loss {
+	BOAR_LOSS_LOGISTIC = 0,
+	BOAR_LOSS_HINGE = 1,
+	BOAR_LOSS_SQUARED = 2,
+};
+
+enum boar_optimizer {
+	BOAR_OPT_SGD = 0,     /* step eta * decay^epoch */
+	BOAR_OPT_ADAGRAD = 1, /* per-coordinate eta / sqrt(sum of g^2) */
+};
+
+enum boar_update {
+	BOAR_UPDATE_ATOMIC = 0, /* compare-and-swap add: no update is lost */
+	BOAR_UPDATE_RACY = 1,   /* relaxed load + store: updates may be lost,
+				   never torn (the original Hogwild! code) */
+};
+
+enum boar_device {
+	BOAR_DEVICE_CPU = 0,
+	BOAR_DEVICE_GPU = 1,
+};
+
+/* What one epoch did; passed to the progress callback. */
+typedef struct boar_epoch_stats {
+	int epoch;              /* 1-based */
+	double seconds;         /* wall time of this epoch's sweep */
+	double updates_per_sec; /* non-zeros (or ratings) processed per second */
+	double train_loss;      /* mean loss seen during the sweep (progressive) */
+	int has_test;           /* the fields below are set */
+	double test_loss;       /* log loss / hinge / squared; MF: squared */
+	double test_accuracy;   /* binary tasks */
+	double test_auc;        /* binary tasks */
+	double test_rmse;       /* squared loss and MF */
+	double eta;             /* step size used in this epoch */
+} boar_epoch_stats;
+
+/* Called after every epoch; return non-zero to stop training (boar_train
+ * then returns BOAR_ECANCELLED with the model trained so far). */
+typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
+
+typedef struct boar_options {
+	int task;          /* enum boar_task; AUTO = from the dataset */
+	int loss;          /* enum boar_loss (linear task) */
+	int optimizer;     /* enum boar_optimizer */
+	int update;        /* enum boar_update */
+	int epochs;        /* passes over the data */
+	double eta;        /* initial step size */
+	double eta_decay;  /* SGD: step *= eta_decay after every epoch */
+	double l1, l2;     /* regularization, applied lazily per touched coord */
+	uint64_t seed;     /* shuffling and initialization */
+	int threads;       /* 0 = all cores */
+	int hash_bits;     /* the dataset's hashing (kept in the model) */
+	uint32_t rank;     /* MF: factors per user/item */
+	int mf_biases;     /* MF: learn global mean + user/item biases */
+	double init_scale; /* MF: factors drawn from U(0, init_scale) / sqrt(rank) */
+	int device;        /* enum boar_device */
+	int gpu_id;        /* which CUDA device */
+	int streams;       /* GPU: CUDA streams for the data */
+	const boar_dataset *test; /* evaluated after every epoch, or NULL */
+	boar_progress_fn progress;
+	void *progress_ctx;
+} boar_options;
+
+/* Fills *o with defaults (logistic, SGD, racy, 10 epochs, eta 0.1,
+ * decay 0.9, no regularization, seed 1, all cores, rank 16...). */
+BOAR_API void boar_options_default(boar_options *o);
+
+/* @return NULL if *o is usable with this dataset (may be NULL), else a
+ *         static reason such as "eta must be > 0". */
+BOAR_API const char *boar_options_check(const boar_options *o,
+					const boar_dataset *train);
+
+typedef struct boar_model boar_model;
+
+/* Trains a model. With threads = 1 the result is bit-for-bit reproducible
+ * for a given seed; with more threads updates race by design and results
+ * vary slightly run to run.
+ * @return 0 and *out; BOAR_EINVAL (reason in *err), BOAR_EDIVERGED,
+ *         BOAR_ECANCELLED (then *out is still set), BOAR_ENOGPU, ... */
+BOAR_API int boar_train(const boar_dataset *train, const boar_options *o,
+			boar_model **out, boar_error *err);
+
+/* --------------------------------------------------------------- models */
+
+BOAR_API void boar_model_free(boar_model *m);
+BOAR_API int boar_model_task(const boar_model *m);
+BOAR_API int boar_model_loss(const boar_model *m);
+/* Linear: number of weights; MF: users. */
+BOAR_API uint64_t boar_model_dim(const boar_model *m);
+
+/* Versioned binary file with checksum, written atomically (temp + rename). */
+BOAR_API int boar_model_save(const boar_model *m, const char *path,
+			     boar_error *err);
+BOAR_API int boar_model_load(const char *path, boar_model **out,
+			     boar_error *err);
+/* Human-readable text: a header of "key value" lines, then one
+ * "feature weight" line per non-zero weight (MF: "u ID f1 f2 ..." and
+ * "i ID ..." lines). */
+BOAR_API int boar_model_export_text(const boar_model *m, const char *path,
+				    boar_error *err);
+
+/* Raw score of one row given as 0-based ids (the margin w.x + b; for
+ * logistic loss pass it to boar_sigmoid for a probability). Ids the model
+ * does not know are ignored. Does not allocate; safe from many threads. */
+BOAR_API double boar_model_predict_row(const boar_model *m, size_t nnz,
+				       const uint32_t *idx, const float *val);
+/* Predicted rating for a (user, item) pair of an MF model. */
+BOAR_API double boar_model_predict_pair(const boar_model *m, uint32_t user,
+					uint32_t item);
+BOAR_API double boar_sigmoid(double margin);
+
+/* Scores for every row of d into out[boar_dataset_rows(d)]: probability
+ * (logistic), margin (hinge), value (squared) or rating (MF). */
+BOAR_API int boar_predict(const boar_model *m, const boar_dataset *d,
+			  double *out, int threads);
+
+typedef struct boar_metrics {
+	uint64_t rows;
+	double loss;     /* mean loss of the model's kind */
+	double accuracy; /* binary tasks */
+	double auc;      /* binary tasks */
+	double rmse;     /* squared loss and MF */
+	int binary;      /* accuracy and auc are meaningful */
+} boar_metrics;
+
+BOAR_API int boar_evaluate(const boar_model *m, const boar_dataset *d,
+			   boar_metrics *out, int threads);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* BOAR_H */

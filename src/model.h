@@ -1,0 +1,52 @@
+/* model.h - the in-memory layout of a boar_model (library-internal).
+ *
+ * Linear: w has dim + 1 floats; w[dim] is the bias (kept in the same array
+ * so the sweep treats it as one more coordinate that every row touches).
+ * MF: P is n_users x rank and Q is n_items x rank, row-major; with biases,
+ * bu[n_users], bi[n_items] and the global mean mu.
+ */
+#ifndef BOAR_MODEL_H
+#define BOAR_MODEL_H
+
+#include <stdint.h>
+
+#include "boar.h"
+
+struct boar_model {
+	int task;      /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
+	int loss;      /* enum boar_loss; MF: squared */
+	int hash_bits; /* feature ids are hashed into 2^hash_bits (0: not) */
+	uint64_t dim;  /* linear: feature slots; MF: users */
+	uint64_t n_items;
+	uint32_t rank;
+	int has_bias;  /* MF: mu, bu, bi are used */
+	float mu;
+	float *w;      /* linear: dim + 1 */
+	float *P, *Q;  /* MF factors */
+	float *bu, *bi; /* MF biases, or NULL */
+};
+
+/* Allocates a zeroed model of the given shape; NULL when out of memory. */
+struct boar_model *boar_model_alloc(int task, int loss, uint64_t dim,
+				    uint64_t n_items, uint32_t rank,
+				    int has_bias);
+
+/* The weight slot of feature id `id` in a model/dataset hashed with
+ * hash_bits (0: the id itself). Used by parsers and predict alike so both
+ * agree. */
+static inline uint32_t boar_feature_slot(uint64_t id, int hash_bits)
+{
+	if (!hash_bits)
+		return (uint32_t)id;
+	/* murmur3's 64-bit finalizer: cheap, and every input bit reaches every
+	 * output bit, so nearby ids do not collide in the low bits. */
+	uint64_t h = id;
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdULL;
+	h ^= h >> 33;
+	h *= 0xc4ceb9fe1a85ec53ULL;
+	h ^= h >> 33;
+	return (uint32_t)(h & ((1ULL << hash_bits) - 1));
+}
+
+#endif
