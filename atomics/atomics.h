@@ -58,6 +58,22 @@ static inline void boar_add_atomic(float *p, float d)
 					      __ATOMIC_RELAXED));
 }
 
+/* One compare-and-swap attempt on a float: if *p still holds *expected,
+ * store desired and return 1; else load the current value into *expected
+ * and return 0. For updates that are not plain adds (e.g. L1 clipping). */
+static inline int boar_cas_float(float *p, float *expected, float desired)
+{
+	uint32_t exp_bits, new_bits;
+	memcpy(&exp_bits, expected, sizeof exp_bits);
+	memcpy(&new_bits, &desired, sizeof new_bits);
+	int ok = __atomic_compare_exchange_n((uint32_t *)p, &exp_bits, new_bits,
+					     1, __ATOMIC_RELAXED,
+					     __ATOMIC_RELAXED);
+	if (!ok)
+		memcpy(expected, &exp_bits, sizeof exp_bits);
+	return ok;
+}
+
 /* Lossless add of a double (used for shared accumulators such as loss sums
  * where contention is rare). */
 static inline void boar_add_atomic_double(double *p, double d)

@@ -205,15 +205,21 @@ typedef struct boar_epoch_stats {
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
+/* For eta and l2: pick the default of the task being trained
+ * (linear: eta 0.1, l2 0; MF: eta 0.01, l2 0.05). */
+#define BOAR_AUTO (-1.0)
+
 typedef struct boar_options {
 	int task;          /* enum boar_task; AUTO = from the dataset */
 	int loss;          /* enum boar_loss (linear task) */
 	int optimizer;     /* enum boar_optimizer */
 	int update;        /* enum boar_update */
 	int epochs;        /* passes over the data */
-	double eta;        /* initial step size */
-	double eta_decay;  /* SGD: step *= eta_decay after every epoch */
-	double l1, l2;     /* regularization, applied lazily per touched coord */
+	double eta;        /* initial step size; BOAR_AUTO: the task's default */
+	double eta_decay;  /* step *= eta_decay after every epoch */
+	double l1;         /* L1, applied lazily to touched coordinates */
+	double l2;         /* L2 (linear: split by feature frequency; MF: on the
+			      factors and biases); BOAR_AUTO: task's default */
 	uint64_t seed;     /* shuffling and initialization */
 	int threads;       /* 0 = all cores */
 	int hash_bits;     /* the dataset's hashing (kept in the model) */
@@ -228,8 +234,8 @@ typedef struct boar_options {
 	void *progress_ctx;
 } boar_options;
 
-/* Fills *o with defaults (logistic, SGD, racy, 10 epochs, eta 0.1,
- * decay 0.9, no regularization, seed 1, all cores, rank 16...). */
+/* Fills *o with defaults (logistic, SGD, 10 epochs, eta and l2 BOAR_AUTO,
+ * decay 0.9, no L1, seed 1, all cores, rank 16, MF biases on...). */
 BOAR_API void boar_options_default(boar_options *o);
 
 /* @return NULL if *o is usable with this dataset (may be NULL), else a
@@ -252,6 +258,11 @@ BOAR_API int boar_train(const boar_dataset *train, const boar_options *o,
 BOAR_API void boar_model_free(boar_model *m);
 BOAR_API int boar_model_task(const boar_model *m);
 BOAR_API int boar_model_loss(const boar_model *m);
+/* The feature hashing the model was trained with: load data for it with the
+ * same boar_load_options.hash_bits. */
+BOAR_API int boar_model_hash_bits(const boar_model *m);
+/* MF: factors per user/item; linear: 0. */
+BOAR_API uint32_t boar_model_rank(const boar_model *m);
 /* Linear: number of weights; MF: users. */
 BOAR_API uint64_t boar_model_dim(const boar_model *m);
 
