@@ -5,7 +5,8 @@
  * (or factor matrices) live in device memory from open to close; download
  * copies them into the host model (for evaluation, saving, or the end).
  *
- * Built from gpu/*.cu when CUDA is available; otherwise gpu/gpu_stub.c makes
+ * Built from the .cu files in gpu/ when CUDA is available; otherwise
+ * gpu/gpu_stub.c makes
  * every call return BOAR_ENOGPU. All functions return 0 or a BOAR_E* code
  * and fill *err where one is given; none prints or exits.
  */

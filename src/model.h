@@ -31,6 +31,11 @@ struct boar_model *boar_model_alloc(int task, int loss, uint64_t dim,
 				    uint64_t n_items, uint32_t rank,
 				    int has_bias);
 
+/* Draws MF factors uniformly in [-a, a], a = init_scale / sqrt(rank), from
+ * the seed, and sets mu (used only with biases). */
+void boar_model_init_factors(struct boar_model *m, double init_scale,
+			     uint64_t seed, double mean_rating);
+
 /* The weight slot of feature id `id` in a model/dataset hashed with
  * hash_bits (0: the id itself). Used by parsers and predict alike so both
  * agree. */

@@ -1,0 +1,61 @@
+/* engine.h - the CPU Hogwild! engine as a library-internal API.
+ *
+ * boar_train() uses it for whole epochs; the cluster worker uses it for
+ * slices of an epoch between its pushes and pulls. The engine owns the
+ * training-only state (per-feature regularization scales, AdaGrad sums, the
+ * row order) and updates the caller's model in place.
+ */
+#ifndef BOAR_ENGINE_H
+#define BOAR_ENGINE_H
+
+#include <stdint.h>
+
+#include "boar.h"
+
+struct boar_dataset;
+struct boar_model;
+struct boar_engine;
+
+/* Prepares to train m (already shaped and initialized for d, see
+ * boar_model_init_for()) on d with resolved options o (copied). */
+int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
+		       struct boar_model *m, struct boar_engine **out,
+		       boar_error *err);
+
+/* The row order of `epoch` (1-based; n_rows entries). Epochs must be asked
+ * for in increasing order: each epoch's order is drawn from the previous
+ * one, which keeps reshuffling O(n) and parallel. */
+const uint32_t *boar_engine_order(struct boar_engine *e, int epoch);
+
+/* Step size of an epoch: eta * eta_decay^(epoch-1). */
+double boar_engine_eta(const struct boar_engine *e, int epoch);
+
+/* One Hogwild! sweep over order[begin..end) of `epoch` on the engine's
+ * threads, updating the model in place. Adds the progressive loss of the
+ * visited rows to *loss_sum. */
+int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
+		      uint64_t end, double *loss_sum);
+
+void boar_engine_free(struct boar_engine *e);
+
+/* ---- shared between engine.c and the sweeps */
+
+struct boar_engine {
+	const struct boar_dataset *d;
+	struct boar_model *m;
+	boar_options o;     /* resolved: no BOAR_AUTO left */
+	int threads;
+	float *reg_scale;   /* linear with l1/l2: n_rows / rows-with-feature */
+	float *accum;       /* AdaGrad sums: linear dim+1; MF users + items */
+	uint32_t *order;    /* the current epoch's row order */
+	uint32_t *spare;    /* scratch of the same size for reshuffling */
+	int order_epoch;    /* epoch held in order (0: the initial shuffle) */
+};
+
+/* Sweeps of one model kind over order[begin..end); return the loss sum. */
+double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
+			 uint64_t begin, uint64_t end, float eta);
+double boar_sweep_mf(struct boar_engine *e, const uint32_t *order,
+		     uint64_t begin, uint64_t end, float eta);
+
+#endif

@@ -1,0 +1,48 @@
+/* loss.h - the three losses of the linear model, as small inline functions.
+ *
+ * Each gives the loss at margin m and its derivative d = dloss/dm. For
+ * logistic and hinge, y is the label's sign (+1/-1); for squared it is the
+ * raw target. The sweep computes these once per row, so they may branch.
+ */
+#ifndef BOAR_LOSS_H
+#define BOAR_LOSS_H
+
+#include <math.h>
+
+#include "boar.h"
+
+/* log(1 + exp(-z)) without overflow for large |z|. */
+static inline double boar_log1pexp_neg(double z)
+{
+	return z > 0 ? log1p(exp(-z)) : -z + log1p(exp(z));
+}
+
+/* Loss of margin m against target y; *d receives dloss/dm. */
+static inline double boar_loss_eval(int loss, float m, float y, float *d)
+{
+	switch (loss) {
+	case BOAR_LOSS_LOGISTIC: {
+		float z = y * m;
+		*d = -y / (1.0f + expf(z));
+		return boar_log1pexp_neg(z);
+	}
+	case BOAR_LOSS_HINGE: {
+		float z = y * m;
+		*d = z < 1.0f ? -y : 0.0f;
+		return z < 1.0f ? 1.0f - z : 0.0f;
+	}
+	default: { /* squared: report (m - y)^2, optimize half of it */
+		float e = m - y;
+		*d = e;
+		return (double)e * e;
+	}
+	}
+}
+
+/* The label as the loss sees it: the sign for classification losses. */
+static inline float boar_loss_target(int loss, float label)
+{
+	return loss == BOAR_LOSS_SQUARED ? label : (label > 0 ? 1.0f : -1.0f);
+}
+
+#endif

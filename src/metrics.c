@@ -1,0 +1,130 @@
+/* metrics.c - scoring a dataset with a model: predictions, loss, accuracy,
+ * AUC, RMSE. Rows are scored in parallel; sums are reduced per thread. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+#include "dataset.h"
+#include "error.h"
+#include "loss.h"
+#include "model.h"
+
+static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
+{
+	if (m->task != d->task)
+		return BOAR_EMISMATCH;
+	if (m->task == BOAR_TASK_LINEAR && m->hash_bits != d->hash_bits)
+		return BOAR_EMISMATCH;
+	return 0;
+}
+
+/* Raw score (margin or rating) of row r. Ids beyond the model are ignored:
+ * a test file may use features the training file never had. */
+static inline double score_row(const struct boar_model *m,
+			       const struct boar_dataset *d, uint64_t r)
+{
+	if (m->task == BOAR_TASK_MF)
+		return boar_model_predict_pair(m, d->user[r], d->item[r]);
+	double s = m->w[m->dim];
+	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++)
+		if (d->idx[k] < m->dim)
+			s += (double)m->w[d->idx[k]] * d->val[k];
+	return s;
+}
+
+static int threads_or_all(int threads)
+{
+	return threads > 0 ? threads : omp_get_num_procs();
+}
+
+int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
+		 int threads)
+{
+	int rc = check_fit(m, d);
+	if (rc)
+		return rc;
+	int logistic = m->task == BOAR_TASK_LINEAR &&
+		       m->loss == BOAR_LOSS_LOGISTIC;
+#pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
+	for (uint64_t r = 0; r < d->n_rows; r++) {
+		double s = score_row(m, d, r);
+		out[r] = logistic ? boar_sigmoid(s) : s;
+	}
+	return 0;
+}
+
+struct scored {
+	double score;
+	float positive;
+};
+
+static int by_score(const void *a, const void *b)
+{
+	double x = ((const struct scored *)a)->score;
+	double y = ((const struct scored *)b)->score;
+	return (x > y) - (x < y);
+}
+
+/* Area under the ROC curve by the rank-sum (Mann-Whitney) statistic, tied
+ * scores sharing their mean rank. NAN when one class is absent. */
+static double auc(struct scored *s, uint64_t n)
+{
+	qsort(s, n, sizeof *s, by_score);
+	double rank_sum = 0, pos = 0;
+	for (uint64_t i = 0; i < n;) {
+		uint64_t j = i;
+		double tied_pos = 0;
+		while (j < n && s[j].score == s[i].score)
+			tied_pos += s[j++].positive;
+		rank_sum += tied_pos * (i + 1 + j) / 2.0; /* mean of ranks i+1..j */
+		pos += tied_pos;
+		i = j;
+	}
+	double neg = (double)n - pos;
+	if (pos == 0 || neg == 0)
+		return NAN;
+	return (rank_sum - pos * (pos + 1) / 2) / (pos * neg);
+}
+
+int boar_evaluate(const boar_model *m, const boar_dataset *d,
+		  boar_metrics *out, int threads)
+{
+	int rc = check_fit(m, d);
+	if (rc)
+		return rc;
+	uint64_t n = d->n_rows;
+	int binary = m->task == BOAR_TASK_LINEAR && m->loss != BOAR_LOSS_SQUARED;
+	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
+	if (binary && !s)
+		return BOAR_ENOMEM;
+	double loss = 0, sq = 0, correct = 0;
+#pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static) \
+	reduction(+ : loss, sq, correct)
+	for (uint64_t r = 0; r < n; r++) {
+		double sc = score_row(m, d, r);
+		if (m->task == BOAR_TASK_MF) {
+			double e = sc - d->label[r];
+			loss += e * e;
+			sq += e * e;
+			continue;
+		}
+		float y = boar_loss_target(m->loss, d->label[r]), dd;
+		loss += boar_loss_eval(m->loss, (float)sc, y, &dd);
+		if (binary) {
+			correct += (sc > 0) == (y > 0);
+			s[r].score = sc;
+			s[r].positive = y > 0;
+		} else {
+			double e = sc - y;
+			sq += e * e;
+		}
+	}
+	boar_metrics res = {.rows = n, .binary = binary};
+	res.loss = n ? loss / n : NAN;
+	res.rmse = !binary && n ? sqrt(sq / n) : NAN;
+	res.accuracy = binary && n ? correct / n : NAN;
+	res.auc = binary ? auc(s, n) : NAN;
+	free(s);
+	*out = res;
+	return 0;
+}

@@ -1,0 +1,109 @@
+/* options.c - training options: defaults in one function, validation in
+ * another, and resolution of the task-dependent defaults (BOAR_AUTO). */
+#include <math.h>
+#include <string.h>
+
+#include "dataset.h"
+#include "options.h"
+
+#define MAX_CPU_RANK 1024
+
+void boar_options_default(boar_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->task = BOAR_TASK_AUTO;
+	o->loss = BOAR_LOSS_LOGISTIC;
+	o->optimizer = BOAR_OPT_SGD;
+	o->update = BOAR_UPDATE_RACY;
+	o->epochs = 10;
+	o->eta = BOAR_AUTO;
+	o->eta_decay = 0.9;
+	o->l1 = 0;
+	o->l2 = BOAR_AUTO;
+	o->seed = 1;
+	o->threads = 0;
+	o->hash_bits = 0;
+	o->rank = 16;
+	o->mf_biases = 1;
+	o->init_scale = 0.1;
+	o->device = BOAR_DEVICE_CPU;
+	o->gpu_id = 0;
+	o->streams = 4;
+}
+
+static int is_auto(double v)
+{
+	return v == BOAR_AUTO;
+}
+
+const char *boar_options_check(const boar_options *o, const boar_dataset *d)
+{
+	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
+		return "task must be auto, linear or mf";
+	if (o->loss < BOAR_LOSS_LOGISTIC || o->loss > BOAR_LOSS_SQUARED)
+		return "loss must be logistic, hinge or squared";
+	if (o->optimizer != BOAR_OPT_SGD && o->optimizer != BOAR_OPT_ADAGRAD)
+		return "optimizer must be sgd or adagrad";
+	if (o->update != BOAR_UPDATE_ATOMIC && o->update != BOAR_UPDATE_RACY)
+		return "update must be atomic or racy";
+	if (o->epochs < 1)
+		return "epochs must be at least 1";
+	if (!is_auto(o->eta) && !(o->eta > 0 && isfinite(o->eta)))
+		return "eta must be a positive finite number";
+	if (!(o->eta_decay > 0 && o->eta_decay <= 1))
+		return "eta-decay must be in (0, 1]";
+	if (!(o->l1 >= 0 && isfinite(o->l1)))
+		return "l1 must be >= 0";
+	if (!is_auto(o->l2) && !(o->l2 >= 0 && isfinite(o->l2)))
+		return "l2 must be >= 0";
+	if (o->threads < 0 || o->threads > 4096)
+		return "threads must be 0 (all cores) to 4096";
+	if (o->hash_bits < 0 || o->hash_bits > 32)
+		return "hash-bits must be 0 (off) to 32";
+	if (o->device != BOAR_DEVICE_CPU && o->device != BOAR_DEVICE_GPU)
+		return "device must be cpu or gpu";
+	if (o->gpu_id < 0)
+		return "gpu must be >= 0";
+	if (o->streams < 1 || o->streams > 64)
+		return "streams must be 1 to 64";
+	if (!(o->init_scale > 0 && isfinite(o->init_scale)))
+		return "init-scale must be > 0";
+	int task = o->task;
+	if (d && task == BOAR_TASK_AUTO)
+		task = d->task;
+	if (d && task != d->task)
+		return task == BOAR_TASK_MF
+			       ? "task mf needs a ratings file (user item rating)"
+			       : "task linear needs a LIBSVM file, not ratings";
+	if (task == BOAR_TASK_MF) {
+		if (o->rank < 1)
+			return "rank must be at least 1";
+		if (o->device == BOAR_DEVICE_CPU && o->rank > MAX_CPU_RANK)
+			return "rank must be at most 1024";
+		if (o->l1 > 0)
+			return "l1 is for linear models; MF takes l2";
+	}
+	if (d && task == BOAR_TASK_LINEAR && o->loss != BOAR_LOSS_SQUARED &&
+	    d->label_kind != BOAR_LABELS_BINARY)
+		return "logistic and hinge loss need binary labels (+1/-1 or "
+		       "1/0); use --loss squared for real-valued targets";
+	if (d && d->n_rows == 0)
+		return "the training set has no rows";
+	if (d && o->test && o->test->task != d->task)
+		return "the test set is not of the training set's task";
+	if (d && o->test && o->test->hash_bits != d->hash_bits)
+		return "the test set must be loaded with the same hash-bits";
+	return NULL;
+}
+
+void boar_options_resolve(boar_options *o, const boar_dataset *d)
+{
+	if (o->task == BOAR_TASK_AUTO)
+		o->task = d->task;
+	if (is_auto(o->eta))
+		o->eta = o->task == BOAR_TASK_MF ? 0.01 : 0.1;
+	if (is_auto(o->l2))
+		o->l2 = o->task == BOAR_TASK_MF ? 0.05 : 0.0;
+	if (o->task == BOAR_TASK_MF)
+		o->loss = BOAR_LOSS_SQUARED;
+}

@@ -1,0 +1,201 @@
+/* sweep_linear.c - the Hogwild! sweep of a sparse linear model on threads.
+ *
+ * Each thread takes a contiguous slice of the epoch's row order. For a row it
+ * reads the weights it touches (relaxed loads; other threads may be writing
+ * them), computes the margin and the loss derivative d, and writes back only
+ * those coordinates: w_j -= eta * (d * x_j + l2 * s_j * w_j), then the L1
+ * clip (see engine.c for s_j). The update policy (atomic/racy), optimizer
+ * (SGD/AdaGrad) and regularization (none/L2/L1) are compile-time constants of
+ * one always-inlined body, so each of the twelve variants has a branch-free
+ * inner loop.
+ *
+ * The bias is touched by every row: with plain SGD a thread accumulates its
+ * bias steps locally and publishes them every BIAS_FLUSH rows instead of
+ * fighting over one cache line per row (it still reads shared + pending).
+ *
+ * Rows come in shuffled order, so their data is not contiguous: the next
+ * rows' CSR slices and, closer in, their weights are prefetched.
+ */
+#include <math.h>
+#include <omp.h>
+
+#include "atomics/atomics.h"
+#include "dataset.h"
+#include "engine.h"
+#include "loss.h"
+#include "model.h"
+
+enum { REG_NONE = 0, REG_L2 = 1, REG_L1 = 2 };
+
+#define BIAS_FLUSH 64
+#define PREFETCH_ROWS 8    /* CSR slice of row i+8 */
+#define PREFETCH_WEIGHTS 2 /* weights of row i+2 (its ids are cached by now) */
+#define ADAGRAD_EPS 1e-6f
+
+struct linear_args {
+	const uint64_t *row_ptr;
+	const uint32_t *idx;
+	const float *val;
+	const float *label;
+	float *w;
+	const float *reg_scale;
+	float *G;
+	uint64_t dim;
+	int loss;
+	float eta, l1, l2;
+};
+
+static inline float soft_threshold(float v, float t)
+{
+	return v > t ? v - t : (v < -t ? v + t : 0.0f);
+}
+
+/* Applies one coordinate's update. gl is the loss part of the gradient
+ * (d * x_j), s the coordinate's regularization scale. */
+static inline __attribute__((always_inline)) void
+update_coord(const struct linear_args *a, float *p, float *G, float gl, float s,
+	     int policy, int adagrad, int reg)
+{
+	float eta = a->eta;
+	float wv = reg != REG_NONE ? boar_load_relaxed(p) : 0.0f;
+	if (adagrad) {
+		float g = gl + (reg != REG_NONE ? a->l2 * s * wv : 0.0f);
+		/* The sums are a step-size heuristic: a lost increment under
+		 * racing threads is harmless, so they are always racy. */
+		float acc = boar_load_relaxed(G) + g * g;
+		boar_store_relaxed(G, acc);
+		eta = eta / (sqrtf(acc) + ADAGRAD_EPS);
+	}
+	/* The L2 shrink is capped at the weight itself, so that a rare
+	 * feature's large scale n/count_j never flips the weight's sign. */
+	float shrink = reg != REG_NONE ? fminf(1.0f, eta * a->l2 * s) : 0.0f;
+	float delta = -eta * gl - shrink * wv;
+	if (reg != REG_L1) {
+		boar_add_policy(policy, p, delta);
+		return;
+	}
+	float t = eta * a->l1 * s;
+	if (policy == BOAR_POLICY_RACY) {
+		boar_store_relaxed(p, soft_threshold(wv + delta, t));
+		return;
+	}
+	float old = wv;
+	while (!boar_cas_float(p, &old, soft_threshold(old + delta, t)))
+		;
+}
+
+static inline __attribute__((always_inline)) double
+sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
+	   uint64_t end, int policy, int adagrad, int reg)
+{
+	const uint64_t *row_ptr = a->row_ptr;
+	const uint32_t *idx = a->idx;
+	const float *val = a->val;
+	float *w = a->w;
+	float *bias = &w[a->dim];
+	int loss = a->loss;
+	double loss_sum = 0;
+	float bias_pending = 0;
+	int bias_rows = 0;
+
+	for (uint64_t i = begin; i < end; i++) {
+		if (i + PREFETCH_ROWS < end) {
+			uint32_t rp = order[i + PREFETCH_ROWS];
+			__builtin_prefetch(&idx[row_ptr[rp]]);
+			__builtin_prefetch(&val[row_ptr[rp]]);
+		}
+		if (i + PREFETCH_WEIGHTS < end) {
+			uint32_t rp = order[i + PREFETCH_WEIGHTS];
+			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
+				__builtin_prefetch(&w[idx[k]], 1);
+		}
+		uint32_t r = order[i];
+		uint64_t lo = row_ptr[r], hi = row_ptr[r + 1];
+		float m = boar_load_relaxed(bias) + bias_pending;
+		for (uint64_t k = lo; k < hi; k++)
+			m += boar_load_relaxed(&w[idx[k]]) * val[k];
+		float y = boar_loss_target(loss, a->label[r]), d;
+		loss_sum += boar_loss_eval(loss, m, y, &d);
+		if (d == 0.0f && reg == REG_NONE)
+			continue;
+		for (uint64_t k = lo; k < hi; k++) {
+			uint32_t j = idx[k];
+			update_coord(a, &w[j], adagrad ? &a->G[j] : 0,
+				     d * val[k],
+				     reg != REG_NONE ? a->reg_scale[j] : 0.0f,
+				     policy, adagrad, reg);
+		}
+		if (adagrad) {
+			update_coord(a, bias, &a->G[a->dim], d, 0.0f, policy,
+				     adagrad, REG_NONE);
+		} else {
+			bias_pending -= a->eta * d;
+			if (++bias_rows == BIAS_FLUSH) {
+				boar_add_policy(policy, bias, bias_pending);
+				bias_pending = 0;
+				bias_rows = 0;
+			}
+		}
+	}
+	if (bias_pending != 0.0f)
+		boar_add_policy(policy, bias, bias_pending);
+	return loss_sum;
+}
+
+#define SWEEP_VARIANT(name, policy, adagrad, reg)                             \
+	static double name(const struct linear_args *a, const uint32_t *o,    \
+			   uint64_t b, uint64_t e)                            \
+	{                                                                     \
+		return sweep_body(a, o, b, e, policy, adagrad, reg);          \
+	}
+SWEEP_VARIANT(atomic_sgd, BOAR_POLICY_ATOMIC, 0, REG_NONE)
+SWEEP_VARIANT(atomic_sgd_l2, BOAR_POLICY_ATOMIC, 0, REG_L2)
+SWEEP_VARIANT(atomic_sgd_l1, BOAR_POLICY_ATOMIC, 0, REG_L1)
+SWEEP_VARIANT(atomic_ada, BOAR_POLICY_ATOMIC, 1, REG_NONE)
+SWEEP_VARIANT(atomic_ada_l2, BOAR_POLICY_ATOMIC, 1, REG_L2)
+SWEEP_VARIANT(atomic_ada_l1, BOAR_POLICY_ATOMIC, 1, REG_L1)
+SWEEP_VARIANT(racy_sgd, BOAR_POLICY_RACY, 0, REG_NONE)
+SWEEP_VARIANT(racy_sgd_l2, BOAR_POLICY_RACY, 0, REG_L2)
+SWEEP_VARIANT(racy_sgd_l1, BOAR_POLICY_RACY, 0, REG_L1)
+SWEEP_VARIANT(racy_ada, BOAR_POLICY_RACY, 1, REG_NONE)
+SWEEP_VARIANT(racy_ada_l2, BOAR_POLICY_RACY, 1, REG_L2)
+SWEEP_VARIANT(racy_ada_l1, BOAR_POLICY_RACY, 1, REG_L1)
+
+typedef double (*sweep_fn)(const struct linear_args *, const uint32_t *,
+			   uint64_t, uint64_t);
+
+/* [policy][adagrad][reg] */
+static const sweep_fn variants[2][2][3] = {
+	{{atomic_sgd, atomic_sgd_l2, atomic_sgd_l1},
+	 {atomic_ada, atomic_ada_l2, atomic_ada_l1}},
+	{{racy_sgd, racy_sgd_l2, racy_sgd_l1},
+	 {racy_ada, racy_ada_l2, racy_ada_l1}},
+};
+
+double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
+			 uint64_t begin, uint64_t end, float eta)
+{
+	const struct boar_dataset *d = e->d;
+	struct linear_args a = {
+		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
+		.label = d->label, .w = e->m->w, .reg_scale = e->reg_scale,
+		.G = e->accum, .dim = e->m->dim, .loss = e->m->loss,
+		.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
+	};
+	int reg = e->o.l1 > 0 ? REG_L1 : (e->o.l2 > 0 ? REG_L2 : REG_NONE);
+	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
+						       : BOAR_POLICY_RACY;
+	sweep_fn fn = variants[policy][e->o.optimizer == BOAR_OPT_ADAGRAD][reg];
+	int threads = e->threads;
+	uint64_t n = end - begin;
+	double total = 0;
+	if (threads > 1 && n < (uint64_t)threads * 64)
+		threads = 1; /* too few rows to be worth waking threads */
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+	{
+		int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		uint64_t lo = begin + n * t / nt, hi = begin + n * (t + 1) / nt;
+		total += fn(&a, order, lo, hi);
+	}
+	return total;
+}
