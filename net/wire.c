@@ -1,0 +1,548 @@
+/* wire.c - encoding and bounds-checked decoding of parameter-server frames.
+ *
+ * The format is described in wire.h. Decoding goes through a cursor (struct
+ * rd) whose every read checks the bytes left first and latches a failure, so
+ * a message decoder reads its fields in order and looks at the latch once at
+ * the end; no read ever goes past the payload the header promised.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "net/wire.h"
+
+/* ---------------------------------------------------------------- decode */
+
+struct rd {
+	const uint8_t *p, *end;
+	int bad;
+};
+
+static uint8_t rd_u8(struct rd *r)
+{
+	if (r->bad || r->end - r->p < 1) {
+		r->bad = 1;
+		return 0;
+	}
+	return *r->p++;
+}
+
+static uint32_t rd_u32(struct rd *r)
+{
+	if (r->bad || r->end - r->p < 4) {
+		r->bad = 1;
+		return 0;
+	}
+	uint32_t v = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 |
+		     (uint32_t)r->p[2] << 16 | (uint32_t)r->p[3] << 24;
+	r->p += 4;
+	return v;
+}
+
+static uint64_t rd_u64(struct rd *r)
+{
+	uint64_t lo = rd_u32(r);
+	uint64_t hi = rd_u32(r);
+	return lo | hi << 32;
+}
+
+static void rd_bytes(struct rd *r, void *out, size_t n)
+{
+	if (r->bad || (size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		memset(out, 0, n);
+		return;
+	}
+	memcpy(out, r->p, n);
+	r->p += n;
+}
+
+/* LEB128, at most 10 bytes, and the 10th may only carry the top bit. */
+static uint64_t rd_varint(struct rd *r)
+{
+	uint64_t v = 0;
+	for (unsigned shift = 0; shift < 64; shift += 7) {
+		uint8_t b = rd_u8(r);
+		if (r->bad)
+			return 0;
+		if (shift == 63 && b > 1) {
+			r->bad = 1;
+			return 0;
+		}
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = 1;
+	return 0;
+}
+
+static int grow_keys(struct wire_msg *m, uint32_t n)
+{
+	if (n <= m->keys_cap)
+		return 0;
+	uint64_t *k = realloc(m->keys, (size_t)n * sizeof *k);
+	if (!k)
+		return -2;
+	m->keys = k;
+	m->keys_cap = n;
+	return 0;
+}
+
+static int grow_vals(struct wire_msg *m, uint32_t n)
+{
+	if (n <= m->vals_cap)
+		return 0;
+	float *v = realloc(m->vals, (size_t)n * sizeof *v);
+	if (!v)
+		return -2;
+	m->vals = v;
+	m->vals_cap = n;
+	return 0;
+}
+
+/* A key list. The count is checked against the bytes left (every key takes
+ * at least one byte) before anything is allocated, so a lying count cannot
+ * make us allocate more than the frame's own size. */
+static int rd_keys(struct rd *r, struct wire_msg *m)
+{
+	uint64_t n = rd_varint(r);
+	if (r->bad || n > (uint64_t)(r->end - r->p))
+		return -1;
+	int rc = grow_keys(m, (uint32_t)n);
+	if (rc)
+		return rc;
+	uint64_t key = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t d = rd_varint(r);
+		if (r->bad)
+			return -1;
+		if (i == 0) {
+			key = d;
+		} else {
+			/* gap - 1 was sent: the next key is key + d + 1 */
+			if (d >= WIRE_MAX_KEY - key)
+				return -1;
+			key += d + 1;
+		}
+		if (key >= WIRE_MAX_KEY)
+			return -1;
+		m->keys[i] = key;
+	}
+	m->n_keys = (uint32_t)n;
+	return 0;
+}
+
+static int rd_vals(struct rd *r, struct wire_msg *m, uint64_t n, int f16)
+{
+	size_t each = f16 ? 2 : 4;
+	if (r->bad || n > (uint64_t)(r->end - r->p) / each)
+		return -1;
+	int rc = grow_vals(m, (uint32_t)n);
+	if (rc)
+		return rc;
+	for (uint64_t i = 0; i < n; i++) {
+		if (f16) {
+			uint16_t h = (uint16_t)(r->p[0] | r->p[1] << 8);
+			m->vals[i] = wire_f16_to_f32(h);
+		} else {
+			uint32_t b = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 |
+				     (uint32_t)r->p[2] << 16 |
+				     (uint32_t)r->p[3] << 24;
+			memcpy(&m->vals[i], &b, 4);
+		}
+		r->p += each;
+	}
+	m->n_vals = (uint32_t)n;
+	return 0;
+}
+
+int wire_parse_header(const uint8_t *b, uint32_t max_payload,
+		      struct wire_hdr *h)
+{
+	uint32_t magic = (uint32_t)b[0] | (uint32_t)b[1] << 8 |
+			 (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+	uint32_t len = (uint32_t)b[8] | (uint32_t)b[9] << 8 |
+		       (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
+	uint16_t flags = (uint16_t)(b[6] | b[7] << 8);
+	if (magic != WIRE_MAGIC || b[4] != WIRE_VERSION)
+		return -1;
+	if (b[5] == 0 || b[5] > WIRE_TYPE_MAX || (flags & ~WIRE_F_ALL))
+		return -1;
+	if (len > max_payload || len > WIRE_MAX_PAYLOAD)
+		return -1;
+	h->version = b[4];
+	h->type = b[5];
+	h->flags = flags;
+	h->length = len;
+	return 0;
+}
+
+int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
+		struct wire_msg *m)
+{
+	struct rd r = { payload, payload + h->length, 0 };
+	int f16 = h->flags & WIRE_F_F16;
+	int rc = 0;
+
+	/* Reset the scalars; keep the arrays for reuse. */
+	uint64_t *keys = m->keys;
+	float *vals = m->vals;
+	uint32_t kc = m->keys_cap, vc = m->vals_cap;
+	memset(m, 0, sizeof *m);
+	m->keys = keys;
+	m->vals = vals;
+	m->keys_cap = kc;
+	m->vals_cap = vc;
+	m->type = h->type;
+	m->flags = h->flags;
+
+	switch (h->type) {
+	case WIRE_HELLO:
+		m->rank = rd_u32(&r);
+		m->n_workers = rd_u32(&r);
+		m->dim = rd_u64(&r);
+		m->clock = rd_u64(&r);
+		rd_bytes(&r, m->nonce, WIRE_NONCE_LEN);
+		if (!r.bad && (m->n_workers == 0 || m->rank >= m->n_workers ||
+			       m->n_workers > 65536 || m->dim == 0 ||
+			       m->dim > WIRE_MAX_KEY))
+			return -1;
+		break;
+	case WIRE_WELCOME:
+		m->shard = rd_u32(&r);
+		m->n_shards = rd_u32(&r);
+		m->lo = rd_u64(&r);
+		m->hi = rd_u64(&r);
+		m->clock = rd_u64(&r);
+		m->auth = rd_u8(&r);
+		rd_bytes(&r, m->nonce, WIRE_NONCE_LEN);
+		rd_bytes(&r, m->mac, WIRE_MAC_LEN);
+		if (!r.bad && (m->n_shards == 0 || m->shard >= m->n_shards ||
+			       m->lo > m->hi || m->hi > WIRE_MAX_KEY ||
+			       m->auth > 1))
+			return -1;
+		break;
+	case WIRE_AUTH:
+		rd_bytes(&r, m->mac, WIRE_MAC_LEN);
+		break;
+	case WIRE_PUSH:
+		m->clock = rd_u64(&r);
+		if ((rc = rd_keys(&r, m)))
+			return rc;
+		if ((rc = rd_vals(&r, m, m->n_keys, f16)))
+			return rc;
+		break;
+	case WIRE_PULL:
+		m->req = rd_u32(&r);
+		m->clock = rd_u64(&r);
+		if ((rc = rd_keys(&r, m)))
+			return rc;
+		break;
+	case WIRE_PULL_REPLY:
+		m->req = rd_u32(&r);
+		m->staleness = rd_u32(&r);
+		if ((rc = rd_vals(&r, m, rd_varint(&r), f16)))
+			return rc;
+		break;
+	case WIRE_CLOCK:
+	case WIRE_DONE:
+		m->clock = rd_u64(&r);
+		break;
+	case WIRE_HEARTBEAT:
+	case WIRE_SHUTDOWN:
+		break;
+	case WIRE_GATHER:
+		m->req = rd_u32(&r);
+		m->lo = rd_u64(&r);
+		m->count = rd_u32(&r);
+		if (!r.bad && m->lo >= WIRE_MAX_KEY)
+			return -1;
+		break;
+	case WIRE_GATHER_REPLY:
+		m->req = rd_u32(&r);
+		m->lo = rd_u64(&r);
+		if ((rc = rd_vals(&r, m, rd_varint(&r), f16)))
+			return rc;
+		break;
+	case WIRE_STATS:
+		m->req = rd_u32(&r);
+		break;
+	case WIRE_STATS_REPLY:
+		m->req = rd_u32(&r);
+		m->stats.max_staleness = rd_u64(&r);
+		m->stats.pushes = rd_u64(&r);
+		m->stats.pulls = rd_u64(&r);
+		m->stats.keys_pushed = rd_u64(&r);
+		m->stats.keys_pulled = rd_u64(&r);
+		m->stats.bytes_in = rd_u64(&r);
+		m->stats.bytes_out = rd_u64(&r);
+		m->stats.min_clock = rd_u64(&r);
+		m->stats.live_workers = rd_u32(&r);
+		m->stats.dropped_workers = rd_u32(&r);
+		break;
+	case WIRE_ERROR: {
+		m->code = (int32_t)rd_u32(&r);
+		uint64_t n = rd_varint(&r);
+		if (r.bad || n >= sizeof m->text)
+			return -1;
+		rd_bytes(&r, m->text, (size_t)n);
+		m->text[n] = '\0';
+		break;
+	}
+	default:
+		return -1;
+	}
+	if (r.bad || r.p != r.end)
+		return -1;
+	return 0;
+}
+
+int wire_decode_frame(const uint8_t *buf, size_t len, uint32_t max_payload,
+		      struct wire_msg *m)
+{
+	struct wire_hdr h;
+	if (len < WIRE_HDR_LEN || wire_parse_header(buf, max_payload, &h))
+		return -1;
+	if (len - WIRE_HDR_LEN != h.length)
+		return -1;
+	return wire_decode(&h, buf + WIRE_HDR_LEN, m);
+}
+
+void wire_msg_free(struct wire_msg *m)
+{
+	if (!m)
+		return;
+	free(m->keys);
+	free(m->vals);
+	m->keys = NULL;
+	m->vals = NULL;
+	m->keys_cap = m->vals_cap = 0;
+}
+
+/* ---------------------------------------------------------------- encode */
+
+void wire_out_init(struct wire_out *o)
+{
+	memset(o, 0, sizeof *o);
+}
+
+void wire_out_free(struct wire_out *o)
+{
+	free(o->buf);
+	wire_out_init(o);
+}
+
+void wire_out_reset(struct wire_out *o)
+{
+	o->len = 0;
+	o->frame = 0;
+	o->failed = 0;
+}
+
+static uint8_t *reserve(struct wire_out *o, size_t n)
+{
+	if (o->failed)
+		return NULL;
+	if (o->cap - o->len < n) {
+		size_t cap = o->cap ? o->cap : 256;
+		while (cap - o->len < n)
+			cap *= 2;
+		uint8_t *b = realloc(o->buf, cap);
+		if (!b) {
+			o->failed = 1;
+			return NULL;
+		}
+		o->buf = b;
+		o->cap = cap;
+	}
+	uint8_t *p = o->buf + o->len;
+	o->len += n;
+	return p;
+}
+
+static void le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+void wire_begin(struct wire_out *o, int type, int flags)
+{
+	o->frame = o->len;
+	uint8_t *p = reserve(o, WIRE_HDR_LEN);
+	if (!p)
+		return;
+	le32(p, WIRE_MAGIC);
+	p[4] = WIRE_VERSION;
+	p[5] = (uint8_t)type;
+	p[6] = (uint8_t)flags;
+	p[7] = (uint8_t)(flags >> 8);
+	le32(p + 8, 0);
+}
+
+void wire_put_u8(struct wire_out *o, uint8_t v)
+{
+	uint8_t *p = reserve(o, 1);
+	if (p)
+		*p = v;
+}
+
+void wire_put_u32(struct wire_out *o, uint32_t v)
+{
+	uint8_t *p = reserve(o, 4);
+	if (p)
+		le32(p, v);
+}
+
+void wire_put_u64(struct wire_out *o, uint64_t v)
+{
+	wire_put_u32(o, (uint32_t)v);
+	wire_put_u32(o, (uint32_t)(v >> 32));
+}
+
+void wire_put_bytes(struct wire_out *o, const void *src, size_t n)
+{
+	uint8_t *p = reserve(o, n);
+	if (p && n)
+		memcpy(p, src, n);
+}
+
+void wire_put_varint(struct wire_out *o, uint64_t v)
+{
+	uint8_t *p = reserve(o, wire_varint_len(v));
+	if (!p)
+		return;
+	while (v >= 0x80) {
+		*p++ = (uint8_t)(v | 0x80);
+		v >>= 7;
+	}
+	*p = (uint8_t)v;
+}
+
+void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n)
+{
+	wire_put_varint(o, n);
+	for (uint32_t i = 0; i < n; i++)
+		wire_put_varint(o, i ? keys[i] - keys[i - 1] - 1 : keys[0]);
+}
+
+void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
+{
+	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		if (f16) {
+			uint16_t h = wire_f32_to_f16(v[i]);
+			*p++ = (uint8_t)h;
+			*p++ = (uint8_t)(h >> 8);
+		} else {
+			uint32_t b;
+			memcpy(&b, &v[i], 4);
+			le32(p, b);
+			p += 4;
+		}
+	}
+}
+
+int wire_end(struct wire_out *o)
+{
+	if (o->failed)
+		return -1;
+	size_t payload = o->len - o->frame - WIRE_HDR_LEN;
+	if (payload > WIRE_MAX_PAYLOAD) {
+		o->len = o->frame;
+		return -1;
+	}
+	le32(o->buf + o->frame + 8, (uint32_t)payload);
+	return 0;
+}
+
+int wire_put_error(struct wire_out *o, int32_t code, const char *text)
+{
+	size_t n = strlen(text);
+	if (n > 255)
+		n = 255;
+	wire_begin(o, WIRE_ERROR, 0);
+	wire_put_u32(o, (uint32_t)code);
+	wire_put_varint(o, n);
+	wire_put_bytes(o, text, n);
+	return wire_end(o);
+}
+
+int wire_put_stats(struct wire_out *o, uint32_t req,
+		   const struct wire_stats *s)
+{
+	wire_begin(o, WIRE_STATS_REPLY, 0);
+	wire_put_u32(o, req);
+	wire_put_u64(o, s->max_staleness);
+	wire_put_u64(o, s->pushes);
+	wire_put_u64(o, s->pulls);
+	wire_put_u64(o, s->keys_pushed);
+	wire_put_u64(o, s->keys_pulled);
+	wire_put_u64(o, s->bytes_in);
+	wire_put_u64(o, s->bytes_out);
+	wire_put_u64(o, s->min_clock);
+	wire_put_u32(o, s->live_workers);
+	wire_put_u32(o, s->dropped_workers);
+	return wire_end(o);
+}
+
+/* ------------------------------------------------------------ float16 */
+
+uint16_t wire_f32_to_f16(float f)
+{
+	uint32_t x;
+	memcpy(&x, &f, 4);
+	uint32_t sign = (x >> 16) & 0x8000;
+	uint32_t mant = x & 0x7fffff;
+	int32_t exp = (int32_t)((x >> 23) & 0xff);
+
+	if (exp == 255) /* inf stays inf, NaN stays a (quiet) NaN */
+		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
+	int32_t e = exp - 127 + 15;
+	if (e >= 31)
+		return (uint16_t)(sign | 0x7c00);
+	if (e <= 0) {
+		/* Subnormal half: value = h * 2^-24 with h = m >> (14 - e). */
+		if (e < -10)
+			return (uint16_t)sign;
+		mant |= 0x800000;
+		uint32_t shift = (uint32_t)(14 - e);
+		uint32_t h = mant >> shift;
+		uint32_t rem = mant & ((1u << shift) - 1);
+		uint32_t half = 1u << (shift - 1);
+		if (rem > half || (rem == half && (h & 1)))
+			h++;
+		return (uint16_t)(sign | h);
+	}
+	uint32_t h = (uint32_t)e << 10 | mant >> 13;
+	uint32_t rem = mant & 0x1fff;
+	/* A carry out of the mantissa correctly bumps the exponent (and
+	 * reaches infinity from the largest finite value). */
+	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
+		h++;
+	return (uint16_t)(sign | h);
+}
+
+float wire_f16_to_f32(uint16_t h)
+{
+	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
+	uint32_t e = (h >> 10) & 0x1f;
+	uint32_t m = h & 0x3ff;
+	uint32_t x;
+	float f;
+
+	if (e == 0) {
+		f = (float)m * (1.0f / 16777216.0f); /* m * 2^-24, exact */
+		return sign ? -f : f;
+	}
+	if (e == 31)
+		x = sign | 0x7f800000 | m << 13;
+	else
+		x = sign | (e - 15 + 127) << 23 | m << 13;
+	memcpy(&f, &x, 4);
+	return f;
+}

@@ -1,0 +1,173 @@
+/* wire.h - the parameter server's frame format (library-internal).
+ *
+ * Every message is one frame: a fixed 12-byte header followed by `length`
+ * payload bytes. All integers are little-endian.
+ *
+ *   offset 0  u32 magic   "BOAR" (0x52414f42 read as LE)
+ *          4  u8  version WIRE_VERSION; a peer speaking another one is dropped
+ *          5  u8  type    enum wire_type
+ *          6  u16 flags   WIRE_F_* (value encoding)
+ *          8  u32 length  payload bytes, <= the receiver's maximum
+ *
+ * Key lists are strictly ascending 64-bit keys written as a varint count,
+ * the first key as a varint, then each gap minus one as a varint: a dense
+ * run of keys costs one byte per key, a sparse list a few. Values follow as
+ * float32 or, with WIRE_F_F16, IEEE half precision.
+ *
+ * The decoder trusts nothing: every length, count and key is checked
+ * against the bytes actually present and the limits the caller gives, and a
+ * frame whose payload has bytes left over is refused. It is fuzzed
+ * (tests/fuzz/fuzz_wire.c).
+ */
+#ifndef BOAR_NET_WIRE_H
+#define BOAR_NET_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define WIRE_MAGIC 0x52414f42u
+#define WIRE_VERSION 1
+#define WIRE_HDR_LEN 12
+/* Largest payload a shard accepts from an authenticated peer, and from a
+ * peer that has not finished the handshake (a HELLO or AUTH is tiny). */
+#define WIRE_MAX_PAYLOAD (64u << 20)
+#define WIRE_MAX_PAYLOAD_PREAUTH 256u
+#define WIRE_NONCE_LEN 32
+#define WIRE_MAC_LEN 32
+/* Keys are model coordinates; anything above this is garbage. */
+#define WIRE_MAX_KEY (1ull << 40)
+
+enum wire_type {
+	WIRE_HELLO = 1,        /* worker -> shard: who I am, a nonce */
+	WIRE_WELCOME = 2,      /* shard -> worker: my range, my nonce, my proof */
+	WIRE_AUTH = 3,         /* worker -> shard: my proof */
+	WIRE_PUSH = 4,         /* keys + deltas to add */
+	WIRE_PULL = 5,         /* keys wanted, at the worker's clock */
+	WIRE_PULL_REPLY = 6,   /* values of the keys asked, in order */
+	WIRE_CLOCK = 7,        /* the worker finished a clock */
+	WIRE_HEARTBEAT = 8,    /* still alive (any frame counts) */
+	WIRE_DONE = 9,         /* the worker finished training */
+	WIRE_GATHER = 10,      /* a range of final values */
+	WIRE_GATHER_REPLY = 11,
+	WIRE_STATS = 12,
+	WIRE_STATS_REPLY = 13,
+	WIRE_SHUTDOWN = 14,    /* checkpoint and exit */
+	WIRE_ERROR = 15,       /* why the peer is about to be dropped */
+	WIRE_TYPE_MAX = 15,
+};
+
+enum {
+	WIRE_F_F16 = 1, /* values are IEEE half precision */
+	WIRE_F_ALL = WIRE_F_F16,
+};
+
+struct wire_hdr {
+	uint8_t version;
+	uint8_t type;
+	uint16_t flags;
+	uint32_t length;
+};
+
+struct wire_stats {
+	uint64_t max_staleness; /* largest clock gap a pull was served with */
+	uint64_t pushes, pulls;
+	uint64_t keys_pushed, keys_pulled;
+	uint64_t bytes_in, bytes_out;
+	uint64_t min_clock;     /* slowest live worker's clock */
+	uint32_t live_workers;
+	uint32_t dropped_workers;
+};
+
+/* A decoded frame. Scalars that a type does not carry are left zero; keys
+ * and vals point into the wire_msg's own arrays (grown by the decoder,
+ * released by wire_msg_free), valid until the next decode. */
+struct wire_msg {
+	uint8_t type;
+	uint16_t flags;
+	uint32_t rank, n_workers;   /* HELLO */
+	uint32_t shard, n_shards;   /* WELCOME */
+	uint32_t req;               /* PULL, GATHER, STATS and their replies */
+	uint32_t staleness;         /* PULL_REPLY: the gap it was served with */
+	uint8_t auth;               /* WELCOME: an AUTH must follow */
+	uint64_t dim, clock, lo, hi;
+	uint32_t count;             /* GATHER: values wanted */
+	uint8_t nonce[WIRE_NONCE_LEN];
+	uint8_t mac[WIRE_MAC_LEN];
+	int32_t code;               /* ERROR */
+	char text[256];             /* ERROR, NUL-terminated */
+	struct wire_stats stats;    /* STATS_REPLY */
+	uint32_t n_keys;            /* PUSH, PULL: keys; */
+	uint32_t n_vals;            /* PUSH, *_REPLY: values */
+	uint64_t *keys;
+	float *vals;
+	uint32_t keys_cap, vals_cap;
+};
+
+/* An output buffer frames are appended to. */
+struct wire_out {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t frame;  /* offset of the frame being written */
+	int failed;    /* an allocation failed: the buffer is unusable */
+};
+
+/* ---- decoding */
+
+/* Checks the header at buf (at least WIRE_HDR_LEN bytes).
+ * @return 0 and *h; -1 if the magic, version, type, flags or length (over
+ *         max_payload) is wrong: the peer must be dropped. */
+int wire_parse_header(const uint8_t *buf, uint32_t max_payload,
+		      struct wire_hdr *h);
+
+/* Decodes one payload of a header already accepted by wire_parse_header.
+ * @return 0, -1 on any malformed field (truncated, over a limit, keys not
+ *         ascending, trailing bytes), -2 when out of memory. */
+int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
+		struct wire_msg *m);
+
+/* Header + payload in one buffer of len bytes (used by the fuzzer and the
+ * tests). @return as wire_decode, -1 also for a short or long buffer. */
+int wire_decode_frame(const uint8_t *buf, size_t len, uint32_t max_payload,
+		      struct wire_msg *m);
+
+void wire_msg_free(struct wire_msg *m);
+
+/* ---- encoding: wire_begin, wire_put_*, wire_end per frame */
+
+void wire_out_init(struct wire_out *o);
+void wire_out_free(struct wire_out *o);
+void wire_out_reset(struct wire_out *o);
+void wire_begin(struct wire_out *o, int type, int flags);
+void wire_put_u8(struct wire_out *o, uint8_t v);
+void wire_put_u32(struct wire_out *o, uint32_t v);
+void wire_put_u64(struct wire_out *o, uint64_t v);
+void wire_put_bytes(struct wire_out *o, const void *p, size_t n);
+void wire_put_varint(struct wire_out *o, uint64_t v);
+/* keys must be strictly ascending. */
+void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n);
+void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16);
+/* Patches the header's length. @return 0, or -1 if an allocation failed
+ * or the payload is over WIRE_MAX_PAYLOAD (the frame is then removed). */
+int wire_end(struct wire_out *o);
+
+/* Ready-made frames. */
+int wire_put_error(struct wire_out *o, int32_t code, const char *text);
+int wire_put_stats(struct wire_out *o, uint32_t req,
+		   const struct wire_stats *s);
+
+/* ---- IEEE half precision, round to nearest even */
+uint16_t wire_f32_to_f16(float f);
+float wire_f16_to_f32(uint16_t h);
+
+/* Bytes a varint of v takes (1..10). */
+static inline unsigned wire_varint_len(uint64_t v)
+{
+	unsigned n = 1;
+	while (v >= 0x80) {
+		v >>= 7;
+		n++;
+	}
+	return n;
+}
+
+#endif
