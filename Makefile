@@ -55,13 +55,15 @@ CLI_SRC := $(wildcard src/cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 HEADERS := $(wildcard src/include/*.h src/*.h atomics/*.h net/*.h gpu/*.h src/cli/*.h)
 
 STATIC := $(BUILD)/libboar.a
 SHARED := $(BUILD)/libboar.so.$(VERSION)
 CLI := $(BUILD)/boar
 
-.PHONY: all deps lib cli demo check test-bin install uninstall bench clean
+.PHONY: all deps lib cli demo check test-bin bench-bin install uninstall bench clean
 all: deps lib cli
 
 deps:
@@ -107,7 +109,18 @@ $(BUILD)/tests/%: tests/unit/%.c $(STATIC) $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(BOAR_CFLAGS) -Itests -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
 
+$(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(BOAR_CFLAGS) -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
+
+# The bare loop boar is measured against (../shared/tools/roofline.c; a
+# copy is kept in bench/ so a clean clone can measure).
+$(BUILD)/bench/roofline: bench/tools/roofline.c
+	@mkdir -p $(dir $@)
+	$(CC) -O3 -march=$(MARCH) -fopenmp $< -o $@ -lm
+
 test-bin: $(UNIT_BIN)
+bench-bin: $(BENCH_BIN) $(BUILD)/bench/roofline
 
 demo: all
 	@sh datasets/demo.sh $(CLI)
@@ -129,7 +142,7 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/boar.h $(DESTDIR)$(LIBDIR)/libboar.* \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/boar.pc $(DESTDIR)$(BINDIR)/boar
 
-bench: all
+bench: all bench-bin
 	@BUILD=$(BUILD) QUICK=$(QUICK) sh bench/run
 
 clean:
