@@ -1,0 +1,59 @@
+/* common.h - what several boar commands share.
+ *
+ * Reporting library errors and usage errors the same way everywhere
+ * ("boar: <message>", exit 1 or 2), loading a data file the way a model
+ * expects it, writing an output file atomically (temp file + rename, removed
+ * on failure or on SIGINT/SIGTERM so no partial file is ever left behind),
+ * and a monotonic clock.
+ */
+#ifndef BOAR_CLI_COMMON_H
+#define BOAR_CLI_COMMON_H
+
+#include <stdio.h>
+
+#include "boar.h"
+
+/* Prints "boar: <err->message>" (or the code's generic message) on stderr.
+ * @return CLI_EXIT_RUNTIME, for `return cli_report(...)`. */
+int cli_report(const boar_error *err, int code);
+
+/* Prints "boar: <reason>" and a hint to `boar help CMD` on stderr.
+ * @return CLI_EXIT_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Seconds on a monotonic clock. */
+double cli_now(void);
+
+const char *cli_task_name(int task);
+const char *cli_loss_name(int loss);
+
+/* The feature hashing a model was trained with (0: none), so that data for
+ * it is loaded the same way. */
+int cli_model_hash_bits(const boar_model *m, int *out, boar_error *err);
+
+/* Loads `path` as data for model m (its task and hashing).
+ * @return 0 or a BOAR_E* code with *err filled. */
+int cli_load_for_model(const char *path, const boar_model *m, int threads,
+		       boar_dataset **out, boar_error *err);
+
+/* An output file that appears only complete: written to a temp file in the
+ * same directory and renamed over `path` by cli_out_commit(). With path
+ * NULL (or "-") it is stdout and commit just flushes. */
+struct cli_out {
+	FILE *f;
+	const char *path; /* NULL: stdout */
+	char *tmp;        /* temp file name, or NULL */
+};
+
+int cli_out_open(struct cli_out *o, const char *path, boar_error *err);
+int cli_out_commit(struct cli_out *o, boar_error *err);
+/* Closes and removes the temp file; safe after a failed commit. */
+void cli_out_abort(struct cli_out *o);
+
+/* A temp file name for the library to write, removed on SIGINT/SIGTERM
+ * until cli_forget_temp() is called. */
+void cli_guard_temp(const char *path);
+void cli_forget_temp(void);
+
+#endif

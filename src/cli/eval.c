@@ -1,0 +1,124 @@
+/* eval.c - `boar eval -m MODEL FILE [--json]`: test metrics of a model.
+ *
+ * Accuracy, AUC and the loss for binary models; RMSE and the squared loss
+ * for ratings and regression. --json prints one object with the same keys
+ * `boar train --json` uses for its test columns.
+ */
+#include "args.h"
+#include "commands.h"
+#include "common.h"
+#include "json.h"
+#include "progress.h"
+
+enum { O_MODEL = 1, O_JSON, O_THREADS, O_HELP };
+
+static const struct cli_opt eval_opts[] = {
+	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
+	{ O_JSON, "json", 0, NULL, "print one JSON object on stdout" },
+	{ O_THREADS, "threads", 0, "N", "threads, 0 = all cores" },
+	{ O_HELP, "help", 'h', NULL, "this help" },
+	{ 0 },
+};
+
+static void default_of(int id, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (id == O_JSON)
+		snprintf(buf, n, "off");
+	else if (id == O_THREADS)
+		snprintf(buf, n, "0");
+}
+
+void cmd_eval_help(FILE *out)
+{
+	fputs("usage: boar eval -m MODEL [options] FILE\n"
+	      "\n"
+	      "Scores every row of FILE and compares with its labels: accuracy, AUC\n"
+	      "and the model's loss (log loss, hinge) for binary models; RMSE and the\n"
+	      "squared loss for ratings and regression. --json keys: rows, test_loss,\n"
+	      "test_accuracy and test_auc (binary) or test_rmse.\n"
+	      "\n"
+	      "options:\n",
+	      out);
+	cli_print_options(out, eval_opts, default_of);
+}
+
+int cmd_eval(int argc, char **argv)
+{
+	struct cli_parser p;
+	const char *model_path = NULL, *data_path = NULL;
+	int threads = 0, json = 0, id;
+	boar_error err = { 0 };
+	boar_model *m = NULL;
+	boar_dataset *d = NULL;
+	boar_metrics mt;
+	int rc, status = CLI_EXIT_RUNTIME;
+
+	cli_init(&p, argc, argv);
+	while ((id = cli_next(&p, eval_opts)) != CLI_END) {
+		switch (id) {
+		case CLI_ERROR:
+			return cli_usage("eval", "%s", p.why);
+		case CLI_POSITIONAL:
+			if (data_path)
+				return cli_usage("eval", "one FILE expected, "
+						 "got '%s' and '%s'", data_path,
+						 p.value);
+			data_path = p.value;
+			break;
+		case O_MODEL:
+			model_path = p.value;
+			break;
+		case O_JSON:
+			json = 1;
+			break;
+		case O_THREADS:
+			if (cli_int(&p, 0, 4096, &threads))
+				return cli_usage("eval", "%s", p.why);
+			break;
+		case O_HELP:
+			cmd_eval_help(stdout);
+			return CLI_EXIT_OK;
+		}
+	}
+	if (!model_path)
+		return cli_usage("eval", "eval needs -m MODEL");
+	if (!data_path)
+		return cli_usage("eval", "eval needs a data FILE");
+
+	rc = boar_model_load(model_path, &m, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	rc = cli_load_for_model(data_path, m, threads, &d, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	rc = boar_evaluate(m, d, &mt, threads);
+	if (rc) {
+		status = cli_report(NULL, rc);
+		goto out;
+	}
+	if (json) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_uint(&j, "rows", mt.rows);
+		json_num(&j, "test_loss", mt.loss);
+		if (mt.binary) {
+			json_num(&j, "test_accuracy", mt.accuracy);
+			json_num(&j, "test_auc", mt.auc);
+		} else {
+			json_num(&j, "test_rmse", mt.rmse);
+		}
+		json_end(&j);
+	} else {
+		progress_summary(stdout, data_path, m, &mt);
+	}
+	status = fflush(stdout) ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
+out:
+	boar_dataset_free(d);
+	boar_model_free(m);
+	return status;
+}

@@ -1,0 +1,134 @@
+/* export.c - `boar export -m MODEL [-o OUT]`: a model as text.
+ *
+ * The text is the library's export: "key value" header lines, then one
+ * "feature weight" line per non-zero weight (MF: "u ID f1 f2 ..." and
+ * "i ID ..." lines). The library writes files atomically; for stdout the
+ * export goes through a temp file that is copied out and removed.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "commands.h"
+#include "common.h"
+
+enum { O_MODEL = 1, O_OUTPUT, O_HELP };
+
+static const struct cli_opt export_opts[] = {
+	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
+	{ O_OUTPUT, "output", 'o', "OUT", "write the text to OUT instead of stdout" },
+	{ O_HELP, "help", 'h', NULL, "this help" },
+	{ 0 },
+};
+
+static void default_of(int id, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (id == O_OUTPUT)
+		snprintf(buf, n, "stdout");
+}
+
+void cmd_export_help(FILE *out)
+{
+	fputs("usage: boar export -m MODEL [-o OUT]\n"
+	      "\n"
+	      "Writes a model as text: \"key value\" header lines, then one\n"
+	      "\"feature weight\" line per non-zero weight (features 1-based as in\n"
+	      "LIBSVM files), or \"u ID f1 f2 ...\" and \"i ID ...\" lines of factors.\n"
+	      "\n"
+	      "options:\n",
+	      out);
+	cli_print_options(out, export_opts, default_of);
+}
+
+static int copy_to_stdout(const char *path, boar_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return BOAR_EIO;
+	char buf[1 << 16];
+	size_t n;
+	int rc = 0;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n) {
+			rc = BOAR_EIO;
+			break;
+		}
+	if (ferror(f))
+		rc = BOAR_EIO;
+	fclose(f);
+	if (fflush(stdout))
+		rc = BOAR_EIO;
+	if (rc && err) {
+		err->code = rc;
+		snprintf(err->message, sizeof err->message,
+			 "writing the export to standard output failed");
+	}
+	return rc;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	struct cli_parser p;
+	const char *model_path = NULL, *out_path = NULL;
+	int id, rc;
+	boar_error err = { 0 };
+	boar_model *m = NULL;
+
+	cli_init(&p, argc, argv);
+	while ((id = cli_next(&p, export_opts)) != CLI_END) {
+		switch (id) {
+		case CLI_ERROR:
+			return cli_usage("export", "%s", p.why);
+		case CLI_POSITIONAL:
+			if (model_path)
+				return cli_usage("export", "unexpected argument "
+						 "'%s'", p.value);
+			/* `boar export MODEL` reads as naturally as -m. */
+			model_path = p.value;
+			break;
+		case O_MODEL:
+			model_path = p.value;
+			break;
+		case O_OUTPUT:
+			out_path = p.value;
+			break;
+		case O_HELP:
+			cmd_export_help(stdout);
+			return CLI_EXIT_OK;
+		}
+	}
+	if (!model_path)
+		return cli_usage("export", "export needs -m MODEL");
+
+	rc = boar_model_load(model_path, &m, &err);
+	if (rc)
+		return cli_report(&err, rc);
+	if (out_path && strcmp(out_path, "-")) {
+		rc = boar_model_export_text(m, out_path, &err);
+		boar_model_free(m);
+		return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
+	}
+
+	const char *dir = getenv("TMPDIR");
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s/boar-export.XXXXXX",
+		 dir && dir[0] ? dir : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		boar_model_free(m);
+		snprintf(err.message, sizeof err.message,
+			 "%.300s: cannot create a temporary file", tmp);
+		return cli_report(&err, BOAR_EIO);
+	}
+	close(fd);
+	cli_guard_temp(tmp);
+	rc = boar_model_export_text(m, tmp, &err);
+	if (!rc)
+		rc = copy_to_stdout(tmp, &err);
+	unlink(tmp);
+	cli_forget_temp();
+	boar_model_free(m);
+	return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
+}

@@ -1,0 +1,132 @@
+/* predict.c - `boar predict -m MODEL FILE [-o OUT]`: one score per row.
+ *
+ * Scores are what the model's loss makes of a row: a probability for
+ * logistic, the margin for hinge, the value for squared loss, the rating
+ * for matrix factorization; one per line in the order of FILE. With -o the
+ * file appears only when complete (temp file + rename).
+ */
+#include <stdlib.h>
+
+#include "args.h"
+#include "commands.h"
+#include "common.h"
+
+enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_HELP };
+
+static const struct cli_opt predict_opts[] = {
+	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
+	{ O_OUTPUT, "output", 'o', "OUT", "write the scores to OUT instead of stdout" },
+	{ O_THREADS, "threads", 0, "N", "threads, 0 = all cores" },
+	{ O_HELP, "help", 'h', NULL, "this help" },
+	{ 0 },
+};
+
+static void default_of(int id, char *buf, size_t n)
+{
+	buf[0] = '\0';
+	if (id == O_OUTPUT)
+		snprintf(buf, n, "stdout");
+	else if (id == O_THREADS)
+		snprintf(buf, n, "0");
+}
+
+void cmd_predict_help(FILE *out)
+{
+	fputs("usage: boar predict -m MODEL [options] FILE\n"
+	      "\n"
+	      "Writes one score per row of FILE, in order: the probability of the\n"
+	      "positive class (logistic), the margin (hinge), the value (squared)\n"
+	      "or the predicted rating (matrix factorization). FILE is read the way\n"
+	      "the model was trained (task, feature hashing); its labels are ignored.\n"
+	      "\n"
+	      "options:\n",
+	      out);
+	cli_print_options(out, predict_opts, default_of);
+}
+
+int cmd_predict(int argc, char **argv)
+{
+	struct cli_parser p;
+	const char *model_path = NULL, *data_path = NULL, *out_path = NULL;
+	int threads = 0, id;
+	boar_error err = { 0 };
+	boar_model *m = NULL;
+	boar_dataset *d = NULL;
+	double *scores = NULL;
+	struct cli_out out = { 0 };
+	int rc, status = CLI_EXIT_RUNTIME;
+
+	cli_init(&p, argc, argv);
+	while ((id = cli_next(&p, predict_opts)) != CLI_END) {
+		switch (id) {
+		case CLI_ERROR:
+			return cli_usage("predict", "%s", p.why);
+		case CLI_POSITIONAL:
+			if (data_path)
+				return cli_usage("predict", "one FILE expected, "
+						 "got '%s' and '%s'", data_path,
+						 p.value);
+			data_path = p.value;
+			break;
+		case O_MODEL:
+			model_path = p.value;
+			break;
+		case O_OUTPUT:
+			out_path = p.value;
+			break;
+		case O_THREADS:
+			if (cli_int(&p, 0, 4096, &threads))
+				return cli_usage("predict", "%s", p.why);
+			break;
+		case O_HELP:
+			cmd_predict_help(stdout);
+			return CLI_EXIT_OK;
+		}
+	}
+	if (!model_path)
+		return cli_usage("predict", "predict needs -m MODEL");
+	if (!data_path)
+		return cli_usage("predict", "predict needs a data FILE");
+
+	rc = boar_model_load(model_path, &m, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	rc = cli_load_for_model(data_path, m, threads, &d, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	uint64_t n = boar_dataset_rows(d);
+	scores = malloc((n ? n : 1) * sizeof *scores);
+	if (!scores) {
+		status = cli_report(NULL, BOAR_ENOMEM);
+		goto out;
+	}
+	rc = boar_predict(m, d, scores, threads);
+	if (rc) {
+		status = cli_report(NULL, rc);
+		goto out;
+	}
+	rc = cli_out_open(&out, out_path, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	/* %.9g round-trips a float score exactly. */
+	for (uint64_t r = 0; r < n; r++)
+		fprintf(out.f, "%.9g\n", scores[r]);
+	rc = cli_out_commit(&out, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	status = CLI_EXIT_OK;
+out:
+	cli_out_abort(&out);
+	free(scores);
+	boar_dataset_free(d);
+	boar_model_free(m);
+	return status;
+}

@@ -1,0 +1,314 @@
+/* train_args.c - parsing `boar train`'s options (see train_args.h).
+ *
+ * The option table is the single list of what train accepts: the parser
+ * walks it and --help prints it, each default read from a freshly
+ * defaulted struct so the two can never disagree.
+ */
+#include <string.h>
+
+#include "args.h"
+#include "train_args.h"
+
+enum {
+	O_TASK = 1, O_FORMAT, O_LOSS, O_OPTIMIZER, O_UPDATE, O_EPOCHS, O_ETA,
+	O_ETA_DECAY, O_L1, O_L2, O_SEED, O_THREADS, O_HASH_BITS, O_RANK,
+	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
+	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP,
+};
+
+static const struct cli_opt train_opts[] = {
+	{ O_TASK, "task", 0, "auto|linear|mf",
+	  "linear: LIBSVM rows; mf: user item rating triplets" },
+	{ O_FORMAT, "format", 0, "auto|libsvm|ratings",
+	  "input format of FILE and --test" },
+	{ O_LOSS, "loss", 0, "logistic|hinge|squared",
+	  "loss of the linear model (labels +1/-1 or 1/0; real for squared)" },
+	{ O_OPTIMIZER, "optimizer", 0, "sgd|adagrad",
+	  "sgd: step eta * decay^epoch; adagrad: per-coordinate steps" },
+	{ O_UPDATE, "update", 0, "atomic|racy",
+	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
+	  "in Hogwild!" },
+	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
+	{ O_ETA, "eta", 0, "X|auto", "initial step size (> 0)" },
+	{ O_ETA_DECAY, "eta-decay", 0, "X",
+	  "sgd: step multiplied by this after every epoch" },
+	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
+	{ O_L2, "l2", 0, "X|auto",
+	  "L2 regularization (>= 0; linear: split by feature frequency)" },
+	{ O_SEED, "seed", 0, "S", "seed for shuffling and initialization" },
+	{ O_THREADS, "threads", 0, "N", "training and parsing threads, 0 = all cores" },
+	{ O_HASH_BITS, "hash-bits", 0, "B",
+	  "hash feature ids into 2^B weights, 0 = ids as given" },
+	{ O_RANK, "rank", 0, "K", "mf: factors per user and item" },
+	{ O_MF_BIASES, "mf-biases", 0, NULL,
+	  "mf: learn a global mean and user/item biases" },
+	{ O_NO_MF_BIASES, "no-mf-biases", 0, NULL, "mf: factors only" },
+	{ O_INIT_SCALE, "init-scale", 0, "X",
+	  "mf: factors start as U(0, X) / sqrt(rank)" },
+	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
+	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device" },
+	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
+	{ O_TEST, "test", 0, "FILE", "evaluate on FILE after every epoch" },
+	{ O_CACHE, "cache", 0, NULL,
+	  "read/write a binary cache FILE.boarcache beside each input" },
+	{ O_MODEL_OUT, "model-out", 'm', "FILE", "save the model to FILE" },
+	{ O_JSON, "json", 0, NULL,
+	  "one JSON object per epoch on stdout" },
+	{ O_QUIET, "quiet", 'q', NULL, "no progress or summary on stderr" },
+	{ O_HELP, "help", 'h', NULL, "this help" },
+	{ 0 },
+};
+
+static const char *const task_names[] = { "auto", "linear", "mf", NULL };
+static const char *const format_names[] = { "auto", "libsvm", "ratings", NULL };
+static const char *const loss_names[] = { "logistic", "hinge", "squared", NULL };
+static const char *const opt_names[] = { "sgd", "adagrad", NULL };
+static const char *const update_names[] = { "atomic", "racy", NULL };
+static const char *const device_names[] = { "cpu", "gpu", NULL };
+
+/* Names are indexed by the enum values of boar.h; make sure they stay so. */
+_Static_assert(BOAR_TASK_MF == 2 && BOAR_FORMAT_RATINGS == 2 &&
+		       BOAR_LOSS_SQUARED == 2 && BOAR_OPT_ADAGRAD == 1 &&
+		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1,
+	       "CLI name tables out of step with boar.h");
+
+static const char *name_of(const char *const *names, int v)
+{
+	for (int k = 0; names[k]; k++)
+		if (k == v)
+			return names[k];
+	return "?";
+}
+
+void train_args_default(struct train_args *a)
+{
+	memset(a, 0, sizeof *a);
+	boar_options_default(&a->opt);
+	boar_load_options_default(&a->load);
+}
+
+static void default_of(int id, char *buf, size_t n)
+{
+	struct train_args d;
+	train_args_default(&d);
+	const boar_options *o = &d.opt;
+	buf[0] = '\0';
+	switch (id) {
+	case O_TASK:
+		snprintf(buf, n, "%s", name_of(task_names, o->task));
+		break;
+	case O_FORMAT:
+		snprintf(buf, n, "%s", name_of(format_names, d.load.format));
+		break;
+	case O_LOSS:
+		snprintf(buf, n, "%s", name_of(loss_names, o->loss));
+		break;
+	case O_OPTIMIZER:
+		snprintf(buf, n, "%s", name_of(opt_names, o->optimizer));
+		break;
+	case O_UPDATE:
+		snprintf(buf, n, "%s", name_of(update_names, o->update));
+		break;
+	case O_EPOCHS:
+		snprintf(buf, n, "%d", o->epochs);
+		break;
+	case O_ETA:
+		if (o->eta == BOAR_AUTO)
+			snprintf(buf, n, "auto: 0.1 linear, 0.01 mf");
+		else
+			snprintf(buf, n, "%g", o->eta);
+		break;
+	case O_ETA_DECAY:
+		snprintf(buf, n, "%g", o->eta_decay);
+		break;
+	case O_L1:
+		snprintf(buf, n, "%g", o->l1);
+		break;
+	case O_L2:
+		if (o->l2 == BOAR_AUTO)
+			snprintf(buf, n, "auto: 0 linear, 0.05 mf");
+		else
+			snprintf(buf, n, "%g", o->l2);
+		break;
+	case O_SEED:
+		snprintf(buf, n, "%llu", (unsigned long long)o->seed);
+		break;
+	case O_THREADS:
+		if (o->threads)
+			snprintf(buf, n, "%d", o->threads);
+		else
+			snprintf(buf, n, "0, all cores");
+		break;
+	case O_HASH_BITS:
+		snprintf(buf, n, "%d", o->hash_bits);
+		break;
+	case O_RANK:
+		snprintf(buf, n, "%u", o->rank);
+		break;
+	case O_MF_BIASES:
+		snprintf(buf, n, "%s", o->mf_biases ? "on" : "off");
+		break;
+	case O_INIT_SCALE:
+		snprintf(buf, n, "%g", o->init_scale);
+		break;
+	case O_DEVICE:
+		snprintf(buf, n, "%s", name_of(device_names, o->device));
+		break;
+	case O_GPU:
+		snprintf(buf, n, "%d", o->gpu_id);
+		break;
+	case O_STREAMS:
+		snprintf(buf, n, "%d", o->streams);
+		break;
+	case O_CACHE:
+	case O_JSON:
+	case O_QUIET:
+		snprintf(buf, n, "off");
+		break;
+	}
+}
+
+void train_args_help(FILE *out)
+{
+	fputs("usage: boar train [options] FILE\n"
+	      "\n"
+	      "Fits a model to FILE with lock-free Hogwild! SGD. FILE is LIBSVM/SVMlight\n"
+	      "(\"label idx:val ...\", 1-based ascending indices) for linear models, or\n"
+	      "\"user item rating\" lines (space, comma or :: separated, optional header)\n"
+	      "for matrix factorization; the task is inferred unless --task says.\n"
+	      "Progress goes to stderr, --json objects to stdout. Every option takes\n"
+	      "its value as --opt VALUE or --opt=VALUE.\n"
+	      "\n"
+	      "options:\n",
+	      out);
+	cli_print_options(out, train_opts, default_of);
+	fputs("\n"
+	      "--threads 1 with a fixed --seed gives bit-identical models run to run;\n"
+	      "with more threads updates race by design and results vary slightly.\n",
+	      out);
+}
+
+/* Applies one option; returns -1 with p->why set on a bad value. */
+static int apply(struct train_args *a, struct cli_parser *p, int id)
+{
+	boar_options *o = &a->opt;
+	switch (id) {
+	case O_TASK:
+		if (cli_choice(p, task_names, &o->task))
+			return -1;
+		a->load.task = o->task;
+		return 0;
+	case O_FORMAT:
+		return cli_choice(p, format_names, &a->load.format);
+	case O_LOSS:
+		return cli_choice(p, loss_names, &o->loss);
+	case O_OPTIMIZER:
+		return cli_choice(p, opt_names, &o->optimizer);
+	case O_UPDATE:
+		return cli_choice(p, update_names, &o->update);
+	case O_EPOCHS:
+		return cli_int(p, 1, 1000000, &o->epochs);
+	case O_ETA:
+		if (!strcmp(p->value, "auto")) {
+			o->eta = BOAR_AUTO;
+			return 0;
+		}
+		return cli_double_gt(p, 0, 1e6, &o->eta);
+	case O_ETA_DECAY:
+		return cli_double_gt(p, 0, 1e3, &o->eta_decay);
+	case O_L1:
+		return cli_double(p, 0, 1e6, &o->l1);
+	case O_L2:
+		if (!strcmp(p->value, "auto")) {
+			o->l2 = BOAR_AUTO;
+			return 0;
+		}
+		return cli_double(p, 0, 1e6, &o->l2);
+	case O_SEED:
+		return cli_u64(p, 0, UINT64_MAX, &o->seed);
+	case O_THREADS:
+		if (cli_int(p, 0, 4096, &o->threads))
+			return -1;
+		a->load.threads = o->threads;
+		return 0;
+	case O_HASH_BITS:
+		if (cli_int(p, 0, 32, &o->hash_bits))
+			return -1;
+		a->load.hash_bits = o->hash_bits;
+		return 0;
+	case O_RANK:
+		return cli_u32(p, 1, 65536, &o->rank);
+	case O_MF_BIASES:
+		o->mf_biases = 1;
+		return 0;
+	case O_NO_MF_BIASES:
+		o->mf_biases = 0;
+		return 0;
+	case O_INIT_SCALE:
+		return cli_double_gt(p, 0, 1e6, &o->init_scale);
+	case O_DEVICE:
+		return cli_choice(p, device_names, &o->device);
+	case O_GPU:
+		return cli_int(p, 0, 1023, &o->gpu_id);
+	case O_STREAMS:
+		return cli_int(p, 1, 1024, &o->streams);
+	case O_TEST:
+		a->test_path = p->value;
+		return 0;
+	case O_CACHE:
+		a->load.use_cache = 1;
+		return 0;
+	case O_MODEL_OUT:
+		a->model_out = p->value;
+		return 0;
+	case O_JSON:
+		a->json = 1;
+		return 0;
+	case O_QUIET:
+		a->quiet = 1;
+		return 0;
+	}
+	return cli_fail(p, "internal: option %d not handled", id);
+}
+
+int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
+		     size_t why_len)
+{
+	struct cli_parser p;
+	int id;
+
+	train_args_default(a);
+	cli_init(&p, argc, argv);
+	while ((id = cli_next(&p, train_opts)) != CLI_END) {
+		if (id == CLI_ERROR)
+			goto fail;
+		if (id == O_HELP)
+			return TRAIN_ARGS_HELP;
+		if (id == CLI_POSITIONAL) {
+			if (a->train_path) {
+				cli_fail(&p, "one training FILE expected, got "
+					 "'%s' and '%s'", a->train_path,
+					 p.value);
+				goto fail;
+			}
+			a->train_path = p.value;
+			continue;
+		}
+		if (apply(a, &p, id))
+			goto fail;
+	}
+	if (!a->train_path) {
+		cli_fail(&p, "train needs a training FILE");
+		goto fail;
+	}
+	/* The library is the authority on what combinations make sense. */
+	const char *reason = boar_options_check(&a->opt, NULL);
+	if (reason) {
+		cli_fail(&p, "%s", reason);
+		goto fail;
+	}
+	return TRAIN_ARGS_OK;
+fail:
+	snprintf(why, why_len, "%s", p.why);
+	return TRAIN_ARGS_ERROR;
+}

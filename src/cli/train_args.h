@@ -1,0 +1,44 @@
+/* train_args.h - `boar train`'s options, parsed into one struct.
+ *
+ * Kept apart from the command itself so that other commands that train
+ * (a cluster worker, a benchmark driver) can parse the same options the
+ * same way: train_args_default() takes every default from the library
+ * (boar_options_default, boar_load_options_default), train_args_parse()
+ * fills the struct from argv, train_args_help() documents each option with
+ * that default.
+ */
+#ifndef BOAR_CLI_TRAIN_ARGS_H
+#define BOAR_CLI_TRAIN_ARGS_H
+
+#include <stdio.h>
+
+#include "boar.h"
+
+struct train_args {
+	boar_options opt;       /* engine options (opt.test set by the caller) */
+	boar_load_options load; /* how FILE and --test FILE are read */
+	const char *train_path; /* the one positional argument */
+	const char *test_path;  /* --test, or NULL */
+	const char *model_out;  /* -m/--model-out, or NULL */
+	int json;               /* --json: one object per epoch on stdout */
+	int quiet;              /* --quiet: no progress or summary */
+};
+
+enum {
+	TRAIN_ARGS_OK = 0,
+	TRAIN_ARGS_HELP = 1,   /* --help was given */
+	TRAIN_ARGS_ERROR = -1, /* why[] says what is wrong */
+};
+
+void train_args_default(struct train_args *a);
+
+/* argv[0] is the command name. Checks each value's syntax and range, then
+ * the whole with boar_options_check() (without a dataset).
+ * @return TRAIN_ARGS_OK, TRAIN_ARGS_HELP or TRAIN_ARGS_ERROR. */
+int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
+		     size_t why_len);
+
+/* Every option, one a line, with its default. */
+void train_args_help(FILE *out);
+
+#endif
