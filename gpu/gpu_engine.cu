@@ -1,0 +1,814 @@
+/* gpu_engine.cu - the GPU engine's context: device memory, streams, epochs.
+ *
+ * boar_gpu_open puts the model (and AdaGrad accumulators, and the per-feature
+ * regularization scale) in device memory for the whole run. The training
+ * set then either moves to the card once (when it fits with headroom) and
+ * stays there, or is cut into chunks of consecutive rows that are copied
+ * from pinned host memory into one slot per stream at every epoch: chunk i
+ * goes to slot i mod S on stream i mod S, its copy queued behind the kernel
+ * that last used the slot, so the copy of one chunk overlaps the kernels of
+ * the others. Pinned memory is the caller's own arrays registered in place
+ * (cudaHostRegister) when the driver allows it; otherwise each slot has a
+ * pinned staging buffer that the host fills while the other streams work.
+ *
+ * Row order: resident data is one chunk permuted as a whole; streamed data
+ * visits its chunks in a shuffled order and permutes rows inside each chunk
+ * (gpu_perm.h), all drawn from (seed, epoch).
+ *
+ * The environment variable BOAR_GPU_CHUNK_BYTES forces streaming with chunks
+ * of about that many bytes, so tests exercise the streaming path on small
+ * data.
+ *
+ * Every CUDA call is checked; failures become BOAR_ENOMEM, BOAR_ENODEVICE or
+ * BOAR_EGPU with cudaGetErrorString in the message. Nothing prints or exits.
+ * The CUDA runtime's current device is per host thread, so each entry point
+ * selects the context's device again before working.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gpu_internal.h"
+#include "gpu_perm.h"
+
+extern "C" {
+#include "dataset.h"
+#include "model.h"
+#include "gpu/gpu_engine.h"
+}
+
+#define GPU_MAX_STREAMS 16
+#define GPU_DEFAULT_STREAMS 4
+/* Streamed chunks: big enough that a copy amortizes its launch, small
+ * enough that S of them leave the card for the model. */
+#define GPU_DEFAULT_CHUNK (256ULL << 20)
+#define GPU_MIN_HEADROOM (512ULL << 20)
+
+struct gpu_chunk {
+	uint64_t r0, r1; /* rows (ratings) [r0, r1) */
+};
+
+struct gpu_slot {
+	cudaStream_t stream;
+	cudaEvent_t staged; /* the slot's staging buffer may be refilled */
+	/* device buffers for one chunk */
+	uint64_t *row_ptr;
+	uint32_t *idx, *user, *item;
+	float *val, *label;
+	/* pinned staging (only when the caller's arrays could not be pinned) */
+	unsigned char *stage;
+	size_t stage_len;
+};
+
+struct boar_gpu_ctx {
+	int device;
+	int sm_count;
+	int task;
+	const struct boar_dataset *ds;
+	uint64_t seed;
+	float l1, l2;
+
+	/* linear model */
+	uint64_t dim;
+	float *w, *G, *scale;
+	struct gpu_linear_variant lv;
+	/* MF model */
+	uint64_t n_users, n_items;
+	uint32_t rank;
+	int has_bias;
+	float mu;
+	float *P, *Q, *bu, *bi, *Gu, *Gi;
+	struct gpu_mf_variant mv;
+
+	double *loss; /* device accumulator of the epoch's loss */
+
+	/* data */
+	int resident;
+	int n_slots;
+	struct gpu_slot slot[GPU_MAX_STREAMS];
+	struct gpu_chunk *chunks;
+	uint64_t n_chunks;
+	uint64_t *order;     /* host scratch: this epoch's chunk order */
+	uint64_t cap_rows;   /* largest chunk, rows */
+	uint64_t cap_nnz;    /* largest chunk, non-zeros */
+	int staged;          /* copies go through staging buffers */
+	void *pinned[6];     /* host ranges registered by us */
+	int n_pinned;
+};
+
+int gpu_fail(boar_error *err, cudaError_t e, const char *what)
+{
+	int code = BOAR_EGPU;
+	switch (e) {
+	case cudaErrorMemoryAllocation:
+		code = BOAR_ENOMEM;
+		break;
+	case cudaErrorNoDevice:
+	case cudaErrorInsufficientDriver:
+	case cudaErrorInvalidDevice:
+	case cudaErrorDevicesUnavailable:
+	case cudaErrorSystemDriverMismatch:
+	case cudaErrorCompatNotSupportedOnDevice:
+		code = BOAR_ENODEVICE;
+		break;
+	default:
+		break;
+	}
+	return boar_fail(err, code, "GPU: %s: %s (CUDA error %d)", what,
+			 cudaGetErrorString(e), (int)e);
+}
+
+/* The CUDA check used everywhere below: on failure fill err and jump to the
+ * function's single unwind label. */
+#define CK(call, what)                                  \
+	do {                                            \
+		cudaError_t e_ = (call);                \
+		if (e_ != cudaSuccess) {                \
+			rc = gpu_fail(err, e_, what);   \
+			goto fail;                      \
+		}                                       \
+	} while (0)
+
+void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
+		   uint64_t epoch, uint64_t chunk)
+{
+	uint64_t s = seed ^ (epoch * 0xd1b54a32d192ed03ULL) ^
+		     (chunk * 0xaef17502108ef2d9ULL);
+	key->n = n;
+	key->half = gpu_perm_half_bits(n);
+	for (int i = 0; i < 4; i++)
+		key->k[i] = (uint32_t)gpu_perm_splitmix64(&s);
+}
+
+static uint64_t env_chunk_bytes(void)
+{
+	const char *s = getenv("BOAR_GPU_CHUNK_BYTES");
+	if (!s || !*s)
+		return 0;
+	char *end;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || !v)
+		return 0;
+	return v;
+}
+
+/* Bytes of one linear row's arrays in a chunk (row_ptr entry + label). */
+#define ROW_BYTES (sizeof(uint64_t) + sizeof(float))
+#define NZ_BYTES (sizeof(uint32_t) + sizeof(float))
+#define RATING_BYTES (2 * sizeof(uint32_t) + sizeof(float))
+
+static uint64_t data_bytes(const struct boar_dataset *d)
+{
+	if (d->task == BOAR_TASK_MF)
+		return d->n_rows * RATING_BYTES;
+	return d->nnz * NZ_BYTES + d->n_rows * ROW_BYTES + sizeof(uint64_t);
+}
+
+/* Cuts the data into chunks of about `bytes` (at least one row each). */
+static int plan_chunks(struct boar_gpu_ctx *c, uint64_t bytes, boar_error *err)
+{
+	const struct boar_dataset *d = c->ds;
+	uint64_t cap = 16, n = 0;
+	struct gpu_chunk *ch = (struct gpu_chunk *)malloc(cap * sizeof *ch);
+	if (!ch)
+		return boar_fail(err, BOAR_ENOMEM, "GPU: chunk plan: out of memory");
+	c->cap_rows = c->cap_nnz = 0;
+	for (uint64_t r0 = 0; r0 < d->n_rows;) {
+		uint64_t r1;
+		if (d->task == BOAR_TASK_MF) {
+			uint64_t k = bytes / RATING_BYTES;
+			if (k < 1)
+				k = 1;
+			r1 = r0 + k < d->n_rows ? r0 + k : d->n_rows;
+		} else {
+			r1 = r0 + 1;
+			while (r1 < d->n_rows &&
+			       (d->row_ptr[r1 + 1] - d->row_ptr[r0]) * NZ_BYTES +
+					       (r1 + 1 - r0) * ROW_BYTES <=
+				       bytes)
+				r1++;
+			uint64_t nz = d->row_ptr[r1] - d->row_ptr[r0];
+			if (nz > c->cap_nnz)
+				c->cap_nnz = nz;
+		}
+		if (r1 - r0 > c->cap_rows)
+			c->cap_rows = r1 - r0;
+		if (n == cap) {
+			cap *= 2;
+			struct gpu_chunk *t = (struct gpu_chunk *)realloc(
+				ch, cap * sizeof *ch);
+			if (!t) {
+				free(ch);
+				return boar_fail(err, BOAR_ENOMEM,
+						 "GPU: chunk plan: out of memory");
+			}
+			ch = t;
+		}
+		ch[n].r0 = r0;
+		ch[n].r1 = r1;
+		n++;
+		r0 = r1;
+	}
+	c->chunks = ch;
+	c->n_chunks = n;
+	c->order = (uint64_t *)malloc((n ? n : 1) * sizeof *c->order);
+	if (!c->order)
+		return boar_fail(err, BOAR_ENOMEM, "GPU: chunk plan: out of memory");
+	return 0;
+}
+
+/* Pins one of the caller's arrays in place. Returns 0 when it is pinned
+ * (by us or already by someone else), -1 when it cannot be. */
+static int pin(struct boar_gpu_ctx *c, const void *p, size_t len)
+{
+	if (!p || !len)
+		return 0;
+	cudaError_t e = cudaHostRegister((void *)p, len, cudaHostRegisterDefault);
+	if (e == cudaErrorHostMemoryAlreadyRegistered) {
+		(void)cudaGetLastError();
+		return 0;
+	}
+	if (e != cudaSuccess) {
+		/* A read-only mapping (the binary cache) can still be pinned
+		 * read-only where the device supports it. */
+		(void)cudaGetLastError();
+		e = cudaHostRegister((void *)p, len, cudaHostRegisterReadOnly);
+		if (e != cudaSuccess) {
+			(void)cudaGetLastError();
+			return -1;
+		}
+	}
+	c->pinned[c->n_pinned++] = (void *)p;
+	return 0;
+}
+
+static void unpin_all(struct boar_gpu_ctx *c)
+{
+	for (int i = 0; i < c->n_pinned; i++)
+		cudaHostUnregister(c->pinned[i]);
+	c->n_pinned = 0;
+}
+
+/* Pins the source arrays, or falls back to staging buffers. */
+static void pin_sources(struct boar_gpu_ctx *c)
+{
+	const struct boar_dataset *d = c->ds;
+	int bad = 0;
+	if (d->task == BOAR_TASK_MF) {
+		bad |= pin(c, d->user, d->n_rows * sizeof(uint32_t));
+		bad |= pin(c, d->item, d->n_rows * sizeof(uint32_t));
+	} else {
+		bad |= pin(c, d->row_ptr, (d->n_rows + 1) * sizeof(uint64_t));
+		bad |= pin(c, d->idx, d->nnz * sizeof(uint32_t));
+		bad |= pin(c, d->val, d->nnz * sizeof(float));
+	}
+	bad |= pin(c, d->label, d->n_rows * sizeof(float));
+	if (bad) {
+		unpin_all(c);
+		c->staged = 1;
+	}
+}
+
+static int alloc_slots(struct boar_gpu_ctx *c, boar_error *err)
+{
+	int rc = 0;
+	const int mf = c->task == BOAR_TASK_MF;
+	size_t rows = c->cap_rows, nnz = c->cap_nnz;
+	for (int s = 0; s < c->n_slots; s++) {
+		struct gpu_slot *sl = &c->slot[s];
+		CK(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
+		   "cudaStreamCreate");
+		CK(cudaEventCreateWithFlags(&sl->staged, cudaEventDisableTiming),
+		   "cudaEventCreate");
+		CK(cudaMalloc(&sl->label, rows * sizeof(float)),
+		   "cudaMalloc(chunk labels)");
+		if (mf) {
+			CK(cudaMalloc(&sl->user, rows * sizeof(uint32_t)),
+			   "cudaMalloc(chunk users)");
+			CK(cudaMalloc(&sl->item, rows * sizeof(uint32_t)),
+			   "cudaMalloc(chunk items)");
+		} else {
+			CK(cudaMalloc(&sl->row_ptr, (rows + 1) * sizeof(uint64_t)),
+			   "cudaMalloc(chunk row_ptr)");
+			CK(cudaMalloc(&sl->idx, (nnz ? nnz : 1) * sizeof(uint32_t)),
+			   "cudaMalloc(chunk idx)");
+			CK(cudaMalloc(&sl->val, (nnz ? nnz : 1) * sizeof(float)),
+			   "cudaMalloc(chunk val)");
+		}
+		if (c->staged) {
+			sl->stage_len = mf ? rows * RATING_BYTES
+					   : nnz * NZ_BYTES + rows * ROW_BYTES +
+						     sizeof(uint64_t);
+			CK(cudaMallocHost(&sl->stage, sl->stage_len),
+			   "cudaMallocHost(staging)");
+		}
+	}
+fail:
+	return rc;
+}
+
+/* One host-to-device copy of a chunk piece: from the pinned source, or
+ * through the slot's staging buffer at *off. */
+static cudaError_t put(struct boar_gpu_ctx *c, struct gpu_slot *sl, void *dst,
+		       const void *src, size_t len, size_t *off)
+{
+	if (!len)
+		return cudaSuccess;
+	if (!c->staged)
+		return cudaMemcpyAsync(dst, src, len, cudaMemcpyHostToDevice,
+				       sl->stream);
+	memcpy(sl->stage + *off, src, len);
+	cudaError_t e = cudaMemcpyAsync(dst, sl->stage + *off, len,
+					cudaMemcpyHostToDevice, sl->stream);
+	*off += len;
+	return e;
+}
+
+/* Queues the copy of chunk k into slot s. */
+static int upload_chunk(struct boar_gpu_ctx *c, int s, uint64_t k,
+			boar_error *err)
+{
+	int rc = 0;
+	const struct boar_dataset *d = c->ds;
+	struct gpu_slot *sl = &c->slot[s];
+	const struct gpu_chunk *ch = &c->chunks[k];
+	uint64_t rows = ch->r1 - ch->r0;
+	size_t off = 0;
+	if (c->staged)
+		/* The previous copy out of this staging buffer must be done. */
+		CK(cudaEventSynchronize(sl->staged), "cudaEventSynchronize");
+	CK(put(c, sl, sl->label, d->label + ch->r0, rows * sizeof(float), &off),
+	   "cudaMemcpyAsync(labels)");
+	if (c->task == BOAR_TASK_MF) {
+		CK(put(c, sl, sl->user, d->user + ch->r0, rows * sizeof(uint32_t),
+		       &off),
+		   "cudaMemcpyAsync(users)");
+		CK(put(c, sl, sl->item, d->item + ch->r0, rows * sizeof(uint32_t),
+		       &off),
+		   "cudaMemcpyAsync(items)");
+	} else {
+		uint64_t z0 = d->row_ptr[ch->r0], z1 = d->row_ptr[ch->r1];
+		CK(put(c, sl, sl->row_ptr, d->row_ptr + ch->r0,
+		       (rows + 1) * sizeof(uint64_t), &off),
+		   "cudaMemcpyAsync(row_ptr)");
+		CK(put(c, sl, sl->idx, d->idx + z0, (z1 - z0) * sizeof(uint32_t),
+		       &off),
+		   "cudaMemcpyAsync(idx)");
+		CK(put(c, sl, sl->val, d->val + z0, (z1 - z0) * sizeof(float),
+		       &off),
+		   "cudaMemcpyAsync(val)");
+	}
+	if (c->staged)
+		CK(cudaEventRecord(sl->staged, sl->stream), "cudaEventRecord");
+fail:
+	return rc;
+}
+
+/* Device copy of the whole training set, kept for the run. */
+static int upload_resident(struct boar_gpu_ctx *c, boar_error *err)
+{
+	int rc = 0;
+	const struct boar_dataset *d = c->ds;
+	struct gpu_slot *sl = &c->slot[0];
+	size_t rows = d->n_rows;
+	CK(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
+	   "cudaStreamCreate");
+	CK(cudaMalloc(&sl->label, (rows ? rows : 1) * sizeof(float)),
+	   "cudaMalloc(labels)");
+	CK(cudaMemcpy(sl->label, d->label, rows * sizeof(float),
+		      cudaMemcpyHostToDevice),
+	   "cudaMemcpy(labels)");
+	if (c->task == BOAR_TASK_MF) {
+		CK(cudaMalloc(&sl->user, (rows ? rows : 1) * sizeof(uint32_t)),
+		   "cudaMalloc(users)");
+		CK(cudaMalloc(&sl->item, (rows ? rows : 1) * sizeof(uint32_t)),
+		   "cudaMalloc(items)");
+		CK(cudaMemcpy(sl->user, d->user, rows * sizeof(uint32_t),
+			      cudaMemcpyHostToDevice),
+		   "cudaMemcpy(users)");
+		CK(cudaMemcpy(sl->item, d->item, rows * sizeof(uint32_t),
+			      cudaMemcpyHostToDevice),
+		   "cudaMemcpy(items)");
+	} else {
+		size_t nnz = d->nnz;
+		CK(cudaMalloc(&sl->row_ptr, (rows + 1) * sizeof(uint64_t)),
+		   "cudaMalloc(row_ptr)");
+		CK(cudaMalloc(&sl->idx, (nnz ? nnz : 1) * sizeof(uint32_t)),
+		   "cudaMalloc(idx)");
+		CK(cudaMalloc(&sl->val, (nnz ? nnz : 1) * sizeof(float)),
+		   "cudaMalloc(val)");
+		CK(cudaMemcpy(sl->row_ptr, d->row_ptr, (rows + 1) * sizeof(uint64_t),
+			      cudaMemcpyHostToDevice),
+		   "cudaMemcpy(row_ptr)");
+		CK(cudaMemcpy(sl->idx, d->idx, nnz * sizeof(uint32_t),
+			      cudaMemcpyHostToDevice),
+		   "cudaMemcpy(idx)");
+		CK(cudaMemcpy(sl->val, d->val, nnz * sizeof(float),
+			      cudaMemcpyHostToDevice),
+		   "cudaMemcpy(val)");
+	}
+fail:
+	return rc;
+}
+
+/* reg_scale_j = n_rows / count_j, counted on the device over the data. */
+static int compute_scale(struct boar_gpu_ctx *c, boar_error *err)
+{
+	int rc = 0;
+	const struct boar_dataset *d = c->ds;
+	cudaStream_t s0 = c->slot[0].stream;
+	CK(cudaMalloc(&c->scale, (c->dim ? c->dim : 1) * sizeof(float)),
+	   "cudaMalloc(reg_scale)");
+	CK(cudaMemsetAsync(c->scale, 0, c->dim * sizeof(float), s0),
+	   "cudaMemset(reg_scale)");
+	if (c->resident) {
+		CK(gpu_count_features(c->slot[0].idx, d->nnz,
+				      (uint32_t *)c->scale, c->sm_count, s0),
+		   "count kernel launch");
+	} else {
+		/* One pass over the chunks on slot 0's stream. */
+		for (uint64_t k = 0; k < c->n_chunks; k++) {
+			if ((rc = upload_chunk(c, 0, k, err)))
+				goto fail;
+			const struct gpu_chunk *ch = &c->chunks[k];
+			CK(gpu_count_features(c->slot[0].idx,
+					      d->row_ptr[ch->r1] - d->row_ptr[ch->r0],
+					      (uint32_t *)c->scale, c->sm_count,
+					      s0),
+			   "count kernel launch");
+		}
+	}
+	CK(gpu_counts_to_scale(c->scale, c->dim, d->n_rows, c->sm_count, s0),
+	   "scale kernel launch");
+	CK(cudaStreamSynchronize(s0), "reg_scale");
+fail:
+	return rc;
+}
+
+static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
+			boar_error *err)
+{
+	int rc = 0;
+	if (c->task == BOAR_TASK_LINEAR) {
+		size_t n = (c->dim + 1) * sizeof(float);
+		CK(cudaMalloc(&c->w, n), "cudaMalloc(weights)");
+		CK(cudaMemcpy(c->w, m->w, n, cudaMemcpyHostToDevice),
+		   "cudaMemcpy(weights)");
+		if (c->lv.adagrad) {
+			CK(cudaMalloc(&c->G, n), "cudaMalloc(AdaGrad)");
+			CK(cudaMemset(c->G, 0, n), "cudaMemset(AdaGrad)");
+		}
+	} else {
+		size_t np = c->n_users * c->rank * sizeof(float);
+		size_t nq = c->n_items * c->rank * sizeof(float);
+		CK(cudaMalloc(&c->P, np ? np : 4), "cudaMalloc(P)");
+		CK(cudaMalloc(&c->Q, nq ? nq : 4), "cudaMalloc(Q)");
+		CK(cudaMemcpy(c->P, m->P, np, cudaMemcpyHostToDevice),
+		   "cudaMemcpy(P)");
+		CK(cudaMemcpy(c->Q, m->Q, nq, cudaMemcpyHostToDevice),
+		   "cudaMemcpy(Q)");
+		if (c->has_bias) {
+			size_t nu = c->n_users * sizeof(float);
+			size_t ni = c->n_items * sizeof(float);
+			CK(cudaMalloc(&c->bu, nu ? nu : 4), "cudaMalloc(bu)");
+			CK(cudaMalloc(&c->bi, ni ? ni : 4), "cudaMalloc(bi)");
+			CK(cudaMemcpy(c->bu, m->bu, nu, cudaMemcpyHostToDevice),
+			   "cudaMemcpy(bu)");
+			CK(cudaMemcpy(c->bi, m->bi, ni, cudaMemcpyHostToDevice),
+			   "cudaMemcpy(bi)");
+		}
+		if (c->mv.adagrad) {
+			size_t nu = c->n_users * sizeof(float);
+			size_t ni = c->n_items * sizeof(float);
+			CK(cudaMalloc(&c->Gu, nu ? nu : 4), "cudaMalloc(AdaGrad users)");
+			CK(cudaMalloc(&c->Gi, ni ? ni : 4), "cudaMalloc(AdaGrad items)");
+			CK(cudaMemset(c->Gu, 0, nu), "cudaMemset(AdaGrad)");
+			CK(cudaMemset(c->Gi, 0, ni), "cudaMemset(AdaGrad)");
+		}
+	}
+	CK(cudaMalloc(&c->loss, sizeof(double)), "cudaMalloc(loss)");
+fail:
+	return rc;
+}
+
+static int check_shapes(const struct boar_dataset *d, const boar_options *o,
+			const struct boar_model *m, boar_error *err)
+{
+	if (!d || !o || !m)
+		return boar_fail(err, BOAR_EINVAL, "GPU: missing dataset, options or model");
+	if (d->task != m->task)
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "GPU: dataset task %d but model task %d",
+				 d->task, m->task);
+	if (d->task == BOAR_TASK_LINEAR) {
+		if (d->dim > m->dim)
+			return boar_fail(err, BOAR_EMISMATCH,
+					 "GPU: data has %llu features, model %llu",
+					 (unsigned long long)d->dim,
+					 (unsigned long long)m->dim);
+		if (m->dim > (1ULL << 32))
+			return boar_fail(err, BOAR_EINVAL,
+					 "GPU: dimension %llu above 2^32",
+					 (unsigned long long)m->dim);
+		if (m->loss < BOAR_LOSS_LOGISTIC || m->loss > BOAR_LOSS_SQUARED)
+			return boar_fail(err, BOAR_EINVAL, "GPU: unknown loss %d",
+					 m->loss);
+		if (!m->w)
+			return boar_fail(err, BOAR_EINVAL, "GPU: model has no weights");
+	} else if (d->task == BOAR_TASK_MF) {
+		if (d->dim > m->dim || d->n_items > m->n_items)
+			return boar_fail(err, BOAR_EMISMATCH,
+					 "GPU: ratings need %llu users x %llu items, model has %llu x %llu",
+					 (unsigned long long)d->dim,
+					 (unsigned long long)d->n_items,
+					 (unsigned long long)m->dim,
+					 (unsigned long long)m->n_items);
+		if (m->rank < 1 || m->rank > GPU_MF_MAX_RANK)
+			return boar_fail(err, BOAR_EINVAL,
+					 "GPU: rank %u outside 1..%d", m->rank,
+					 GPU_MF_MAX_RANK);
+		if (m->has_bias && (!m->bu || !m->bi))
+			return boar_fail(err, BOAR_EINVAL, "GPU: model lacks biases");
+	} else {
+		return boar_fail(err, BOAR_EINVAL, "GPU: unknown task %d", d->task);
+	}
+	return 0;
+}
+
+extern "C" int boar_gpu_open(const struct boar_dataset *train,
+			     const boar_options *o,
+			     const struct boar_model *init, boar_gpu_ctx **out,
+			     boar_error *err)
+{
+	int rc, n_dev = 0;
+	struct boar_gpu_ctx *c = NULL;
+	size_t free_b = 0, total_b = 0;
+	uint64_t forced, need, headroom;
+
+	if ((rc = check_shapes(train, o, init, err)))
+		return rc;
+	CK(cudaGetDeviceCount(&n_dev), "cudaGetDeviceCount");
+	if (o->gpu_id < 0 || o->gpu_id >= n_dev)
+		return boar_fail(err, BOAR_ENODEVICE,
+				 "GPU: device %d requested, %d present", o->gpu_id,
+				 n_dev);
+
+	c = (struct boar_gpu_ctx *)calloc(1, sizeof *c);
+	if (!c)
+		return boar_fail(err, BOAR_ENOMEM, "GPU: out of memory");
+	c->device = o->gpu_id;
+	c->ds = train;
+	c->task = train->task;
+	c->seed = o->seed;
+	/* BOAR_AUTO (negative) means the task's default: none for linear,
+	 * 0.05 for MF (the core normally resolves it first). */
+	c->l1 = o->l1 > 0 ? (float)o->l1 : 0.0f;
+	c->l2 = o->l2 >= 0 ? (float)o->l2 : (c->task == BOAR_TASK_MF ? 0.05f : 0.0f);
+	c->n_slots = o->streams > 0 ? o->streams : GPU_DEFAULT_STREAMS;
+	if (c->n_slots > GPU_MAX_STREAMS)
+		c->n_slots = GPU_MAX_STREAMS;
+
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	CK(cudaDeviceGetAttribute(&c->sm_count, cudaDevAttrMultiProcessorCount,
+				  c->device),
+	   "cudaDeviceGetAttribute");
+
+	if (c->task == BOAR_TASK_LINEAR) {
+		c->dim = init->dim;
+		c->lv.loss = init->loss;
+		c->lv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
+		c->lv.reg = c->l1 > 0 || c->l2 > 0;
+		c->lv.atomic = o->update == BOAR_UPDATE_ATOMIC;
+	} else {
+		c->n_users = init->dim;
+		c->n_items = init->n_items;
+		c->rank = init->rank;
+		c->has_bias = init->has_bias;
+		c->mu = init->has_bias ? init->mu : 0.0f;
+		c->mv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
+		c->mv.biases = init->has_bias;
+		c->mv.atomic = o->update == BOAR_UPDATE_ATOMIC;
+	}
+	if ((rc = upload_model(c, init, err)))
+		goto fail;
+
+	/* Resident when the data fits beside the model with headroom. */
+	CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
+	forced = env_chunk_bytes();
+	need = data_bytes(train);
+	if (c->lv.reg)
+		need += c->dim * sizeof(float);
+	headroom = total_b / 20 > GPU_MIN_HEADROOM ? total_b / 20 : GPU_MIN_HEADROOM;
+	c->resident = !forced && need + headroom <= free_b;
+
+	if (c->resident) {
+		c->n_slots = 1;
+		if ((rc = upload_resident(c, err)))
+			goto fail;
+	} else {
+		uint64_t chunk = forced;
+		if (!chunk) {
+			uint64_t avail = free_b > need - data_bytes(train) + headroom
+						 ? free_b - (need - data_bytes(train)) - headroom
+						 : 0;
+			chunk = avail / c->n_slots;
+			if (chunk > GPU_DEFAULT_CHUNK)
+				chunk = GPU_DEFAULT_CHUNK;
+			if (chunk < (1ULL << 20)) {
+				rc = boar_fail(err, BOAR_ENOMEM,
+					       "GPU: %zu MiB free is too little to stream the data beside the model",
+					       free_b >> 20);
+				goto fail;
+			}
+		}
+		if ((rc = plan_chunks(c, chunk, err)))
+			goto fail;
+		pin_sources(c);
+		if ((rc = alloc_slots(c, err)))
+			goto fail;
+	}
+	if (c->task == BOAR_TASK_LINEAR && c->lv.reg &&
+	    (rc = compute_scale(c, err)))
+		goto fail;
+	*out = c;
+	return 0;
+fail:
+	boar_gpu_close(c);
+	return rc;
+}
+
+/* Fisher-Yates over the chunk order, drawn from (seed, epoch). */
+static void shuffle_chunks(struct boar_gpu_ctx *c, int epoch)
+{
+	uint64_t s = c->seed ^ ((uint64_t)epoch * 0x9e3779b97f4a7c15ULL) ^
+		     0x5851f42d4c957f2dULL;
+	for (uint64_t i = 0; i < c->n_chunks; i++)
+		c->order[i] = i;
+	for (uint64_t i = c->n_chunks; i > 1; i--) {
+		uint64_t j = gpu_perm_splitmix64(&s) % i;
+		uint64_t t = c->order[i - 1];
+		c->order[i - 1] = c->order[j];
+		c->order[j] = t;
+	}
+}
+
+/* Launches the sweep over the chunk now in slot s (rows [r0, r1)). */
+static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
+			  uint64_t r1, uint64_t chunk_id, int epoch, float eta)
+{
+	const struct boar_dataset *d = c->ds;
+	struct gpu_slot *sl = &c->slot[s];
+	if (c->task == BOAR_TASK_LINEAR) {
+		struct gpu_linear_args a;
+		memset(&a, 0, sizeof a);
+		a.row_ptr = sl->row_ptr;
+		a.nz_base = d->row_ptr[r0];
+		a.idx = sl->idx;
+		a.val = sl->val;
+		a.label = sl->label;
+		gpu_perm_make(&a.perm, r1 - r0, c->seed, (uint64_t)epoch, chunk_id);
+		a.w = c->w;
+		a.G = c->G;
+		a.reg_scale = c->scale;
+		a.dim = c->dim;
+		a.eta = eta;
+		a.l1 = c->l1;
+		a.l2 = c->l2;
+		a.loss_sum = c->loss;
+		return gpu_linear_launch(&c->lv, &a, c->sm_count, sl->stream);
+	}
+	struct gpu_mf_args a;
+	memset(&a, 0, sizeof a);
+	a.user = sl->user;
+	a.item = sl->item;
+	a.rating = sl->label;
+	gpu_perm_make(&a.perm, r1 - r0, c->seed, (uint64_t)epoch, chunk_id);
+	a.P = c->P;
+	a.Q = c->Q;
+	a.bu = c->bu;
+	a.bi = c->bi;
+	a.Gu = c->Gu;
+	a.Gi = c->Gi;
+	a.rank = c->rank;
+	a.mu = c->mu;
+	a.eta = eta;
+	a.l2 = c->l2;
+	a.loss_sum = c->loss;
+	return gpu_mf_launch(&c->mv, &a, c->sm_count, sl->stream);
+}
+
+extern "C" int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta,
+			      double *loss_sum, boar_error *err)
+{
+	int rc = 0;
+	double loss = 0.0;
+	if (!c || !loss_sum)
+		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
+	if (c->ds->n_rows == 0)
+		return 0;
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	CK(cudaMemset(c->loss, 0, sizeof(double)), "cudaMemset(loss)");
+	if (c->resident) {
+		CK(launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta),
+		   "sweep kernel launch");
+	} else {
+		shuffle_chunks(c, epoch);
+		for (uint64_t i = 0; i < c->n_chunks; i++) {
+			int s = (int)(i % (uint64_t)c->n_slots);
+			uint64_t k = c->order[i];
+			if ((rc = upload_chunk(c, s, k, err)))
+				goto fail;
+			CK(launch(c, s, c->chunks[k].r0, c->chunks[k].r1, k, epoch,
+				  (float)eta),
+			   "sweep kernel launch");
+		}
+	}
+	for (int s = 0; s < c->n_slots; s++)
+		CK(cudaStreamSynchronize(c->slot[s].stream), "sweep");
+	CK(cudaMemcpy(&loss, c->loss, sizeof loss, cudaMemcpyDeviceToHost),
+	   "cudaMemcpy(loss)");
+	*loss_sum += loss;
+fail:
+	return rc;
+}
+
+extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
+				 boar_error *err)
+{
+	int rc = 0;
+	if (!c || !m)
+		return boar_fail(err, BOAR_EINVAL, "GPU: no context or model");
+	if (m->task != c->task ||
+	    (c->task == BOAR_TASK_LINEAR && (m->dim != c->dim || !m->w)) ||
+	    (c->task == BOAR_TASK_MF &&
+	     (m->dim != c->n_users || m->n_items != c->n_items ||
+	      m->rank != c->rank || (c->has_bias && (!m->bu || !m->bi)))))
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "GPU: model shape differs from the one opened");
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	if (c->task == BOAR_TASK_LINEAR) {
+		CK(cudaMemcpy(m->w, c->w, (c->dim + 1) * sizeof(float),
+			      cudaMemcpyDeviceToHost),
+		   "cudaMemcpy(weights)");
+	} else {
+		CK(cudaMemcpy(m->P, c->P, c->n_users * c->rank * sizeof(float),
+			      cudaMemcpyDeviceToHost),
+		   "cudaMemcpy(P)");
+		CK(cudaMemcpy(m->Q, c->Q, c->n_items * c->rank * sizeof(float),
+			      cudaMemcpyDeviceToHost),
+		   "cudaMemcpy(Q)");
+		if (c->has_bias) {
+			CK(cudaMemcpy(m->bu, c->bu, c->n_users * sizeof(float),
+				      cudaMemcpyDeviceToHost),
+			   "cudaMemcpy(bu)");
+			CK(cudaMemcpy(m->bi, c->bi, c->n_items * sizeof(float),
+				      cudaMemcpyDeviceToHost),
+			   "cudaMemcpy(bi)");
+			m->mu = c->mu;
+		}
+	}
+fail:
+	return rc;
+}
+
+extern "C" void boar_gpu_close(boar_gpu_ctx *c)
+{
+	if (!c)
+		return;
+	/* Errors are ignored here: after a failed kernel the context may be
+	 * unusable, and freeing must still not crash. */
+	cudaSetDevice(c->device);
+	for (int s = 0; s < GPU_MAX_STREAMS; s++) {
+		struct gpu_slot *sl = &c->slot[s];
+		if (sl->stream)
+			cudaStreamSynchronize(sl->stream);
+		cudaFree(sl->row_ptr);
+		cudaFree(sl->idx);
+		cudaFree(sl->val);
+		cudaFree(sl->label);
+		cudaFree(sl->user);
+		cudaFree(sl->item);
+		if (sl->stage)
+			cudaFreeHost(sl->stage);
+		if (sl->staged)
+			cudaEventDestroy(sl->staged);
+		if (sl->stream)
+			cudaStreamDestroy(sl->stream);
+	}
+	unpin_all(c);
+	cudaFree(c->w);
+	cudaFree(c->G);
+	cudaFree(c->scale);
+	cudaFree(c->P);
+	cudaFree(c->Q);
+	cudaFree(c->bu);
+	cudaFree(c->bi);
+	cudaFree(c->Gu);
+	cudaFree(c->Gi);
+	cudaFree(c->loss);
+	(void)cudaGetLastError();
+	free(c->chunks);
+	free(c->order);
+	free(c);
+}

@@ -1,0 +1,104 @@
+/* gpu_internal.h - what the CUDA engine's translation units share (C++ only).
+ *
+ * gpu_engine.cu owns the context (device buffers, streams, chunk plan) and
+ * drives an epoch; gpu_linear.cu and gpu_mf.cu hold the sweep kernels and a
+ * host launcher each; gpu_perm.h draws the per-epoch row order. The kernels
+ * see one chunk at a time: for data resident on the card the whole training
+ * set is one chunk that never moves, for streamed data a chunk is a slice of
+ * rows (or ratings) that was just copied into one of the stream slots.
+ *
+ * Nothing here is visible outside gpu/: the core sees gpu_engine.h only.
+ */
+#ifndef BOAR_GPU_INTERNAL_H
+#define BOAR_GPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cuda_runtime.h>
+
+extern "C" {
+#include "error.h"
+}
+
+/* Keys of the Feistel permutation that orders one chunk in one epoch. */
+struct gpu_perm_key {
+	uint64_t n;       /* domain: positions 0..n-1 */
+	uint32_t half;    /* bits per Feistel half; 2*half >= log2(n) */
+	uint32_t k[4];    /* round keys */
+};
+
+/* One linear sweep launch: a chunk of CSR rows and the model. */
+struct gpu_linear_args {
+	const uint64_t *row_ptr; /* n_rows + 1 absolute offsets */
+	uint64_t nz_base;        /* row_ptr[0]: subtract to index idx/val */
+	const uint32_t *idx;
+	const float *val;
+	const float *label;
+	struct gpu_perm_key perm;
+	float *w;                /* dim + 1, bias at w[dim] */
+	float *G;                /* AdaGrad accumulators (dim + 1) or NULL */
+	const float *reg_scale;  /* n_rows_total / count_j, or NULL */
+	uint32_t dim;
+	float eta, l1, l2;
+	double *loss_sum;        /* progressive loss, added once per block */
+};
+
+/* One matrix-factorization sweep launch: a chunk of ratings. */
+struct gpu_mf_args {
+	const uint32_t *user, *item;
+	const float *rating;
+	struct gpu_perm_key perm;
+	float *P, *Q;           /* row-major, rank floats per row */
+	float *bu, *bi;         /* biases or NULL */
+	float *Gu, *Gi;         /* AdaGrad per-row accumulators or NULL */
+	uint32_t rank;
+	float mu, eta, l2;
+	double *loss_sum;       /* sum of e^2 seen during the sweep */
+};
+
+/* Compile-time variants of the linear sweep. */
+struct gpu_linear_variant {
+	int loss;      /* BOAR_LOSS_* */
+	int adagrad;   /* 1: AdaGrad, 0: SGD */
+	int reg;       /* l1 or l2 in use: read reg_scale */
+	int atomic;    /* 1: atomicAdd deltas, 0: plain stores (racy) */
+};
+
+struct gpu_mf_variant {
+	int adagrad;
+	int biases;
+	int atomic;
+};
+
+/* Launchers: pick the kernel instance, launch it on `stream` with a grid
+ * that fills the device, and report launch errors. Return a cudaError_t. */
+cudaError_t gpu_linear_launch(const struct gpu_linear_variant *v,
+			      const struct gpu_linear_args *a, int sm_count,
+			      cudaStream_t stream);
+cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
+			  const struct gpu_mf_args *a, int sm_count,
+			  cudaStream_t stream);
+/* Rank the MF kernels can hold in registers (a multiple of 32 up to this). */
+#define GPU_MF_MAX_RANK 1024
+
+/* Feature counts of a chunk: count[idx[j]] += 1 for j < nnz (uint32). */
+cudaError_t gpu_count_features(const uint32_t *idx, uint64_t nnz,
+			       uint32_t *count, int sm_count,
+			       cudaStream_t stream);
+/* In place: count[j] (uint32) becomes reg_scale[j] = n_rows / count[j]
+ * (float, 0 where count is 0). */
+cudaError_t gpu_counts_to_scale(void *count_then_scale, uint64_t dim,
+				uint64_t n_rows, int sm_count,
+				cudaStream_t stream);
+
+/* Draws the permutation keys for (seed, epoch, chunk) over n positions. */
+void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
+		   uint64_t epoch, uint64_t chunk);
+
+/* Fills err from a CUDA failure during `what`; returns the BOAR_E* code:
+ * ENOMEM for allocation failures, ENODEVICE when no usable device or
+ * driver is present, EGPU otherwise. */
+int gpu_fail(boar_error *err, cudaError_t e, const char *what);
+
+#endif

@@ -1,0 +1,223 @@
+/* gpu_mf.cu - the Hogwild! sweep of matrix factorization, one warp a rating.
+ *
+ * As in the linear sweep, a persistent grid of warps takes 32 positions of
+ * the epoch's permutation at a time, each lane loading one rating's
+ * (user, item, value), and then processes the 32 ratings in turn. For a
+ * rating, lane l holds factors l, l+32, l+64, ... of P[u] and Q[i] in
+ * registers (KPL = factors per lane, a compile-time constant so the arrays
+ * stay in registers: rank up to 32*KPL), the dot product is a butterfly
+ * shuffle, and each lane writes back its own factors: one coalesced row
+ * read and one row write per factor matrix per rating, the least traffic
+ * the update allows. Two warps that share a user or an item race as in
+ * Hogwild! (plain stores by default, like LIBMF and cuMF_SGD; atomicAdd of
+ * the deltas with `atomic` updates).
+ *
+ * AdaGrad keeps one accumulator per user row and per item row, the mean of
+ * the squared gradient components of that row (as LIBMF does): the
+ * accumulator is increased first, then the step is eta / (sqrt(G) + 1e-6),
+ * the same order as the linear model's per-coordinate rule. A row's step
+ * also moves its bias.
+ */
+#include <stdint.h>
+
+#include "gpu_internal.h"
+#include "gpu_perm.h"
+
+#define MF_WARPS_PER_BLOCK 8
+#define MF_BLOCK (32 * MF_WARPS_PER_BLOCK)
+#define FULL_MASK 0xffffffffu
+
+template <int KPL, bool ADA, bool BIAS, bool ATOMIC>
+__global__ void __launch_bounds__(MF_BLOCK)
+mf_sweep(const struct gpu_mf_args a)
+{
+	__shared__ double block_loss[MF_WARPS_PER_BLOCK];
+	const int lane = threadIdx.x & 31;
+	const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
+	const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
+	const uint64_t n = a.perm.n;
+	const uint32_t rank = a.rank;
+	const float eta = a.eta, l2 = a.l2, inv_rank = 1.0f / (float)a.rank;
+	double loss_acc = 0.0;
+
+	for (uint64_t base = warp * 32; base < n; base += n_warps * 32) {
+		uint64_t p = base + lane;
+		uint32_t my_u = 0, my_i = 0;
+		float my_r = 0.0f;
+		if (p < n) {
+			uint64_t k = gpu_perm_apply(p, n, a.perm.half,
+						    a.perm.k[0], a.perm.k[1],
+						    a.perm.k[2], a.perm.k[3]);
+			my_u = __ldg(a.user + k);
+			my_i = __ldg(a.item + k);
+			my_r = __ldg(a.rating + k);
+		}
+		const int batch = n - base < 32 ? (int)(n - base) : 32;
+
+		for (int r = 0; r < batch; r++) {
+			const uint32_t u = __shfl_sync(FULL_MASK, my_u, r);
+			const uint32_t i = __shfl_sync(FULL_MASK, my_i, r);
+			const float rt = __shfl_sync(FULL_MASK, my_r, r);
+			float *const Pu = a.P + (uint64_t)u * rank;
+			float *const Qi = a.Q + (uint64_t)i * rank;
+			float pv[KPL], qv[KPL];
+			float dot = 0.0f;
+#pragma unroll
+			for (int t = 0; t < KPL; t++) {
+				uint32_t k = lane + 32 * t;
+				pv[t] = qv[t] = 0.0f;
+				if (k < rank) {
+					pv[t] = __ldcg(Pu + k);
+					qv[t] = __ldcg(Qi + k);
+				}
+			}
+			/* Issued before the reduction so their latency overlaps. */
+			const float bu = BIAS ? __ldcg(a.bu + u) : 0.0f;
+			const float bi = BIAS ? __ldcg(a.bi + i) : 0.0f;
+			const float gu = ADA ? __ldcg(a.Gu + u) : 0.0f;
+			const float gi = ADA ? __ldcg(a.Gi + i) : 0.0f;
+#pragma unroll
+			for (int t = 0; t < KPL; t++)
+				dot += pv[t] * qv[t];
+#pragma unroll
+			for (int o = 16; o; o >>= 1)
+				dot += __shfl_xor_sync(FULL_MASK, dot, o);
+			const float e = a.mu + bu + bi + dot - rt;
+			if (lane == 0)
+				loss_acc += (double)e * e;
+
+			float step_u = eta, step_i = eta, dgu = 0.0f, dgi = 0.0f;
+			if (ADA) {
+				float su = 0.0f, si = 0.0f;
+#pragma unroll
+				for (int t = 0; t < KPL; t++) {
+					float gp = e * qv[t] + l2 * pv[t];
+					float gq = e * pv[t] + l2 * qv[t];
+					su += gp * gp;
+					si += gq * gq;
+				}
+#pragma unroll
+				for (int o = 16; o; o >>= 1) {
+					su += __shfl_xor_sync(FULL_MASK, su, o);
+					si += __shfl_xor_sync(FULL_MASK, si, o);
+				}
+				dgu = su * inv_rank;
+				dgi = si * inv_rank;
+				step_u = eta / (sqrtf(gu + dgu) + 1e-6f);
+				step_i = eta / (sqrtf(gi + dgi) + 1e-6f);
+			}
+#pragma unroll
+			for (int t = 0; t < KPL; t++) {
+				uint32_t k = lane + 32 * t;
+				if (k < rank) {
+					/* Both from the old values. */
+					float dp = -step_u * (e * qv[t] + l2 * pv[t]);
+					float dq = -step_i * (e * pv[t] + l2 * qv[t]);
+					if (ATOMIC) {
+						atomicAdd(Pu + k, dp);
+						atomicAdd(Qi + k, dq);
+					} else {
+						__stcg(Pu + k, pv[t] + dp);
+						__stcg(Qi + k, qv[t] + dq);
+					}
+				}
+			}
+			if (lane == 0) {
+				if (BIAS) {
+					float dbu = -step_u * (e + l2 * bu);
+					float dbi = -step_i * (e + l2 * bi);
+					if (ATOMIC) {
+						atomicAdd(a.bu + u, dbu);
+						atomicAdd(a.bi + i, dbi);
+					} else {
+						__stcg(a.bu + u, bu + dbu);
+						__stcg(a.bi + i, bi + dbi);
+					}
+				}
+				if (ADA) {
+					if (ATOMIC) {
+						atomicAdd(a.Gu + u, dgu);
+						atomicAdd(a.Gi + i, dgi);
+					} else {
+						__stcg(a.Gu + u, gu + dgu);
+						__stcg(a.Gi + i, gi + dgi);
+					}
+				}
+			}
+		}
+	}
+
+	if (lane == 0)
+		block_loss[threadIdx.x >> 5] = loss_acc;
+	__syncthreads();
+	if (threadIdx.x == 0) {
+		double t = 0.0;
+		for (int w = 0; w < MF_WARPS_PER_BLOCK; w++)
+			t += block_loss[w];
+		atomicAdd(a.loss_sum, t);
+	}
+}
+
+typedef void (*mf_kernel)(const struct gpu_mf_args);
+
+template <int KPL>
+static mf_kernel pick_kpl(const struct gpu_mf_variant *v)
+{
+	if (v->adagrad) {
+		if (v->biases)
+			return v->atomic ? mf_sweep<KPL, true, true, true>
+					 : mf_sweep<KPL, true, true, false>;
+		return v->atomic ? mf_sweep<KPL, true, false, true>
+				 : mf_sweep<KPL, true, false, false>;
+	}
+	if (v->biases)
+		return v->atomic ? mf_sweep<KPL, false, true, true>
+				 : mf_sweep<KPL, false, true, false>;
+	return v->atomic ? mf_sweep<KPL, false, false, true>
+			 : mf_sweep<KPL, false, false, false>;
+}
+
+/* The smallest register layout that holds the rank. */
+static mf_kernel pick(const struct gpu_mf_variant *v, uint32_t rank)
+{
+	if (rank <= 32)
+		return pick_kpl<1>(v);
+	if (rank <= 64)
+		return pick_kpl<2>(v);
+	if (rank <= 96)
+		return pick_kpl<3>(v);
+	if (rank <= 128)
+		return pick_kpl<4>(v);
+	if (rank <= 192)
+		return pick_kpl<6>(v);
+	if (rank <= 256)
+		return pick_kpl<8>(v);
+	if (rank <= 512)
+		return pick_kpl<16>(v);
+	return pick_kpl<32>(v);
+}
+
+cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
+			  const struct gpu_mf_args *a, int sm_count,
+			  cudaStream_t stream)
+{
+	if (a->rank < 1 || a->rank > GPU_MF_MAX_RANK)
+		return cudaErrorInvalidValue;
+	mf_kernel k = pick(v, a->rank);
+	int per_sm = 0;
+	cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+		&per_sm, k, MF_BLOCK, 0);
+	if (e != cudaSuccess)
+		return e;
+	if (per_sm < 1)
+		per_sm = 1;
+	uint64_t batches = (a->perm.n + 31) / 32;
+	uint64_t need = (batches + MF_WARPS_PER_BLOCK - 1) / MF_WARPS_PER_BLOCK;
+	uint64_t blocks = (uint64_t)per_sm * sm_count;
+	if (need < blocks)
+		blocks = need;
+	if (blocks < 1)
+		blocks = 1;
+	k<<<(unsigned)blocks, MF_BLOCK, 0, stream>>>(*a);
+	return cudaGetLastError();
+}

@@ -1,0 +1,35 @@
+/* gpu_stub.c - the GPU engine of a build without CUDA.
+ *
+ * Compiled instead of gpu/*.cu when nvcc was not found (or CUDA=0), so the
+ * library links the same symbols either way and `--device gpu` answers with
+ * a clear BOAR_ENOGPU instead of failing to link or crashing.
+ */
+#include <stddef.h>
+
+#include "error.h"
+#include "gpu/gpu_engine.h"
+
+#define NOGPU_MSG \
+	"this build has no GPU support; rebuild with nvcc available / CUDA=1"
+
+int boar_gpu_open(const struct boar_dataset *train, const boar_options *o,
+		  const struct boar_model *init, boar_gpu_ctx **out,
+		  boar_error *err)
+{
+	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
+}
+
+int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta, double *loss_sum,
+		   boar_error *err)
+{
+	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
+}
+
+int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m, boar_error *err)
+{
+	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
+}
+
+void boar_gpu_close(boar_gpu_ctx *c)
+{
+}
