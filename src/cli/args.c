@@ -238,25 +238,59 @@ int cli_choice(struct cli_parser *p, const char *const *names, int *out)
 			p->value, list);
 }
 
+/* Writes text word-wrapped into columns [col, 79), the first line starting
+ * at column `at`. */
+static void wrap(FILE *out, const char *text, int at, int col)
+{
+	const int width = 79;
+	int x = at;
+	while (*text) {
+		while (*text == ' ')
+			text++;
+		int len = (int)strcspn(text, " ");
+		if (!len)
+			break;
+		if (x > col && x + 1 + len > width) {
+			fprintf(out, "\n%*s", col, "");
+			x = col;
+		} else if (x > col) {
+			fputc(' ', out);
+			x++;
+		}
+		fwrite(text, 1, len, out);
+		x += len;
+		text += len;
+	}
+	fputc('\n', out);
+}
+
 void cli_print_options(FILE *out, const struct cli_opt *opts,
 		       void (*default_of)(int id, char *buf, size_t n))
 {
+	const int col = 30;
 	for (; opts->id; opts++) {
-		char left[64], def[96] = "";
+		char left[96], def[96] = "", text[512];
 		if (opts->short_name)
-			snprintf(left, sizeof left, "-%c, --%s%s%s",
+			snprintf(left, sizeof left, "  -%c, --%s%s%s",
 				 opts->short_name, opts->name,
 				 opts->arg ? " " : "",
 				 opts->arg ? opts->arg : "");
 		else
-			snprintf(left, sizeof left, "    --%s%s%s", opts->name,
+			snprintf(left, sizeof left, "      --%s%s%s", opts->name,
 				 opts->arg ? " " : "",
 				 opts->arg ? opts->arg : "");
 		if (default_of)
 			default_of(opts->id, def, sizeof def);
-		fprintf(out, "  %-28s %s", left, opts->help);
-		if (def[0])
-			fprintf(out, " (default: %s)", def);
-		fputc('\n', out);
+		snprintf(text, sizeof text, "%s%s%s%s", opts->help,
+			 def[0] ? " (default: " : "", def, def[0] ? ")" : "");
+		int n = fprintf(out, "%s", left);
+		if (n + 1 >= col) {
+			fprintf(out, "\n%*s", col, "");
+			n = col;
+		} else {
+			fprintf(out, "%*s", col - n, "");
+			n = col;
+		}
+		wrap(out, text, n, col);
 	}
 }

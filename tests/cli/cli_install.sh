@@ -1,0 +1,63 @@
+#!/bin/sh
+# `make install DESTDIR=... PREFIX=/usr` installs header, libraries, pkg-config
+# file and CLI; the example program in README.md (between the markers
+# <!-- example:begin --> and <!-- example:end -->) compiles against the
+# installed copy through pkg-config, linked statically and dynamically, and
+# both binaries run and report a sensible a9a accuracy. So the README's
+# example cannot rot.
+. tests/cli/lib/common.sh
+
+command -v pkg-config >/dev/null 2>&1 || skip "pkg-config not found"
+CC=${CC:-cc}
+D=$T/root
+make -s BUILD="$BUILD" DESTDIR="$D" PREFIX=/usr install >"$T/make.log" 2>&1 ||
+	{ cat "$T/make.log"; fail "make install exited non-zero"; }
+for f in usr/include/boar.h usr/lib/libboar.a usr/lib/libboar.so \
+	usr/lib/pkgconfig/boar.pc usr/bin/boar; do
+	[ -e "$D/$f" ] || fail "make install did not install /$f"
+done
+ls "$D"/usr/lib/libboar.so.* >/dev/null 2>&1 || fail "no versioned libboar.so.N"
+"$D/usr/bin/boar" --version >/dev/null || fail "the installed boar does not run"
+
+sed -n '/<!-- example:begin -->/,/<!-- example:end -->/p' README.md |
+	sed '1d;$d' | sed '/^```/d' >"$T/example.c"
+[ -s "$T/example.c" ] || fail "README.md has no example between the markers"
+grep -q 'boar_train' "$T/example.c" || fail "the README example does not train"
+
+export PKG_CONFIG_PATH="$D/usr/lib/pkgconfig"
+export PKG_CONFIG_SYSROOT_DIR="$D"
+pkg-config --exists boar || fail "pkg-config does not find boar in $PKG_CONFIG_PATH"
+cflags=$(pkg-config --cflags boar)
+libs=$(pkg-config --libs boar)
+# pkg-config puts the sysroot before every -L, also before library paths of
+# the build machine (e.g. CUDA's) that are not inside it: give those back.
+slibs=""
+for w in $(pkg-config --static --libs boar); do
+	case $w in
+	-L"$D"/*)
+		p=${w#-L"$D"}
+		[ -d "$D$p" ] || [ ! -d "$p" ] || w="-L$p"
+		;;
+	-lboar) w="-l:libboar.a" ;;
+	esac
+	slibs="$slibs $w"
+done
+
+# shellcheck disable=SC2086
+$CC -std=c11 -Wall -Wextra -Werror $cflags -o "$T/ex_dynamic" "$T/example.c" $libs \
+	>"$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "dynamic build of the README example failed"; }
+# shellcheck disable=SC2086
+$CC -std=c11 -Wall -Wextra -Werror $cflags -o "$T/ex_static" "$T/example.c" $slibs \
+	>"$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "static build of the README example failed ($slibs)"; }
+
+LD_LIBRARY_PATH="$D/usr/lib" ldd "$T/ex_dynamic" | grep -q "$D/usr/lib/libboar.so" ||
+	fail "the dynamic example does not load the installed libboar.so"
+ldd "$T/ex_static" | grep -q libboar && fail "the static example still needs libboar.so"
+
+for ex in ex_dynamic ex_static; do
+	LD_LIBRARY_PATH="$D/usr/lib" "$T/$ex" datasets/a9a datasets/a9a.t \
+		>"$T/$ex.out" 2>&1 || { cat "$T/$ex.out"; fail "$ex exited non-zero"; }
+	acc=$(sed -n 's/.*accuracy \([0-9.]*\).*/\1/p' "$T/$ex.out" | head -n 1)
+	at_least "$ex: a9a accuracy" "$acc" 0.84
+done
+exit 0
