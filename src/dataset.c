@@ -1,0 +1,415 @@
+/* dataset.c - the dataset API: loading a file (text or its cache),
+ * building from the caller's arrays, the accessors, and freeing.
+ *
+ * Loading: options are checked, the source is stat'ed (missing file and
+ * directory are BOAR_EIO), a valid cache is mapped if asked for, otherwise
+ * the text is mapped, its format detected unless forced, parsed on threads,
+ * classified, and (if asked) written back as a cache. A cache that cannot be
+ * written does not fail the load: the data is good, the cache is only a
+ * speed-up, and the next load simply tries again.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "cache.h"
+#include "dataset.h"
+#include "error.h"
+#include "parse_chunks.h"
+#include "parse_common.h"
+
+struct boar_dataset *boar_dataset_alloc(int task)
+{
+	struct boar_dataset *d = calloc(1, sizeof *d);
+	if (d) {
+		d->task = task;
+		d->label_kind = task == BOAR_TASK_MF ? BOAR_LABELS_REAL
+						     : BOAR_LABELS_BINARY;
+	}
+	return d;
+}
+
+void boar_dataset_free(boar_dataset *d)
+{
+	if (!d)
+		return;
+	for (size_t k = 0; k < sizeof d->owned / sizeof d->owned[0]; k++)
+		free(d->owned[k]);
+	if (d->map)
+		munmap(d->map, d->map_len);
+	free(d);
+}
+
+void boar_dataset_classify(struct boar_dataset *d)
+{
+	if (d->task != BOAR_TASK_LINEAR) {
+		d->label_kind = BOAR_LABELS_REAL;
+		d->all_ones = 0;
+		return;
+	}
+	int pm = 1, zo = 1; /* every label in {+1,-1}; every label in {1,0} */
+	for (uint64_t r = 0; r < d->n_rows && (pm || zo); r++) {
+		float y = d->label[r];
+		pm &= y == 1.0f || y == -1.0f;
+		zo &= y == 1.0f || y == 0.0f;
+	}
+	d->label_kind = pm || zo ? BOAR_LABELS_BINARY : BOAR_LABELS_REAL;
+	int ones = 1;
+	for (uint64_t k = 0; k < d->nnz && ones; k++)
+		ones = d->val[k] == 1.0f;
+	d->all_ones = ones;
+}
+
+int boar_dataset_task(const boar_dataset *d)
+{
+	return d ? d->task : BOAR_TASK_AUTO;
+}
+
+uint64_t boar_dataset_rows(const boar_dataset *d)
+{
+	return d ? d->n_rows : 0;
+}
+
+uint64_t boar_dataset_nnz(const boar_dataset *d)
+{
+	return d ? d->nnz : 0;
+}
+
+uint64_t boar_dataset_features(const boar_dataset *d)
+{
+	return d ? d->dim : 0;
+}
+
+uint64_t boar_dataset_items(const boar_dataset *d)
+{
+	return d && d->task == BOAR_TASK_MF ? d->n_items : 0;
+}
+
+/* ------------------------------------------------- from the caller */
+
+int boar_dataset_from_csr(uint64_t n_rows, uint32_t n_features,
+			  const uint64_t *row_ptr, const uint32_t *idx,
+			  const float *val, const float *labels,
+			  boar_dataset **out, boar_error *err)
+{
+	if (!out)
+		return boar_fail(err, BOAR_EINVAL, "out must not be NULL");
+	if (n_rows == 0)
+		return boar_fail(err, BOAR_EINVAL, "n_rows is 0: no rows");
+	if (!row_ptr || !labels)
+		return boar_fail(err, BOAR_EINVAL,
+				 "row_ptr and labels must not be NULL");
+	if (row_ptr[0] != 0)
+		return boar_fail(err, BOAR_EINVAL,
+				 "row_ptr[0] is %llu: it must be 0",
+				 (unsigned long long)row_ptr[0]);
+	for (uint64_t r = 0; r < n_rows; r++)
+		if (row_ptr[r + 1] < row_ptr[r])
+			return boar_fail(err, BOAR_EINVAL,
+					 "row %llu: row_ptr decreases",
+					 (unsigned long long)r);
+	uint64_t nnz = row_ptr[n_rows];
+	if (nnz && (!idx || !val))
+		return boar_fail(err, BOAR_EINVAL,
+				 "idx and val must not be NULL when there are non-zeros");
+	for (uint64_t r = 0; r < n_rows; r++) {
+		if (!isfinite(labels[r]))
+			return boar_fail(err, BOAR_EINVAL,
+					 "row %llu: label is NaN or infinite",
+					 (unsigned long long)r);
+		for (uint64_t k = row_ptr[r]; k < row_ptr[r + 1]; k++) {
+			if (idx[k] >= n_features)
+				return boar_fail(err, BOAR_EINVAL,
+						 "row %llu: feature id %u is not below n_features %u",
+						 (unsigned long long)r, idx[k],
+						 n_features);
+			if (k > row_ptr[r] && idx[k] <= idx[k - 1])
+				return boar_fail(err, BOAR_EINVAL,
+						 "row %llu: feature ids must be strictly ascending (%u %s %u)",
+						 (unsigned long long)r, idx[k],
+						 idx[k] == idx[k - 1] ? "repeats" : "after",
+						 idx[k - 1]);
+			if (!isfinite(val[k]))
+				return boar_fail(err, BOAR_EINVAL,
+						 "row %llu: value of feature %u is NaN or infinite",
+						 (unsigned long long)r, idx[k]);
+		}
+	}
+	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
+	if (!d)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	d->n_rows = n_rows;
+	d->nnz = nnz;
+	d->dim = n_features;
+	d->row_ptr = malloc((n_rows + 1) * sizeof *d->row_ptr);
+	d->idx = malloc((nnz ? nnz : 1) * sizeof *d->idx);
+	d->val = malloc((nnz ? nnz : 1) * sizeof *d->val);
+	d->label = malloc(n_rows * sizeof *d->label);
+	d->owned[0] = d->row_ptr;
+	d->owned[1] = d->idx;
+	d->owned[2] = d->val;
+	d->owned[3] = d->label;
+	if (!d->row_ptr || !d->idx || !d->val || !d->label) {
+		boar_dataset_free(d);
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	}
+	memcpy(d->row_ptr, row_ptr, (n_rows + 1) * sizeof *row_ptr);
+	if (nnz) {
+		memcpy(d->idx, idx, nnz * sizeof *idx);
+		memcpy(d->val, val, nnz * sizeof *val);
+	}
+	memcpy(d->label, labels, n_rows * sizeof *labels);
+	boar_dataset_classify(d);
+	*out = d;
+	return 0;
+}
+
+int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
+			      const uint32_t *items, const float *ratings,
+			      boar_dataset **out, boar_error *err)
+{
+	if (!out)
+		return boar_fail(err, BOAR_EINVAL, "out must not be NULL");
+	if (n == 0)
+		return boar_fail(err, BOAR_EINVAL, "n is 0: no ratings");
+	if (!users || !items || !ratings)
+		return boar_fail(err, BOAR_EINVAL,
+				 "users, items and ratings must not be NULL");
+	uint64_t mu = 0, mi = 0;
+	for (uint64_t k = 0; k < n; k++) {
+		if (!isfinite(ratings[k]))
+			return boar_fail(err, BOAR_EINVAL,
+					 "rating %llu is NaN or infinite",
+					 (unsigned long long)k);
+		if (users[k] >= mu)
+			mu = (uint64_t)users[k] + 1;
+		if (items[k] >= mi)
+			mi = (uint64_t)items[k] + 1;
+	}
+	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_MF);
+	if (!d)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	d->n_rows = d->nnz = n;
+	d->dim = mu;
+	d->n_items = mi;
+	d->user = malloc(n * sizeof *d->user);
+	d->item = malloc(n * sizeof *d->item);
+	d->label = malloc(n * sizeof *d->label);
+	d->owned[0] = d->user;
+	d->owned[1] = d->item;
+	d->owned[2] = d->label;
+	if (!d->user || !d->item || !d->label) {
+		boar_dataset_free(d);
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	}
+	memcpy(d->user, users, n * sizeof *users);
+	memcpy(d->item, items, n * sizeof *items);
+	memcpy(d->label, ratings, n * sizeof *ratings);
+	boar_dataset_classify(d);
+	*out = d;
+	return 0;
+}
+
+/* ------------------------------------------------------- from files */
+
+void boar_load_options_default(boar_load_options *o)
+{
+	memset(o, 0, sizeof *o);
+	o->task = BOAR_TASK_AUTO;
+	o->format = BOAR_FORMAT_AUTO;
+	o->threads = 0;
+	o->use_cache = 0;
+	o->cache_path = NULL;
+	o->hash_bits = 0;
+}
+
+/* Is [s, eol) a line with a LIBSVM feature token (a ':' after the first
+ * token that is not part of a '::' separator)? */
+static int has_feature_token(const char *s, const char *eol)
+{
+	s = pc_token_end(s, eol);
+	for (;;) {
+		s = pc_skip_space(s, eol);
+		if (s == eol || *s == '#')
+			return 0;
+		const char *te = pc_token_end(s, eol);
+		for (const char *c = s; c < te; c++) {
+			if (*c != ':')
+				continue;
+			if (c + 1 < te && c[1] == ':')
+				break; /* "::": a ratings separator */
+			return 1;
+		}
+		s = te;
+	}
+}
+
+/* Counts the leading numeric fields of a ratings-style line. */
+static int numeric_fields(const char *s, const char *eol)
+{
+	int n = 0;
+	while (s < eol && *s != '#') {
+		float v;
+		const char *t = pc_parse_float(s, eol, &v);
+		if (t == s)
+			break;
+		if (t < eol && !pc_is_space((unsigned char)*t) && *t != ',' &&
+		    *t != ':')
+			break;
+		n++;
+		s = pc_skip_space(t, eol);
+		if (s < eol && *s == ',')
+			s++;
+		else if (s + 1 < eol && s[0] == ':' && s[1] == ':')
+			s += 2;
+		else if (s < eol && *s == ':')
+			break;
+		s = pc_skip_space(s, eol);
+	}
+	return n;
+}
+
+int boar_detect_format(const char *buf, size_t len)
+{
+	const char *p = buf, *end = buf + (len < (1u << 20) ? len : (1u << 20));
+	int looked = 0;
+	while (p < end && looked < 32) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *s = pc_skip_space(p, eol);
+		p = eol + 1;
+		if (s == eol || *s == '#')
+			continue;
+		looked++;
+		if (has_feature_token(s, eol))
+			return BOAR_FORMAT_LIBSVM;
+		if (numeric_fields(s, eol) >= 3)
+			return BOAR_FORMAT_RATINGS;
+		/* a label-only row or a header line: look further */
+	}
+	return BOAR_FORMAT_LIBSVM;
+}
+
+static int check_load_options(const boar_load_options *o, boar_error *err)
+{
+	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
+		return boar_fail(err, BOAR_EINVAL, "unknown task %d", o->task);
+	if (o->format < BOAR_FORMAT_AUTO || o->format > BOAR_FORMAT_RATINGS)
+		return boar_fail(err, BOAR_EINVAL, "unknown format %d",
+				 o->format);
+	if (o->threads < 0)
+		return boar_fail(err, BOAR_EINVAL,
+				 "threads must be >= 0 (0 = all cores)");
+	if (o->hash_bits < 0 || o->hash_bits > 32)
+		return boar_fail(err, BOAR_EINVAL,
+				 "hash_bits must be between 0 and 32");
+	if ((o->task == BOAR_TASK_LINEAR && o->format == BOAR_FORMAT_RATINGS) ||
+	    (o->task == BOAR_TASK_MF && o->format == BOAR_FORMAT_LIBSVM))
+		return boar_fail(err, BOAR_EINVAL,
+				 "task and format disagree: the linear task reads LIBSVM, matrix factorization reads ratings");
+	return 0;
+}
+
+int boar_dataset_load(const char *path, const boar_load_options *o,
+		      boar_dataset **out, boar_error *err)
+{
+	boar_load_options def;
+	if (!o) {
+		boar_load_options_default(&def);
+		o = &def;
+	}
+	if (!path || !out)
+		return boar_fail(err, BOAR_EINVAL,
+				 "path and out must not be NULL");
+	int ret = check_load_options(o, err);
+	if (ret)
+		return ret;
+	int format = o->format;
+	if (!format && o->task == BOAR_TASK_LINEAR)
+		format = BOAR_FORMAT_LIBSVM;
+	if (!format && o->task == BOAR_TASK_MF)
+		format = BOAR_FORMAT_RATINGS;
+	int threads = parse_threads(o->threads);
+
+	uint64_t size;
+	int64_t mtime;
+	int regular;
+	ret = text_file_stat(path, &size, &mtime, &regular, err);
+	if (ret)
+		return ret;
+
+	char *cache_path = NULL;
+	int use_cache = o->use_cache && regular;
+	if (use_cache) {
+		if (o->cache_path) {
+			cache_path = strdup(o->cache_path);
+		} else if ((cache_path = malloc(strlen(path) + 11))) {
+			sprintf(cache_path, "%s.boarcache", path);
+		}
+		if (!cache_path)
+			return boar_fail(err, BOAR_ENOMEM, "out of memory");
+		struct cache_want w = {
+			.src_size = size,
+			.src_mtime_ns = mtime,
+			.task = format == BOAR_FORMAT_LIBSVM ? BOAR_TASK_LINEAR
+				: format == BOAR_FORMAT_RATINGS ? BOAR_TASK_MF
+								: BOAR_TASK_AUTO,
+			.hash_bits = o->hash_bits,
+			.threads = threads,
+		};
+		ret = boar_cache_load(cache_path, &w, out, err);
+		if (ret <= 0) {
+			free(cache_path);
+			return ret;
+		}
+	}
+
+	struct text_file f;
+	struct boar_dataset *d = NULL;
+	ret = text_file_open(path, &f, err);
+	if (ret)
+		goto out;
+	if (f.len == 0) {
+		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
+				     "empty file: no data rows");
+		goto out;
+	}
+	if (!format)
+		format = boar_detect_format(f.buf, f.len);
+	struct parse_input in = {
+		.path = path,
+		.buf = f.buf,
+		.len = f.len,
+		.threads = threads,
+		.hash_bits = o->hash_bits,
+	};
+	if (format == BOAR_FORMAT_LIBSVM)
+		ret = boar_parse_libsvm(&in, &d, err);
+	else
+		ret = boar_parse_ratings(&in, &d, err);
+	if (ret)
+		goto out;
+	if (d->n_rows == 0) {
+		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
+				     "no data rows (only blank lines, comments or a header)");
+		goto out;
+	}
+	boar_dataset_classify(d);
+	/* The cache records the size and mtime of what was actually parsed,
+	 * so a file changed since the stat above is simply seen as stale. */
+	if (use_cache && f.regular)
+		boar_cache_write(cache_path, d, f.size, f.mtime_ns, threads,
+				 NULL);
+out:
+	text_file_close(&f);
+	free(cache_path);
+	if (ret) {
+		boar_dataset_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}

@@ -1,0 +1,232 @@
+/* parse_common.h - number and token helpers shared by the text parsers, and
+ * the parsers' entry points (library-internal).
+ *
+ * Input is a memory range [p, end) that is NOT NUL-terminated (it is usually
+ * a read-only mmap of the file), so every helper takes the end pointer and
+ * never reads at or past it. The helpers are inline because they run once
+ * per token on hundreds of MB per second; the rare slow forms (exponents
+ * beyond the exact range, more than 19 significant digits, "nan", hex
+ * floats) fall back to strtof on a bounded NUL-terminated copy so that the
+ * result always equals strtof's within one ulp.
+ */
+#ifndef BOAR_PARSE_COMMON_H
+#define BOAR_PARSE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dataset.h"
+
+/* Space, tab, CR (so CRLF files read as LF ones), vertical tab, form feed. */
+static inline int pc_is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline int pc_is_digit(unsigned char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
+static inline const char *pc_skip_space(const char *p, const char *end)
+{
+	while (p < end && pc_is_space((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* End of the token starting at p: the first space or end. */
+static inline const char *pc_token_end(const char *p, const char *end)
+{
+	while (p < end && !pc_is_space((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* Parses decimal digits at p into *v. Returns the pointer after the digits
+ * (p itself when there are none). *overflow is set when the value does not
+ * fit in 64 bits; callers compare *v against their own bound anyway. */
+static inline const char *pc_parse_u64(const char *p, const char *end,
+				       uint64_t *v, int *overflow)
+{
+	uint64_t x = 0;
+	int of = 0;
+	while (p < end && pc_is_digit((unsigned char)*p)) {
+		unsigned d = (unsigned char)*p - '0';
+		if (x > (UINT64_MAX - d) / 10)
+			of = 1;
+		else
+			x = x * 10 + d;
+		p++;
+	}
+	*v = x;
+	*overflow = of;
+	return p;
+}
+
+/* The slow path: strtof on a NUL-terminated copy of [p, tok_end). Returns
+ * the end of what strtof consumed, or p if nothing (or the token is longer
+ * than any sane number). */
+static inline const char *pc_parse_float_slow(const char *p,
+					      const char *tok_end, float *out)
+{
+	char buf[400];
+	size_t n = (size_t)(tok_end - p);
+	if (n == 0 || n >= sizeof buf)
+		return p;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	char *e;
+	float f = strtof(buf, &e);
+	if (e == buf)
+		return p;
+	*out = f;
+	return p + (e - buf);
+}
+
+/* Parses a float at p, stopping at the first byte that cannot continue the
+ * number (or at end). Returns the pointer after the number, or p when there
+ * is none; the caller checks that a space or the end of the line follows.
+ *
+ * Fast path (Clinger): up to 19 significant digits fit a uint64 exactly and,
+ * when the mantissa is <= 2^53 and the decimal exponent within +-22, one
+ * multiplication or division by an exact power of ten gives the correctly
+ * rounded double; narrowing that to float is within one ulp of strtof.
+ * Anything else (more digits, big exponents, "nan", "inf") goes to strtof
+ * on the whole token. */
+static inline const char *pc_parse_float(const char *p, const char *end,
+					 float *out)
+{
+	static const double p10[23] = {
+		1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+		1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+		1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	const char *s = p;
+	int neg = 0;
+	if (s < end && (*s == '-' || *s == '+')) {
+		neg = *s == '-';
+		s++;
+	}
+	uint64_t m = 0;
+	int sig = 0, e10 = 0, digits = 0, exact = 1;
+	while (s < end && pc_is_digit((unsigned char)*s)) {
+		unsigned d = (unsigned char)*s - '0';
+		if (sig < 19) {
+			m = m * 10 + d;
+			sig += m != 0;
+		} else {
+			exact = 0;
+		}
+		digits++;
+		s++;
+	}
+	if (s < end && *s == '.') {
+		s++;
+		while (s < end && pc_is_digit((unsigned char)*s)) {
+			unsigned d = (unsigned char)*s - '0';
+			if (sig < 19) {
+				m = m * 10 + d;
+				sig += m != 0;
+				e10--;
+			} else {
+				exact = 0;
+			}
+			digits++;
+			s++;
+		}
+	}
+	if (!digits)
+		goto slow; /* nan, inf, or not a number at all */
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		const char *q = s + 1;
+		int eneg = 0, ex = 0, any = 0;
+		if (q < end && (*q == '-' || *q == '+')) {
+			eneg = *q == '-';
+			q++;
+		}
+		while (q < end && pc_is_digit((unsigned char)*q)) {
+			if (ex < 100000)
+				ex = ex * 10 + (*q - '0');
+			any = 1;
+			q++;
+		}
+		if (!any)
+			return s; /* "1e": the caller reports the junk */
+		e10 += eneg ? -ex : ex;
+		s = q;
+	}
+	if (m == 0) {
+		*out = neg ? -0.0f : 0.0f;
+		return s;
+	}
+	if (!exact || m > (1ULL << 53) || e10 < -22 || e10 > 22)
+		goto slow;
+	double d = e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
+	*out = (float)(neg ? -d : d);
+	return s;
+slow:
+	return pc_parse_float_slow(p, pc_token_end(p, end), out);
+}
+
+/* Writes a printable, quoted, bounded copy of [p, end) into out for error
+ * messages: bytes outside printable ASCII become \xNN, long tokens are cut
+ * with "...". */
+static inline void pc_quote(char *out, size_t n, const char *p, const char *end)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	if (n < 8) {
+		if (n)
+			out[0] = '\0';
+		return;
+	}
+	out[o++] = '\'';
+	for (; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (o + 8 >= n || o > 40) {
+			out[o++] = '.';
+			out[o++] = '.';
+			out[o++] = '.';
+			break;
+		}
+		if (c >= 0x20 && c < 0x7f && c != '\'') {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	out[o++] = '\'';
+	out[o] = '\0';
+}
+
+/* ---------------------------------------------------------- parsers */
+
+/* What a parser needs to know about its input. */
+struct parse_input {
+	const char *path;   /* for error messages */
+	const char *buf;    /* the whole text */
+	size_t len;
+	int threads;        /* > 0 */
+	int hash_bits;      /* linear only */
+};
+
+/* Each returns 0 and a filled dataset (arrays owned, n_rows may be 0), or a
+ * negative BOAR_E* code with err naming path and the 1-based line. */
+int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
+		      boar_error *err);
+int boar_parse_ratings(const struct parse_input *in,
+		       struct boar_dataset **out, boar_error *err);
+
+/* Looks at the first data lines of buf: BOAR_FORMAT_LIBSVM when a token
+ * after the first has a ':' (and is not a '::' separator), else
+ * BOAR_FORMAT_RATINGS when a line has 3+ numeric fields; LIBSVM when
+ * undecided (so that its parser names the problem). */
+int boar_detect_format(const char *buf, size_t len);
+
+#endif
