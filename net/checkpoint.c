@@ -1,0 +1,199 @@
+/* checkpoint.c - atomic save and checked load of a shard's state.
+ *
+ * The file is small relative to the model (one float per key of the
+ * shard), so it is built in memory and written with one write(); the crc
+ * catches a file damaged after the rename. See checkpoint.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "error.h"
+#include "net/checkpoint.h"
+#include "net/wire.h"
+
+static const char MAGIC[8] = "BOARCKP1";
+
+static void path_of(char *out, size_t n, const char *dir, uint32_t shard,
+		    uint32_t n_shards)
+{
+	snprintf(out, n, "%s/shard-%u-of-%u.ckpt", dir, shard, n_shards);
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = write(fd, p, n);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+int ckpt_save(const char *dir, const struct ckpt *c, boar_error *err)
+{
+	char path[PATH_MAX], tmp[PATH_MAX + 32];
+	struct wire_out o;
+	uint64_t n = c->hi - c->lo;
+	int fd = -1, rc;
+
+	path_of(path, sizeof path, dir, c->shard, c->n_shards);
+	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+	wire_out_init(&o);
+	wire_put_bytes(&o, MAGIC, 8);
+	wire_put_u32(&o, c->shard);
+	wire_put_u32(&o, c->n_shards);
+	wire_put_u64(&o, c->dim);
+	wire_put_u64(&o, c->lo);
+	wire_put_u64(&o, c->hi);
+	wire_put_u32(&o, c->n_workers);
+	wire_put_u32(&o, 0);
+	wire_put_u64(&o, c->max_staleness);
+	for (uint32_t i = 0; i < c->n_workers; i++)
+		wire_put_u64(&o, c->clocks[i]);
+	wire_put_vals(&o, c->w, (uint32_t)n, 0);
+	if (o.failed) {
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto out;
+	}
+	wire_put_u32(&o, (uint32_t)crc32(0, o.buf, (uInt)o.len));
+
+	mkdir(dir, 0755); /* may exist; open() below reports real trouble */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 || write_all(fd, o.buf, o.len) || fsync(fd)) {
+		rc = boar_fail(err, BOAR_EIO, "%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	close(fd);
+	fd = -1;
+	if (rename(tmp, path)) {
+		rc = boar_fail(err, BOAR_EIO, "rename to %s: %s", path,
+			       strerror(errno));
+		goto out;
+	}
+	/* The rename itself is durable only once the directory is. */
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		unlink(tmp);
+	wire_out_free(&o);
+	return rc;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[3] << 24;
+}
+
+static uint64_t le64(const uint8_t *p)
+{
+	return le32(p) | (uint64_t)le32(p + 4) << 32;
+}
+
+int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
+	      struct ckpt *c, boar_error *err)
+{
+	char path[PATH_MAX];
+	uint8_t *buf = NULL;
+	int rc;
+	path_of(path, sizeof path, dir, shard, n_shards);
+	FILE *f = fopen(path, "rb");
+	if (!f) {
+		if (errno == ENOENT)
+			return 1;
+		return boar_fail(err, BOAR_EIO, "%s: %s", path, strerror(errno));
+	}
+	struct stat st;
+	if (fstat(fileno(f), &st) || st.st_size < 64 ||
+	    st.st_size > (off_t)1 << 40) {
+		rc = boar_fail(err, BOAR_ECORRUPT, "%s: truncated", path);
+		goto out;
+	}
+	size_t len = (size_t)st.st_size;
+	buf = malloc(len);
+	if (!buf) {
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto out;
+	}
+	if (fread(buf, 1, len, f) != len) {
+		rc = boar_fail(err, BOAR_EIO, "%s: read error", path);
+		goto out;
+	}
+	if (memcmp(buf, MAGIC, 8)) {
+		rc = boar_fail(err, BOAR_EFORMAT, "%s: not a boar checkpoint",
+			       path);
+		goto out;
+	}
+	if (le32(buf + len - 4) != (uint32_t)crc32(0, buf, (uInt)(len - 4))) {
+		rc = boar_fail(err, BOAR_ECORRUPT, "%s: checksum mismatch",
+			       path);
+		goto out;
+	}
+	memset(c, 0, sizeof *c);
+	c->shard = le32(buf + 8);
+	c->n_shards = le32(buf + 12);
+	c->dim = le64(buf + 16);
+	c->lo = le64(buf + 24);
+	c->hi = le64(buf + 32);
+	c->n_workers = le32(buf + 40);
+	c->max_staleness = le64(buf + 48);
+	uint64_t n = c->hi - c->lo;
+	if (c->lo > c->hi || c->hi > c->dim || c->n_workers > 65536 ||
+	    len != 56 + 8ull * c->n_workers + 4 * n + 4) {
+		rc = boar_fail(err, BOAR_ECORRUPT, "%s: inconsistent sizes",
+			       path);
+		goto out;
+	}
+	if (c->shard != shard || c->n_shards != n_shards) {
+		rc = boar_fail(err, BOAR_EMISMATCH,
+			       "%s: checkpoint of shard %u/%u", path, c->shard,
+			       c->n_shards);
+		goto out;
+	}
+	c->clocks = malloc((c->n_workers ? c->n_workers : 1) * 8);
+	c->w = malloc((n ? n : 1) * 4);
+	if (!c->clocks || !c->w) {
+		ckpt_free(c);
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto out;
+	}
+	const uint8_t *p = buf + 56;
+	for (uint32_t i = 0; i < c->n_workers; i++, p += 8)
+		c->clocks[i] = le64(p);
+	for (uint64_t i = 0; i < n; i++, p += 4) {
+		uint32_t b = le32(p);
+		memcpy(&c->w[i], &b, 4);
+	}
+	rc = 0;
+out:
+	fclose(f);
+	free(buf);
+	return rc;
+}
+
+void ckpt_free(struct ckpt *c)
+{
+	free(c->clocks);
+	free(c->w);
+	c->clocks = NULL;
+	c->w = NULL;
+}

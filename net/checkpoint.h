@@ -1,0 +1,38 @@
+/* checkpoint.h - a shard's state on disk (library-internal).
+ *
+ * One file per shard, DIR/shard-I-of-S.ckpt, replaced atomically: written
+ * to a temporary file in DIR, fsync'ed, renamed over the old one, and the
+ * directory fsync'ed, so a crash at any point leaves either the old or the
+ * new checkpoint, never a torn one. Layout (little-endian):
+ *
+ *   "BOARCKP1", u32 shard, u32 n_shards, u64 dim, u64 lo, u64 hi,
+ *   u32 n_workers, u32 0, u64 max_staleness, u64 clock[n_workers] (bit
+ *   63 set: that worker had finished or was dropped),
+ *   f32 w[hi - lo], u32 crc32 of everything before it.
+ */
+#ifndef BOAR_NET_CHECKPOINT_H
+#define BOAR_NET_CHECKPOINT_H
+
+#include <stdint.h>
+
+#include "boar.h"
+
+#define CKPT_FINISHED (1ull << 63)
+
+struct ckpt {
+	uint32_t shard, n_shards;
+	uint64_t dim, lo, hi;
+	uint32_t n_workers;
+	uint64_t max_staleness;
+	uint64_t *clocks; /* n_workers */
+	float *w;         /* hi - lo */
+};
+
+int ckpt_save(const char *dir, const struct ckpt *c, boar_error *err);
+/* @return 0 and *c (arrays malloc'ed), 1 if there is no checkpoint yet,
+ *         or BOAR_EIO / BOAR_ECORRUPT / BOAR_EMISMATCH with *err. */
+int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
+	      struct ckpt *c, boar_error *err);
+void ckpt_free(struct ckpt *c);
+
+#endif

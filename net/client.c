@@ -1,0 +1,735 @@
+/* client.c - a worker's connections to the shards: handshake, push, pull,
+ * clock, gather; reconnect with backoff.
+ *
+ * Every request is built into one frame buffer and written with blocking
+ * send()s; replies are read with poll() so that a worker waiting on an SSP
+ * pull sends a heartbeat every second and the shard never takes it for
+ * dead. Any socket failure while talking to a shard means "reconnect and
+ * repeat" (see client.h for what is repeated); an ERROR frame from a shard
+ * is final.
+ */
+#include <errno.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "net/auth.h"
+#include "net/client.h"
+#include "net/loop.h"
+#include "net/server.h"
+
+#define RETRY 1 /* internal: the connection broke, reconnect and repeat */
+
+struct shard {
+	char host[256];
+	unsigned port;
+	int fd;
+	uint64_t lo, hi;
+};
+
+struct ps_client {
+	struct ps_client_config cfg;
+	uint8_t key[NET_KEY_LEN];
+	int auth;
+	struct shard *sh;
+	uint64_t clock;
+	uint32_t req;
+	float *res;            /* filter residuals (dim), or NULL */
+	uint64_t *kbuf;        /* push scratch */
+	float *vbuf;
+	uint32_t buf_cap;
+	uint8_t *in;
+	size_t in_cap;
+	struct wire_out out;
+	struct wire_msg msg;
+	struct ps_client_counters n;
+};
+
+/* ------------------------------------------------------------- plumbing */
+
+static void drop_fd(struct shard *s)
+{
+	if (s->fd >= 0)
+		close(s->fd);
+	s->fd = -1;
+}
+
+static int send_all(struct ps_client *c, struct shard *s, const uint8_t *p,
+		    size_t n)
+{
+	if (s->fd < 0)
+		return RETRY;
+	while (n) {
+		ssize_t k = send(s->fd, p, n, MSG_NOSIGNAL);
+		if (k < 0) {
+			if (errno == EINTR)
+				continue;
+			drop_fd(s);
+			return RETRY;
+		}
+		p += k;
+		n -= (size_t)k;
+		c->n.bytes_sent += (uint64_t)k;
+	}
+	return 0;
+}
+
+static int send_out(struct ps_client *c, struct shard *s)
+{
+	if (c->out.failed)
+		return BOAR_ENOMEM;
+	return send_all(c, s, c->out.buf, c->out.len);
+}
+
+static void heartbeat(struct ps_client *c, struct shard *s)
+{
+	uint8_t hb[WIRE_HDR_LEN];
+	struct wire_out o = { .buf = hb, .cap = sizeof hb };
+	wire_begin(&o, WIRE_HEARTBEAT, 0);
+	wire_end(&o);
+	send_all(c, s, hb, o.len);
+}
+
+/* Reads exactly n bytes; heartbeats while waiting (timeout_s < 0: wait
+ * forever). @return 0, RETRY, or BOAR_ETIMEOUT. */
+static int recv_all(struct ps_client *c, struct shard *s, uint8_t *p,
+		    size_t n, double timeout_s)
+{
+	double deadline = timeout_s < 0 ? 0 : net_now() + timeout_s;
+	while (n) {
+		if (s->fd < 0)
+			return RETRY;
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		int r = poll(&pfd, 1, 1000);
+		if (r < 0 && errno != EINTR) {
+			drop_fd(s);
+			return RETRY;
+		}
+		if (r <= 0) {
+			if (deadline && net_now() > deadline)
+				return BOAR_ETIMEOUT;
+			heartbeat(c, s);
+			continue;
+		}
+		ssize_t k = recv(s->fd, p, n, 0);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			drop_fd(s);
+			return RETRY;
+		}
+		p += k;
+		n -= (size_t)k;
+		c->n.bytes_recv += (uint64_t)k;
+	}
+	return 0;
+}
+
+/* One whole frame into c->msg. An ERROR frame becomes its code. */
+static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
+		    boar_error *err)
+{
+	uint8_t hb[WIRE_HDR_LEN];
+	struct wire_hdr h;
+	int rc = recv_all(c, s, hb, sizeof hb, timeout_s);
+	if (rc == BOAR_ETIMEOUT)
+		return boar_fail(err, rc, "%s:%u: no answer", s->host, s->port);
+	if (rc)
+		return rc;
+	if (wire_parse_header(hb, WIRE_MAX_PAYLOAD, &h)) {
+		drop_fd(s);
+		return boar_fail(err, BOAR_EPROTO, "%s:%u: bad frame header",
+				 s->host, s->port);
+	}
+	if (h.length > c->in_cap) {
+		uint8_t *b = realloc(c->in, h.length);
+		if (!b)
+			return boar_fail(err, BOAR_ENOMEM, "out of memory");
+		c->in = b;
+		c->in_cap = h.length;
+	}
+	rc = recv_all(c, s, c->in, h.length, timeout_s);
+	if (rc == BOAR_ETIMEOUT)
+		return boar_fail(err, rc, "%s:%u: no answer", s->host, s->port);
+	if (rc)
+		return rc;
+	rc = wire_decode(&h, c->in, &c->msg);
+	if (rc) {
+		drop_fd(s);
+		return boar_fail(err, rc == -2 ? BOAR_ENOMEM : BOAR_EPROTO,
+				 "%s:%u: malformed frame", s->host, s->port);
+	}
+	if (c->msg.type == WIRE_ERROR) {
+		drop_fd(s);
+		int code = c->msg.code < 0 && c->msg.code >= BOAR_ETIMEOUT
+				   ? c->msg.code
+				   : BOAR_EPROTO;
+		return boar_fail(err, code, "shard %s:%u: %s", s->host,
+				 s->port, c->msg.text);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------ handshake */
+
+static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
+{
+	struct shard *s = &c->sh[i];
+	uint8_t nonce[WIRE_NONCE_LEN];
+	if (net_random(nonce, sizeof nonce))
+		return boar_fail(err, BOAR_EAUTH, "no randomness");
+	wire_out_reset(&c->out);
+	wire_begin(&c->out, WIRE_HELLO, 0);
+	wire_put_u32(&c->out, c->cfg.rank);
+	wire_put_u32(&c->out, c->cfg.n_workers);
+	wire_put_u64(&c->out, c->cfg.dim);
+	wire_put_u64(&c->out, c->clock);
+	wire_put_bytes(&c->out, nonce, sizeof nonce);
+	wire_end(&c->out);
+	int rc = send_out(c, s);
+	if (!rc)
+		rc = recv_msg(c, s, 10, err);
+	if (rc)
+		return rc;
+	struct wire_msg *m = &c->msg;
+	if (m->type != WIRE_WELCOME)
+		return boar_fail(err, BOAR_EPROTO, "%s:%u: expected WELCOME",
+				 s->host, s->port);
+	if (m->shard != i || m->n_shards != c->cfg.n_shards) {
+		drop_fd(s);
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "%s:%u serves shard %u/%u, expected %u/%u",
+				 s->host, s->port, m->shard, m->n_shards, i,
+				 c->cfg.n_shards);
+	}
+	if (m->auth != c->auth) {
+		drop_fd(s);
+		return boar_fail(err, BOAR_EAUTH,
+				 m->auth ? "%s:%u requires a secret (--secret-file)"
+					 : "%s:%u did not prove it knows the "
+					   "secret",
+				 s->host, s->port);
+	}
+	if (c->auth) {
+		if (!net_auth_check(c->key, 'S', nonce, m->nonce, m->mac)) {
+			drop_fd(s);
+			return boar_fail(err, BOAR_EAUTH,
+					 "%s:%u: wrong proof: the shard has "
+					 "another secret",
+					 s->host, s->port);
+		}
+		uint8_t proof[WIRE_MAC_LEN];
+		uint8_t snonce[WIRE_NONCE_LEN];
+		memcpy(snonce, m->nonce, sizeof snonce);
+		net_auth_proof(c->key, 'C', snonce, nonce, proof);
+		wire_out_reset(&c->out);
+		wire_begin(&c->out, WIRE_AUTH, 0);
+		wire_put_bytes(&c->out, proof, sizeof proof);
+		wire_end(&c->out);
+		if ((rc = send_out(c, s)))
+			return rc;
+	}
+	s->lo = m->lo;
+	s->hi = m->hi;
+	if (m->clock > c->clock)
+		c->clock = m->clock;
+	return 0;
+}
+
+/* Connects shard i, retrying with exponential backoff until the deadline. */
+static int connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
+{
+	struct shard *s = &c->sh[i];
+	double deadline = net_now() + c->cfg.reconnect_timeout;
+	double wait = 0.05;
+	boar_error e;
+	for (;;) {
+		drop_fd(s);
+		int rc = net_connect(s->host, s->port, &s->fd, &e);
+		if (!rc) {
+			rc = handshake(c, i, &e);
+			if (!rc)
+				return 0;
+			if (rc != RETRY && rc != BOAR_ETIMEOUT) {
+				if (err)
+					*err = e;
+				return rc;
+			}
+			if (rc == RETRY)
+				boar_fail(&e, BOAR_ENET,
+					  "%s:%u closed the connection",
+					  s->host, s->port);
+		}
+		if (net_now() + wait > deadline) {
+			if (err)
+				*err = e;
+			return e.code ? e.code : BOAR_ENET;
+		}
+		struct timespec ts = { (time_t)wait,
+				       (long)((wait - (time_t)wait) * 1e9) };
+		nanosleep(&ts, NULL);
+		wait = wait * 2 > 1.0 ? 1.0 : wait * 2;
+	}
+}
+
+/* After a reconnect the shard may hold a newer clock for us than we do
+ * (or the other way round): tell every shard where we are. */
+static int sync_clock(struct ps_client *c, boar_error *err);
+
+static int reconnect(struct ps_client *c, uint32_t i, boar_error *err)
+{
+	uint64_t before = c->clock;
+	c->n.reconnects++;
+	int rc = connect_shard(c, i, err);
+	if (rc)
+		return rc;
+	if (c->clock != before)
+		return sync_clock(c, err);
+	return 0;
+}
+
+static int send_clock_to(struct ps_client *c, uint32_t i, int type)
+{
+	wire_out_reset(&c->out);
+	wire_begin(&c->out, type, 0);
+	wire_put_u64(&c->out, c->clock);
+	wire_end(&c->out);
+	return send_out(c, &c->sh[i]);
+}
+
+static int sync_clock(struct ps_client *c, boar_error *err)
+{
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		int rc;
+		while ((rc = send_clock_to(c, i, WIRE_CLOCK)) == RETRY)
+			if ((rc = connect_shard(c, i, err)))
+				return rc;
+		if (rc)
+			return boar_fail(err, rc, "out of memory");
+	}
+	return 0;
+}
+
+/* Sends the frame in c->out to shard i and reads its reply of type
+ * `expect`, reconnecting and repeating as needed. The frame is rebuilt by
+ * build() after a reconnect (the handshake reuses c->out). */
+static int transact(struct ps_client *c, uint32_t i, int expect,
+		    void (*build)(struct ps_client *, uint32_t, void *),
+		    void *arg, boar_error *err)
+{
+	for (;;) {
+		build(c, i, arg);
+		int rc = send_out(c, &c->sh[i]);
+		if (!rc)
+			rc = recv_msg(c, &c->sh[i], -1, err);
+		if (!rc) {
+			if (c->msg.type != expect)
+				return boar_fail(err, BOAR_EPROTO,
+						 "%s:%u: unexpected reply %d",
+						 c->sh[i].host, c->sh[i].port,
+						 c->msg.type);
+			return 0;
+		}
+		if (rc != RETRY)
+			return rc;
+		if ((rc = reconnect(c, i, err)))
+			return rc;
+	}
+}
+
+/* Index of the first key >= bound in keys[lo..n). */
+static uint32_t lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
+			    uint64_t bound)
+{
+	uint32_t hi = n;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (keys[mid] < bound)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* ------------------------------------------------------------------ API */
+
+int ps_client_connect(const struct ps_client_config *cfg,
+		      struct ps_client **out, boar_error *err)
+{
+	struct ps_client *c = calloc(1, sizeof *c);
+	int rc;
+	if (!c)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	c->cfg = *cfg;
+	if (c->cfg.reconnect_timeout <= 0)
+		c->cfg.reconnect_timeout = 30;
+	wire_out_init(&c->out);
+	if (!cfg->n_shards || !cfg->n_workers || cfg->rank >= cfg->n_workers ||
+	    !cfg->dim) {
+		rc = boar_fail(err, BOAR_EINVAL, "bad cluster shape");
+		goto err;
+	}
+	if (cfg->key) {
+		memcpy(c->key, cfg->key, NET_KEY_LEN);
+		c->auth = 1;
+	}
+	c->sh = calloc(cfg->n_shards, sizeof *c->sh);
+	if (!c->sh) {
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto err;
+	}
+	for (uint32_t i = 0; i < cfg->n_shards; i++) {
+		c->sh[i].fd = -1;
+		if (net_split_hostport(cfg->addrs[i], c->sh[i].host,
+				       sizeof c->sh[i].host, &c->sh[i].port)) {
+			rc = boar_fail(err, BOAR_EINVAL,
+				       "'%s' is not HOST:PORT", cfg->addrs[i]);
+			goto err;
+		}
+	}
+	if (cfg->f16 || cfg->threshold > 0) {
+		c->res = calloc(cfg->dim, sizeof *c->res);
+		if (!c->res) {
+			rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+			goto err;
+		}
+	}
+	for (uint32_t i = 0; i < cfg->n_shards; i++)
+		if ((rc = connect_shard(c, i, err)))
+			goto err;
+	/* Check the shards tile [0, dim) as the client expects. */
+	for (uint32_t i = 0; i < cfg->n_shards; i++) {
+		uint64_t lo, hi;
+		ps_shard_range(cfg->dim, i, cfg->n_shards, &lo, &hi);
+		if (c->sh[i].lo != lo || c->sh[i].hi != hi) {
+			rc = boar_fail(err, BOAR_EMISMATCH,
+				       "shard %u holds [%llu, %llu), expected "
+				       "[%llu, %llu)",
+				       i, (unsigned long long)c->sh[i].lo,
+				       (unsigned long long)c->sh[i].hi,
+				       (unsigned long long)lo,
+				       (unsigned long long)hi);
+			goto err;
+		}
+	}
+	if ((rc = sync_clock(c, err)))
+		goto err;
+	*out = c;
+	return 0;
+err:
+	ps_client_free(c);
+	return rc;
+}
+
+struct pull_arg {
+	const uint64_t *keys;
+	uint32_t a, b;
+	uint32_t req;
+};
+
+static void build_pull(struct ps_client *c, uint32_t i, void *arg)
+{
+	struct pull_arg *p = arg;
+	wire_out_reset(&c->out);
+	wire_begin(&c->out, WIRE_PULL, 0);
+	wire_put_u32(&c->out, p->req);
+	wire_put_u64(&c->out, c->clock);
+	wire_put_keys(&c->out, p->keys + p->a, p->b - p->a);
+	wire_end(&c->out);
+}
+
+int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		   float *vals, boar_error *err)
+{
+	uint32_t S = c->cfg.n_shards;
+	struct pull_arg args[64], *arg = args;
+	if (S > 64 && !(arg = malloc(S * sizeof *arg)))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	int rc = 0;
+	uint32_t a = 0;
+	/* Ask every shard first, then collect: the shards work in parallel. */
+	for (uint32_t i = 0; i < S; i++) {
+		uint32_t b = lower_bound(keys, a, n, c->sh[i].hi);
+		arg[i] = (struct pull_arg){ keys, a, b, ++c->req };
+		a = b;
+		if (arg[i].a == arg[i].b)
+			continue;
+		build_pull(c, i, &arg[i]);
+		rc = send_out(c, &c->sh[i]);
+		if (rc && rc != RETRY)
+			goto out;
+	}
+	for (uint32_t i = 0; i < S; i++) {
+		struct pull_arg *p = &arg[i];
+		if (p->a == p->b)
+			continue;
+		rc = c->sh[i].fd >= 0 ? recv_msg(c, &c->sh[i], -1, err) : RETRY;
+		if (rc == RETRY) {
+			if ((rc = reconnect(c, i, err)))
+				goto out;
+			if ((rc = transact(c, i, WIRE_PULL_REPLY, build_pull, p,
+					   err)))
+				goto out;
+		} else if (rc) {
+			goto out;
+		}
+		struct wire_msg *m = &c->msg;
+		if (m->type != WIRE_PULL_REPLY || m->req != p->req ||
+		    m->n_vals != p->b - p->a) {
+			rc = boar_fail(err, BOAR_EPROTO,
+				       "%s:%u: pull reply does not match the "
+				       "request",
+				       c->sh[i].host, c->sh[i].port);
+			goto out;
+		}
+		memcpy(vals + p->a, m->vals, m->n_vals * sizeof *vals);
+		if (m->staleness > c->n.max_staleness)
+			c->n.max_staleness = m->staleness;
+	}
+	c->n.keys_pulled += n;
+	rc = 0;
+out:
+	if (arg != args)
+		free(arg);
+	return rc;
+}
+
+static int grow_bufs(struct ps_client *c, uint32_t n)
+{
+	if (n <= c->buf_cap)
+		return 0;
+	uint64_t *k = realloc(c->kbuf, n * sizeof *k);
+	if (!k)
+		return -1;
+	c->kbuf = k;
+	float *v = realloc(c->vbuf, n * sizeof *v);
+	if (!v)
+		return -1;
+	c->vbuf = v;
+	c->buf_cap = n;
+	return 0;
+}
+
+static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
+		      const float *vals, uint32_t n, int f16, boar_error *err)
+{
+	if (!n)
+		return 0;
+	wire_out_reset(&c->out);
+	wire_begin(&c->out, WIRE_PUSH, f16 ? WIRE_F_F16 : 0);
+	wire_put_u64(&c->out, c->clock);
+	wire_put_keys(&c->out, keys, n);
+	wire_put_vals(&c->out, vals, n, f16);
+	if (wire_end(&c->out))
+		return boar_fail(err, BOAR_ENOMEM, "push frame too large");
+	int rc = send_out(c, &c->sh[i]);
+	if (rc == RETRY) /* the push is lost with the connection */
+		rc = reconnect(c, i, err);
+	c->n.keys_pushed += n;
+	return rc;
+}
+
+int ps_client_push(struct ps_client *c, const uint64_t *keys,
+		   const float *deltas, uint32_t n, boar_error *err)
+{
+	c->n.keys_offered += n;
+	if (!c->res) {
+		uint32_t a = 0;
+		for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+			uint32_t b = lower_bound(keys, a, n, c->sh[i].hi);
+			int rc = push_frame(c, i, keys + a, deltas + a, b - a,
+					    0, err);
+			if (rc)
+				return rc;
+			a = b;
+		}
+		return 0;
+	}
+	if (grow_bufs(c, n))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	float thr = c->cfg.threshold;
+	uint32_t a = 0;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		uint32_t b = lower_bound(keys, a, n, c->sh[i].hi), m = 0;
+		for (uint32_t j = a; j < b; j++) {
+			float *r = &c->res[keys[j]];
+			*r += deltas[j];
+			if (!(fabsf(*r) > thr) || *r == 0)
+				continue;
+			/* What travels is what the shard will add: keep the
+			 * rounding error of float16 in the residual. */
+			float sent = c->cfg.f16
+					     ? wire_f16_to_f32(wire_f32_to_f16(*r))
+					     : *r;
+			if (!isfinite(sent))
+				continue;
+			c->kbuf[m] = keys[j];
+			c->vbuf[m++] = *r;
+			*r -= sent;
+		}
+		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, c->cfg.f16, err);
+		if (rc)
+			return rc;
+		a = b;
+	}
+	return 0;
+}
+
+int ps_client_flush(struct ps_client *c, boar_error *err)
+{
+	if (!c->res)
+		return 0;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		uint64_t lo = c->sh[i].lo, hi = c->sh[i].hi;
+		for (uint64_t k = lo; k < hi;) {
+			uint32_t m = 0;
+			if (grow_bufs(c, 4096))
+				return boar_fail(err, BOAR_ENOMEM,
+						 "out of memory");
+			for (; k < hi && m < 4096; k++) {
+				if (c->res[k] == 0)
+					continue;
+				c->kbuf[m] = k;
+				c->vbuf[m++] = c->res[k];
+				c->res[k] = 0;
+			}
+			int rc = push_frame(c, i, c->kbuf, c->vbuf, m, 0, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int ps_client_clock(struct ps_client *c, boar_error *err)
+{
+	c->clock++;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		int rc = send_clock_to(c, i, WIRE_CLOCK);
+		if (rc == RETRY)
+			rc = reconnect(c, i, err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+uint64_t ps_client_current_clock(const struct ps_client *c)
+{
+	return c->clock;
+}
+
+int ps_client_done(struct ps_client *c, boar_error *err)
+{
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		int rc;
+		while ((rc = send_clock_to(c, i, WIRE_DONE)) == RETRY)
+			if ((rc = reconnect(c, i, err)))
+				return rc;
+	}
+	return 0;
+}
+
+struct gather_arg {
+	uint64_t lo;
+	uint32_t count;
+};
+
+static void build_gather(struct ps_client *c, uint32_t i, void *arg)
+{
+	struct gather_arg *g = arg;
+	wire_out_reset(&c->out);
+	wire_begin(&c->out, WIRE_GATHER, 0);
+	wire_put_u32(&c->out, ++c->req);
+	wire_put_u64(&c->out, g->lo);
+	wire_put_u32(&c->out, g->count);
+	wire_end(&c->out);
+}
+
+int ps_client_gather(struct ps_client *c, float *w, boar_error *err)
+{
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		/* in slices that fit a frame */
+		for (uint64_t lo = c->sh[i].lo; lo < c->sh[i].hi;) {
+			uint64_t left = c->sh[i].hi - lo;
+			struct gather_arg g = { lo, left > (4u << 20)
+							    ? (4u << 20)
+							    : (uint32_t)left };
+			int rc = transact(c, i, WIRE_GATHER_REPLY, build_gather,
+					  &g, err);
+			if (rc)
+				return rc;
+			if (c->msg.lo != lo || c->msg.n_vals != g.count)
+				return boar_fail(err, BOAR_EPROTO,
+						 "gather reply does not match");
+			memcpy(w + lo, c->msg.vals, g.count * sizeof *w);
+			lo += g.count;
+		}
+	}
+	return 0;
+}
+
+static void build_stats(struct ps_client *c, uint32_t i, void *arg)
+{
+	wire_out_reset(&c->out);
+	wire_begin(&c->out, WIRE_STATS, 0);
+	wire_put_u32(&c->out, ++c->req);
+	wire_end(&c->out);
+}
+
+int ps_client_stats(struct ps_client *c, uint32_t shard,
+		    struct wire_stats *out, boar_error *err)
+{
+	if (shard >= c->cfg.n_shards)
+		return boar_fail(err, BOAR_EINVAL, "no shard %u", shard);
+	int rc = transact(c, shard, WIRE_STATS_REPLY, build_stats, NULL, err);
+	if (!rc)
+		*out = c->msg.stats;
+	return rc;
+}
+
+int ps_client_shutdown(struct ps_client *c, boar_error *err)
+{
+	int first = 0;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		wire_out_reset(&c->out);
+		wire_begin(&c->out, WIRE_SHUTDOWN, 0);
+		wire_end(&c->out);
+		int rc = send_out(c, &c->sh[i]);
+		if (rc && !first)
+			first = boar_fail(err, BOAR_ENET,
+					  "%s:%u: could not ask it to stop",
+					  c->sh[i].host, c->sh[i].port);
+	}
+	return first;
+}
+
+void ps_client_get_counters(const struct ps_client *c,
+			    struct ps_client_counters *out)
+{
+	*out = c->n;
+}
+
+void ps_client_free(struct ps_client *c)
+{
+	if (!c)
+		return;
+	if (c->sh)
+		for (uint32_t i = 0; i < c->cfg.n_shards; i++)
+			drop_fd(&c->sh[i]);
+	free(c->sh);
+	free(c->res);
+	free(c->kbuf);
+	free(c->vbuf);
+	free(c->in);
+	wire_out_free(&c->out);
+	wire_msg_free(&c->msg);
+	free(c);
+}

@@ -1,0 +1,78 @@
+/* client.h - the worker's side of the parameter server (library-internal).
+ *
+ * A client holds one TCP connection per shard (blocking sockets; a worker
+ * talks to a handful of shards and waits for them anyway). Keys are
+ * range-partitioned: shard I of S owns [dim*I/S, dim*(I+1)/S), and every
+ * call splits its ascending key list at those bounds.
+ *
+ * Pushes may travel as float16 and through a significance filter: a key's
+ * delta is added to a local residual, and only residuals above the
+ * threshold are sent (what rounding to float16 loses stays in the residual
+ * too), so nothing is lost, only delayed; ps_client_flush sends the rest.
+ *
+ * When a shard goes away (killed, restarted) the client reconnects with
+ * exponential backoff for up to reconnect_timeout seconds, redoes the
+ * handshake and repeats the request it was waiting on; a push that was in
+ * flight then is lost, as is anything the shard had not checkpointed.
+ *
+ * Thread rule: one thread per client.
+ */
+#ifndef BOAR_NET_CLIENT_H
+#define BOAR_NET_CLIENT_H
+
+#include <stdint.h>
+
+#include "boar.h"
+#include "net/wire.h"
+
+struct ps_client_config {
+	const char *const *addrs;   /* "host:port" of shard 0..n_shards-1 */
+	uint32_t n_shards;
+	uint32_t rank, n_workers;
+	uint64_t dim;               /* keys of the model */
+	const uint8_t *key;         /* NET_KEY_LEN bytes, or NULL */
+	double reconnect_timeout;   /* seconds; 0: 30 */
+	int f16;                    /* push values as float16 */
+	float threshold;            /* significance filter; 0: off */
+};
+
+struct ps_client_counters {
+	uint64_t bytes_sent, bytes_recv;
+	uint64_t keys_pushed;   /* keys that travelled in pushes */
+	uint64_t keys_offered;  /* keys handed to ps_client_push */
+	uint64_t keys_pulled;
+	uint64_t max_staleness; /* largest gap a pull reply reported */
+	uint64_t reconnects;
+};
+
+struct ps_client;
+
+/* Connects to every shard (retrying while they start up) and does the
+ * handshake. @return 0 and *out, or BOAR_ENET / BOAR_EAUTH / ... */
+int ps_client_connect(const struct ps_client_config *c,
+		      struct ps_client **out, boar_error *err);
+/* Values of keys[0..n) (strictly ascending) at the current clock; waits as
+ * long as the shards' SSP rule says. */
+int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		   float *vals, boar_error *err);
+/* Adds deltas[i] to keys[i] (strictly ascending) on the shards. */
+int ps_client_push(struct ps_client *c, const uint64_t *keys,
+		   const float *deltas, uint32_t n, boar_error *err);
+/* Sends every residual the filter held back. */
+int ps_client_flush(struct ps_client *c, boar_error *err);
+/* Finishes the current clock (after its pushes). */
+int ps_client_clock(struct ps_client *c, boar_error *err);
+uint64_t ps_client_current_clock(const struct ps_client *c);
+/* Training is over for this worker. */
+int ps_client_done(struct ps_client *c, boar_error *err);
+/* The whole model, once every worker is done or dropped: w[dim]. */
+int ps_client_gather(struct ps_client *c, float *w, boar_error *err);
+int ps_client_stats(struct ps_client *c, uint32_t shard,
+		    struct wire_stats *out, boar_error *err);
+/* Asks every shard to checkpoint and exit. */
+int ps_client_shutdown(struct ps_client *c, boar_error *err);
+void ps_client_get_counters(const struct ps_client *c,
+			    struct ps_client_counters *out);
+void ps_client_free(struct ps_client *c);
+
+#endif

@@ -1,0 +1,607 @@
+/* loop.c - the io_uring event loop behind a parameter-server shard.
+ *
+ * Every submission carries a user_data naming the operation, the peer slot
+ * and the slot's generation (op << 56 | gen << 32 | slot); handle_cqe()
+ * dispatches on the operation, and a completion whose generation no longer
+ * matches its slot belongs to a peer already gone and is ignored.
+ *
+ * Receives are multishot and pick their buffer from a provided-buffer ring
+ * (group 0): the kernel fills a buffer, we copy the bytes into the peer's
+ * reassembly buffer and hand the buffer straight back, so a few MiB of
+ * buffers serve any number of peers. A multishot receive that ends (the
+ * ring ran out of buffers, or the peer closed) is re-armed or the peer is
+ * closed. Submissions made while handling a batch of completions go to the
+ * kernel together in the next io_uring_submit_and_wait().
+ *
+ * Closing a peer: shutdown() makes its pending receive complete, an explicit
+ * cancel makes sure of it, and the slot is recycled once no operation of it
+ * is in flight (its generation then changes).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <liburing.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "error.h"
+#include "net/loop.h"
+
+enum op {
+	OP_ACCEPT = 1,
+	OP_RECV,
+	OP_SEND,
+	OP_TICK,
+	OP_STOP,
+	OP_CANCEL,
+};
+
+#define BUF_GROUP 0
+#define BUF_COUNT 256  /* power of two */
+#define BUF_SIZE (16 << 10)
+
+enum peer_state { P_FREE = 0, P_OPEN, P_FLUSHING, P_CLOSING };
+
+struct peer {
+	int fd;
+	int state;
+	uint32_t gen;
+	int recv_armed;    /* a multishot receive is in flight */
+	int send_inflight; /* bytes of out being sent, 0 if none */
+	uint8_t *in;       /* reassembly buffer */
+	size_t in_len, in_cap;
+	double partial_since; /* when the first byte of a frame came; 0: none */
+	double flush_deadline;
+	uint8_t *out;      /* being sent (must not move while in flight) */
+	size_t out_len, out_cap;
+	uint8_t *next;     /* queued behind the send in flight */
+	size_t next_len, next_cap;
+	char name[64];
+};
+
+struct net_loop {
+	struct io_uring ring;
+	int ring_ok;
+	struct net_loop_config cfg;
+	struct net_loop_ops ops;
+	void *ctx;
+	struct peer *peers;
+	unsigned n_peers;
+	struct io_uring_buf_ring *br;
+	size_t br_len;
+	uint8_t *bufs;
+	int accept_armed;
+	int stop;
+	struct __kernel_timespec tick_ts;
+	uint8_t stop_buf[256]; /* what the stop fd had to say; ignored */
+	uint64_t bytes_in, bytes_out;
+};
+
+static inline uint64_t ud(enum op op, uint32_t slot, uint32_t gen)
+{
+	return (uint64_t)op << 56 | (uint64_t)(gen & 0xffffff) << 32 | slot;
+}
+
+double net_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* An SQE, flushing the queue to the kernel first if it is full. */
+static struct io_uring_sqe *get_sqe(struct net_loop *l)
+{
+	struct io_uring_sqe *sqe = io_uring_get_sqe(&l->ring);
+	if (!sqe) {
+		io_uring_submit(&l->ring);
+		sqe = io_uring_get_sqe(&l->ring);
+	}
+	return sqe;
+}
+
+static void arm_accept(struct net_loop *l)
+{
+	struct io_uring_sqe *sqe = get_sqe(l);
+	if (!sqe)
+		return;
+	io_uring_prep_multishot_accept(sqe, l->cfg.listen_fd, NULL, NULL,
+				       SOCK_CLOEXEC);
+	io_uring_sqe_set_data64(sqe, ud(OP_ACCEPT, 0, 0));
+	l->accept_armed = 1;
+}
+
+static void arm_recv(struct net_loop *l, uint32_t slot)
+{
+	struct peer *p = &l->peers[slot];
+	struct io_uring_sqe *sqe = get_sqe(l);
+	if (!sqe)
+		return;
+	io_uring_prep_recv_multishot(sqe, p->fd, NULL, 0, 0);
+	sqe->flags |= IOSQE_BUFFER_SELECT;
+	sqe->buf_group = BUF_GROUP;
+	io_uring_sqe_set_data64(sqe, ud(OP_RECV, slot, p->gen));
+	p->recv_armed = 1;
+}
+
+static void arm_tick(struct net_loop *l)
+{
+	struct io_uring_sqe *sqe = get_sqe(l);
+	if (!sqe)
+		return;
+	io_uring_prep_timeout(sqe, &l->tick_ts, 0, 0);
+	io_uring_sqe_set_data64(sqe, ud(OP_TICK, 0, 0));
+}
+
+static void arm_stop(struct net_loop *l)
+{
+	struct io_uring_sqe *sqe = get_sqe(l);
+	if (!sqe)
+		return;
+	io_uring_prep_read(sqe, l->cfg.stop_fd, l->stop_buf, sizeof l->stop_buf,
+			   0);
+	io_uring_sqe_set_data64(sqe, ud(OP_STOP, 0, 0));
+}
+
+static void arm_send(struct net_loop *l, uint32_t slot)
+{
+	struct peer *p = &l->peers[slot];
+	if (p->send_inflight || !p->out_len)
+		return;
+	struct io_uring_sqe *sqe = get_sqe(l);
+	if (!sqe)
+		return;
+	size_t n = p->out_len > (1u << 30) ? (1u << 30) : p->out_len;
+	io_uring_prep_send(sqe, p->fd, p->out, n, MSG_NOSIGNAL);
+	io_uring_sqe_set_data64(sqe, ud(OP_SEND, slot, p->gen));
+	p->send_inflight = (int)n;
+}
+
+/* Recycles the slot once nothing of it is in flight. */
+static void maybe_release(struct net_loop *l, uint32_t slot)
+{
+	struct peer *p = &l->peers[slot];
+	if (p->state != P_CLOSING || p->recv_armed || p->send_inflight)
+		return;
+	close(p->fd);
+	free(p->in);
+	free(p->out);
+	free(p->next);
+	uint32_t gen = p->gen + 1;
+	memset(p, 0, sizeof *p);
+	p->gen = gen;
+	p->fd = -1;
+	p->state = P_FREE;
+}
+
+static void cancel_recv(struct net_loop *l, uint32_t slot)
+{
+	struct peer *p = &l->peers[slot];
+	if (!p->recv_armed)
+		return;
+	struct io_uring_sqe *sqe = get_sqe(l);
+	if (sqe) {
+		io_uring_prep_cancel64(sqe, ud(OP_RECV, slot, p->gen), 0);
+		io_uring_sqe_set_data64(sqe, ud(OP_CANCEL, slot, p->gen));
+	}
+}
+
+/* Stops all traffic of a peer; the slot is released when its operations
+ * have completed. */
+static void begin_close(struct net_loop *l, uint32_t slot)
+{
+	struct peer *p = &l->peers[slot];
+	p->state = P_CLOSING;
+	shutdown(p->fd, SHUT_RDWR);
+	cancel_recv(l, slot);
+	maybe_release(l, slot);
+}
+
+void net_loop_close(struct net_loop *l, uint32_t slot, int flush,
+		    const char *why)
+{
+	if (slot >= l->n_peers)
+		return;
+	struct peer *p = &l->peers[slot];
+	if (p->state != P_OPEN && !(p->state == P_FLUSHING && !flush))
+		return;
+	if (flush && p->out_len) {
+		p->state = P_FLUSHING;
+		p->flush_deadline = net_now() + 1.0;
+		l->ops.on_close(l->ctx, slot, why ? why : "closed");
+		return;
+	}
+	int was_open = p->state == P_OPEN;
+	p->state = P_CLOSING; /* on_close must see the peer as gone */
+	if (was_open)
+		l->ops.on_close(l->ctx, slot, why ? why : "closed");
+	begin_close(l, slot);
+}
+
+/* Appends to a growable byte block. @return 0 or -1 out of memory. */
+static int append(uint8_t **buf, size_t *len, size_t *cap, const void *src,
+		  size_t n)
+{
+	if (*cap - *len < n) {
+		size_t c = *cap ? *cap : 4096;
+		while (c - *len < n)
+			c *= 2;
+		uint8_t *b = realloc(*buf, c);
+		if (!b)
+			return -1;
+		*buf = b;
+		*cap = c;
+	}
+	memcpy(*buf + *len, src, n);
+	*len += n;
+	return 0;
+}
+
+int net_loop_send(struct net_loop *l, uint32_t slot, const void *buf,
+		  size_t len)
+{
+	if (slot >= l->n_peers || l->peers[slot].state != P_OPEN)
+		return -1;
+	struct peer *p = &l->peers[slot];
+	if (p->out_len + p->next_len + len > l->cfg.max_outbuf) {
+		net_loop_close(l, slot, 0, "peer does not read its replies");
+		return -1;
+	}
+	/* While a send is in flight the kernel reads p->out, which therefore
+	 * must not move: new bytes wait in p->next until it completes. */
+	int rc = p->send_inflight
+			 ? append(&p->next, &p->next_len, &p->next_cap, buf, len)
+			 : append(&p->out, &p->out_len, &p->out_cap, buf, len);
+	if (rc) {
+		net_loop_close(l, slot, 0, "out of memory");
+		return -1;
+	}
+	arm_send(l, slot);
+	return 0;
+}
+
+/* ------------------------------------------------------------ handlers */
+
+static void handle_accept(struct net_loop *l, struct io_uring_cqe *cqe)
+{
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		l->accept_armed = 0;
+	if (cqe->res < 0)
+		return; /* EMFILE and friends: re-armed below */
+	int fd = cqe->res;
+	uint32_t slot;
+	for (slot = 0; slot < l->n_peers; slot++)
+		if (l->peers[slot].state == P_FREE)
+			break;
+	if (slot == l->n_peers) {
+		close(fd); /* full: refuse, the others carry on */
+		return;
+	}
+	struct peer *p = &l->peers[slot];
+	p->fd = fd;
+	p->state = P_OPEN;
+	int one = 1;
+	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	if (!getpeername(fd, (struct sockaddr *)&ss, &sl)) {
+		char ip[INET6_ADDRSTRLEN] = "";
+		unsigned port = 0;
+		if (ss.ss_family == AF_INET) {
+			struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+			inet_ntop(AF_INET, &a->sin_addr, ip, sizeof ip);
+			port = ntohs(a->sin_port);
+		} else if (ss.ss_family == AF_INET6) {
+			struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+			inet_ntop(AF_INET6, &a->sin6_addr, ip, sizeof ip);
+			port = ntohs(a->sin6_port);
+		}
+		snprintf(p->name, sizeof p->name, "%s:%u", ip, port);
+	}
+	if (l->ops.on_open(l->ctx, slot)) {
+		p->state = P_CLOSING;
+		maybe_release(l, slot);
+		return;
+	}
+	arm_recv(l, slot);
+}
+
+/* Hands every whole frame in the peer's buffer to on_frame. */
+static void deliver(struct net_loop *l, uint32_t slot)
+{
+	struct peer *p = &l->peers[slot];
+	size_t off = 0;
+	while (p->state == P_OPEN && p->in_len - off >= WIRE_HDR_LEN) {
+		struct wire_hdr h;
+		uint32_t max = l->ops.max_payload(l->ctx, slot);
+		if (wire_parse_header(p->in + off, max, &h)) {
+			net_loop_close(l, slot, 0,
+				       "bad frame header (garbage, wrong "
+				       "version or oversized frame)");
+			return;
+		}
+		if (p->in_len - off - WIRE_HDR_LEN < h.length)
+			break;
+		const uint8_t *payload = p->in + off + WIRE_HDR_LEN;
+		off += WIRE_HDR_LEN + h.length;
+		if (l->ops.on_frame(l->ctx, slot, &h, payload)) {
+			net_loop_close(l, slot, 1, "protocol error");
+			return;
+		}
+	}
+	if (p->state != P_OPEN)
+		return;
+	if (off) {
+		memmove(p->in, p->in + off, p->in_len - off);
+		p->in_len -= off;
+	}
+	p->partial_since = p->in_len ? (off || !p->partial_since
+						? net_now()
+						: p->partial_since)
+				     : 0;
+}
+
+static void handle_recv(struct net_loop *l, uint32_t slot,
+			struct io_uring_cqe *cqe)
+{
+	struct peer *p = &l->peers[slot];
+	int more = cqe->flags & IORING_CQE_F_MORE;
+	if (!more)
+		p->recv_armed = 0;
+	if (cqe->res > 0 && (cqe->flags & IORING_CQE_F_BUFFER)) {
+		unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
+		uint8_t *data = l->bufs + (size_t)bid * BUF_SIZE;
+		size_t n = (size_t)cqe->res;
+		l->bytes_in += n;
+		if (p->state == P_OPEN &&
+		    append(&p->in, &p->in_len, &p->in_cap, data, n))
+			net_loop_close(l, slot, 0, "out of memory");
+		/* The buffer goes straight back to the kernel. */
+		io_uring_buf_ring_add(l->br, data, BUF_SIZE, (unsigned short)bid,
+				      io_uring_buf_ring_mask(BUF_COUNT), 0);
+		io_uring_buf_ring_advance(l->br, 1);
+		if (p->state == P_OPEN)
+			deliver(l, slot);
+	}
+	if (p->state == P_OPEN && !more) {
+		if (cqe->res == 0)
+			net_loop_close(l, slot, 0, "peer closed the connection");
+		else if (cqe->res < 0 && cqe->res != -ENOBUFS)
+			net_loop_close(l, slot, 0, strerror(-cqe->res));
+		else
+			arm_recv(l, slot); /* out of buffers, or just ended */
+	}
+	maybe_release(l, slot);
+}
+
+static void handle_send(struct net_loop *l, uint32_t slot,
+			struct io_uring_cqe *cqe)
+{
+	struct peer *p = &l->peers[slot];
+	p->send_inflight = 0;
+	if (cqe->res < 0) {
+		if (p->state == P_OPEN)
+			net_loop_close(l, slot, 0, strerror(-cqe->res));
+		else if (p->state == P_FLUSHING)
+			begin_close(l, slot);
+		maybe_release(l, slot);
+		return;
+	}
+	size_t n = (size_t)cqe->res;
+	l->bytes_out += n;
+	memmove(p->out, p->out + n, p->out_len - n);
+	p->out_len -= n;
+	if (p->next_len) {
+		int rc = append(&p->out, &p->out_len, &p->out_cap, p->next,
+				p->next_len);
+		p->next_len = 0;
+		if (rc) {
+			if (p->state == P_OPEN)
+				net_loop_close(l, slot, 0, "out of memory");
+			else
+				begin_close(l, slot);
+			return;
+		}
+	}
+	if (p->state == P_FLUSHING && !p->out_len) {
+		begin_close(l, slot);
+		return;
+	}
+	if (p->state == P_OPEN || p->state == P_FLUSHING)
+		arm_send(l, slot);
+	maybe_release(l, slot);
+}
+
+static void handle_tick(struct net_loop *l)
+{
+	double now = net_now();
+	for (uint32_t s = 0; s < l->n_peers; s++) {
+		struct peer *p = &l->peers[s];
+		if (p->state == P_OPEN && p->partial_since &&
+		    now - p->partial_since > l->cfg.frame_timeout)
+			net_loop_close(l, s, 0, "slow peer: frame incomplete");
+		else if (p->state == P_FLUSHING && now > p->flush_deadline)
+			begin_close(l, s);
+	}
+	l->ops.on_tick(l->ctx, now);
+	if (!l->accept_armed)
+		arm_accept(l);
+	arm_tick(l);
+}
+
+static void handle_cqe(struct net_loop *l, struct io_uring_cqe *cqe)
+{
+	uint64_t u = io_uring_cqe_get_data64(cqe);
+	enum op op = (enum op)(u >> 56);
+	uint32_t slot = (uint32_t)u;
+	uint32_t gen = (uint32_t)(u >> 32) & 0xffffff;
+
+	switch (op) {
+	case OP_ACCEPT:
+		handle_accept(l, cqe);
+		break;
+	case OP_TICK:
+		handle_tick(l);
+		break;
+	case OP_STOP:
+		l->stop = 1;
+		break;
+	case OP_RECV:
+	case OP_SEND:
+		if (slot >= l->n_peers ||
+		    (l->peers[slot].gen & 0xffffff) != gen ||
+		    l->peers[slot].state == P_FREE)
+			break; /* a completion of a peer already released */
+		if (op == OP_RECV)
+			handle_recv(l, slot, cqe);
+		else
+			handle_send(l, slot, cqe);
+		break;
+	case OP_CANCEL:
+		break;
+	}
+}
+
+/* ------------------------------------------------------------- lifecycle */
+
+int net_loop_create(const struct net_loop_config *cfg,
+		    const struct net_loop_ops *ops, void *ctx,
+		    struct net_loop **out, boar_error *err)
+{
+	struct net_loop *l = calloc(1, sizeof *l);
+	int rc;
+	if (!l)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	l->cfg = *cfg;
+	if (!l->cfg.max_peers)
+		l->cfg.max_peers = 1024;
+	if (!l->cfg.tick_ms)
+		l->cfg.tick_ms = 100;
+	if (l->cfg.frame_timeout <= 0)
+		l->cfg.frame_timeout = 10;
+	if (!l->cfg.max_outbuf)
+		l->cfg.max_outbuf = 256u << 20;
+	l->ops = *ops;
+	l->ctx = ctx;
+	l->tick_ts.tv_sec = l->cfg.tick_ms / 1000;
+	l->tick_ts.tv_nsec = (long long)(l->cfg.tick_ms % 1000) * 1000000;
+	l->n_peers = l->cfg.max_peers;
+	l->peers = calloc(l->n_peers, sizeof *l->peers);
+	if (!l->peers) {
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto err;
+	}
+	for (unsigned i = 0; i < l->n_peers; i++)
+		l->peers[i].fd = -1;
+
+	rc = io_uring_queue_init(512, &l->ring, 0);
+	if (rc < 0) {
+		rc = boar_fail(err, BOAR_ENET, "io_uring_queue_init: %s",
+			       strerror(-rc));
+		goto err;
+	}
+	l->ring_ok = 1;
+
+	/* The provided-buffer ring: its descriptor array must be
+	 * page-aligned, the buffers themselves need not be. */
+	l->br_len = BUF_COUNT * sizeof(struct io_uring_buf);
+	if (posix_memalign((void **)&l->br, 4096, l->br_len) ||
+	    !(l->bufs = malloc((size_t)BUF_COUNT * BUF_SIZE))) {
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto err;
+	}
+	struct io_uring_buf_reg reg = {
+		.ring_addr = (uintptr_t)l->br,
+		.ring_entries = BUF_COUNT,
+		.bgid = BUF_GROUP,
+	};
+	rc = io_uring_register_buf_ring(&l->ring, &reg, 0);
+	if (rc < 0) {
+		rc = boar_fail(err, BOAR_ENET,
+			       "io_uring_register_buf_ring: %s (kernel >= 5.19 "
+			       "needed)",
+			       strerror(-rc));
+		goto err;
+	}
+	io_uring_buf_ring_init(l->br);
+	for (unsigned i = 0; i < BUF_COUNT; i++)
+		io_uring_buf_ring_add(l->br, l->bufs + (size_t)i * BUF_SIZE,
+				      BUF_SIZE, (unsigned short)i,
+				      io_uring_buf_ring_mask(BUF_COUNT), (int)i);
+	io_uring_buf_ring_advance(l->br, BUF_COUNT);
+	*out = l;
+	return 0;
+err:
+	net_loop_free(l);
+	return rc;
+}
+
+int net_loop_run(struct net_loop *l, boar_error *err)
+{
+	arm_accept(l);
+	arm_tick(l);
+	if (l->cfg.stop_fd >= 0)
+		arm_stop(l);
+	while (!l->stop) {
+		int rc = io_uring_submit_and_wait(&l->ring, 1);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+			return boar_fail(err, BOAR_ENET,
+					 "io_uring_submit_and_wait: %s",
+					 strerror(-rc));
+		struct io_uring_cqe *cqe;
+		unsigned head, seen = 0;
+		io_uring_for_each_cqe(&l->ring, head, cqe)
+		{
+			handle_cqe(l, cqe);
+			seen++;
+		}
+		io_uring_cq_advance(&l->ring, seen);
+	}
+	io_uring_submit(&l->ring);
+	return 0;
+}
+
+void net_loop_stop(struct net_loop *l)
+{
+	l->stop = 1;
+}
+
+void net_loop_bytes(const struct net_loop *l, uint64_t *in, uint64_t *out)
+{
+	*in = l->bytes_in;
+	*out = l->bytes_out;
+}
+
+const char *net_loop_peer_name(const struct net_loop *l, uint32_t slot)
+{
+	return slot < l->n_peers ? l->peers[slot].name : "";
+}
+
+void net_loop_free(struct net_loop *l)
+{
+	if (!l)
+		return;
+	/* Tearing the ring down cancels whatever is in flight, so the
+	 * buffers can go after it. */
+	if (l->ring_ok)
+		io_uring_queue_exit(&l->ring);
+	if (l->peers) {
+		for (unsigned i = 0; i < l->n_peers; i++) {
+			struct peer *p = &l->peers[i];
+			if (p->state != P_FREE)
+				close(p->fd);
+			free(p->in);
+			free(p->out);
+			free(p->next);
+		}
+	}
+	free(l->peers);
+	free(l->br);
+	free(l->bufs);
+	free(l);
+}

@@ -1,0 +1,358 @@
+/* test_net_ps.c - a real shard on loopback against real clients.
+ *
+ * Starts two shards (each its own io_uring loop on a thread) and drives
+ * them with ps_client: pushes sum up, pulls return them, the SSP rule holds
+ * a pull back until the slow worker ticks (and not longer), s = 0 gives
+ * bulk-synchronous reads, a wrong secret is refused, garbage and oversized
+ * frames are dropped without disturbing a working client, a checkpoint is
+ * written on stop and read back by a new shard, and gather returns the
+ * whole model once every worker is done.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "net/auth.h"
+#include "net/client.h"
+#include "net/loop.h"
+#include "net/server.h"
+#include "net/ssp.h"
+#include "testutil.h"
+
+#define DIM 1000
+
+struct shard_thread {
+	pthread_t t;
+	struct ps_server *s;
+	int stop_fd;
+	unsigned port;
+	int rc;
+	boar_error err;
+};
+
+static void *serve(void *arg)
+{
+	struct shard_thread *st = arg;
+	st->rc = ps_server_run(st->s, &st->err);
+	return NULL;
+}
+
+static int start_shard(struct shard_thread *st, uint32_t shard, uint32_t n,
+		       uint64_t s, const uint8_t *key, const char *ckpt)
+{
+	int fd;
+	boar_error err;
+	memset(st, 0, sizeof *st);
+	if (net_listen("127.0.0.1", 0, &fd, &err)) {
+		fprintf(stderr, "listen: %s\n", err.message);
+		return -1;
+	}
+	struct sockaddr_in a;
+	socklen_t al = sizeof a;
+	getsockname(fd, (struct sockaddr *)&a, &al);
+	st->port = ntohs(a.sin_port);
+	st->stop_fd = eventfd(0, EFD_CLOEXEC);
+	struct ps_config c = {
+		.shard = shard,
+		.n_shards = n,
+		.listen_fd = fd,
+		.stop_fd = st->stop_fd,
+		.staleness = s,
+		.heartbeat_timeout = 2,
+		.key = key,
+		.checkpoint_dir = ckpt,
+	};
+	if (ps_server_create(&c, &st->s, &err)) {
+		fprintf(stderr, "server: %s\n", err.message);
+		return -1;
+	}
+	pthread_create(&st->t, NULL, serve, st);
+	return 0;
+}
+
+static void stop_shard(struct shard_thread *st)
+{
+	uint64_t one = 1;
+	if (write(st->stop_fd, &one, sizeof one) != sizeof one)
+		perror("write");
+	pthread_join(st->t, NULL);
+	CHECK(st->rc == 0, "shard run: %d %s", st->rc, st->err.message);
+	ps_server_free(st->s);
+	close(st->stop_fd);
+}
+
+static struct ps_client *client(struct shard_thread *sh, int n_shards,
+				uint32_t rank, uint32_t n_workers,
+				const uint8_t *key, int *rc, boar_error *err)
+{
+	char a[4][64];
+	const char *addrs[4];
+	for (int i = 0; i < n_shards; i++) {
+		snprintf(a[i], sizeof a[i], "127.0.0.1:%u", sh[i].port);
+		addrs[i] = a[i];
+	}
+	struct ps_client_config c = {
+		.addrs = addrs,
+		.n_shards = (uint32_t)n_shards,
+		.rank = rank,
+		.n_workers = n_workers,
+		.dim = DIM,
+		.key = key,
+		.reconnect_timeout = 2,
+	};
+	struct ps_client *cl = NULL;
+	*rc = ps_client_connect(&c, &cl, err);
+	return cl;
+}
+
+struct pull_job {
+	struct ps_client *c;
+	uint64_t keys[3];
+	float vals[3];
+	int rc;
+	double done_at;
+};
+
+static void *pull_thread(void *arg)
+{
+	struct pull_job *j = arg;
+	boar_error err;
+	j->rc = ps_client_pull(j->c, j->keys, 3, j->vals, &err);
+	j->done_at = net_now();
+	return NULL;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static void test_ssp(uint64_t s)
+{
+	struct shard_thread sh[2];
+	boar_error err;
+	int rc;
+	if (start_shard(&sh[0], 0, 2, s, NULL, NULL) ||
+	    start_shard(&sh[1], 1, 2, s, NULL, NULL)) {
+		test_failures++;
+		return;
+	}
+	struct ps_client *w0 = client(sh, 2, 0, 2, NULL, &rc, &err);
+	CHECK(rc == 0, "connect w0: %s", err.message);
+	struct ps_client *w1 = client(sh, 2, 1, 2, NULL, &rc, &err);
+	CHECK(rc == 0, "connect w1: %s", err.message);
+	if (!w0 || !w1)
+		return;
+
+	uint64_t keys[3] = { 3, 500, 999 }; /* spans both shards */
+	float d[3] = { 1.0f, 2.0f, -3.0f }, v[3];
+	CHECK(ps_client_push(w0, keys, d, 3, &err) == 0, "push: %s",
+	      err.message);
+	CHECK(ps_client_push(w1, keys, d, 3, &err) == 0, "push: %s",
+	      err.message);
+	/* w0 runs s + 1 clocks ahead: its next pull must wait for w1 */
+	for (uint64_t i = 0; i <= s; i++)
+		CHECK(ps_client_clock(w0, &err) == 0, "clock");
+	CHECK(ps_client_clock(w1, &err) == 0, "clock"); /* w1 at 1 */
+	CHECK(ps_client_pull(w1, keys, 3, v, &err) == 0, "pull w1: %s",
+	      err.message);
+	CHECK(v[0] == 2.0f && v[1] == 4.0f && v[2] == -6.0f,
+	      "pushes summed: expected 2 4 -6, got %g %g %g", v[0], v[1], v[2]);
+
+	/* w0 is at clock s + 1, w1 at 1: with s = 0 the gap is 0 and it is
+	 * served; push w0 one more ahead so that the gap is s + 1. */
+	CHECK(ps_client_clock(w0, &err) == 0, "clock");
+	struct pull_job j = { .c = w0, .keys = { 3, 500, 999 } };
+	pthread_t t;
+	double t0 = net_now();
+	pthread_create(&t, NULL, pull_thread, &j);
+	sleep_ms(300);
+	CHECK(j.done_at == 0, "s=%llu: pull at gap s+1 answered early",
+	      (unsigned long long)s);
+	for (uint64_t i = 0; i < s + 1; i++)
+		ps_client_clock(w1, &err);
+	pthread_join(t, NULL);
+	CHECK(j.rc == 0, "held pull failed");
+	CHECK(j.done_at - t0 >= 0.3, "pull returned after %.3f s",
+	      j.done_at - t0);
+
+	struct wire_stats st;
+	CHECK(ps_client_stats(w1, 0, &st, &err) == 0, "stats: %s",
+	      err.message);
+	CHECK(st.max_staleness <= s, "max staleness %llu > s %llu",
+	      (unsigned long long)st.max_staleness, (unsigned long long)s);
+	CHECK(st.pushes == 2, "pushes: expected 2 got %llu",
+	      (unsigned long long)st.pushes);
+
+	/* gather waits for both workers to be done */
+	float *w = calloc(DIM, sizeof *w);
+	ps_client_done(w0, &err);
+	ps_client_done(w1, &err);
+	CHECK(ps_client_gather(w0, w, &err) == 0, "gather: %s", err.message);
+	CHECK(w[3] == 2.0f && w[500] == 4.0f && w[999] == -6.0f && w[4] == 0,
+	      "gathered %g %g %g %g", w[3], w[500], w[999], w[4]);
+	free(w);
+	ps_client_free(w0);
+	ps_client_free(w1);
+	stop_shard(&sh[0]);
+	stop_shard(&sh[1]);
+}
+
+static void test_dead_worker(void)
+{
+	struct shard_thread sh;
+	boar_error err;
+	int rc;
+	if (start_shard(&sh, 0, 1, 0, NULL, NULL)) {
+		test_failures++;
+		return;
+	}
+	struct ps_client *w0 = client(&sh, 1, 0, 2, NULL, &rc, &err);
+	struct ps_client *w1 = client(&sh, 1, 1, 2, NULL, &rc, &err);
+	uint64_t k[3] = { 1, 2, 3 };
+	float v[3];
+	ps_client_clock(w0, &err);
+	ps_client_free(w1); /* dies at clock 0 */
+	double t0 = net_now();
+	rc = ps_client_pull(w0, k, 3, v, &err);
+	double dt = net_now() - t0;
+	CHECK(rc == 0, "pull after a worker died: %s", err.message);
+	CHECK(dt > 1.5 && dt < 6, "served after %.2f s, expected about the "
+				  "2 s heartbeat timeout", dt);
+	struct wire_stats st;
+	ps_client_stats(w0, 0, &st, &err);
+	CHECK(st.dropped_workers == 1, "dropped %u", st.dropped_workers);
+	/* the dead worker rejoins at the others' clock, not at 0 */
+	w1 = client(&sh, 1, 1, 2, NULL, &rc, &err);
+	CHECK(rc == 0 && ps_client_current_clock(w1) == 1,
+	      "rejoined at clock %llu, expected 1",
+	      (unsigned long long)(w1 ? ps_client_current_clock(w1) : 0));
+	ps_client_free(w0);
+	ps_client_free(w1);
+	stop_shard(&sh);
+}
+
+static void test_auth_and_garbage(void)
+{
+	uint8_t key[NET_KEY_LEN], bad[NET_KEY_LEN];
+	net_auth_key("correct horse battery staple", 28, key);
+	net_auth_key("incorrect horse battery staple", 30, bad);
+	struct shard_thread sh;
+	boar_error err;
+	int rc;
+	if (start_shard(&sh, 0, 1, SSP_INF, key, NULL)) {
+		test_failures++;
+		return;
+	}
+	struct ps_client *good = client(&sh, 1, 0, 1, key, &rc, &err);
+	CHECK(rc == 0, "right secret refused: %s", err.message);
+	struct ps_client *evil = client(&sh, 1, 0, 1, bad, &rc, &err);
+	CHECK(rc == BOAR_EAUTH, "wrong secret: expected %d got %d (%s)",
+	      BOAR_EAUTH, rc, err.message);
+	ps_client_free(evil);
+	struct ps_client *none = client(&sh, 1, 0, 1, NULL, &rc, &err);
+	CHECK(rc == BOAR_EAUTH, "no secret: expected %d got %d", BOAR_EAUTH,
+	      rc);
+	ps_client_free(none);
+
+	/* garbage, an oversized header, and a peer that stalls mid-frame */
+	int g;
+	net_connect("127.0.0.1", sh.port, &g, &err);
+	const char junk[] = "GET / HTTP/1.1\r\nHost: boar\r\n\r\n";
+	CHECK(write(g, junk, sizeof junk) == sizeof junk, "write");
+	char c;
+	struct timeval tv = { 3, 0 };
+	setsockopt(g, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	ssize_t n;
+	while ((n = read(g, &c, 1)) > 0)
+		;
+	CHECK(n == 0, "garbage peer not dropped (read %zd, errno %d)", n,
+	      errno);
+	close(g);
+
+	struct wire_out o;
+	wire_out_init(&o);
+	wire_begin(&o, WIRE_HELLO, 0);
+	for (int i = 0; i < 100; i++)
+		wire_put_u64(&o, 0); /* 800 bytes > the pre-auth limit */
+	wire_end(&o);
+	net_connect("127.0.0.1", sh.port, &g, &err);
+	setsockopt(g, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+	CHECK(write(g, o.buf, o.len) == (ssize_t)o.len, "write");
+	while ((n = read(g, &c, 1)) > 0)
+		;
+	CHECK(n == 0, "oversized pre-auth frame not dropped");
+	close(g);
+	wire_out_free(&o);
+
+	/* the good client did not notice any of it */
+	uint64_t k[2] = { 7, 8 };
+	float d[2] = { 1, 1 }, v[2];
+	CHECK(ps_client_push(good, k, d, 2, &err) == 0 &&
+		      ps_client_pull(good, k, 2, v, &err) == 0 && v[0] == 1.0f,
+	      "good client disturbed: %s", err.message);
+	ps_client_free(good);
+	stop_shard(&sh);
+}
+
+static void test_checkpoint(void)
+{
+	char dir[] = "/tmp/boar-ckpt-XXXXXX";
+	if (!mkdtemp(dir)) {
+		test_failures++;
+		return;
+	}
+	struct shard_thread sh;
+	boar_error err;
+	int rc;
+	start_shard(&sh, 0, 1, 0, NULL, dir);
+	struct ps_client *w = client(&sh, 1, 0, 1, NULL, &rc, &err);
+	uint64_t k[2] = { 10, 900 };
+	float d[2] = { 0.25f, -4 }, v[2];
+	ps_client_push(w, k, d, 2, &err);
+	ps_client_clock(w, &err);
+	ps_client_clock(w, &err);
+	ps_client_pull(w, k, 2, v, &err); /* the push is applied by now */
+	ps_client_free(w);
+	stop_shard(&sh); /* checkpoints on the way out */
+
+	start_shard(&sh, 0, 1, 0, NULL, dir);
+	w = client(&sh, 1, 0, 1, NULL, &rc, &err);
+	CHECK(rc == 0, "reconnect: %s", err.message);
+	CHECK(w && ps_client_current_clock(w) == 2,
+	      "clock after restart: expected 2");
+	rc = w ? ps_client_pull(w, k, 2, v, &err) : -1;
+	CHECK(rc == 0 && v[0] == 0.25f && v[1] == -4.0f,
+	      "restored values: expected 0.25 -4 got %g %g", v[0], v[1]);
+	ps_client_free(w);
+	stop_shard(&sh);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+int main(void)
+{
+	int fd;
+	boar_error err;
+	if (net_listen("127.0.0.1", 0, &fd, &err)) {
+		printf("skip: no loopback networking: %s\n", err.message);
+		return 77;
+	}
+	close(fd);
+	test_ssp(0);
+	test_ssp(2);
+	test_dead_worker();
+	test_auth_and_garbage();
+	test_checkpoint();
+	return TEST_RESULT();
+}
