@@ -38,7 +38,7 @@ extern "C" {
 #include "gpu/gpu_engine.h"
 }
 
-#define GPU_MAX_STREAMS 16
+#define GPU_MAX_STREAMS 64
 #define GPU_DEFAULT_STREAMS 4
 /* Streamed chunks: big enough that a copy amortizes its launch, small
  * enough that S of them leave the card for the model. */
@@ -548,7 +548,16 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 
 	if ((rc = check_shapes(train, o, init, err)))
 		return rc;
-	CK(cudaGetDeviceCount(&n_dev), "cudaGetDeviceCount");
+	{
+		cudaError_t e = cudaGetDeviceCount(&n_dev);
+		if (e != cudaSuccess) {
+			(void)cudaGetLastError();
+			return boar_fail(err, BOAR_ENODEVICE,
+					 "no usable GPU: no CUDA device or driver found "
+					 "(cudaGetDeviceCount: %s)",
+					 cudaGetErrorString(e));
+		}
+	}
 	if (o->gpu_id < 0 || o->gpu_id >= n_dev)
 		return boar_fail(err, BOAR_ENODEVICE,
 				 "GPU: device %d requested, %d present", o->gpu_id,

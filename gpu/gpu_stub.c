@@ -1,8 +1,9 @@
 /* gpu_stub.c - the GPU engine of a build without CUDA.
  *
- * Compiled instead of gpu/*.cu when nvcc was not found (or CUDA=0), so the
- * library links the same symbols either way and `--device gpu` answers with
- * a clear BOAR_ENOGPU instead of failing to link or crashing.
+ * Compiled instead of the CUDA sources (gpu/gpu_*.cu) when nvcc was not
+ * found (or CUDA=0), so the library links the same symbols either way and
+ * `--device gpu` answers with a clear BOAR_ENOGPU instead of failing to
+ * link or crashing.
  */
 #include <stddef.h>
 

@@ -1,0 +1,316 @@
+/* test_gpu_mf.c - the GPU matrix-factorization sweep matches the rules.
+ *
+ * Ratings are drawn from a hidden low-rank model plus noise; the same
+ * initial factors are trained for a few epochs by the GPU engine and by a
+ * sequential CPU implementation of the MF rules (pred = mu + bu + bi + p.q,
+ * both factor updates from the old values, L2 on factors and biases,
+ * SGD with decay or per-row AdaGrad). Held-out RMSE and the per-epoch
+ * mean squared error seen during the sweep must agree within noise.
+ * Ranks 16, 100 (not a multiple of 32) and 256 exercise the register
+ * layouts; one case streams small chunks on several streams.
+ *
+ * Exit 77 (skip) when the build has no GPU support or no device is present.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boar.h"
+#include "dataset.h"
+#include "model.h"
+#include "gpu/gpu_engine.h"
+
+#define USERS 3000
+#define ITEMS 1500
+#define N_TRAIN 200000
+#define N_TEST 20000
+#define TRUE_RANK 6
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static uint64_t rng(void)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return rng_state;
+}
+
+static double unif(void)
+{
+	return (rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static double gauss(void)
+{
+	double u = unif() + 1e-12, v = unif();
+	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+static float tu[USERS][TRUE_RANK], ti[ITEMS][TRUE_RANK];
+
+static struct boar_dataset *make_ratings(uint64_t n)
+{
+	struct boar_dataset *d = calloc(1, sizeof *d);
+	d->task = BOAR_TASK_MF;
+	d->n_rows = d->nnz = n;
+	d->dim = USERS;
+	d->n_items = ITEMS;
+	d->user = malloc(n * sizeof *d->user);
+	d->item = malloc(n * sizeof *d->item);
+	d->label = malloc(n * sizeof *d->label);
+	for (uint64_t k = 0; k < n; k++) {
+		uint32_t u = (uint32_t)(rng() % USERS);
+		double x = unif();
+		uint32_t i = (uint32_t)(ITEMS * x * x); /* popular items */
+		double r = 3.5;
+		for (int t = 0; t < TRUE_RANK; t++)
+			r += tu[u][t] * ti[i][t];
+		r += 0.3 * gauss();
+		d->user[k] = u;
+		d->item[k] = i;
+		d->label[k] = (float)r;
+	}
+	d->label_kind = BOAR_LABELS_REAL;
+	return d;
+}
+
+static void free_data(struct boar_dataset *d)
+{
+	free(d->user);
+	free(d->item);
+	free(d->label);
+	free(d);
+}
+
+static struct boar_model *make_model(uint32_t rank, int biases, float mu)
+{
+	struct boar_model *m = calloc(1, sizeof *m);
+	m->task = BOAR_TASK_MF;
+	m->loss = BOAR_LOSS_SQUARED;
+	m->dim = USERS;
+	m->n_items = ITEMS;
+	m->rank = rank;
+	m->has_bias = biases;
+	m->mu = biases ? mu : 0;
+	m->P = malloc((size_t)USERS * rank * sizeof *m->P);
+	m->Q = malloc((size_t)ITEMS * rank * sizeof *m->Q);
+	float a = 0.1f / sqrtf((float)rank);
+	for (size_t k = 0; k < (size_t)USERS * rank; k++)
+		m->P[k] = (float)((2 * unif() - 1) * a);
+	for (size_t k = 0; k < (size_t)ITEMS * rank; k++)
+		m->Q[k] = (float)((2 * unif() - 1) * a);
+	if (biases) {
+		m->bu = calloc(USERS, sizeof *m->bu);
+		m->bi = calloc(ITEMS, sizeof *m->bi);
+	}
+	return m;
+}
+
+static struct boar_model *copy_model(const struct boar_model *s)
+{
+	struct boar_model *m = make_model(s->rank, s->has_bias, s->mu);
+	memcpy(m->P, s->P, (size_t)USERS * s->rank * sizeof *m->P);
+	memcpy(m->Q, s->Q, (size_t)ITEMS * s->rank * sizeof *m->Q);
+	return m;
+}
+
+static void free_model(struct boar_model *m)
+{
+	free(m->P);
+	free(m->Q);
+	free(m->bu);
+	free(m->bi);
+	free(m);
+}
+
+static double cpu_epoch(const struct boar_dataset *d, const boar_options *o,
+			struct boar_model *m, float *Gu, float *Gi, double eta,
+			uint64_t *order)
+{
+	uint32_t R = m->rank;
+	float l2 = (float)o->l2;
+	double sum = 0;
+	for (uint64_t i = d->n_rows; i > 1; i--) {
+		uint64_t j = rng() % i, t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+	for (uint64_t k = 0; k < d->n_rows; k++) {
+		uint64_t r = order[k];
+		uint32_t u = d->user[r], i = d->item[r];
+		float *p = m->P + (size_t)u * R, *q = m->Q + (size_t)i * R;
+		float pred = m->mu, bu = 0, bi = 0;
+		if (m->has_bias) {
+			bu = m->bu[u];
+			bi = m->bi[i];
+			pred += bu + bi;
+		}
+		for (uint32_t t = 0; t < R; t++)
+			pred += p[t] * q[t];
+		float e = pred - d->label[r];
+		sum += (double)e * e;
+		float su = (float)eta, si = (float)eta;
+		if (o->optimizer == BOAR_OPT_ADAGRAD) {
+			float gu = 0, gi = 0;
+			for (uint32_t t = 0; t < R; t++) {
+				float a = e * q[t] + l2 * p[t], b = e * p[t] + l2 * q[t];
+				gu += a * a;
+				gi += b * b;
+			}
+			Gu[u] += gu / R;
+			Gi[i] += gi / R;
+			su = (float)eta / (sqrtf(Gu[u]) + 1e-6f);
+			si = (float)eta / (sqrtf(Gi[i]) + 1e-6f);
+		}
+		for (uint32_t t = 0; t < R; t++) {
+			float pp = p[t], qq = q[t];
+			p[t] = pp - su * (e * qq + l2 * pp);
+			q[t] = qq - si * (e * pp + l2 * qq);
+		}
+		if (m->has_bias) {
+			m->bu[u] = bu - su * (e + l2 * bu);
+			m->bi[i] = bi - si * (e + l2 * bi);
+		}
+	}
+	return sum;
+}
+
+static double rmse(const struct boar_dataset *d, const struct boar_model *m)
+{
+	double s = 0;
+	for (uint64_t k = 0; k < d->n_rows; k++) {
+		uint32_t u = d->user[k], i = d->item[k];
+		double pred = m->mu;
+		if (m->has_bias)
+			pred += m->bu[u] + m->bi[i];
+		for (uint32_t t = 0; t < m->rank; t++)
+			pred += m->P[(size_t)u * m->rank + t] *
+				m->Q[(size_t)i * m->rank + t];
+		s += (pred - d->label[k]) * (pred - d->label[k]);
+	}
+	return sqrt(s / d->n_rows);
+}
+
+static int failures;
+
+static int run_case(const char *name, const struct boar_dataset *tr,
+		    const struct boar_dataset *te, const boar_options *o,
+		    uint32_t rank, int biases)
+{
+	double mu = 0;
+	for (uint64_t k = 0; k < tr->n_rows; k++)
+		mu += tr->label[k];
+	mu /= tr->n_rows;
+	struct boar_model *mg = make_model(rank, biases, (float)mu);
+	struct boar_model *mc = copy_model(mg);
+	boar_gpu_ctx *c = NULL;
+	boar_error err;
+	memset(&err, 0, sizeof err);
+	int rc = boar_gpu_open(tr, o, mg, &c, &err);
+	if (rc == BOAR_ENOGPU || rc == BOAR_ENODEVICE) {
+		printf("skip: %s\n", err.message);
+		free_model(mg);
+		free_model(mc);
+		return 77;
+	}
+	int bad = 0;
+	if (rc) {
+		printf("FAIL %s: open: %d %s\n", name, rc, err.message);
+		bad = 1;
+	}
+	float *Gu = calloc(USERS, sizeof *Gu), *Gi = calloc(ITEMS, sizeof *Gi);
+	uint64_t *order = malloc(tr->n_rows * sizeof *order);
+	for (uint64_t k = 0; k < tr->n_rows; k++)
+		order[k] = k;
+	for (int e = 1; e <= o->epochs && !bad; e++) {
+		double eta = o->eta * pow(o->eta_decay, e - 1), gl = 0;
+		rc = boar_gpu_epoch(c, e, eta, &gl, &err);
+		if (rc) {
+			printf("FAIL %s: epoch %d: %d %s\n", name, e, rc, err.message);
+			bad = 1;
+			break;
+		}
+		double cl = cpu_epoch(tr, o, mc, Gu, Gi, eta, order);
+		gl /= tr->n_rows;
+		cl /= tr->n_rows;
+		if (!isfinite(gl) || fabs(gl - cl) > 0.05 * cl + 1e-3) {
+			printf("FAIL %s: epoch %d train mse: expected %.5f (cpu) got %.5f (gpu)\n",
+			       name, e, cl, gl);
+			bad = 1;
+		}
+	}
+	if (!bad && (rc = boar_gpu_download(c, mg, &err))) {
+		printf("FAIL %s: download: %d %s\n", name, rc, err.message);
+		bad = 1;
+	}
+	if (!bad) {
+		double rg = rmse(te, mg), rcpu = rmse(te, mc);
+		if (!isfinite(rg) || fabs(rg - rcpu) > 0.02 * rcpu) {
+			printf("FAIL %s: test rmse: expected %.4f (cpu) got %.4f (gpu)\n",
+			       name, rcpu, rg);
+			bad = 1;
+		}
+		printf("%s %s: test rmse cpu %.4f gpu %.4f\n", bad ? "FAIL" : "ok  ",
+		       name, rcpu, rg);
+	}
+	failures += bad;
+	boar_gpu_close(c);
+	free(Gu);
+	free(Gi);
+	free(order);
+	free_model(mg);
+	free_model(mc);
+	return bad;
+}
+
+int main(void)
+{
+	for (int u = 0; u < USERS; u++)
+		for (int t = 0; t < TRUE_RANK; t++)
+			tu[u][t] = (float)(0.5 * gauss());
+	for (int i = 0; i < ITEMS; i++)
+		for (int t = 0; t < TRUE_RANK; t++)
+			ti[i][t] = (float)(0.5 * gauss());
+	struct boar_dataset *tr = make_ratings(N_TRAIN);
+	struct boar_dataset *te = make_ratings(N_TEST);
+	boar_options o;
+	memset(&o, 0, sizeof o);
+	o.task = BOAR_TASK_MF;
+	o.optimizer = BOAR_OPT_SGD;
+	o.update = BOAR_UPDATE_RACY;
+	o.epochs = 8;
+	o.eta = 0.02;
+	o.eta_decay = 0.95;
+	o.l2 = 0.02;
+	o.seed = 3;
+	o.streams = 2;
+
+	if (run_case("rank 16 sgd biases", tr, te, &o, 16, 1) == 77)
+		return 77;
+	run_case("rank 100 sgd", tr, te, &o, 100, 0);
+	o.update = BOAR_UPDATE_ATOMIC;
+	run_case("rank 32 sgd atomic biases", tr, te, &o, 32, 1);
+	o.update = BOAR_UPDATE_RACY;
+	o.optimizer = BOAR_OPT_ADAGRAD;
+	o.eta = 0.05;
+	o.eta_decay = 1.0;
+	run_case("rank 64 adagrad biases", tr, te, &o, 64, 1);
+	o.optimizer = BOAR_OPT_SGD;
+	o.eta = 0.02;
+	o.eta_decay = 0.95;
+	o.epochs = 4;
+	run_case("rank 256 sgd biases", tr, te, &o, 256, 1);
+	setenv("BOAR_GPU_CHUNK_BYTES", "100000", 1);
+	o.streams = 4;
+	o.epochs = 6;
+	run_case("rank 48 sgd biases streamed", tr, te, &o, 48, 1);
+	unsetenv("BOAR_GPU_CHUNK_BYTES");
+
+	free_data(tr);
+	free_data(te);
+	if (failures)
+		printf("%d case(s) failed\n", failures);
+	return failures ? 1 : 0;
+}
