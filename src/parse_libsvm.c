@@ -187,9 +187,13 @@ static void parse_piece(struct lsvm_piece *c, int hash_bits)
 		/* Every feature takes at least 4 bytes ("1:1" and a space),
 		 * so this bounds the row and the loop below need not check. */
 		size_t most = (size_t)(eol - s) / 4 + 1;
-		if (grow((void **)&c->idx, &c->cap_nnz, nnz + most, 4) ||
-		    grow((void **)&c->val, &c->cap_nnz, nnz + most, 4))
-			goto nomem;
+		if (nnz + most > c->cap_nnz) {
+			size_t ci = c->cap_nnz, cv = c->cap_nnz;
+			if (grow((void **)&c->idx, &ci, nnz + most, 4) ||
+			    grow((void **)&c->val, &cv, nnz + most, 4))
+				goto nomem;
+			c->cap_nnz = ci < cv ? ci : cv;
+		}
 		if (rows == c->cap_rows) {
 			/* label holds cap_rows, row_ptr one more */
 			size_t nc = c->cap_rows * 2;

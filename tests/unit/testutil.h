@@ -1,0 +1,62 @@
+/* testutil.h - tiny assertion helpers for the unit tests.
+ *
+ * Each check prints "FAIL file:line: what (expected vs got)" and counts the
+ * failure instead of stopping, so one run shows every broken expectation.
+ * End main with `return TEST_RESULT();` (0 pass, 1 fail); call TEST_SKIP()
+ * to exit 77 with a reason. Stable: other tests include this file.
+ */
+#ifndef BOAR_TESTUTIL_H
+#define BOAR_TESTUTIL_H
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static int test_failures;
+
+#define CHECK(cond, ...)                                                     \
+	do {                                                                 \
+		if (!(cond)) {                                               \
+			fprintf(stderr, "FAIL %s:%d: %s: ", __FILE__,        \
+				__LINE__, #cond);                            \
+			fprintf(stderr, __VA_ARGS__);                        \
+			fputc('\n', stderr);                                 \
+			test_failures++;                                     \
+		}                                                            \
+	} while (0)
+
+#define CHECK_EQ_INT(got, want)                                              \
+	do {                                                                 \
+		long long g_ = (long long)(got), w_ = (long long)(want);     \
+		if (g_ != w_) {                                              \
+			fprintf(stderr,                                      \
+				"FAIL %s:%d: %s: expected %lld, got %lld\n", \
+				__FILE__, __LINE__, #got, w_, g_);           \
+			test_failures++;                                     \
+		}                                                            \
+	} while (0)
+
+#define CHECK_NEAR(got, want, tol)                                           \
+	do {                                                                 \
+		double g_ = (double)(got), w_ = (double)(want);              \
+		if (!(fabs(g_ - w_) <= (tol))) {                             \
+			fprintf(stderr,                                      \
+				"FAIL %s:%d: %s: expected %.9g +- %g, got "  \
+				"%.9g\n",                                    \
+				__FILE__, __LINE__, #got, w_, (double)(tol), \
+				g_);                                         \
+			test_failures++;                                     \
+		}                                                            \
+	} while (0)
+
+#define TEST_SKIP(...)                                                       \
+	do {                                                                 \
+		fprintf(stderr, "SKIP: ");                                   \
+		fprintf(stderr, __VA_ARGS__);                                \
+		fputc('\n', stderr);                                         \
+		exit(77);                                                    \
+	} while (0)
+
+#define TEST_RESULT() (test_failures ? 1 : 0)
+
+#endif
