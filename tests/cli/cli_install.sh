@@ -10,6 +10,11 @@
 command -v pkg-config >/dev/null 2>&1 || skip "pkg-config not found"
 CC=${CC:-cc}
 D=$T/root
+# $BUILD/boar.pc is made once with the PREFIX of the first build and not
+# remade when install is given another one: have it made for this PREFIX,
+# and removed again afterwards so the next build makes its own.
+rm -f "$BUILD/boar.pc"
+trap 'rm -f "$BUILD/boar.pc"; rm -rf "$T"' EXIT
 make -s BUILD="$BUILD" DESTDIR="$D" PREFIX=/usr install >"$T/make.log" 2>&1 ||
 	{ cat "$T/make.log"; fail "make install exited non-zero"; }
 for f in usr/include/boar.h usr/lib/libboar.a usr/lib/libboar.so \
@@ -18,6 +23,8 @@ for f in usr/include/boar.h usr/lib/libboar.a usr/lib/libboar.so \
 done
 ls "$D"/usr/lib/libboar.so.* >/dev/null 2>&1 || fail "no versioned libboar.so.N"
 "$D/usr/bin/boar" --version >/dev/null || fail "the installed boar does not run"
+grep -q '^libdir=/usr/lib$' "$D/usr/lib/pkgconfig/boar.pc" ||
+	{ cat "$D/usr/lib/pkgconfig/boar.pc"; fail "boar.pc: libdir is not /usr/lib for PREFIX=/usr"; }
 
 sed -n '/<!-- example:begin -->/,/<!-- example:end -->/p' README.md |
 	sed '1d;$d' | sed '/^```/d' >"$T/example.c"
@@ -26,6 +33,10 @@ grep -q 'boar_train' "$T/example.c" || fail "the README example does not train"
 
 export PKG_CONFIG_PATH="$D/usr/lib/pkgconfig"
 export PKG_CONFIG_SYSROOT_DIR="$D"
+# PREFIX=/usr makes /usr/include and /usr/lib the paths in boar.pc, which
+# pkg-config drops as system paths unless told: keep them, so that they get
+# the sysroot in front and point into $D.
+export PKG_CONFIG_ALLOW_SYSTEM_CFLAGS=1 PKG_CONFIG_ALLOW_SYSTEM_LIBS=1
 pkg-config --exists boar || fail "pkg-config does not find boar in $PKG_CONFIG_PATH"
 cflags=$(pkg-config --cflags boar)
 libs=$(pkg-config --libs boar)
