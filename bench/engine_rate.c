@@ -58,6 +58,7 @@ int main(int argc, char **argv)
 					      : BOAR_UPDATE_ATOMIC;
 	o.epochs = argc > 7 ? atoi(argv[7]) : 3;
 	o.eta = 0.1;
+	o.optimizer = BOAR_OPT_SGD; /* the bare loop is plain SGD */
 	struct best b = {0, 0};
 	o.progress = on_epoch;
 	o.progress_ctx = &b;

@@ -13,7 +13,7 @@ void boar_options_default(boar_options *o)
 	memset(o, 0, sizeof *o);
 	o->task = BOAR_TASK_AUTO;
 	o->loss = BOAR_LOSS_LOGISTIC;
-	o->optimizer = BOAR_OPT_SGD;
+	o->optimizer = BOAR_OPT_ADAGRAD;
 	o->update = BOAR_UPDATE_RACY;
 	o->epochs = 10;
 	o->eta = BOAR_AUTO;
@@ -100,10 +100,13 @@ void boar_options_resolve(boar_options *o, const boar_dataset *d)
 {
 	if (o->task == BOAR_TASK_AUTO)
 		o->task = d->task;
+	/* Chosen on a9a and MovieLens (bench/RESULTS.md): AdaGrad is flat
+	 * around its best eta, plain SGD needs a smaller one for MF. */
+	int mf = o->task == BOAR_TASK_MF;
 	if (is_auto(o->eta))
-		o->eta = o->task == BOAR_TASK_MF ? 0.01 : 0.1;
+		o->eta = !mf ? 0.1 : (o->optimizer == BOAR_OPT_ADAGRAD ? 0.05 : 0.02);
 	if (is_auto(o->l2))
-		o->l2 = o->task == BOAR_TASK_MF ? 0.05 : 0.0;
+		o->l2 = mf ? 0.1 : 0.0;
 	if (o->task == BOAR_TASK_MF)
 		o->loss = BOAR_LOSS_SQUARED;
 }

@@ -206,7 +206,8 @@ typedef struct boar_epoch_stats {
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
 /* For eta and l2: pick the default of the task being trained
- * (linear: eta 0.1, l2 0; MF: eta 0.01, l2 0.05). */
+ * (linear: eta 0.1, l2 0; MF: eta 0.05 with AdaGrad or 0.02 with SGD,
+ * l2 0.1). */
 #define BOAR_AUTO (-1.0)
 
 typedef struct boar_options {
@@ -234,8 +235,9 @@ typedef struct boar_options {
 	void *progress_ctx;
 } boar_options;
 
-/* Fills *o with defaults (logistic, SGD, 10 epochs, eta and l2 BOAR_AUTO,
- * decay 0.9, no L1, seed 1, all cores, rank 16, MF biases on...). */
+/* Fills *o with defaults (logistic, AdaGrad, racy updates, 10 epochs, eta
+ * and l2 BOAR_AUTO, decay 0.9, no L1, seed 1, all cores, rank 16, MF
+ * biases on, CPU, 4 streams). */
 BOAR_API void boar_options_default(boar_options *o);
 
 /* @return NULL if *o is usable with this dataset (may be NULL), else a
