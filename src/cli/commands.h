@@ -22,7 +22,8 @@
 	X(predict, "score every row of a file with a saved model")           \
 	X(eval, "test metrics (accuracy, AUC, log loss or RMSE) of a model")  \
 	X(gen, "write synthetic data drawn from a hidden model")             \
-	X(export, "write a saved model as text")
+	X(export, "write a saved model as text")                             \
+	X(serve, "run one shard of the parameter server (cluster training)")
 
 #define BOAR_COMMAND_DECL(name, summary)        \
 	int cmd_##name(int argc, char **argv); \

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cluster.h"
 #include "commands.h"
 #include "common.h"
 #include "json.h"
@@ -20,6 +21,7 @@
 void cmd_train_help(FILE *out)
 {
 	train_args_help(out);
+	cluster_train_help(out);
 }
 
 static volatile sig_atomic_t interrupted;
@@ -91,6 +93,8 @@ int cmd_train(int argc, char **argv)
 	boar_model *model = NULL;
 	int rc, status = CLI_EXIT_RUNTIME;
 
+	if (cluster_train_wanted(argc, argv))
+		return cluster_train(argc, argv);
 	switch (train_args_parse(&a, argc, argv, why, sizeof why)) {
 	case TRAIN_ARGS_HELP:
 		train_args_help(stdout);

@@ -1,0 +1,266 @@
+/* worker.c - the worker's training loop over the parameter server.
+ *
+ * See worker.h for the schedule. The keys of a clock are collected with a
+ * stamp array (one uint32 per key: the clock that last saw it), so finding
+ * the distinct keys of a chunk costs O(its nnz), then sorted because the
+ * wire wants them ascending.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dataset.h"
+#include "engine.h"
+#include "error.h"
+#include "model.h"
+#include "net/worker.h"
+#include "options.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+struct scratch {
+	uint32_t *stamp; /* dim + 1 */
+	uint64_t *keys;
+	float *before;
+	float *delta;
+	uint64_t cap;
+};
+
+/* Distinct keys of rows order[b..e) plus the bias, ascending. */
+static uint64_t chunk_keys(const struct boar_dataset *d, const uint32_t *order,
+			   uint64_t b, uint64_t e, uint32_t stamp,
+			   struct scratch *s)
+{
+	uint64_t n = 0;
+	for (uint64_t p = b; p < e; p++) {
+		uint32_t r = order[p];
+		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+			uint32_t j = d->idx[k];
+			if (s->stamp[j] != stamp) {
+				s->stamp[j] = stamp;
+				s->keys[n++] = j;
+			}
+		}
+	}
+	s->keys[n++] = d->dim; /* the bias, every row touches it */
+	qsort(s->keys, n, sizeof *s->keys, cmp_u64);
+	return n;
+}
+
+static void sleep_ms(unsigned ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+	nanosleep(&ts, NULL);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* Pulls every key into m->w (for evaluation and the final replica). */
+static int pull_all(struct ps_client *c, struct boar_model *m,
+		    struct scratch *s, boar_error *err)
+{
+	uint64_t dim = m->dim + 1;
+	for (uint64_t lo = 0; lo < dim;) {
+		uint64_t n = dim - lo > s->cap ? s->cap : dim - lo;
+		for (uint64_t i = 0; i < n; i++)
+			s->keys[i] = lo + i;
+		int rc = ps_client_pull(c, s->keys, (uint32_t)n, m->w + lo, err);
+		if (rc)
+			return rc;
+		lo += n;
+	}
+	return 0;
+}
+
+int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
+		  const struct ps_worker_config *wc, boar_model **out,
+		  struct ps_worker_report *rep, boar_error *err)
+{
+	const struct boar_dataset *d = train;
+	struct boar_model *m = NULL;
+	struct boar_engine *e = NULL;
+	struct ps_client *c = NULL;
+	struct scratch s = { 0 };
+	int rc;
+
+	memset(rep, 0, sizeof *rep);
+	const char *why = boar_options_check(o_in, train);
+	if (why)
+		return boar_fail(err, BOAR_EINVAL, "%s", why);
+	if (d->task != BOAR_TASK_LINEAR)
+		return boar_fail(err, BOAR_EINVAL,
+				 "cluster training supports linear models only");
+	if (o_in->device != BOAR_DEVICE_CPU)
+		return boar_fail(err, BOAR_EINVAL,
+				 "cluster workers train on the CPU engine");
+	boar_options o = *o_in;
+	boar_options_resolve(&o, train);
+
+	uint32_t R = wc->net.rank, W = wc->net.n_workers;
+	uint64_t keys_total = d->dim + 1;
+	m = boar_model_alloc(BOAR_TASK_LINEAR, o.loss, d->dim, 0, 0, 0);
+	if (!m)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory for the model");
+	m->hash_bits = d->hash_bits;
+	if ((rc = boar_engine_create(d, &o, m, &e, err)))
+		goto out;
+
+	/* Clock schedule: the same number of clocks per epoch everywhere. */
+	uint64_t n = d->n_rows;
+	uint64_t per_worker = (n + W - 1) / W;
+	uint64_t sync = wc->sync_every ? wc->sync_every : 1000;
+	uint64_t clocks = (per_worker + sync - 1) / sync;
+	if (!clocks)
+		clocks = 1;
+	uint64_t b0 = n * R / W, b1 = n * (R + 1) / W;
+
+	uint64_t max_row = 0;
+	for (uint64_t r = 0; r < n; r++) {
+		uint64_t k = d->row_ptr[r + 1] - d->row_ptr[r];
+		if (k > max_row)
+			max_row = k;
+	}
+	/* keys of one clock: at most its nnz + 1, at most the whole model */
+	uint64_t chunk_rows = (b1 - b0 + clocks - 1) / clocks;
+	uint64_t cap = chunk_rows * max_row + 1;
+	if (cap > keys_total)
+		cap = keys_total;
+	if (cap < 4096)
+		cap = keys_total < 4096 ? keys_total : 4096;
+	s.cap = cap;
+	s.stamp = malloc(keys_total * sizeof *s.stamp);
+	s.keys = malloc(cap * sizeof *s.keys);
+	s.before = malloc(cap * sizeof *s.before);
+	s.delta = malloc(cap * sizeof *s.delta);
+	if (!s.stamp || !s.keys || !s.before || !s.delta) {
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto out;
+	}
+	memset(s.stamp, 0xff, keys_total * sizeof *s.stamp);
+
+	struct ps_client_config cc = wc->net;
+	cc.dim = keys_total;
+	if ((rc = ps_client_connect(&cc, &c, err)))
+		goto out;
+
+	double t_start = now_s();
+	uint32_t stamp = 0;
+	for (int epoch = 1; epoch <= o.epochs; epoch++) {
+		double t0 = now_s(), loss = 0;
+		uint64_t nnz = 0;
+		const uint32_t *order = boar_engine_order(e, epoch);
+		for (uint64_t k = 0; k < clocks; k++) {
+			uint64_t b = b0 + (b1 - b0) * k / clocks;
+			uint64_t en = b0 + (b1 - b0) * (k + 1) / clocks;
+			if (++stamp == UINT32_MAX) {
+				memset(s.stamp, 0xff,
+				       keys_total * sizeof *s.stamp);
+				stamp = 0;
+			}
+			uint64_t nk = chunk_keys(d, order, b, en, stamp, &s);
+			if ((rc = ps_client_pull(c, s.keys, (uint32_t)nk,
+						 s.before, err)))
+				goto out;
+			for (uint64_t i = 0; i < nk; i++)
+				m->w[s.keys[i]] = s.before[i];
+			if ((rc = boar_engine_sweep(e, epoch, b, en, &loss))) {
+				boar_fail(err, rc,
+					  "training diverged in epoch %d; "
+					  "lower --eta",
+					  epoch);
+				goto out;
+			}
+			for (uint64_t i = 0; i < nk; i++)
+				s.delta[i] = m->w[s.keys[i]] - s.before[i];
+			if ((rc = ps_client_push(c, s.keys, s.delta,
+						 (uint32_t)nk, err)))
+				goto out;
+			if ((rc = ps_client_clock(c, err)))
+				goto out;
+			for (uint64_t p = b; p < en; p++)
+				nnz += d->row_ptr[order[p] + 1] -
+				       d->row_ptr[order[p]];
+			rep->clocks++;
+			rep->rows += en - b;
+			if (wc->throttle_ms)
+				sleep_ms(wc->throttle_ms);
+		}
+		if (o.progress) {
+			boar_epoch_stats st = { .epoch = epoch };
+			st.seconds = now_s() - t0;
+			st.updates_per_sec = st.seconds > 0 ? nnz / st.seconds
+							    : 0;
+			st.train_loss = b1 > b0 ? loss / (double)(b1 - b0) : 0;
+			st.eta = boar_engine_eta(e, epoch);
+			if (o.test && wc->eval_every_epoch) {
+				boar_metrics mt;
+				if ((rc = pull_all(c, m, &s, err)))
+					goto out;
+				if (!boar_evaluate(m, o.test, &mt, o.threads)) {
+					st.has_test = 1;
+					st.test_loss = mt.loss;
+					st.test_accuracy = mt.accuracy;
+					st.test_auc = mt.auc;
+					st.test_rmse = mt.rmse;
+				}
+			}
+			if (o.progress(&st, o.progress_ctx))
+				break;
+		}
+	}
+	if ((rc = ps_client_flush(c, err)) || (rc = ps_client_done(c, err)))
+		goto out;
+	rep->seconds = now_s() - t_start;
+	if (wc->gather) {
+		float *w = malloc(keys_total * sizeof *w);
+		if (!w) {
+			rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = ps_client_gather(c, w, err);
+		if (!rc)
+			memcpy(m->w, w, keys_total * sizeof *w);
+		free(w);
+		if (rc)
+			goto out;
+		rep->n_shards = cc.n_shards < 64 ? cc.n_shards : 64;
+		for (uint32_t i = 0; i < rep->n_shards; i++)
+			if ((rc = ps_client_stats(c, i, &rep->shard[i], err)))
+				goto out;
+		if (wc->shutdown && (rc = ps_client_shutdown(c, err)))
+			goto out;
+	} else if ((rc = pull_all(c, m, &s, err))) {
+		goto out;
+	}
+	for (uint64_t i = 0; i < keys_total; i++)
+		if (!isfinite(m->w[i])) {
+			rc = boar_fail(err, BOAR_EDIVERGED,
+				       "the model diverged; lower --eta");
+			goto out;
+		}
+	ps_client_get_counters(c, &rep->net);
+	*out = m;
+	m = NULL;
+	rc = 0;
+out:
+	if (c)
+		ps_client_get_counters(c, &rep->net);
+	ps_client_free(c);
+	boar_engine_free(e);
+	boar_model_free(m);
+	free(s.stamp);
+	free(s.keys);
+	free(s.before);
+	free(s.delta);
+	return rc;
+}

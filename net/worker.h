@@ -1,0 +1,53 @@
+/* worker.h - a cluster worker: the CPU engine between pulls and pushes
+ * (library-internal; the `boar train --ps/--cluster` glue calls it).
+ *
+ * Every worker loads the whole training file and draws the same row order
+ * per epoch (same seed); worker R of W sweeps the contiguous block
+ * [R*n/W, (R+1)*n/W) of that order, so within an epoch the workers cover
+ * every row exactly once, and a different random subset each epoch. The
+ * block is cut into the same number of clocks on every worker (about
+ * sync_every rows each). Per clock: pull the keys the clock's rows touch
+ * into the local replica, sweep them with the Hogwild! engine, push
+ * (after - before) for those keys, tick the clock.
+ *
+ * Linear models only: the keys are the weights 0..dim-1 and the bias (key
+ * dim). At the end the worker flushes what the significance filter held
+ * back and says DONE; with gather set it then waits for the others and
+ * fetches the whole model.
+ */
+#ifndef BOAR_NET_WORKER_H
+#define BOAR_NET_WORKER_H
+
+#include <stdint.h>
+
+#include "boar.h"
+#include "net/client.h"
+
+struct ps_worker_config {
+	struct ps_client_config net; /* dim is filled in from the data */
+	uint64_t sync_every;         /* rows per clock; 0: 1000 */
+	unsigned throttle_ms;        /* sleep per clock (a straggler, tests) */
+	int gather;                  /* fetch the final model (worker 0) */
+	int shutdown;                /* then ask the shards to exit */
+	int eval_every_epoch;        /* refresh all keys and call progress */
+};
+
+struct ps_worker_report {
+	uint64_t clocks;
+	uint64_t rows;
+	double seconds;
+	struct ps_client_counters net;
+	/* gather only: what each shard reports (up to 64 shards) */
+	uint32_t n_shards;
+	struct wire_stats shard[64];
+};
+
+/* Trains on `train` with options o (o->progress, if set, is called after
+ * every epoch with test metrics of the worker's fresh copy of the model).
+ * @return 0 and *out (the gathered model with gather, else the worker's
+ *         replica), or a negative BOAR_E* code with *err. */
+int boar_ps_train(const boar_dataset *train, const boar_options *o,
+		  const struct ps_worker_config *wc, boar_model **out,
+		  struct ps_worker_report *rep, boar_error *err);
+
+#endif

@@ -1,0 +1,596 @@
+/* cluster.c - `boar train` as a cluster worker (or, under a launcher, as
+ * whatever role the rank says).
+ *
+ * The cluster options are taken out of argv here; everything else goes to
+ * the ordinary train option parser (train_args.h), so a worker accepts
+ * exactly the options a single-node run does. See cluster.h for the roles
+ * and the address rule of --cluster.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cluster.h"
+#include "commands.h"
+#include "common.h"
+#include "json.h"
+#include "net/auth.h"
+#include "net/loop.h"
+#include "net/ssp.h"
+#include "net/worker.h"
+#include "progress.h"
+#include "train_args.h"
+
+struct cluster_args {
+	const char *ps;          /* --ps list */
+	uint32_t rank, n_workers; /* --worker R/W */
+	int have_worker;
+	int cluster;             /* --cluster */
+	uint32_t servers;        /* --servers S */
+	const char *host;        /* --cluster-host */
+	unsigned base_port;
+	uint64_t staleness;
+	uint64_t sync_every;
+	const char *secret_file;
+	double heartbeat_timeout;
+	const char *checkpoint_dir;
+	double checkpoint_every;
+	int f16;
+	double threshold;
+	unsigned throttle_ms;
+	int shutdown_servers;
+	double reconnect_timeout;
+};
+
+struct copt {
+	const char *name;
+	int has_arg;
+	const char *arg, *help, *def;
+};
+
+static const struct copt copts[] = {
+	{ "ps", 1, "HOST:PORT,...", "shards of the parameter server, in shard "
+				   "order: train as a worker", NULL },
+	{ "worker", 1, "R/W", "this worker's rank and the number of workers",
+	  "0/1" },
+	{ "cluster", 0, NULL, "take the role from the launcher's rank "
+			      "(mpirun, srun): ranks < --servers serve",
+	  NULL },
+	{ "servers", 1, "S", "--cluster: how many ranks serve shards", "1" },
+	{ "cluster-host", 1, "HOST", "--cluster: the host every shard listens "
+				     "on (rank r: port base-port + r)",
+	  "127.0.0.1" },
+	{ "base-port", 1, "PORT", "--cluster: port of shard 0", "7070" },
+	{ "staleness", 1, "s|inf", "--cluster: the shards' SSP bound (with "
+				   "--ps it is the shards' option)",
+	  "1" },
+	{ "sync-every", 1, "N", "examples per clock: pull, sweep N rows, push, "
+				"tick",
+	  "1000" },
+	{ "secret-file", 1, "FILE", "shared secret for the shard handshake",
+	  NULL },
+	{ "heartbeat-timeout", 1, "SEC", "--cluster: shards drop a silent "
+					 "worker after SEC",
+	  "10" },
+	{ "checkpoint", 1, "DIR", "--cluster: shards checkpoint into DIR",
+	  NULL },
+	{ "checkpoint-every", 1, "SEC", "--cluster: seconds between "
+					"checkpoints",
+	  "30" },
+	{ "f16", 0, NULL, "push deltas as float16 (rounding error is kept "
+			  "and sent later)",
+	  NULL },
+	{ "push-threshold", 1, "T", "send only deltas above T; the rest "
+				    "accumulate until they are",
+	  "0" },
+	{ "throttle-ms", 1, "MS", "sleep MS after every clock (to simulate a "
+				  "straggler)",
+	  "0" },
+	{ "shutdown-servers", 0, NULL, "--ps: worker 0 stops the shards at "
+				       "the end (--cluster always does)",
+	  NULL },
+	{ "reconnect-timeout", 1, "SEC", "keep reconnecting to a lost shard "
+					 "this long",
+	  "30" },
+	{ NULL },
+};
+
+/* Finds argv[i] in copts: "--name" or "--name=value". */
+static const struct copt *match(const char *a, const char **inline_val)
+{
+	if (strncmp(a, "--", 2))
+		return NULL;
+	a += 2;
+	for (const struct copt *o = copts; o->name; o++) {
+		size_t n = strlen(o->name);
+		if (!strncmp(a, o->name, n) && (a[n] == '\0' || a[n] == '=')) {
+			*inline_val = a[n] == '=' ? a + n + 1 : NULL;
+			return o;
+		}
+	}
+	return NULL;
+}
+
+int cluster_train_wanted(int argc, char **argv)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *v;
+		const struct copt *o;
+		if (!strcmp(argv[i], "--"))
+			break;
+		if ((o = match(argv[i], &v)) &&
+		    (!strcmp(o->name, "ps") || !strcmp(o->name, "worker") ||
+		     !strcmp(o->name, "cluster")))
+			return 1;
+	}
+	return 0;
+}
+
+void cluster_train_help(FILE *out)
+{
+	fputs("\ncluster options (boar train --ps ... --worker R/W, or "
+	      "--cluster under mpirun/srun):\n",
+	      out);
+	for (const struct copt *o = copts; o->name; o++) {
+		char left[64];
+		snprintf(left, sizeof left, "--%s%s%s", o->name,
+			 o->has_arg ? " " : "", o->has_arg ? o->arg : "");
+		fprintf(out, "  %-28s %s", left, o->help);
+		if (o->def)
+			fprintf(out, " [%s]", o->def);
+		fputc('\n', out);
+	}
+	fputs("\n  --cluster: ranks come from OMPI_COMM_WORLD_RANK/SIZE, "
+	      "PMI_RANK/SIZE or\n  SLURM_PROCID/NTASKS; rank r < S serves "
+	      "shard r on --cluster-host:(base-port + r),\n  rank r >= S is "
+	      "worker r - S of P - S. Worker 0 gathers the model (-m FILE)\n"
+	      "  and stops the shards.\n",
+	      out);
+}
+
+static int parse_u(const char *s, unsigned long long max,
+		   unsigned long long *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-')
+		return -1;
+	unsigned long long v = strtoull(s, &end, 10);
+	if (*end || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_d(const char *s, double *out)
+{
+	char *end;
+	if (!s || !*s)
+		return -1;
+	double v = strtod(s, &end);
+	if (*end || !(v >= 0) || v > 1e12)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Takes the cluster options out of argv into *c; the rest stays in
+ * rest[0..*n_rest). @return 0 or an exit status. */
+static int split_args(int argc, char **argv, struct cluster_args *c,
+		      char **rest, int *n_rest)
+{
+	int n = 0;
+	rest[n++] = argv[0];
+	for (int i = 1; i < argc; i++) {
+		const char *v = NULL;
+		const struct copt *o = match(argv[i], &v);
+		if (!strcmp(argv[i], "--")) {
+			while (i < argc)
+				rest[n++] = argv[i++];
+			break;
+		}
+		if (!o) {
+			rest[n++] = argv[i];
+			continue;
+		}
+		if (o->has_arg && !v) {
+			if (i + 1 >= argc)
+				return cli_usage("train", "--%s needs %s",
+						 o->name, o->arg);
+			v = argv[++i];
+		} else if (!o->has_arg && v) {
+			return cli_usage("train", "--%s takes no value",
+					 o->name);
+		}
+		unsigned long long u;
+		double d;
+		const char *name = o->name;
+		if (!strcmp(name, "ps")) {
+			c->ps = v;
+		} else if (!strcmp(name, "worker")) {
+			char *end;
+			unsigned long r = strtoul(v, &end, 10), w;
+			if (end == v || *end != '/' ||
+			    parse_u(end + 1, 65536, &u) || !(w = u) || r >= w)
+				return cli_usage("train",
+						 "--worker wants R/W with R < "
+						 "W, got '%s'",
+						 v);
+			c->rank = (uint32_t)r;
+			c->n_workers = (uint32_t)w;
+			c->have_worker = 1;
+		} else if (!strcmp(name, "cluster")) {
+			c->cluster = 1;
+		} else if (!strcmp(name, "servers")) {
+			if (parse_u(v, 4096, &u) || !u)
+				return cli_usage("train", "--servers wants a "
+							  "count >= 1");
+			c->servers = (uint32_t)u;
+		} else if (!strcmp(name, "cluster-host")) {
+			c->host = v;
+		} else if (!strcmp(name, "base-port")) {
+			if (parse_u(v, 65535, &u) || !u)
+				return cli_usage("train", "bad --base-port");
+			c->base_port = (unsigned)u;
+		} else if (!strcmp(name, "staleness")) {
+			if (cluster_parse_staleness(v, &c->staleness))
+				return cli_usage("train", "--staleness wants a "
+							  "count or inf");
+		} else if (!strcmp(name, "sync-every")) {
+			if (parse_u(v, 1ull << 40, &u) || !u)
+				return cli_usage("train", "--sync-every wants "
+							  "N >= 1");
+			c->sync_every = u;
+		} else if (!strcmp(name, "secret-file")) {
+			c->secret_file = v;
+		} else if (!strcmp(name, "heartbeat-timeout")) {
+			if (parse_d(v, &d) || d <= 0)
+				return cli_usage("train", "bad "
+							  "--heartbeat-timeout");
+			c->heartbeat_timeout = d;
+		} else if (!strcmp(name, "checkpoint")) {
+			c->checkpoint_dir = v;
+		} else if (!strcmp(name, "checkpoint-every")) {
+			if (parse_d(v, &d))
+				return cli_usage("train", "bad "
+							  "--checkpoint-every");
+			c->checkpoint_every = d;
+		} else if (!strcmp(name, "f16")) {
+			c->f16 = 1;
+		} else if (!strcmp(name, "push-threshold")) {
+			if (parse_d(v, &d))
+				return cli_usage("train", "bad "
+							  "--push-threshold");
+			c->threshold = d;
+		} else if (!strcmp(name, "throttle-ms")) {
+			if (parse_u(v, 600000, &u))
+				return cli_usage("train", "bad --throttle-ms");
+			c->throttle_ms = (unsigned)u;
+		} else if (!strcmp(name, "shutdown-servers")) {
+			c->shutdown_servers = 1;
+		} else if (!strcmp(name, "reconnect-timeout")) {
+			if (parse_d(v, &d) || d <= 0)
+				return cli_usage("train", "bad "
+							  "--reconnect-timeout");
+			c->reconnect_timeout = d;
+		}
+	}
+	rest[n] = NULL;
+	*n_rest = n;
+	return 0;
+}
+
+/* The launcher's rank and size, from the first variable pair set. */
+static int launcher_rank(uint32_t *rank, uint32_t *size)
+{
+	static const char *const pairs[][2] = {
+		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
+		{ "PMI_RANK", "PMI_SIZE" },
+		{ "PMIX_RANK", "PMIX_SIZE" },
+		{ "SLURM_PROCID", "SLURM_NTASKS" },
+	};
+	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
+		unsigned long long r, s;
+		if (!parse_u(getenv(pairs[i][0]), 1 << 20, &r) &&
+		    !parse_u(getenv(pairs[i][1]), 1 << 20, &s) && r < s) {
+			*rank = (uint32_t)r;
+			*size = (uint32_t)s;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+struct wrun {
+	const struct train_args *a;
+	struct progress pr;
+	uint32_t rank;
+	int binary;
+	int last_epoch;
+};
+
+static int on_epoch(const boar_epoch_stats *s, void *ctx)
+{
+	struct wrun *r = ctx;
+	r->last_epoch = s->epoch;
+	if (r->a->json && r->rank == 0) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_int(&j, "epoch", s->epoch);
+		json_int(&j, "worker", r->rank);
+		json_num(&j, "seconds", s->seconds);
+		json_num(&j, "updates_per_sec", s->updates_per_sec);
+		json_num(&j, "train_loss", s->train_loss);
+		if (s->has_test) {
+			json_num(&j, "test_loss", s->test_loss);
+			json_num(&j, "test_accuracy", s->test_accuracy);
+			json_num(&j, "test_auc", s->test_auc);
+		}
+		json_end(&j);
+	}
+	if (r->rank == 0)
+		progress_epoch(&r->pr, s, r->a->opt.epochs, r->binary);
+	return 0;
+}
+
+static int run_worker(const struct cluster_args *c, struct train_args *a,
+		      const char *const *addrs, uint32_t n_shards, int cluster)
+{
+	boar_error err = { 0 };
+	boar_dataset *train = NULL, *test = NULL;
+	boar_model *model = NULL;
+	uint8_t key[NET_KEY_LEN];
+	int rc, status = CLI_EXIT_RUNTIME;
+
+	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
+		return cli_report(&err, rc);
+	rc = boar_dataset_load(a->train_path, &a->load, &train, &err);
+	if (rc)
+		return cli_report(&err, rc);
+	if (a->test_path) {
+		boar_load_options lo = a->load;
+		lo.task = boar_dataset_task(train);
+		if ((rc = boar_dataset_load(a->test_path, &lo, &test, &err))) {
+			status = cli_report(&err, rc);
+			goto out;
+		}
+		a->opt.test = test;
+	}
+	const char *reason = boar_options_check(&a->opt, train);
+	if (reason) {
+		status = cli_usage("train", "%s", reason);
+		goto out;
+	}
+	struct wrun r = { .a = a, .rank = c->rank };
+	r.binary = a->opt.loss != BOAR_LOSS_SQUARED;
+	progress_init(&r.pr, a->quiet || c->rank != 0);
+	a->opt.progress = on_epoch;
+	a->opt.progress_ctx = &r;
+
+	struct ps_worker_config wc = {
+		.net = {
+			.addrs = addrs,
+			.n_shards = n_shards,
+			.rank = c->rank,
+			.n_workers = c->n_workers,
+			.key = c->secret_file ? key : NULL,
+			.reconnect_timeout = c->reconnect_timeout,
+			.f16 = c->f16,
+			.threshold = (float)c->threshold,
+		},
+		.sync_every = c->sync_every,
+		.throttle_ms = c->throttle_ms,
+		.gather = c->rank == 0,
+		.shutdown = c->rank == 0 && (cluster || c->shutdown_servers),
+		.eval_every_epoch = c->rank == 0 && test != NULL,
+	};
+	struct ps_worker_report rep;
+	rc = boar_ps_train(train, &a->opt, &wc, &model, &rep, &err);
+	progress_done(&r.pr);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	if (c->rank == 0 && a->model_out &&
+	    (rc = boar_model_save(model, a->model_out, &err))) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	uint64_t max_st = 0;
+	for (uint32_t i = 0; i < rep.n_shards; i++)
+		if (rep.shard[i].max_staleness > max_st)
+			max_st = rep.shard[i].max_staleness;
+	boar_metrics m = { 0 };
+	int have_m = c->rank == 0 && test &&
+		     !boar_evaluate(model, test, &m, a->opt.threads);
+	double bpk = rep.net.keys_pushed
+			     ? (double)rep.net.bytes_sent / rep.net.keys_pushed
+			     : 0;
+	if (!a->quiet) {
+		fprintf(stderr,
+			"worker %u/%u: %llu clocks, %llu rows in %.2f s; sent "
+			"%llu bytes (%llu of %llu keys pushed, %.2f bytes/key), "
+			"received %llu bytes, %llu reconnects, largest "
+			"staleness seen %llu\n",
+			c->rank, c->n_workers, (unsigned long long)rep.clocks,
+			(unsigned long long)rep.rows, rep.seconds,
+			(unsigned long long)rep.net.bytes_sent,
+			(unsigned long long)rep.net.keys_pushed,
+			(unsigned long long)rep.net.keys_offered, bpk,
+			(unsigned long long)rep.net.bytes_recv,
+			(unsigned long long)rep.net.reconnects,
+			(unsigned long long)rep.net.max_staleness);
+		for (uint32_t i = 0; i < rep.n_shards; i++)
+			fprintf(stderr,
+				"shard %u: max_staleness_served=%llu "
+				"pushes=%llu pulls=%llu dropped_workers=%u\n",
+				i,
+				(unsigned long long)rep.shard[i].max_staleness,
+				(unsigned long long)rep.shard[i].pushes,
+				(unsigned long long)rep.shard[i].pulls,
+				rep.shard[i].dropped_workers);
+		if (have_m)
+			progress_summary(stderr, a->test_path, model, &m);
+		if (c->rank == 0 && a->model_out)
+			fprintf(stderr, "model saved to %s\n", a->model_out);
+	}
+	if (a->json && c->rank == 0) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_int(&j, "worker", c->rank);
+		json_int(&j, "workers", c->n_workers);
+		json_int(&j, "shards", n_shards);
+		json_uint(&j, "clocks", rep.clocks);
+		json_num(&j, "seconds", rep.seconds);
+		json_uint(&j, "bytes_sent", rep.net.bytes_sent);
+		json_uint(&j, "keys_pushed", rep.net.keys_pushed);
+		json_num(&j, "bytes_per_key", bpk);
+		json_uint(&j, "max_staleness_served", max_st);
+		if (have_m) {
+			json_num(&j, "test_loss", m.loss);
+			json_num(&j, "test_accuracy", m.accuracy);
+			json_num(&j, "test_auc", m.auc);
+		}
+		json_end(&j);
+	}
+	status = CLI_EXIT_OK;
+out:
+	boar_model_free(model);
+	boar_dataset_free(test);
+	boar_dataset_free(train);
+	return status;
+}
+
+int cluster_train(int argc, char **argv)
+{
+	struct cluster_args c = {
+		.host = "127.0.0.1",
+		.base_port = 7070,
+		.servers = 1,
+		.staleness = 1,
+		.sync_every = 1000,
+		.heartbeat_timeout = 10,
+		.checkpoint_every = 30,
+		.reconnect_timeout = 30,
+		.n_workers = 1,
+	};
+	char **rest = calloc((size_t)argc + 1, sizeof *rest);
+	char why[512];
+	char *addr_buf = NULL;
+	const char **addrs = NULL;
+	int n_rest = 0, status;
+	struct train_args a;
+
+	if (!rest)
+		return CLI_EXIT_RUNTIME;
+	if ((status = split_args(argc, argv, &c, rest, &n_rest)))
+		goto out;
+	switch (train_args_parse(&a, n_rest, rest, why, sizeof why)) {
+	case TRAIN_ARGS_HELP:
+		train_args_help(stdout);
+		cluster_train_help(stdout);
+		status = CLI_EXIT_OK;
+		goto out;
+	case TRAIN_ARGS_ERROR:
+		status = cli_usage("train", "%s", why);
+		goto out;
+	}
+
+	uint32_t n_shards = 0;
+	if (c.cluster) {
+		uint32_t rank, size;
+		if (c.ps || c.have_worker) {
+			status = cli_usage("train", "--cluster takes the roles "
+						    "from the launcher: drop "
+						    "--ps and --worker");
+			goto out;
+		}
+		if (launcher_rank(&rank, &size)) {
+			status = cli_usage(
+				"train",
+				"--cluster: no rank found in "
+				"OMPI_COMM_WORLD_RANK, PMI_RANK or "
+				"SLURM_PROCID (start it with mpirun or srun)");
+			goto out;
+		}
+		if (size <= c.servers) {
+			status = cli_usage("train",
+					   "--cluster with %u processes and "
+					   "--servers %u leaves no worker",
+					   size, c.servers);
+			goto out;
+		}
+		if (c.base_port + c.servers > 65536) {
+			status = cli_usage("train", "ports beyond 65535");
+			goto out;
+		}
+		if (rank < c.servers) {
+			char listen[300];
+			snprintf(listen, sizeof listen, "%s%s%s:%u",
+				 strchr(c.host, ':') ? "[" : "", c.host,
+				 strchr(c.host, ':') ? "]" : "",
+				 c.base_port + rank);
+			struct serve_args s = {
+				.shard = rank,
+				.n_shards = c.servers,
+				.listen = listen,
+				.staleness = c.staleness,
+				.secret_file = c.secret_file,
+				.checkpoint_dir = c.checkpoint_dir,
+				.checkpoint_every = c.checkpoint_every,
+				.heartbeat_timeout = c.heartbeat_timeout,
+				.json = 0,
+				.quiet = a.quiet,
+			};
+			status = serve_run(&s);
+			goto out;
+		}
+		c.rank = rank - c.servers;
+		c.n_workers = size - c.servers;
+		n_shards = c.servers;
+		addrs = calloc(n_shards, sizeof *addrs);
+		addr_buf = malloc((size_t)n_shards * 300);
+		if (!addrs || !addr_buf) {
+			status = CLI_EXIT_RUNTIME;
+			goto out;
+		}
+		for (uint32_t i = 0; i < n_shards; i++) {
+			char *b = addr_buf + (size_t)i * 300;
+			snprintf(b, 300, "%s%s%s:%u",
+				 strchr(c.host, ':') ? "[" : "", c.host,
+				 strchr(c.host, ':') ? "]" : "",
+				 c.base_port + i);
+			addrs[i] = b;
+		}
+	} else {
+		if (!c.ps) {
+			status = cli_usage("train", "--worker needs --ps "
+						    "HOST:PORT,... (or use "
+						    "--cluster)");
+			goto out;
+		}
+		addr_buf = strdup(c.ps);
+		n_shards = 1;
+		for (const char *p = c.ps; *p; p++)
+			n_shards += *p == ',';
+		addrs = calloc(n_shards, sizeof *addrs);
+		if (!addr_buf || !addrs) {
+			status = CLI_EXIT_RUNTIME;
+			goto out;
+		}
+		uint32_t i = 0;
+		for (char *save = NULL, *t = strtok_r(addr_buf, ",", &save); t;
+		     t = strtok_r(NULL, ",", &save))
+			addrs[i++] = t;
+		if (i != n_shards) {
+			status = cli_usage("train", "--ps: empty address in "
+						    "'%s'",
+					   c.ps);
+			goto out;
+		}
+	}
+	status = run_worker(&c, &a, addrs, n_shards, c.cluster);
+out:
+	free(addrs);
+	free(addr_buf);
+	free(rest);
+	return status;
+}
