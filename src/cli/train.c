@@ -97,7 +97,7 @@ int cmd_train(int argc, char **argv)
 		return cluster_train(argc, argv);
 	switch (train_args_parse(&a, argc, argv, why, sizeof why)) {
 	case TRAIN_ARGS_HELP:
-		train_args_help(stdout);
+		cmd_train_help(stdout);
 		return CLI_EXIT_OK;
 	case TRAIN_ARGS_ERROR:
 		return cli_usage("train", "%s", why);
