@@ -1,0 +1,263 @@
+/* test_cache.c - the binary dataset cache: a cached load equals the parse
+ * and maps the file; a changed source, other hashing or another cache path
+ * rebuild it; truncated, bit-flipped and foreign caches fail with
+ * BOAR_ECORRUPT naming the cache file (the documented choice: no silent
+ * reparse). */
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "boar.h"
+#include "dataset.h"
+#include "testutil.h"
+
+static char dir[256], src[300], cache[320];
+
+static void same(const boar_dataset *a, const boar_dataset *b,
+		 const char *what)
+{
+	CHECK(a->task == b->task && a->n_rows == b->n_rows &&
+		      a->nnz == b->nnz && a->dim == b->dim &&
+		      a->n_items == b->n_items &&
+		      a->label_kind == b->label_kind &&
+		      a->all_ones == b->all_ones && a->hash_bits == b->hash_bits,
+	      "%s: header fields differ", what);
+	if (test_failures)
+		return;
+	uint64_t n = a->n_rows;
+	if (a->task == BOAR_TASK_LINEAR) {
+		CHECK(!memcmp(a->row_ptr, b->row_ptr, (n + 1) * 8), "%s: row_ptr", what);
+		CHECK(!memcmp(a->idx, b->idx, a->nnz * 4), "%s: idx", what);
+		CHECK(!memcmp(a->val, b->val, a->nnz * 4), "%s: val", what);
+	} else {
+		CHECK(!memcmp(a->user, b->user, n * 4), "%s: user", what);
+		CHECK(!memcmp(a->item, b->item, n * 4), "%s: item", what);
+	}
+	CHECK(!memcmp(a->label, b->label, n * 4), "%s: label", what);
+}
+
+static int load(int use_cache, int hash_bits, boar_dataset **d, boar_error *e)
+{
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.use_cache = use_cache;
+	o.hash_bits = hash_bits;
+	o.threads = 2;
+	return boar_dataset_load(src, &o, d, e);
+}
+
+static void set_mtime(const char *path, time_t sec)
+{
+	struct timespec ts[2] = { { sec, 0 }, { sec, 0 } };
+	utimensat(AT_FDCWD, path, ts, 0);
+}
+
+/* Rewrites byte `at` of the cache file (XOR with x), or truncates to len. */
+static void damage(long at, int x, long truncate_to)
+{
+	FILE *f = fopen(cache, "r+b");
+	if (!f) {
+		CHECK(0, "cannot open %s", cache);
+		return;
+	}
+	if (truncate_to >= 0) {
+		fclose(f);
+		CHECK(truncate(cache, truncate_to) == 0, "truncate");
+		return;
+	}
+	fseek(f, at, SEEK_SET);
+	int c = fgetc(f);
+	fseek(f, at, SEEK_SET);
+	fputc(c ^ x, f);
+	fclose(f);
+}
+
+static void expect_corrupt(int lineno, const char *want)
+{
+	boar_dataset *d = NULL;
+	boar_error e;
+	memset(&e, 0, sizeof e);
+	int r = load(1, 0, &d, &e);
+	if (r != BOAR_ECORRUPT || d || !strstr(e.message, cache) ||
+	    !strstr(e.message, want)) {
+		fprintf(stderr,
+			"FAIL %s:%d: expected ECORRUPT naming %s and \"%s\", got %d \"%s\"\n",
+			__FILE__, lineno, cache, want, r, e.message);
+		test_failures++;
+	}
+	boar_dataset_free(d);
+}
+
+static void test_linear(void)
+{
+	boar_gen_options g;
+	boar_gen_options_default(&g);
+	g.rows = 50000;
+	g.features = 5000;
+	g.nnz_per_row = 12;
+	g.skew = 1;
+	boar_dataset *gen, *parsed, *cached, *d;
+	boar_error e;
+	CHECK_EQ_INT(boar_generate(&g, &gen, &e), 0);
+	CHECK_EQ_INT(boar_dataset_write_text(gen, src, &e), 0);
+	boar_dataset_free(gen);
+	set_mtime(src, 1000000);
+
+	CHECK_EQ_INT(load(0, 0, &parsed, &e), 0);
+	CHECK(access(cache, F_OK) != 0, "no cache unless asked");
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0); /* writes it */
+	CHECK(access(cache, F_OK) == 0, "cache written at %s", cache);
+	CHECK(d && d->map == NULL, "first load parses");
+	same(parsed, d, "parse with cache on");
+	boar_dataset_free(d);
+	CHECK_EQ_INT(load(1, 0, &cached, &e), 0);
+	if (test_failures)
+		return;
+	CHECK(cached->map != NULL, "second load maps the cache");
+	CHECK(((uintptr_t)cached->idx & 63) == 0 &&
+		      ((uintptr_t)cached->val & 63) == 0 &&
+		      ((uintptr_t)cached->row_ptr & 63) == 0,
+	      "arrays are 64-byte aligned");
+	same(parsed, cached, "cache round trip");
+	boar_dataset_free(cached);
+
+	/* other hashing: rebuilt, and then used */
+	CHECK_EQ_INT(load(1, 10, &d, &e), 0);
+	CHECK(d->map == NULL && d->hash_bits == 10 && d->dim == 1024,
+	      "hash_bits change rebuilds");
+	boar_dataset_free(d);
+	CHECK_EQ_INT(load(1, 10, &d, &e), 0);
+	CHECK(d->map != NULL && d->hash_bits == 10, "hashed cache is used");
+	boar_dataset_free(d);
+
+	/* a forced format that the cache does not hold: rebuilt as asked */
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.use_cache = 1;
+	o.task = BOAR_TASK_MF;
+	CHECK_EQ_INT(boar_dataset_load(src, &o, &d, &e), BOAR_EPARSE);
+
+	/* the source changes (mtime only, then content): stale, rebuilt */
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0); /* back to an unhashed cache */
+	boar_dataset_free(d);
+	set_mtime(src, 2000000);
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	CHECK(d->map == NULL, "new mtime rebuilds");
+	same(parsed, d, "rebuilt");
+	boar_dataset_free(d);
+	FILE *f = fopen(src, "w");
+	fputs("1 1:1 2:2\n-1 3:3\n", f);
+	fclose(f);
+	set_mtime(src, 2000000); /* same mtime, other size */
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	CHECK(d->map == NULL && d->n_rows == 2 && d->nnz == 3,
+	      "new size rebuilds");
+	boar_dataset_free(d);
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	CHECK(d->map != NULL && d->n_rows == 2 && d->val[2] == 3,
+	      "and the new cache holds the new data");
+	boar_dataset_free(d);
+	boar_dataset_free(parsed);
+}
+
+static void test_corruption(void)
+{
+	boar_dataset *d;
+	boar_error e;
+	struct stat st;
+	/* a fresh, valid cache of the small file */
+	unlink(cache);
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	boar_dataset_free(d);
+	CHECK_EQ_INT(stat(cache, &st), 0);
+	long size = (long)st.st_size;
+
+	damage(size - 64, 0x10, -1); /* the first label */
+	expect_corrupt(__LINE__, "data checksum mismatch");
+	damage(size - 64, 0x10, -1); /* undo */
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	CHECK(d && d->map, "repaired cache loads");
+	boar_dataset_free(d);
+
+	damage(60, 0x01, -1); /* header: a count */
+	expect_corrupt(__LINE__, "header checksum mismatch");
+	damage(60, 0x01, -1);
+
+	damage(0, 0x20, -1); /* magic */
+	expect_corrupt(__LINE__, "not a boar dataset cache");
+	damage(0, 0x20, -1);
+
+	damage(0, 0, size - 64); /* lost its tail */
+	expect_corrupt(__LINE__, "truncated");
+	damage(0, 0, 100); /* lost most of its header */
+	expect_corrupt(__LINE__, "truncated");
+	damage(0, 0, 0);
+	expect_corrupt(__LINE__, "truncated");
+
+	/* something else entirely sits at the cache path */
+	FILE *f = fopen(cache, "w");
+	for (int k = 0; k < 1000; k++)
+		fputs("this is not a cache\n", f);
+	fclose(f);
+	expect_corrupt(__LINE__, "not a boar dataset cache");
+
+	/* deleting the cache rebuilds it */
+	unlink(cache);
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	boar_dataset_free(d);
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	CHECK(d && d->map, "rebuilt after delete");
+	boar_dataset_free(d);
+}
+
+static void test_ratings_and_path(void)
+{
+	char other[340];
+	snprintf(other, sizeof other, "%s/elsewhere.cache", dir);
+	FILE *f = fopen(src, "w");
+	fputs("user,item,rating\n1,2,3.5\n4,5,1\n0,0,-2\n", f);
+	fclose(f);
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.use_cache = 1;
+	o.cache_path = other;
+	boar_dataset *a, *b;
+	boar_error e;
+	CHECK_EQ_INT(boar_dataset_load(src, &o, &a, &e), 0);
+	CHECK(access(other, F_OK) == 0, "cache_path honoured");
+	CHECK_EQ_INT(boar_dataset_load(src, &o, &b, &e), 0);
+	if (test_failures)
+		return;
+	CHECK(a->map == NULL && b->map != NULL, "second load maps");
+	CHECK_EQ_INT(boar_dataset_task(b), BOAR_TASK_MF);
+	CHECK_EQ_INT(boar_dataset_items(b), 6);
+	same(a, b, "ratings cache");
+	boar_dataset_free(a);
+	boar_dataset_free(b);
+	unlink(other);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "%s/boar-test-cache.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	snprintf(src, sizeof src, "%s/data.svm", dir);
+	snprintf(cache, sizeof cache, "%s.boarcache", src);
+	test_linear();
+	test_corruption();
+	test_ratings_and_path();
+	unlink(cache);
+	unlink(src);
+	if (rmdir(dir))
+		CHECK(0, "temp dir not empty: a temp file was left behind");
+	return TEST_RESULT();
+}
