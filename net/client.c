@@ -529,6 +529,7 @@ static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 	wire_put_vals(&c->out, vals, n, f16);
 	if (wire_end(&c->out))
 		return boar_fail(err, BOAR_ENOMEM, "push frame too large");
+	c->n.push_bytes += c->out.len;
 	int rc = send_out(c, &c->sh[i]);
 	if (rc == RETRY) /* the push is lost with the connection */
 		rc = reconnect(c, i, err);

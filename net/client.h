@@ -38,6 +38,7 @@ struct ps_client_config {
 
 struct ps_client_counters {
 	uint64_t bytes_sent, bytes_recv;
+	uint64_t push_bytes;    /* bytes of PUSH frames, headers included */
 	uint64_t keys_pushed;   /* keys that travelled in pushes */
 	uint64_t keys_offered;  /* keys handed to ps_client_push */
 	uint64_t keys_pulled;

@@ -401,13 +401,16 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	boar_metrics m = { 0 };
 	int have_m = c->rank == 0 && test &&
 		     !boar_evaluate(model, test, &m, a->opt.threads);
-	double bpk = rep.net.keys_pushed
-			     ? (double)rep.net.bytes_sent / rep.net.keys_pushed
+	/* Bytes per update: push traffic over the key updates the worker
+	 * computed (the filter makes the two key counts differ). */
+	double bpk = rep.net.keys_offered
+			     ? (double)rep.net.push_bytes / rep.net.keys_offered
 			     : 0;
 	if (!a->quiet) {
 		fprintf(stderr,
 			"worker %u/%u: %llu clocks, %llu rows in %.2f s; sent "
-			"%llu bytes (%llu of %llu keys pushed, %.2f bytes/key), "
+			"%llu bytes (%llu of %llu keys pushed, %.2f bytes per "
+			"update), "
 			"received %llu bytes, %llu reconnects, largest "
 			"staleness seen %llu\n",
 			c->rank, c->n_workers, (unsigned long long)rep.clocks,
@@ -442,7 +445,9 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		json_num(&j, "seconds", rep.seconds);
 		json_uint(&j, "bytes_sent", rep.net.bytes_sent);
 		json_uint(&j, "keys_pushed", rep.net.keys_pushed);
-		json_num(&j, "bytes_per_key", bpk);
+		json_uint(&j, "push_bytes", rep.net.push_bytes);
+		json_uint(&j, "keys_offered", rep.net.keys_offered);
+		json_num(&j, "push_bytes_per_update", bpk);
 		json_uint(&j, "max_staleness_served", max_st);
 		if (have_m) {
 			json_num(&j, "test_loss", m.loss);
