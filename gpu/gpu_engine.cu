@@ -72,6 +72,8 @@ struct boar_gpu_ctx {
 	/* linear model */
 	uint64_t dim;
 	float *w, *G, *scale;
+	uint32_t *hot;       /* hot feature ids (GPU_HOT_MAX) */
+	uint32_t n_hot;
 	struct gpu_linear_variant lv;
 	/* MF model */
 	uint64_t n_users, n_items;
@@ -412,16 +414,28 @@ fail:
 	return rc;
 }
 
-/* reg_scale_j = n_rows / count_j, counted on the device over the data. */
-static int compute_scale(struct boar_gpu_ctx *c, boar_error *err)
+/* Counts every feature's rows on the device (one pass over the data), picks
+ * the hot features from the counts, and, with regularization, turns the
+ * counts into reg_scale_j = n_rows / count_j in place. A feature is hot when
+ * the rows in flight would update it about HOT_TAU times or more from one
+ * stale value: count_j >= HOT_TAU * n_rows / rows in flight. */
+#define HOT_TAU 0.5
+static int prepare_counts(struct boar_gpu_ctx *c, boar_error *err)
 {
 	int rc = 0;
 	const struct boar_dataset *d = c->ds;
 	cudaStream_t s0 = c->slot[0].stream;
+	uint64_t per_launch = c->resident ? d->n_rows : c->cap_rows;
+	uint64_t flight = gpu_linear_rows_in_flight(&c->lv, per_launch, c->sm_count);
+	double thr_d = HOT_TAU * (double)d->n_rows / (double)(flight ? flight : 1);
+	uint32_t thr = thr_d < 2 ? 2 : (thr_d > 4e9 ? 4000000000u : (uint32_t)thr_d + 1);
+
 	CK(cudaMalloc(&c->scale, (c->dim ? c->dim : 1) * sizeof(float)),
-	   "cudaMalloc(reg_scale)");
+	   "cudaMalloc(feature counts)");
+	CK(cudaMalloc(&c->hot, GPU_HOT_MAX * sizeof(uint32_t)),
+	   "cudaMalloc(hot features)");
 	CK(cudaMemsetAsync(c->scale, 0, c->dim * sizeof(float), s0),
-	   "cudaMemset(reg_scale)");
+	   "cudaMemset(feature counts)");
 	if (c->resident) {
 		CK(gpu_count_features(c->slot[0].idx, d->nnz,
 				      (uint32_t *)c->scale, c->sm_count, s0),
@@ -439,9 +453,17 @@ static int compute_scale(struct boar_gpu_ctx *c, boar_error *err)
 			   "count kernel launch");
 		}
 	}
-	CK(gpu_counts_to_scale(c->scale, c->dim, d->n_rows, c->sm_count, s0),
-	   "scale kernel launch");
-	CK(cudaStreamSynchronize(s0), "reg_scale");
+	CK(gpu_pick_hot((const uint32_t *)c->scale, c->dim, thr, c->hot,
+			&c->n_hot, c->sm_count, s0),
+	   "hot feature selection");
+	if (c->lv.reg) {
+		CK(gpu_counts_to_scale(c->scale, c->dim, d->n_rows, c->sm_count, s0),
+		   "scale kernel launch");
+		CK(cudaStreamSynchronize(s0), "reg_scale");
+	} else {
+		CK(cudaFree(c->scale), "cudaFree(feature counts)");
+		c->scale = NULL;
+	}
 fail:
 	return rc;
 }
@@ -606,8 +628,8 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
 	forced = env_chunk_bytes();
 	need = data_bytes(train);
-	if (c->lv.reg)
-		need += c->dim * sizeof(float);
+	if (c->task == BOAR_TASK_LINEAR)
+		need += c->dim * sizeof(float); /* counts, then reg_scale */
 	headroom = total_b / 20 > GPU_MIN_HEADROOM ? total_b / 20 : GPU_MIN_HEADROOM;
 	c->resident = !forced && need + headroom <= free_b;
 
@@ -637,9 +659,12 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		if ((rc = alloc_slots(c, err)))
 			goto fail;
 	}
-	if (c->task == BOAR_TASK_LINEAR && c->lv.reg &&
-	    (rc = compute_scale(c, err)))
+	if (c->task == BOAR_TASK_LINEAR && (rc = prepare_counts(c, err)))
 		goto fail;
+	/* Plain cudaMemcpy/cudaMemset from pageable memory may return before
+	 * the device is done, on the legacy stream that the (non-blocking)
+	 * sweep streams do not wait for. */
+	CK(cudaDeviceSynchronize(), "upload");
 	*out = c;
 	return 0;
 fail:
@@ -685,6 +710,8 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.l1 = c->l1;
 		a.l2 = c->l2;
 		a.loss_sum = c->loss;
+		a.hot_ids = c->hot;
+		a.n_hot = c->n_hot;
 		return gpu_linear_launch(&c->lv, &a, c->sm_count, sl->stream);
 	}
 	struct gpu_mf_args a;
@@ -717,7 +744,11 @@ extern "C" int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta,
 	if (c->ds->n_rows == 0)
 		return 0;
 	CK(cudaSetDevice(c->device), "cudaSetDevice");
-	CK(cudaMemset(c->loss, 0, sizeof(double)), "cudaMemset(loss)");
+	/* On slot 0's stream and waited for: the sweep streams do not order
+	 * behind the legacy default stream. */
+	CK(cudaMemsetAsync(c->loss, 0, sizeof(double), c->slot[0].stream),
+	   "cudaMemset(loss)");
+	CK(cudaStreamSynchronize(c->slot[0].stream), "cudaMemset(loss)");
 	if (c->resident) {
 		CK(launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta),
 		   "sweep kernel launch");
@@ -809,6 +840,7 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 	cudaFree(c->w);
 	cudaFree(c->G);
 	cudaFree(c->scale);
+	cudaFree(c->hot);
 	cudaFree(c->P);
 	cudaFree(c->Q);
 	cudaFree(c->bu);

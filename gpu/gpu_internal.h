@@ -39,10 +39,20 @@ struct gpu_linear_args {
 	float *w;                /* dim + 1, bias at w[dim] */
 	float *G;                /* AdaGrad accumulators (dim + 1) or NULL */
 	const float *reg_scale;  /* n_rows_total / count_j, or NULL */
-	uint32_t dim;
+	uint64_t dim;
 	float eta, l1, l2;
 	double *loss_sum;        /* progressive loss, added once per block */
+	/* Hot coordinates replicated per block (gpu_linear.cu): their ids and
+	 * how many (0..GPU_HOT_MAX); the bias always is. */
+	const uint32_t *hot_ids;
+	uint32_t n_hot;
 };
+
+/* Most coordinates a block replicates in shared memory. */
+#define GPU_HOT_MAX 1024
+/* Fewest rows (ratings) a block sweeps per launch: caps the rows in flight
+ * on small data, where a full grid would make every coordinate hot. */
+#define GPU_ROWS_PER_BLOCK 2048
 
 /* One matrix-factorization sweep launch: a chunk of ratings. */
 struct gpu_mf_args {
@@ -81,6 +91,17 @@ cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
 			  cudaStream_t stream);
 /* Rank the MF kernels can hold in registers (a multiple of 32 up to this). */
 #define GPU_MF_MAX_RANK 1024
+
+/* Rows a linear sweep of n rows keeps in flight (one per warp). */
+uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
+				   uint64_t n, int sm_count);
+
+/* Picks the hot features: those whose count reaches `thr`, the most
+ * frequent first, at most GPU_HOT_MAX. Writes their ids to hot (device,
+ * GPU_HOT_MAX entries) and their number to *n_hot. Synchronizes. */
+cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
+			 uint32_t *hot, uint32_t *n_hot, int sm_count,
+			 cudaStream_t stream);
 
 /* Feature counts of a chunk: count[idx[j]] += 1 for j < nnz (uint32). */
 cudaError_t gpu_count_features(const uint32_t *idx, uint64_t nnz,

@@ -6,20 +6,35 @@
  * row's extent and label, so the 32 independent metadata loads are in
  * flight together; the warp then sweeps the 32 rows one after another,
  * broadcasting each row's extent with shuffles. For a row, lanes stride its
- * non-zeros (the first CACHE strides are kept in registers between the
+ * non-zeros (the first LIN_CACHE strides stay in registers between the
  * margin and the update pass), the margin is summed with a butterfly
  * shuffle, every lane derives the same d, and each lane scatters its
  * coordinates' updates. On Hopper a fire-and-forget atomicAdd (RED) costs
- * about what a plain store does and loses nothing, so it is the default
- * update; `racy` stores w_read + delta instead (the original Hogwild! code).
+ * about what a plain store does and loses nothing; `racy` stores
+ * w_read + delta instead (the original Hogwild! code).
  *
- * The bias is touched by every row: one contended address caps near 0.6 G
- * updates/s on an H100/H200, below what the rest of the sweep runs at. Each
- * warp therefore keeps its bias change for the 32 rows of a batch in a
- * register (adding it to the margins it computes, so the warp sees its own
- * updates) and flushes it with one atomicAdd per batch: 32x less traffic on
- * that address. The progressive loss is summed per warp in a double and
- * added to the global sum once per block.
+ * Hot coordinates. Thousands of warps are in flight, so a coordinate that a
+ * fraction p of the rows touch sees about p * warps updates computed from
+ * the same stale value: in effect one step of eta * p * warps, which
+ * diverges for the bias (p = 1) and for very frequent features, and one
+ * contended address caps near 0.6 G updates/s besides. So the bias and the
+ * GPU_HOT_MAX most frequent features (picked at open from the feature
+ * counts, only those frequent enough to matter) get a replica per block in
+ * shared memory: the block's 8 warps read base + pending and add their
+ * deltas to `pending` with shared-memory atomics (staleness of at most 8
+ * rows, like a few CPU threads). After each 32-row batch a warp syncs the
+ * bias and a rotating slice of the hot slots: it moves the slot's pending
+ * change to the global value scaled by 1 / blocks (the replicas are
+ * averaged, so the global value takes one stable step per round instead of
+ * one step per block) and reloads the base. AdaGrad sums of squared
+ * gradients are added unscaled: they count every row, as on the CPU. One
+ * global atomic per slot per sync instead of one per row also removes the
+ * hot-address cap. Lookups go through a small open-addressing table in
+ * shared memory, and only when hot features exist (a template flag): data
+ * with no frequent feature pays nothing for it.
+ *
+ * The progressive loss is summed per warp in a double and added to the
+ * global sum once per block.
  */
 #include <stdint.h>
 
@@ -110,19 +125,112 @@ static __device__ __forceinline__ void coord_write(float *w, float *G,
 	}
 }
 
-template <int LOSS, bool ADA, bool REG, bool ATOMIC>
+#define HOT_EMPTY 0xffffffffu
+
+/* The block's replica of the hot coordinates, in dynamic shared memory:
+ * K hot slots and the bias at slot K; keys/vals is the id -> slot table. */
+struct hot_view {
+	float *base, *pend, *gbase, *gpend;
+	uint32_t *keys;
+	uint16_t *vals;
+	uint32_t mask; /* table size - 1 */
+	int K;
+};
+
+static __host__ __device__ uint32_t hot_table_size(uint32_t K)
+{
+	uint32_t t = 1;
+	while (t < 2 * K)
+		t <<= 1;
+	return K ? t : 0;
+}
+
+static __host__ __device__ size_t hot_smem_bytes(uint32_t K)
+{
+	uint32_t t = hot_table_size(K);
+	return 4 * (size_t)(K + 1) * sizeof(float) + t * sizeof(uint32_t) +
+	       t * sizeof(uint16_t);
+}
+
+static __device__ __forceinline__ int hot_find(const struct hot_view &h,
+					       uint32_t f)
+{
+	uint32_t p = gpu_perm_mix32(f) & h.mask;
+	for (;;) {
+		uint32_t k = h.keys[p];
+		if (k == f)
+			return h.vals[p];
+		if (k == HOT_EMPTY)
+			return -1;
+		p = (p + 1) & h.mask;
+	}
+}
+
+/* Publishes slot k's pending change (coordinate f) and reloads its base. */
+template <bool ADA>
+static __device__ __forceinline__ void hot_sync(const struct hot_view &h,
+						int k, uint64_t f, float *w,
+						float *G, float alpha)
+{
+	float v = atomicExch(h.pend + k, 0.0f);
+	if (v != 0.0f)
+		atomicAdd(w + f, v * alpha);
+	if (ADA) {
+		float g = atomicExch(h.gpend + k, 0.0f);
+		if (g != 0.0f)
+			atomicAdd(G + f, g);
+		h.gbase[k] = __ldcg(G + f);
+	}
+	h.base[k] = __ldcg(w + f);
+}
+
+template <int LOSS, bool ADA, bool REG, bool ATOMIC, bool HOT>
 __global__ void __launch_bounds__(LIN_BLOCK, LIN_MIN_BLOCKS)
 linear_sweep(const struct gpu_linear_args a)
 {
+	extern __shared__ float4 smem4[];
 	__shared__ double block_loss[LIN_WARPS_PER_BLOCK];
-	const int lane = threadIdx.x & 31;
+	const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
 	const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
 	const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
 	const uint64_t n = a.perm.n;
-	float *const bias = a.w + a.dim;
-	float *const Gbias = ADA ? a.G + a.dim : nullptr;
 	const float eta = a.eta, l1 = a.l1, l2 = a.l2;
+	const float alpha = 1.0f / (float)gridDim.x;
 	double loss_acc = 0.0;
+
+	/* Set up the replica: bias at slot K, hot features at 0..K-1. */
+	struct hot_view h;
+	const int K = HOT ? (int)a.n_hot : 0;
+	{
+		float *f = (float *)smem4;
+		h.base = f;
+		h.pend = f + (K + 1);
+		h.gbase = f + 2 * (K + 1);
+		h.gpend = f + 3 * (K + 1);
+		h.keys = (uint32_t *)(f + 4 * (K + 1));
+		uint32_t t = hot_table_size(K);
+		h.vals = (uint16_t *)(h.keys + t);
+		h.mask = t ? t - 1 : 0;
+		h.K = K;
+		for (uint32_t i = threadIdx.x; i < t; i += blockDim.x)
+			h.keys[i] = HOT_EMPTY;
+		for (int k = threadIdx.x; k <= K; k += blockDim.x) {
+			uint64_t id = k < K ? a.hot_ids[k] : a.dim;
+			h.base[k] = __ldcg(a.w + id);
+			h.pend[k] = 0.0f;
+			h.gbase[k] = ADA ? __ldcg(a.G + id) : 0.0f;
+			h.gpend[k] = 0.0f;
+		}
+		__syncthreads();
+		for (int k = threadIdx.x; k < K; k += blockDim.x) {
+			uint32_t id = a.hot_ids[k], p = gpu_perm_mix32(id) & h.mask;
+			while (atomicCAS(h.keys + p, HOT_EMPTY, id) != HOT_EMPTY)
+				p = (p + 1) & h.mask;
+			h.vals[p] = (uint16_t)k;
+		}
+		__syncthreads();
+	}
+	uint32_t rot = wib * 32;
 
 	for (uint64_t base = warp * 32; base < n; base += n_warps * 32) {
 		uint64_t p = base + lane;
@@ -137,16 +245,13 @@ linear_sweep(const struct gpu_linear_args a)
 			my_y = __ldg(a.label + row);
 		}
 		const int batch = n - base < 32 ? (int)(n - base) : 32;
-		/* The bias as of this batch plus this warp's own pending change. */
-		const float b_read = __ldcg(bias);
-		const float gb_read = ADA ? __ldcg(Gbias) : 0.0f;
-		float b_pend = 0.0f, gb_pend = 0.0f;
 
 		for (int r = 0; r < batch; r++) {
 			const uint64_t s = __shfl_sync(FULL_MASK, my_s, r);
 			const uint64_t e = __shfl_sync(FULL_MASK, my_e, r);
 			const float y = __shfl_sync(FULL_MASK, my_y, r);
 			uint32_t f[LIN_CACHE];
+			int sl[LIN_CACHE];
 			float x[LIN_CACHE], wv[LIN_CACHE], gv[LIN_CACHE],
 				rs[LIN_CACHE];
 			float m = 0.0f;
@@ -154,24 +259,39 @@ linear_sweep(const struct gpu_linear_args a)
 			for (int c = 0; c < LIN_CACHE; c++) {
 				uint64_t j = s + lane + 32 * c;
 				f[c] = 0;
+				sl[c] = -1;
 				x[c] = wv[c] = gv[c] = rs[c] = 0.0f;
 				if (j < e) {
 					f[c] = __ldg(a.idx + j);
 					x[c] = __ldg(a.val + j);
-					wv[c] = __ldcg(a.w + f[c]);
-					if (ADA)
-						gv[c] = __ldcg(a.G + f[c]);
+					if (HOT)
+						sl[c] = hot_find(h, f[c]);
+					if (sl[c] >= 0) {
+						wv[c] = h.base[sl[c]] + h.pend[sl[c]];
+						if (ADA)
+							gv[c] = h.gbase[sl[c]] +
+								h.gpend[sl[c]];
+					} else {
+						wv[c] = __ldcg(a.w + f[c]);
+						if (ADA)
+							gv[c] = __ldcg(a.G + f[c]);
+					}
 					if (REG)
 						rs[c] = __ldg(a.reg_scale + f[c]);
 					m += wv[c] * x[c];
 				}
 			}
-			for (uint64_t j = s + lane + 32 * LIN_CACHE; j < e; j += 32)
-				m += __ldcg(a.w + __ldg(a.idx + j)) * __ldg(a.val + j);
+			for (uint64_t j = s + lane + 32 * LIN_CACHE; j < e; j += 32) {
+				uint32_t fj = __ldg(a.idx + j);
+				int k = HOT ? hot_find(h, fj) : -1;
+				float wj = k >= 0 ? h.base[k] + h.pend[k]
+						  : __ldcg(a.w + fj);
+				m += wj * __ldg(a.val + j);
+			}
 #pragma unroll
 			for (int o = 16; o; o >>= 1)
 				m += __shfl_xor_sync(FULL_MASK, m, o);
-			m += b_read + b_pend;
+			m += h.base[K] + h.pend[K];
 
 			float loss, d;
 			row_loss<LOSS>(m, y, &loss, &d);
@@ -189,43 +309,78 @@ linear_sweep(const struct gpu_linear_args a)
 					float delta = coord_delta<ADA, REG>(
 						d, x[c], wv[c], gv[c], rs[c], eta,
 						l1, l2, &dG);
-					coord_write<ADA, ATOMIC>(a.w, a.G, f[c],
-								 wv[c], delta,
-								 gv[c], dG);
+					if (sl[c] >= 0) {
+						atomicAdd(h.pend + sl[c], delta);
+						if (ADA)
+							atomicAdd(h.gpend + sl[c], dG);
+					} else {
+						coord_write<ADA, ATOMIC>(
+							a.w, a.G, f[c], wv[c],
+							delta, gv[c], dG);
+					}
 				}
 			}
 			for (uint64_t j = s + lane + 32 * LIN_CACHE; j < e; j += 32) {
 				uint32_t fj = __ldg(a.idx + j);
 				float xj = __ldg(a.val + j);
-				float wj = (REG || !ATOMIC) ? __ldcg(a.w + fj) : 0.0f;
-				float gj = ADA ? __ldcg(a.G + fj) : 0.0f;
+				int k = HOT ? hot_find(h, fj) : -1;
+				float wj, gj = 0.0f;
+				if (k >= 0) {
+					wj = h.base[k] + h.pend[k];
+					if (ADA)
+						gj = h.gbase[k] + h.gpend[k];
+				} else {
+					wj = (REG || !ATOMIC) ? __ldcg(a.w + fj) : 0.0f;
+					if (ADA)
+						gj = __ldcg(a.G + fj);
+				}
 				float rj = REG ? __ldg(a.reg_scale + fj) : 0.0f;
 				float dG = 0.0f;
 				float delta = coord_delta<ADA, REG>(
 					d, xj, wj, gj, rj, eta, l1, l2, &dG);
-				coord_write<ADA, ATOMIC>(a.w, a.G, fj, wj, delta,
-							 gj, dG);
+				if (k >= 0) {
+					atomicAdd(h.pend + k, delta);
+					if (ADA)
+						atomicAdd(h.gpend + k, dG);
+				} else {
+					coord_write<ADA, ATOMIC>(a.w, a.G, fj, wj,
+								 delta, gj, dG);
+				}
 			}
-			/* The bias is never regularized. */
-			if (ADA) {
-				gb_pend += d * d;
-				b_pend -= eta / (sqrtf(gb_read + gb_pend) + 1e-6f) * d;
-			} else {
-				b_pend -= eta * d;
+			/* The bias: never regularized. */
+			if (lane == 0) {
+				float step = eta;
+				if (ADA) {
+					float gb = h.gbase[K] + h.gpend[K] + d * d;
+					atomicAdd(h.gpend + K, d * d);
+					step = eta / (sqrtf(gb) + 1e-6f);
+				}
+				atomicAdd(h.pend + K, -step * d);
 			}
 		}
-		/* Always atomic: a racy store here would drop every other warp's
-		 * bias updates since b_read. */
-		if (lane == 0) {
-			if (b_pend != 0.0f)
-				atomicAdd(bias, b_pend);
-			if (ADA && gb_pend != 0.0f)
-				atomicAdd(Gbias, gb_pend);
+		/* Publish: the bias, and 32 hot slots in rotation. */
+		if (lane == 0)
+			hot_sync<ADA>(h, K, a.dim, a.w, a.G, alpha);
+		if (HOT && K > 0) {
+			int k = (int)((rot + lane) % (uint32_t)(K > 0 ? K : 1));
+			hot_sync<ADA>(h, k, a.hot_ids[k], a.w, a.G, alpha);
+			rot += 32 * LIN_WARPS_PER_BLOCK;
 		}
+		__syncwarp();
 	}
 
+	__syncthreads();
+	/* Final flush of every slot; nobody reads the replica any more. */
+	for (int k = threadIdx.x; k <= K; k += blockDim.x) {
+		uint64_t id = k < K ? a.hot_ids[k] : a.dim;
+		float v = h.pend[k];
+		if (v != 0.0f)
+			atomicAdd(a.w + id, v * alpha);
+		if (ADA && h.gpend[k] != 0.0f)
+			atomicAdd(a.G + id, h.gpend[k]);
+	}
 	if (lane == 0)
-		block_loss[threadIdx.x >> 5] = loss_acc;
+		block_loss[wib] = loss_acc;
 	__syncthreads();
 	if (threadIdx.x == 0) {
 		double t = 0.0;
@@ -237,58 +392,186 @@ linear_sweep(const struct gpu_linear_args a)
 
 typedef void (*linear_kernel)(const struct gpu_linear_args);
 
-template <int LOSS, bool ADA, bool REG>
+template <int LOSS, bool ADA, bool REG, bool HOT>
 static linear_kernel pick_atomic(int atomic)
 {
-	return atomic ? linear_sweep<LOSS, ADA, REG, true>
-		      : linear_sweep<LOSS, ADA, REG, false>;
+	return atomic ? linear_sweep<LOSS, ADA, REG, true, HOT>
+		      : linear_sweep<LOSS, ADA, REG, false, HOT>;
+}
+
+template <int LOSS, bool HOT>
+static linear_kernel pick_opt(const struct gpu_linear_variant *v)
+{
+	if (v->adagrad)
+		return v->reg ? pick_atomic<LOSS, true, true, HOT>(v->atomic)
+			      : pick_atomic<LOSS, true, false, HOT>(v->atomic);
+	return v->reg ? pick_atomic<LOSS, false, true, HOT>(v->atomic)
+		      : pick_atomic<LOSS, false, false, HOT>(v->atomic);
 }
 
 template <int LOSS>
-static linear_kernel pick_loss(const struct gpu_linear_variant *v)
+static linear_kernel pick_loss(const struct gpu_linear_variant *v, int hot)
 {
-	if (v->adagrad)
-		return v->reg ? pick_atomic<LOSS, true, true>(v->atomic)
-			      : pick_atomic<LOSS, true, false>(v->atomic);
-	return v->reg ? pick_atomic<LOSS, false, true>(v->atomic)
-		      : pick_atomic<LOSS, false, false>(v->atomic);
+	return hot ? pick_opt<LOSS, true>(v) : pick_opt<LOSS, false>(v);
 }
 
-static linear_kernel pick(const struct gpu_linear_variant *v)
+static linear_kernel pick(const struct gpu_linear_variant *v, int hot)
 {
 	switch (v->loss) {
 	case BOAR_LOSS_HINGE:
-		return pick_loss<BOAR_LOSS_HINGE>(v);
+		return pick_loss<BOAR_LOSS_HINGE>(v, hot);
 	case BOAR_LOSS_SQUARED:
-		return pick_loss<BOAR_LOSS_SQUARED>(v);
+		return pick_loss<BOAR_LOSS_SQUARED>(v, hot);
 	default:
-		return pick_loss<BOAR_LOSS_LOGISTIC>(v);
+		return pick_loss<BOAR_LOSS_LOGISTIC>(v, hot);
 	}
+}
+
+/* Blocks for a sweep of n rows: as many as fit at once (a persistent
+ * grid), but no fewer than GPU_ROWS_PER_BLOCK rows each. */
+static uint64_t grid_blocks(linear_kernel k, size_t smem, uint64_t n,
+			    int sm_count, cudaError_t *err)
+{
+	int per_sm = 0;
+	*err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k,
+							     LIN_BLOCK, smem);
+	if (per_sm < 1)
+		per_sm = 1;
+	uint64_t blocks = (uint64_t)per_sm * sm_count;
+	uint64_t need = (n + GPU_ROWS_PER_BLOCK - 1) / GPU_ROWS_PER_BLOCK;
+	if (need < blocks)
+		blocks = need;
+	return blocks < 1 ? 1 : blocks;
+}
+
+uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
+				   uint64_t n, int sm_count)
+{
+	cudaError_t e;
+	uint64_t b = grid_blocks(pick(v, 0), hot_smem_bytes(0), n, sm_count, &e);
+	(void)cudaGetLastError();
+	return b * LIN_WARPS_PER_BLOCK;
 }
 
 cudaError_t gpu_linear_launch(const struct gpu_linear_variant *v,
 			      const struct gpu_linear_args *a, int sm_count,
 			      cudaStream_t stream)
 {
-	linear_kernel k = pick(v);
-	int per_sm = 0;
-	cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-		&per_sm, k, LIN_BLOCK, 0);
+	int hot = a->n_hot > 0;
+	if (a->n_hot > GPU_HOT_MAX)
+		return cudaErrorInvalidValue;
+	linear_kernel k = pick(v, hot);
+	size_t smem = hot_smem_bytes(a->n_hot);
+	cudaError_t e = cudaSuccess;
+	if (smem > 48 * 1024) {
+		e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
+					 (int)smem);
+		if (e != cudaSuccess)
+			return e;
+	}
+	uint64_t blocks = grid_blocks(k, smem, a->perm.n, sm_count, &e);
 	if (e != cudaSuccess)
 		return e;
-	if (per_sm < 1)
-		per_sm = 1;
-	/* A persistent grid: as many blocks as fit at once, fewer when the
-	 * chunk has fewer 32-row batches than the grid has warps. */
-	uint64_t batches = (a->perm.n + 31) / 32;
-	uint64_t need = (batches + LIN_WARPS_PER_BLOCK - 1) / LIN_WARPS_PER_BLOCK;
-	uint64_t blocks = (uint64_t)per_sm * sm_count;
-	if (need < blocks)
-		blocks = need;
+	k<<<(unsigned)blocks, LIN_BLOCK, smem, stream>>>(*a);
+	return cudaGetLastError();
+}
+
+/* Hot-feature selection: a histogram of log2(count) over the features that
+ * reach the threshold, then the ids of whole buckets from the top down
+ * while they fit, and of the boundary bucket until GPU_HOT_MAX is full. */
+__global__ void hot_hist_kernel(const uint32_t *__restrict__ count,
+				uint64_t dim, uint32_t thr, uint32_t *hist)
+{
+	__shared__ uint32_t sh[32];
+	if (threadIdx.x < 32)
+		sh[threadIdx.x] = 0;
+	__syncthreads();
+	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	     j < dim; j += stride) {
+		uint32_t c = count[j];
+		if (c && c >= thr)
+			atomicAdd(sh + (31 - __clz(c)), 1u);
+	}
+	__syncthreads();
+	if (threadIdx.x < 32 && sh[threadIdx.x])
+		atomicAdd(hist + threadIdx.x, sh[threadIdx.x]);
+}
+
+__global__ void hot_pick_kernel(const uint32_t *__restrict__ count,
+				uint64_t dim, uint32_t thr, int bstar,
+				int boundary, uint32_t *out, uint32_t *n_out)
+{
+	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	     j < dim; j += stride) {
+		uint32_t c = count[j];
+		if (!c || c < thr)
+			continue;
+		int b = 31 - __clz(c);
+		if (boundary ? b != bstar : b <= bstar)
+			continue;
+		uint32_t i = atomicAdd(n_out, 1u);
+		if (i < GPU_HOT_MAX)
+			out[i] = (uint32_t)j;
+	}
+}
+
+cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
+			 uint32_t *hot, uint32_t *n_hot, int sm_count,
+			 cudaStream_t stream)
+{
+	uint32_t *buf = NULL, hist[32], n = 0;
+	cudaError_t e;
+	uint64_t blocks = (dim + 255) / 256;
+	if (blocks > (uint64_t)sm_count * 8)
+		blocks = (uint64_t)sm_count * 8;
 	if (blocks < 1)
 		blocks = 1;
-	k<<<(unsigned)blocks, LIN_BLOCK, 0, stream>>>(*a);
-	return cudaGetLastError();
+	*n_hot = 0;
+	if ((e = cudaMalloc(&buf, 33 * sizeof(uint32_t))) != cudaSuccess)
+		return e;
+	if ((e = cudaMemsetAsync(buf, 0, 33 * sizeof(uint32_t), stream)))
+		goto out;
+	hot_hist_kernel<<<(unsigned)blocks, 256, 0, stream>>>(count, dim, thr, buf);
+	if ((e = cudaGetLastError()))
+		goto out;
+	if ((e = cudaMemcpyAsync(hist, buf, sizeof hist, cudaMemcpyDeviceToHost,
+				 stream)))
+		goto out;
+	if ((e = cudaStreamSynchronize(stream)))
+		goto out;
+	{
+		/* bstar: the highest bucket that no longer fits whole. */
+		int bstar = -1;
+		uint32_t acc = 0;
+		for (int b = 31; b >= 0; b--) {
+			if (acc + hist[b] > GPU_HOT_MAX) {
+				bstar = b;
+				break;
+			}
+			acc += hist[b];
+		}
+		hot_pick_kernel<<<(unsigned)blocks, 256, 0, stream>>>(
+			count, dim, thr, bstar, 0, hot, buf + 32);
+		if ((e = cudaGetLastError()))
+			goto out;
+		if (bstar >= 0) {
+			hot_pick_kernel<<<(unsigned)blocks, 256, 0, stream>>>(
+				count, dim, thr, bstar, 1, hot, buf + 32);
+			if ((e = cudaGetLastError()))
+				goto out;
+		}
+		if ((e = cudaMemcpyAsync(&n, buf + 32, sizeof n,
+					 cudaMemcpyDeviceToHost, stream)))
+			goto out;
+		if ((e = cudaStreamSynchronize(stream)))
+			goto out;
+		*n_hot = n < GPU_HOT_MAX ? n : GPU_HOT_MAX;
+	}
+out:
+	cudaFree(buf);
+	return e;
 }
 
 /* Feature counts for the frequency-split regularizer. Contention on very

@@ -211,8 +211,10 @@ cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
 		return e;
 	if (per_sm < 1)
 		per_sm = 1;
-	uint64_t batches = (a->perm.n + 31) / 32;
-	uint64_t need = (batches + MF_WARPS_PER_BLOCK - 1) / MF_WARPS_PER_BLOCK;
+	/* No fewer than GPU_ROWS_PER_BLOCK ratings a block: on small data a
+	 * full grid would have the popular items' rows (and biases) updated
+	 * by hundreds of warps from one stale value. */
+	uint64_t need = (a->perm.n + GPU_ROWS_PER_BLOCK - 1) / GPU_ROWS_PER_BLOCK;
 	uint64_t blocks = (uint64_t)per_sm * sm_count;
 	if (need < blocks)
 		blocks = need;
