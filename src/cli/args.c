@@ -123,7 +123,9 @@ static int parse_double(struct cli_parser *p, double *out)
 {
 	const char *s = p->value;
 	char *end;
-	if (!plausible_start(s))
+	/* strtod also reads hexadecimal floats ("0x1p-3"): nobody means one
+	 * on a command line, and "0x10" as 16 would surprise. */
+	if (!plausible_start(s) || strpbrk(s, "xX"))
 		return cli_fail(p, "%s: '%s' is not a number", p->opt,
 				s ? s : "");
 	errno = 0;
