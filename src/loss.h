@@ -11,20 +11,19 @@
 
 #include "boar.h"
 
-/* log(1 + exp(-z)) without overflow for large |z|. */
-static inline double boar_log1pexp_neg(double z)
-{
-	return z > 0 ? log1p(exp(-z)) : -z + log1p(exp(z));
-}
-
 /* Loss of margin m against target y; *d receives dloss/dm. */
 static inline double boar_loss_eval(int loss, float m, float y, float *d)
 {
 	switch (loss) {
 	case BOAR_LOSS_LOGISTIC: {
+		/* One exp serves loss and derivative: with e = exp(-|z|),
+		 * loss = max(-z, 0) + log1p(e) and 1/(1+exp(z)) is e/(1+e)
+		 * for z > 0, 1/(1+e) otherwise. */
 		float z = y * m;
-		*d = -y / (1.0f + expf(z));
-		return boar_log1pexp_neg(z);
+		float e = expf(-fabsf(z));
+		float r = 1.0f / (1.0f + e);
+		*d = -y * (z > 0 ? e * r : r);
+		return (z > 0 ? 0.0f : -z) + log1pf(e);
 	}
 	case BOAR_LOSS_HINGE: {
 		float z = y * m;

@@ -28,8 +28,13 @@
 enum { REG_NONE = 0, REG_L2 = 1, REG_L1 = 2 };
 
 #define BIAS_FLUSH 64
-#define PREFETCH_ROWS 8    /* CSR slice of row i+8 */
-#define PREFETCH_WEIGHTS 2 /* weights of row i+2 (its ids are cached by now) */
+/* Prefetch distances, in rows: the row's offsets first, then (once those
+ * have arrived) its ids, values and label, then the weights it touches. */
+#define PREFETCH_OFFSETS 16
+#define PREFETCH_ROWS 8
+#ifndef PREFETCH_WEIGHTS
+#define PREFETCH_WEIGHTS 6
+#endif
 #define ADAGRAD_EPS 1e-6f
 
 struct linear_args {
@@ -99,12 +104,20 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 	int bias_rows = 0;
 
 	for (uint64_t i = begin; i < end; i++) {
+		if (i + PREFETCH_OFFSETS < end)
+			__builtin_prefetch(&row_ptr[order[i + PREFETCH_OFFSETS]]);
 		if (i + PREFETCH_ROWS < end) {
 			uint32_t rp = order[i + PREFETCH_ROWS];
-			__builtin_prefetch(&idx[row_ptr[rp]]);
-			__builtin_prefetch(&val[row_ptr[rp]]);
+			uint64_t lo = row_ptr[rp], hi = row_ptr[rp + 1];
+			for (uint64_t k = lo; k < hi; k += 16) {
+				__builtin_prefetch(&idx[k]);
+				__builtin_prefetch(&val[k]);
+			}
+			__builtin_prefetch(&idx[hi - 1]);
+			__builtin_prefetch(&val[hi - 1]);
+			__builtin_prefetch(&a->label[rp]);
 		}
-		if (i + PREFETCH_WEIGHTS < end) {
+		if (PREFETCH_WEIGHTS && i + PREFETCH_WEIGHTS < end) {
 			uint32_t rp = order[i + PREFETCH_WEIGHTS];
 			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
 				__builtin_prefetch(&w[idx[k]], 1);
