@@ -115,7 +115,8 @@ if [ -n "$cache" ]; then
 		"$BOAR" eval -m "$T/c2.model" datasets/a9a.t >/dev/null ||
 			fail "model trained after a truncated cache does not evaluate"
 	else
-		grep -q '^boar: ' "$T/err" || fail "truncated cache: no message"
+		grep -q "^boar: $cache" "$T/err" ||
+			{ cat "$T/err"; fail "truncated cache: the message does not name $cache"; }
 	fi
 fi
 exit 0
