@@ -52,7 +52,7 @@ struct gpu_linear_args {
 #define GPU_HOT_MAX 1024
 /* Fewest rows (ratings) a block sweeps per launch: caps the rows in flight
  * on small data, where a full grid would make every coordinate hot. */
-#define GPU_ROWS_PER_BLOCK 2048
+#define GPU_ROWS_PER_BLOCK 16384
 
 /* One matrix-factorization sweep launch: a chunk of ratings. */
 struct gpu_mf_args {

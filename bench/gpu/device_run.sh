@@ -22,31 +22,44 @@ SUM=$OUT/summary.txt
 : > "$SUM"
 note() { echo "$*" | tee -a "$SUM"; }
 
-nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader | tee "$OUT/device.txt"
-note "device: $(cat "$OUT/device.txt")"
+note "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.max.sm --format=csv,noheader)"
 
 t0=$(date +%s)
 CUDA_ARCHS=90 B=$B sh bench/gpu/build.sh > "$OUT/build.log" 2>&1 || { note "build FAILED"; tail -30 "$OUT/build.log"; exit 1; }
-(make BUILD=$B CUDA_ARCHS=90 -j16 lib > "$OUT/make.log" 2>&1 && note "make lib: ok") || note "make lib: failed (see make.log; others' files)"
+(make BUILD=$B CUDA_ARCHS=90 -j16 lib cli > "$OUT/make.log" 2>&1 && note "make lib cli: ok") || note "make lib cli: failed (see make.log; others' files)"
 note "build: $(( $(date +%s) - t0 )) s"
 
 if has tests; then
 	for t in $A/test_gpu_*; do
 		n=$(basename $t)
-		timeout 300 $t > "$OUT/$n.log" 2>&1
-		rc=$?
-		note "test $n: rc=$rc"
-		grep -E "FAIL|skip" "$OUT/$n.log" | head -20
+		echo "== $n" >> "$OUT/tests.log"
+		timeout 300 $t >> "$OUT/tests.log" 2>&1
+		note "test $n: rc=$?"
 	done
-	cat "$OUT"/test_gpu_linear.log "$OUT"/test_gpu_mf.log
+	# The CLI tests need the whole tree; the shared MovieLens file travels
+	# in .gpu-carry when the caller carried it.
+	if [ -x $B/boar ] || make BUILD=$B CUDA_ARCHS=90 -j16 lib cli >> "$OUT/make.log" 2>&1; then
+		[ -d .gpu-carry ] && export BOAR_SHARED=.gpu-carry
+		for t in tests/cli/gpu_*.sh; do
+			echo "== $t" >> "$OUT/tests.log"
+			BOAR=$B/boar BUILD=$B timeout 300 sh $t >> "$OUT/tests.log" 2>&1
+			note "test $t: rc=$?"
+		done
+	else
+		note "CLI tests not run: the tree does not build (make.log)"
+	fi
+	cat "$OUT/tests.log"
 fi
 
 if has sanitize; then
 	S="compute-sanitizer --error-exitcode 9"
 	run_s() {
 		local tag=$1; shift
-		timeout 240 $S "$@" > "$OUT/san_$tag.log" 2>&1
-		note "sanitizer $tag: rc=$? $(grep -E 'ERROR SUMMARY' "$OUT/san_$tag.log" | tail -1)"
+		echo "== $tag: $*" >> "$OUT/sanitize.log"
+		timeout 240 $S "$@" > /tmp/san.log 2>&1
+		local rc=$?
+		cat /tmp/san.log >> "$OUT/sanitize.log"
+		note "sanitizer $tag: rc=$rc $(grep -E 'ERROR SUMMARY' /tmp/san.log | tail -1)"
 	}
 	run_s memcheck_errors --tool memcheck --leak-check full $A/test_gpu_errors
 	run_s memcheck_linear --tool memcheck $A/gpu_bench linear 20000 16 12 --epochs 2
