@@ -34,6 +34,7 @@
 #include "dataset.h"
 #include "error.h"
 #include "parse_chunks.h"
+#include "parse_common.h"
 
 #define GEN_BLOCK 4096
 
@@ -377,17 +378,14 @@ static double pow10_of(int e)
 	return pow(10.0, e);
 }
 
-/* Would the parser read m * 10^e10 back as exactly v? */
+/* Would the parser read m * 10^e10 back as exactly v? (Its fast path is
+ * pc_scale; outside that range it uses strtof, which we do not second-guess
+ * here: such numbers get all 9 digits.) */
 static int reads_back(uint64_t m, int e10, float v)
 {
-	double d;
-	if (e10 >= 0 && e10 <= 22)
-		d = (double)m * pow10_tab[e10];
-	else if (e10 < 0 && e10 >= -22)
-		d = (double)m / pow10_tab[-e10];
-	else
+	if (e10 < -22 || e10 > 22 || m > (1ULL << 53))
 		return 0;
-	return (float)d == v;
+	return pc_scale(m, e10) == v;
 }
 
 /* Writes |v| > 0 with P significant digits (trailing zeros dropped) in %g

@@ -45,6 +45,56 @@ static inline const char *pc_token_end(const char *p, const char *end)
 	return p;
 }
 
+/* Up to 8 decimal digits at s (which has at least 8 readable bytes) in
+ * one go: a byte is a digit when its high nibble is 3 both as is and after
+ * adding 6; the leading digits are then shifted to the top of the word and
+ * summed pairwise (2, 4, then 8 digits per lane). Bytes after the first
+ * non-digit may be garbled by carries but are shifted out. Returns how many
+ * digits (0..8) were taken and adds them to *x. */
+static inline int pc_swar8(const char *s, uint64_t *x)
+{
+	static const uint64_t p10[9] = { 1,	  10,	    100,      1000,
+					 10000,	  100000,   1000000,  10000000,
+					 100000000 };
+	uint64_t w;
+	memcpy(&w, s, 8);
+	uint64_t a = w & 0xF0F0F0F0F0F0F0F0ULL;
+	uint64_t b = (w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL;
+	uint64_t bad = (a ^ 0x3030303030303030ULL) | (b ^ 0x3030303030303030ULL);
+	int k = bad ? __builtin_ctzll(bad) >> 3 : 8;
+	if (!k)
+		return 0;
+	uint64_t v = (w - 0x3030303030303030ULL) << (8 * (8 - k));
+	v = v * 10 + (v >> 8);
+	v = ((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)) +
+	     ((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))) >>
+	    32;
+	*x = *x * p10[k] + v;
+	return k;
+}
+
+/* Decimal digits at s: accumulated into *x while *nd (digits so far,
+ * leading zeros included) stays within 19, which always fits 64 bits;
+ * beyond that they are only counted. Returns the end of the digits. */
+static inline const char *pc_digits(const char *s, const char *end,
+				    uint64_t *x, int *nd)
+{
+	while (end - s >= 8 && *nd <= 11) {
+		int k = pc_swar8(s, x);
+		*nd += k;
+		s += k;
+		if (k < 8)
+			return s;
+	}
+	while (s < end && pc_is_digit((unsigned char)*s)) {
+		if (*nd < 19)
+			*x = *x * 10 + (unsigned)((unsigned char)*s - '0');
+		++*nd;
+		s++;
+	}
+	return s;
+}
+
 /* Parses decimal digits at p into *v. Returns the pointer after the digits
  * (p itself when there are none). *overflow is set when the value does not
  * fit in 64 bits; callers compare *v against their own bound anyway. */
@@ -52,7 +102,14 @@ static inline const char *pc_parse_u64(const char *p, const char *end,
 				       uint64_t *v, int *overflow)
 {
 	uint64_t x = 0;
-	int of = 0;
+	int nd = 0, of = 0;
+	while (end - p >= 8 && nd <= 11) {
+		int k = pc_swar8(p, &x);
+		nd += k;
+		p += k;
+		if (k < 8)
+			goto done;
+	}
 	while (p < end && pc_is_digit((unsigned char)*p)) {
 		unsigned d = (unsigned char)*p - '0';
 		if (x > (UINT64_MAX - d) / 10)
@@ -61,9 +118,33 @@ static inline const char *pc_parse_u64(const char *p, const char *end,
 			x = x * 10 + d;
 		p++;
 	}
+done:
 	*v = x;
 	*overflow = of;
 	return p;
+}
+
+/* m * 10^e10 as a float, for m <= 2^53 and |e10| <= 22: m and 10^e10
+ * (e10 >= 0) are exact doubles, so one multiplication rounds once; for
+ * e10 < 0 the multiplication by the nearest double of 10^e10 (faster than
+ * a division) is within a few double ulps, far inside a float's half ulp,
+ * so the float is strtof's except at exact ties, and then one ulp off.
+ * The text writer uses the same function to check that its digits read
+ * back. */
+static inline float pc_scale(uint64_t m, int e10)
+{
+	static const double pos[23] = {
+		1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+		1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+		1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	static const double neg[23] = {
+		1e0,   1e-1,  1e-2,	 1e-3,	1e-4,  1e-5,  1e-6,  1e-7,
+		1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
+		1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22,
+	};
+	double d = (double)m;
+	return (float)(e10 < 0 ? d * neg[-e10] : d * pos[e10]);
 }
 
 /* The slow path: strtof on a NUL-terminated copy of [p, tok_end). Returns
@@ -90,20 +171,13 @@ static inline const char *pc_parse_float_slow(const char *p,
  * number (or at end). Returns the pointer after the number, or p when there
  * is none; the caller checks that a space or the end of the line follows.
  *
- * Fast path (Clinger): up to 19 significant digits fit a uint64 exactly and,
- * when the mantissa is <= 2^53 and the decimal exponent within +-22, one
- * multiplication or division by an exact power of ten gives the correctly
- * rounded double; narrowing that to float is within one ulp of strtof.
- * Anything else (more digits, big exponents, "nan", "inf") goes to strtof
- * on the whole token. */
+ * Fast path: up to 19 digits fit a uint64 exactly, and with a mantissa
+ * <= 2^53 and a decimal exponent within +-22 pc_scale() is within one ulp
+ * of strtof. Anything else (more digits, big exponents, "nan", "inf") goes
+ * to strtof on the whole token. */
 static inline const char *pc_parse_float(const char *p, const char *end,
 					 float *out)
 {
-	static const double p10[23] = {
-		1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
-		1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
-		1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
-	};
 	const char *s = p;
 	int neg = 0;
 	if (s < end && (*s == '-' || *s == '+')) {
@@ -111,34 +185,16 @@ static inline const char *pc_parse_float(const char *p, const char *end,
 		s++;
 	}
 	uint64_t m = 0;
-	int sig = 0, e10 = 0, digits = 0, exact = 1;
-	while (s < end && pc_is_digit((unsigned char)*s)) {
-		unsigned d = (unsigned char)*s - '0';
-		if (sig < 19) {
-			m = m * 10 + d;
-			sig += m != 0;
-		} else {
-			exact = 0;
-		}
-		digits++;
-		s++;
-	}
+	int nd = 0, e10 = 0;
+	s = pc_digits(s, end, &m, &nd);
 	if (s < end && *s == '.') {
-		s++;
-		while (s < end && pc_is_digit((unsigned char)*s)) {
-			unsigned d = (unsigned char)*s - '0';
-			if (sig < 19) {
-				m = m * 10 + d;
-				sig += m != 0;
-				e10--;
-			} else {
-				exact = 0;
-			}
-			digits++;
-			s++;
-		}
+		int before = nd;
+		s = pc_digits(s + 1, end, &m, &nd);
+		e10 = before - nd;
+		if (!nd) /* "." or "-." */
+			goto slow;
 	}
-	if (!digits)
+	if (!nd)
 		goto slow; /* nan, inf, or not a number at all */
 	if (s < end && (*s == 'e' || *s == 'E')) {
 		const char *q = s + 1;
@@ -158,14 +214,16 @@ static inline const char *pc_parse_float(const char *p, const char *end,
 		e10 += eneg ? -ex : ex;
 		s = q;
 	}
+	if (nd > 19)
+		goto slow;
 	if (m == 0) {
 		*out = neg ? -0.0f : 0.0f;
 		return s;
 	}
-	if (!exact || m > (1ULL << 53) || e10 < -22 || e10 > 22)
+	if (m > (1ULL << 53) || e10 < -22 || e10 > 22)
 		goto slow;
-	double d = e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
-	*out = (float)(neg ? -d : d);
+	float f = pc_scale(m, e10);
+	*out = neg ? -f : f;
 	return s;
 slow:
 	return pc_parse_float_slow(p, pc_token_end(p, end), out);

@@ -6,12 +6,17 @@
  * are hashed into 2^hash_bits slots when asked, after which a row is sorted
  * and colliding slots merged by adding their values, so rows stay ascending).
  *
- * The text is cut into line-aligned pieces, each parsed by one OpenMP thread
- * into its own growable arrays (grown once per line at most, never per
- * token), and the pieces are then copied into the final CSR arrays. Each
- * piece counts its lines and stops at its first error; the error reported is
- * the first piece's with an error, so it is the first one in the file and its
- * line number is the sum of the lines of the pieces before it.
+ * Two passes over line-aligned pieces of the text, both on OpenMP threads.
+ * The first counts each piece's newlines and ':' bytes: bounds on its rows
+ * and non-zeros (every feature has exactly one ':'). The final arrays are
+ * allocated once from those bounds and the second pass parses each piece
+ * straight into its own region of them: no per-token or per-line
+ * allocation, no growth, no copy of the data, and peak memory is the
+ * dataset itself. Regions are then closed up where a piece used less than
+ * its bound (comments, qid tokens, blank lines), which moves nothing for a
+ * plain file. Each piece counts its lines and stops at its first error; the
+ * error reported is that of the first piece with one, so it is the first in
+ * the file, and its line number is the sum of the lines before it.
  */
 #include <math.h>
 #include <omp.h>
@@ -27,27 +32,31 @@
 
 struct lsvm_piece {
 	const char *beg, *end;
-	uint64_t lines;      /* lines seen (all of them if no error) */
-	uint64_t rows, nnz;
-	uint64_t *row_ptr;   /* rows + 1, local offsets, [0] = 0 */
-	uint32_t *idx;
-	float *val, *label;
-	size_t cap_rows, cap_nnz;
-	uint64_t *scratch;   /* hashing: packed (slot, value) pairs of a row */
+	uint64_t rows_ub, nnz_ub; /* bounds from the counting pass */
+	uint64_t rbase, nbase;    /* its region of the final arrays */
+	uint64_t lines;           /* lines seen (all of them if no error) */
+	uint64_t rows, nnz;       /* used */
+	uint64_t dim;             /* largest slot + 1 */
+	uint64_t *scratch;        /* hashing: packed (slot, value) of a row */
 	size_t cap_scratch;
-	uint64_t dim;        /* largest slot + 1 */
 	int err_code;
-	uint64_t err_line;   /* local, 1-based */
+	uint64_t err_line;        /* local, 1-based */
 	char err_msg[320];
 };
 
-/* Grows *p (of *cap elements of size sz) to hold at least need elements,
- * doubling so that the total copying stays linear. */
+/* The arrays every piece writes into (its own region of each). */
+struct lsvm_out {
+	uint64_t *row_ptr; /* piece-local end offsets at [rbase + r + 1] */
+	uint32_t *idx;
+	float *val, *label;
+};
+
+/* Grows *p (of *cap elements of size sz) to hold at least need elements. */
 static int grow(void **p, size_t *cap, size_t need, size_t sz)
 {
 	if (need <= *cap)
 		return 0;
-	size_t n = *cap ? *cap : 1024;
+	size_t n = *cap ? *cap : 64;
 	while (n < need)
 		n *= 2;
 	void *q = realloc(*p, n * sz);
@@ -58,13 +67,37 @@ static int grow(void **p, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
-static void piece_free(struct lsvm_piece *c)
+/* Newlines and ':' in [p, end): 32 bytes per step with GCC vector
+ * extensions (any target), counted in 8-bit lanes that are summed before
+ * they can wrap. */
+typedef signed char v32i8 __attribute__((vector_size(32)));
+
+static void count_piece(const char *p, const char *end, uint64_t *nl,
+			uint64_t *colons)
 {
-	free(c->row_ptr);
-	free(c->idx);
-	free(c->val);
-	free(c->label);
-	free(c->scratch);
+	uint64_t a = 0, b = 0;
+	v32i8 vnl, vco;
+	memset(&vnl, '\n', sizeof vnl);
+	memset(&vco, ':', sizeof vco);
+	while (end - p >= 32) {
+		v32i8 x = { 0 }, y = { 0 };
+		for (int i = 0; i < 255 && end - p >= 32; i++, p += 32) {
+			v32i8 w;
+			memcpy(&w, p, 32);
+			x -= (v32i8)(w == vnl); /* true is -1 */
+			y -= (v32i8)(w == vco);
+		}
+		for (int i = 0; i < 32; i++) {
+			a += (unsigned char)x[i];
+			b += (unsigned char)y[i];
+		}
+	}
+	for (; p < end; p++) {
+		a += *p == '\n';
+		b += *p == ':';
+	}
+	*nl = a;
+	*colons = b;
 }
 
 static void fail(struct lsvm_piece *c, int code, uint64_t line,
@@ -89,10 +122,9 @@ static int cmp_u64(const void *a, const void *b)
 
 /* Hashing scrambles the order of a row: sort it by slot and add up the
  * values of slots that collided. Returns the row's new length. */
-static size_t sort_merge_row(struct lsvm_piece *c, size_t start, size_t n)
+static size_t sort_merge_row(struct lsvm_piece *c, uint32_t *ix, float *vx,
+			     size_t n)
 {
-	uint32_t *ix = c->idx + start;
-	float *vx = c->val + start;
 	if (n < 2)
 		return n;
 	uint64_t *s = c->scratch;
@@ -157,22 +189,16 @@ static const char *odd_token(struct lsvm_piece *c, uint64_t line,
 	return NULL;
 }
 
-static void parse_piece(struct lsvm_piece *c, int hash_bits)
+static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
+			int hash_bits)
 {
 	const char *p = c->beg, *end = c->end;
 	uint64_t line = 0, dim = 0;
 	size_t rows = 0, nnz = 0;
+	uint32_t *idx = o->idx + c->nbase;
+	float *val = o->val + c->nbase, *label = o->label + c->rbase;
+	uint64_t *rend = o->row_ptr + c->rbase + 1;
 	char q[64];
-
-	c->cap_rows = (size_t)(end - p) / 64 + 16;
-	c->cap_nnz = (size_t)(end - p) / 8 + 16;
-	c->row_ptr = malloc((c->cap_rows + 1) * sizeof *c->row_ptr);
-	c->label = malloc(c->cap_rows * sizeof *c->label);
-	c->idx = malloc(c->cap_nnz * sizeof *c->idx);
-	c->val = malloc(c->cap_nnz * sizeof *c->val);
-	if (!c->row_ptr || !c->label || !c->idx || !c->val)
-		goto nomem;
-	c->row_ptr[0] = 0;
 
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -183,30 +209,6 @@ static void parse_piece(struct lsvm_piece *c, int hash_bits)
 		p = eol + 1;
 		if (s == eol || *s == '#')
 			continue; /* blank or comment line */
-
-		/* Every feature takes at least 4 bytes ("1:1" and a space),
-		 * so this bounds the row and the loop below need not check. */
-		size_t most = (size_t)(eol - s) / 4 + 1;
-		if (nnz + most > c->cap_nnz) {
-			size_t ci = c->cap_nnz, cv = c->cap_nnz;
-			if (grow((void **)&c->idx, &ci, nnz + most, 4) ||
-			    grow((void **)&c->val, &cv, nnz + most, 4))
-				goto nomem;
-			c->cap_nnz = ci < cv ? ci : cv;
-		}
-		if (rows == c->cap_rows) {
-			/* label holds cap_rows, row_ptr one more */
-			size_t nc = c->cap_rows * 2;
-			float *l = realloc(c->label, nc * sizeof *l);
-			if (!l)
-				goto nomem;
-			c->label = l;
-			uint64_t *r = realloc(c->row_ptr, (nc + 1) * sizeof *r);
-			if (!r)
-				goto nomem;
-			c->row_ptr = r;
-			c->cap_rows = nc;
-		}
 
 		float y = 0;
 		const char *t = pc_parse_float(s, eol, &y);
@@ -277,95 +279,95 @@ static void parse_piece(struct lsvm_piece *c, int hash_bits)
 				     (unsigned long long)id);
 				goto stop;
 			}
-			uint32_t slot = boar_feature_slot(id - 1, hash_bits);
-			c->idx[nnz] = slot;
-			c->val[nnz] = v;
+			/* nnz < nnz_ub: this ':' was counted */
+			idx[nnz] = boar_feature_slot(id - 1, hash_bits);
+			val[nnz] = v;
 			nnz++;
-			if (!hash_bits && id > dim)
+			if (id > dim)
 				dim = id; /* 1-based id = 0-based id + 1 */
 			prev = id;
 			s = t;
 		}
 		if (hash_bits) {
 			size_t n = nnz - row_start;
-			if (grow((void **)&c->scratch, &c->cap_scratch, n, 8))
-				goto nomem;
-			nnz = row_start + sort_merge_row(c, row_start, n);
+			if (grow((void **)&c->scratch, &c->cap_scratch, n, 8)) {
+				fail(c, BOAR_ENOMEM, line,
+				     "out of memory while parsing");
+				break;
+			}
+			nnz = row_start + sort_merge_row(c, idx + row_start,
+							 val + row_start, n);
 		}
-		c->label[rows] = y;
+		label[rows] = y; /* rows < rows_ub: its line was counted */
 		rows++;
-		c->row_ptr[rows] = nnz;
+		rend[rows - 1] = nnz;
 	}
 stop:
 	c->lines = line;
 	c->rows = rows;
 	c->nnz = nnz;
 	c->dim = hash_bits ? (1ULL << hash_bits) : dim;
-	return;
-nomem:
-	c->lines = line;
-	fail(c, BOAR_ENOMEM, line, "out of memory while parsing");
 }
 
-/* Copies the pieces into one CSR dataset (or adopts a lone piece's arrays). */
-static int join(struct lsvm_piece *pc, size_t n, int threads,
-		struct boar_dataset *d)
+/* Closes the gaps between the pieces' regions and turns their local row
+ * offsets into global ones. Pieces that filled their bounds exactly (the
+ * usual case) move nothing and are fixed up in parallel; otherwise the
+ * moves run in file order, each to a lower address, so nothing is
+ * overwritten before it has moved. */
+static void close_up(struct lsvm_piece *pc, size_t n, int threads,
+		     struct boar_dataset *d, const struct lsvm_out *o)
 {
-	uint64_t rows = 0, nnz = 0, dim = 0;
+	uint64_t R = 0, N = 0, dim = 0;
+	int moves = 0;
+	uint64_t *rto = malloc(n * sizeof *rto), *nto = malloc(n * sizeof *nto);
 	for (size_t k = 0; k < n; k++) {
-		rows += pc[k].rows;
-		nnz += pc[k].nnz;
+		if (rto)
+			rto[k] = R;
+		if (nto)
+			nto[k] = N;
+		moves |= R != pc[k].rbase || N != pc[k].nbase;
+		R += pc[k].rows;
+		N += pc[k].nnz;
 		if (pc[k].dim > dim)
 			dim = pc[k].dim;
 	}
-	d->n_rows = rows;
-	d->nnz = nnz;
-	d->dim = dim;
-	if (n == 1) {
-		d->row_ptr = pc[0].row_ptr;
-		d->idx = pc[0].idx;
-		d->val = pc[0].val;
-		d->label = pc[0].label;
-		pc[0].row_ptr = NULL;
-		pc[0].idx = NULL;
-		pc[0].val = NULL;
-		pc[0].label = NULL;
-	} else {
-		d->row_ptr = malloc((rows + 1) * sizeof *d->row_ptr);
-		d->idx = malloc((nnz ? nnz : 1) * sizeof *d->idx);
-		d->val = malloc((nnz ? nnz : 1) * sizeof *d->val);
-		d->label = malloc((rows ? rows : 1) * sizeof *d->label);
-		d->owned[0] = d->row_ptr;
-		d->owned[1] = d->idx;
-		d->owned[2] = d->val;
-		d->owned[3] = d->label;
-		if (!d->row_ptr || !d->idx || !d->val || !d->label)
-			return BOAR_ENOMEM;
-		uint64_t rbase[n], nbase[n];
-		rows = nnz = 0;
-		for (size_t k = 0; k < n; k++) {
-			rbase[k] = rows;
-			nbase[k] = nnz;
-			rows += pc[k].rows;
-			nnz += pc[k].nnz;
-		}
-		d->row_ptr[0] = 0;
+	if (!rto || !nto)
+		moves = 1; /* no room for the table: take the serial path */
+	if (!moves) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
 		for (size_t k = 0; k < n; k++) {
+			uint64_t *rp = o->row_ptr + pc[k].rbase + 1;
+			for (uint64_t r = 0; r < pc[k].rows; r++)
+				rp[r] += pc[k].nbase;
+		}
+	} else {
+		R = N = 0;
+		for (size_t k = 0; k < n; k++) {
 			const struct lsvm_piece *c = &pc[k];
-			memcpy(d->idx + nbase[k], c->idx, c->nnz * 4);
-			memcpy(d->val + nbase[k], c->val, c->nnz * 4);
-			memcpy(d->label + rbase[k], c->label, c->rows * 4);
-			uint64_t *rp = d->row_ptr + rbase[k] + 1;
+			memmove(o->label + R, o->label + c->rbase, c->rows * 4);
+			memmove(o->idx + N, o->idx + c->nbase, c->nnz * 4);
+			memmove(o->val + N, o->val + c->nbase, c->nnz * 4);
+			uint64_t *to = o->row_ptr + R + 1;
+			const uint64_t *from = o->row_ptr + c->rbase + 1;
 			for (uint64_t r = 0; r < c->rows; r++)
-				rp[r] = nbase[k] + c->row_ptr[r + 1];
+				to[r] = from[r] + N;
+			R += c->rows;
+			N += c->nnz;
 		}
 	}
-	d->owned[0] = d->row_ptr;
-	d->owned[1] = d->idx;
-	d->owned[2] = d->val;
-	d->owned[3] = d->label;
-	return 0;
+	free(rto);
+	free(nto);
+	o->row_ptr[0] = 0;
+	d->n_rows = R;
+	d->nnz = N;
+	d->dim = dim;
+}
+
+/* realloc down to what was used; keeps the block if that fails. */
+static void *shrink(void *p, size_t bytes)
+{
+	void *q = realloc(p, bytes ? bytes : 1);
+	return q ? q : p;
 }
 
 int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
@@ -377,19 +379,42 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
 	struct lsvm_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
+	struct lsvm_out o = { 0 };
 	int ret = 0;
-	if (!pc || !d) {
-		ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
-				     "out of memory");
-		goto out;
-	}
+	if (!pc || !d)
+		goto nomem;
 	for (size_t k = 0; k < n; k++) {
 		pc[k].beg = in->buf + starts[k];
 		pc[k].end = in->buf + starts[k + 1];
 	}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
+	for (size_t k = 0; k < n; k++) {
+		uint64_t nl, colons;
+		count_piece(pc[k].beg, pc[k].end, &nl, &colons);
+		pc[k].rows_ub = nl + 1;
+		pc[k].nnz_ub = colons;
+	}
+	uint64_t rows_ub = 0, nnz_ub = 0;
+	for (size_t k = 0; k < n; k++) {
+		pc[k].rbase = rows_ub;
+		pc[k].nbase = nnz_ub;
+		rows_ub += pc[k].rows_ub;
+		nnz_ub += pc[k].nnz_ub;
+	}
+	o.row_ptr = malloc((rows_ub + 1) * sizeof *o.row_ptr);
+	o.label = malloc((rows_ub ? rows_ub : 1) * sizeof *o.label);
+	o.idx = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o.idx);
+	o.val = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o.val);
+	d->owned[0] = o.row_ptr;
+	d->owned[1] = o.idx;
+	d->owned[2] = o.val;
+	d->owned[3] = o.label;
+	if (!o.row_ptr || !o.label || !o.idx || !o.val)
+		goto nomem;
+
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
 	for (size_t k = 0; k < n; k++)
-		parse_piece(&pc[k], in->hash_bits);
+		parse_piece(&pc[k], &o, in->hash_bits);
 
 	uint64_t before = 0;
 	for (size_t k = 0; k < n; k++) {
@@ -401,25 +426,33 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 		}
 		before += pc[k].lines;
 	}
+	close_up(pc, n, in->threads, d, &o);
+	if (in->hash_bits)
+		d->dim = 1ULL << in->hash_bits;
 	d->hash_bits = in->hash_bits;
-	ret = join(pc, n, in->threads, d);
-	if (ret < 0) {
-		boar_fail_line(err, ret, in->path, 0, "out of memory");
-		goto out;
+	/* give back what the bounds over-reserved (comments, blank lines) */
+	if (d->nnz < nnz_ub) {
+		o.idx = shrink(o.idx, d->nnz * 4);
+		o.val = shrink(o.val, d->nnz * 4);
 	}
-	if (n == 0) { /* empty text: valid, empty arrays */
-		d->row_ptr = calloc(1, sizeof *d->row_ptr);
-		d->owned[0] = d->row_ptr;
-		if (!d->row_ptr) {
-			ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
-					     "out of memory");
-			goto out;
-		}
-		d->dim = in->hash_bits ? 1ULL << in->hash_bits : 0;
+	if (d->n_rows < rows_ub) {
+		o.label = shrink(o.label, d->n_rows * 4);
+		o.row_ptr = shrink(o.row_ptr, (d->n_rows + 1) * 8);
 	}
+	d->row_ptr = o.row_ptr;
+	d->idx = o.idx;
+	d->val = o.val;
+	d->label = o.label;
+	d->owned[0] = o.row_ptr;
+	d->owned[1] = o.idx;
+	d->owned[2] = o.val;
+	d->owned[3] = o.label;
+	goto out;
+nomem:
+	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
 out:
 	for (size_t k = 0; k < n; k++)
-		piece_free(&pc[k]);
+		free(pc[k].scratch);
 	free(pc);
 	if (ret < 0) {
 		boar_dataset_free(d);
