@@ -239,9 +239,9 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 				goto out;
 		if (wc->shutdown && (rc = ps_client_shutdown(c, err)))
 			goto out;
-	} else if ((rc = pull_all(c, m, &s, err))) {
-		goto out;
 	}
+	/* Other workers keep their replica as it is: the shards may be gone
+	 * as soon as worker 0 has gathered, so they must not ask for more. */
 	for (uint64_t i = 0; i < keys_total; i++)
 		if (!isfinite(m->w[i])) {
 			rc = boar_fail(err, BOAR_EDIVERGED,

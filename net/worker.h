@@ -45,7 +45,8 @@ struct ps_worker_report {
 /* Trains on `train` with options o (o->progress, if set, is called after
  * every epoch with test metrics of the worker's fresh copy of the model).
  * @return 0 and *out (the gathered model with gather, else the worker's
- *         replica), or a negative BOAR_E* code with *err. */
+ *         replica, fresh only for the keys of its last clock), or a
+ *         negative BOAR_E* code with *err. */
 int boar_ps_train(const boar_dataset *train, const boar_options *o,
 		  const struct ps_worker_config *wc, boar_model **out,
 		  struct ps_worker_report *rep, boar_error *err);
