@@ -42,7 +42,8 @@ GPU_CU_SRC := $(wildcard gpu/*.cu)
 NVCC_FLAGS := -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Isrc/include -Isrc -I. \
 	-DBOAR_BUILDING_LIBRARY -DBOAR_HAVE_CUDA \
 	$(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a))
-LIBS += -L$(CUDA_HOME)/lib64 -Wl,-rpath,$(CUDA_HOME)/lib64 -lcudart -lstdc++
+# By full path, not -L: pkg-config would prefix an -L with a sysroot.
+LIBS += $(CUDA_HOME)/lib64/libcudart.so -Wl,-rpath,$(CUDA_HOME)/lib64 -lstdc++
 LIB_CFLAGS += -DBOAR_HAVE_CUDA
 else
 GPU_C_SRC := $(wildcard gpu/*_stub.c)
@@ -63,7 +64,7 @@ STATIC := $(BUILD)/libboar.a
 SHARED := $(BUILD)/libboar.so.$(VERSION)
 CLI := $(BUILD)/boar
 
-.PHONY: all deps lib cli demo check test-bin bench-bin install uninstall bench clean
+.PHONY: FORCE all deps lib cli demo check test-bin bench-bin install uninstall bench clean
 all: deps lib cli
 
 deps:
@@ -94,11 +95,15 @@ $(SHARED): $(LIB_OBJ) src/libboar.map
 	ln -sf libboar.so.$(VERSION) $(BUILD)/libboar.so.$(SOVERSION)
 	ln -sf libboar.so.$(SOVERSION) $(BUILD)/libboar.so
 
-$(BUILD)/boar.pc: src/boar.pc.in Makefile
-	@mkdir -p $(BUILD)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+# Regenerated on every run (FORCE) so that `make install PREFIX=...` never
+# installs paths from an earlier build's PREFIX.
+PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LIBS@|$(LIBS)|' $< > $@
+	    -e 's|@LIBS@|$(LIBS)|' src/boar.pc.in
+$(BUILD)/boar.pc: src/boar.pc.in FORCE
+	@mkdir -p $(BUILD)
+	@$(PC_SED) > $@.tmp && mv $@.tmp $@
+FORCE:
 
 # The CLI links the static library (one self-contained binary) and jemalloc,
 # its allocator; the library itself works with any malloc.
@@ -135,7 +140,7 @@ install: lib cli
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libboar.so.$(VERSION)
 	ln -sf libboar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libboar.so.$(SOVERSION)
 	ln -sf libboar.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libboar.so
-	install -m 644 $(BUILD)/boar.pc $(DESTDIR)$(LIBDIR)/pkgconfig/boar.pc
+	$(PC_SED) > $(DESTDIR)$(LIBDIR)/pkgconfig/boar.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/boar
 
 uninstall:

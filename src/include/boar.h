@@ -84,6 +84,7 @@ typedef struct boar_error {
 /* -------------------------------------------------------------- datasets */
 
 typedef struct boar_dataset boar_dataset;
+typedef struct boar_model boar_model;
 
 enum boar_task {
 	BOAR_TASK_AUTO = 0,   /* infer from the file */
@@ -131,6 +132,14 @@ BOAR_API int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
 				       boar_dataset **out, boar_error *err);
 
 BOAR_API void boar_dataset_free(boar_dataset *d);
+
+/* Instance weights: row r's loss is scaled by w[r] (finite, >= 0); n must
+ * be the dataset's row count. Copied. Call before sharing the dataset. */
+BOAR_API int boar_dataset_set_weights(boar_dataset *d, const float *w,
+				      uint64_t n, boar_error *err);
+/* Same, from a text file of one weight per line (LIBLINEAR's -W). */
+BOAR_API int boar_dataset_load_weights(boar_dataset *d, const char *path,
+				       boar_error *err);
 BOAR_API int boar_dataset_task(const boar_dataset *d);      /* BOAR_TASK_* */
 BOAR_API uint64_t boar_dataset_rows(const boar_dataset *d); /* rows/ratings */
 BOAR_API uint64_t boar_dataset_nnz(const boar_dataset *d);
@@ -169,7 +178,12 @@ enum boar_loss {
 	BOAR_LOSS_LOGISTIC = 0,
 	BOAR_LOSS_HINGE = 1,
 	BOAR_LOSS_SQUARED = 2,
+	BOAR_LOSS_SOFTMAX = 3, /* multinomial logistic over K classes */
 };
+/* Labels with more than two distinct values are classes: logistic and hinge
+ * loss then train one-vs-rest (one binary model per class, in one sweep),
+ * softmax a multinomial model. Class labels may be any distinct numbers
+ * (e.g. 1..20); predictions give the label of the best class. */
 
 enum boar_optimizer {
 	BOAR_OPT_SGD = 0,     /* step eta * decay^epoch */
@@ -199,6 +213,9 @@ typedef struct boar_epoch_stats {
 	double test_auc;        /* binary tasks */
 	double test_rmse;       /* squared loss and MF */
 	double eta;             /* step size used in this epoch */
+	int has_holdout;        /* early stopping is watching holdout_loss */
+	double holdout_loss;    /* loss on the test set or held-out rows */
+	int best_epoch;         /* epoch with the lowest holdout loss so far */
 } boar_epoch_stats;
 
 /* Called after every epoch; return non-zero to stop training (boar_train
@@ -233,6 +250,24 @@ typedef struct boar_options {
 	const boar_dataset *test; /* evaluated after every epoch, or NULL */
 	boar_progress_fn progress;
 	void *progress_ctx;
+	/* Warm start: continue from this model (same task, loss and hashing;
+	 * new features start at 0). The caller keeps ownership. */
+	const boar_model *init_model;
+	/* Early stopping: stop after this many epochs without a lower loss on
+	 * the test set (or, without one, on a `holdout` fraction of the
+	 * training rows, drawn from the seed) and return the best epoch's
+	 * model. 0 = off. */
+	int early_stop;
+	double holdout;
+	/* Same model at any thread count: rows are taken in fixed batches,
+	 * gradients computed in parallel against the batch's starting weights
+	 * and applied in row order. Slower than Hogwild!; see bench/. */
+	int deterministic;
+	/* Class weights: a row whose label equals class_weight_labels[k] has
+	 * its loss scaled by class_weight_values[k] (LIBLINEAR's -wi). */
+	const float *class_weight_labels;
+	const float *class_weight_values;
+	int n_class_weights;
 } boar_options;
 
 /* Fills *o with defaults (logistic, AdaGrad, racy updates, 10 epochs, eta
@@ -244,8 +279,6 @@ BOAR_API void boar_options_default(boar_options *o);
  *         static reason such as "eta must be > 0". */
 BOAR_API const char *boar_options_check(const boar_options *o,
 					const boar_dataset *train);
-
-typedef struct boar_model boar_model;
 
 /* Trains a model. With threads = 1 the result is bit-for-bit reproducible
  * for a given seed; with more threads updates race by design and results
@@ -265,6 +298,9 @@ BOAR_API int boar_model_loss(const boar_model *m);
 BOAR_API int boar_model_hash_bits(const boar_model *m);
 /* MF: factors per user/item; linear: 0. */
 BOAR_API uint32_t boar_model_rank(const boar_model *m);
+/* Multiclass models: the number of classes K, and (if labels != NULL) their
+ * label values in class order. 0 for binary, regression and MF models. */
+BOAR_API uint32_t boar_model_classes(const boar_model *m, const float **labels);
 /* Linear: number of weights; MF: users. */
 BOAR_API uint64_t boar_model_dim(const boar_model *m);
 
@@ -280,17 +316,26 @@ BOAR_API int boar_model_export_text(const boar_model *m, const char *path,
 				    boar_error *err);
 
 /* Raw score of one row given as 0-based ids (the margin w.x + b; for
- * logistic loss pass it to boar_sigmoid for a probability). Ids the model
- * does not know are ignored. Does not allocate; safe from many threads. */
+ * logistic loss pass it to boar_sigmoid for a probability; for a multiclass
+ * model, the label of the best class). Ids are hashed as the model was
+ * trained; ids it does not know are ignored. Does not allocate; safe from
+ * many threads on one model. */
 BOAR_API double boar_model_predict_row(const boar_model *m, size_t nnz,
 				       const uint32_t *idx, const float *val);
+/* Multiclass: the K per-class scores of one row into scores[K]
+ * (probabilities for softmax and one-vs-rest logistic, margins for hinge).
+ * Binary models write one score. Does not allocate. @return K or < 0. */
+BOAR_API int boar_model_predict_scores(const boar_model *m, size_t nnz,
+				       const uint32_t *idx, const float *val,
+				       double *scores);
 /* Predicted rating for a (user, item) pair of an MF model. */
 BOAR_API double boar_model_predict_pair(const boar_model *m, uint32_t user,
 					uint32_t item);
 BOAR_API double boar_sigmoid(double margin);
 
 /* Scores for every row of d into out[boar_dataset_rows(d)]: probability
- * (logistic), margin (hinge), value (squared) or rating (MF). */
+ * (logistic), margin (hinge), value (squared), rating (MF) or the predicted
+ * label (multiclass). */
 BOAR_API int boar_predict(const boar_model *m, const boar_dataset *d,
 			  double *out, int threads);
 
