@@ -143,6 +143,20 @@ void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
 		key->k[i] = (uint32_t)gpu_perm_splitmix64(&s);
 }
 
+/* The update policy on the GPU. With thousands of warps in flight a racy
+ * store loses a large share of the updates to frequent coordinates (the
+ * MF tests trained measurably worse with it), and on Hopper a
+ * fire-and-forget atomicAdd is faster than the store besides (see
+ * bench/RESULTS-gpu.md). So both `atomic` and `racy` run atomicAdd; racy
+ * still permits lost updates, it just gets none. BOAR_GPU_RACY=1 runs the
+ * plain-store kernels for `racy`, for measuring them. */
+static int atomic_updates(const boar_options *o)
+{
+	const char *s = getenv("BOAR_GPU_RACY");
+	int racy_kernels = s && !strcmp(s, "1");
+	return !(racy_kernels && o->update == BOAR_UPDATE_RACY);
+}
+
 static uint64_t env_chunk_bytes(void)
 {
 	const char *s = getenv("BOAR_GPU_CHUNK_BYTES");
@@ -610,7 +624,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		c->lv.loss = init->loss;
 		c->lv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
 		c->lv.reg = c->l1 > 0 || c->l2 > 0;
-		c->lv.atomic = o->update == BOAR_UPDATE_ATOMIC;
+		c->lv.atomic = atomic_updates(o);
 	} else {
 		c->n_users = init->dim;
 		c->n_items = init->n_items;
@@ -619,7 +633,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		c->mu = init->has_bias ? init->mu : 0.0f;
 		c->mv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
 		c->mv.biases = init->has_bias;
-		c->mv.atomic = o->update == BOAR_UPDATE_ATOMIC;
+		c->mv.atomic = atomic_updates(o);
 	}
 	if ((rc = upload_model(c, init, err)))
 		goto fail;
@@ -712,6 +726,10 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.loss_sum = c->loss;
 		a.hot_ids = c->hot;
 		a.n_hot = c->n_hot;
+		a.concurrent = c->resident ? 1
+			     : (uint32_t)((uint64_t)c->n_slots < c->n_chunks
+						  ? (uint64_t)c->n_slots
+						  : c->n_chunks);
 		return gpu_linear_launch(&c->lv, &a, c->sm_count, sl->stream);
 	}
 	struct gpu_mf_args a;

@@ -46,6 +46,9 @@ struct gpu_linear_args {
 	 * how many (0..GPU_HOT_MAX); the bias always is. */
 	const uint32_t *hot_ids;
 	uint32_t n_hot;
+	/* Sweeps that may run at once (streams): the replicas of all their
+	 * blocks are averaged. */
+	uint32_t concurrent;
 };
 
 /* Most coordinates a block replicates in shared memory. */

@@ -24,9 +24,10 @@
  * deltas to `pending` with shared-memory atomics (staleness of at most 8
  * rows, like a few CPU threads). After each 32-row batch a warp syncs the
  * bias and a rotating slice of the hot slots: it moves the slot's pending
- * change to the global value scaled by 1 / blocks (the replicas are
- * averaged, so the global value takes one stable step per round instead of
- * one step per block) and reloads the base. AdaGrad sums of squared
+ * change to the global value scaled by 1 / blocks (the blocks of every
+ * sweep that may run at once, on all streams: the replicas are averaged, so
+ * the global value takes one stable step per round instead of one step per
+ * block) and reloads the base. AdaGrad sums of squared
  * gradients are added unscaled: they count every row, as on the CPU. One
  * global atomic per slot per sync instead of one per row also removes the
  * hot-address cap. Lookups go through a small open-addressing table in
@@ -195,7 +196,7 @@ linear_sweep(const struct gpu_linear_args a)
 	const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
 	const uint64_t n = a.perm.n;
 	const float eta = a.eta, l1 = a.l1, l2 = a.l2;
-	const float alpha = 1.0f / (float)gridDim.x;
+	const float alpha = 1.0f / ((float)gridDim.x * (float)a.concurrent);
 	double loss_acc = 0.0;
 
 	/* Set up the replica: bias at slot K, hot features at 0..K-1. */

@@ -83,6 +83,9 @@ static int run(const char *what, struct boar_dataset *d, struct boar_model *m,
 	o.l2 = c->l2;
 	o.seed = 1;
 	o.streams = c->streams;
+	/* racy asks for the plain-store kernels (the engine serves racy with
+	 * atomicAdd unless told otherwise). */
+	setenv("BOAR_GPU_RACY", c->update == BOAR_UPDATE_RACY ? "1" : "0", 1);
 	if (c->chunk)
 		setenv("BOAR_GPU_CHUNK_BYTES", c->chunk, 1);
 	else

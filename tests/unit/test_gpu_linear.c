@@ -337,8 +337,13 @@ int main(void)
 	base_options(&o);
 	if (run_case("logistic sgd atomic", tr, te, &o, 5) == 77)
 		return 77;
+	/* The plain-store kernels (the engine runs atomicAdd for racy unless
+	 * BOAR_GPU_RACY=1). */
+	setenv("BOAR_GPU_RACY", "1", 1);
 	o.update = BOAR_UPDATE_RACY;
-	run_case("logistic sgd racy", tr, te, &o, 5);
+	run_case("logistic sgd racy stores", tr, te, &o, 5);
+	unsetenv("BOAR_GPU_RACY");
+	run_case("logistic sgd racy (atomic on gpu)", tr, te, &o, 5);
 
 	base_options(&o);
 	o.loss = BOAR_LOSS_HINGE;
