@@ -110,10 +110,11 @@ int text_file_open(const char *path, struct text_file *f, boar_error *err)
 		f->buf = "";
 		goto out;
 	}
-	/* MAP_POPULATE builds the page tables up front in one kernel call
-	 * instead of a fault per 16 pages in the parser threads. */
+	/* No MAP_POPULATE: measured no faster on a 560 MB file, and lazy
+	 * faults (16 pages each, by fault-around) are taken by the parser
+	 * threads in parallel. */
 	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ,
-		       MAP_PRIVATE | MAP_POPULATE, fd, 0);
+		       MAP_PRIVATE, fd, 0);
 	if (m == MAP_FAILED) {
 		ret = boar_fail_line(err, BOAR_EIO, path, 0, "cannot map: %s",
 				     strerror(errno));
