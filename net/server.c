@@ -171,8 +171,7 @@ static void reply_pull(struct ps_server *s, const struct pend *p,
 	wire_put_u32(&s->out, gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap);
 	wire_put_varint(&s->out, p->n_keys);
 	/* values straight from the shard, in the order asked */
-	for (uint32_t i = 0; i < p->n_keys; i++)
-		wire_put_vals(&s->out, &s->w[p->keys[i] - s->lo], 1, p->f16);
+	wire_put_vals_at(&s->out, s->w, p->keys, p->n_keys, s->lo, p->f16);
 	wire_end(&s->out);
 	flush_to(s, p->slot);
 	ssp_served(&s->ssp, gap);

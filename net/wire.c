@@ -447,6 +447,27 @@ void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
 	}
 }
 
+void wire_put_vals_at(struct wire_out *o, const float *base,
+		      const uint64_t *keys, uint32_t n, uint64_t off, int f16)
+{
+	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
+	if (!p)
+		return;
+	for (uint32_t i = 0; i < n; i++) {
+		float v = base[keys[i] - off];
+		if (f16) {
+			uint16_t h = wire_f32_to_f16(v);
+			*p++ = (uint8_t)h;
+			*p++ = (uint8_t)(h >> 8);
+		} else {
+			uint32_t b;
+			memcpy(&b, &v, 4);
+			le32(p, b);
+			p += 4;
+		}
+	}
+}
+
 int wire_end(struct wire_out *o)
 {
 	if (o->failed)

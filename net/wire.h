@@ -146,6 +146,9 @@ void wire_put_varint(struct wire_out *o, uint64_t v);
 /* keys must be strictly ascending. */
 void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n);
 void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16);
+/* Values base[keys[i] - off] for i < n: a pull reply straight from a shard. */
+void wire_put_vals_at(struct wire_out *o, const float *base,
+		      const uint64_t *keys, uint32_t n, uint64_t off, int f16);
 /* Patches the header's length. @return 0, or -1 if an allocation failed
  * or the payload is over WIRE_MAX_PAYLOAD (the frame is then removed). */
 int wire_end(struct wire_out *o);
