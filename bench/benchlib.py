@@ -122,6 +122,15 @@ def fmt(x, digits=3):
     return ("%%.%dg" % digits) % x
 
 
+def fmt3(m, lo, hi, digits=3):
+    """median (min..max), or the median alone when all runs agree."""
+    if m is None or not math.isfinite(m):
+        return "—"
+    if lo == hi:
+        return fmt(m, digits)
+    return "%s (%s..%s)" % (fmt(m, digits), fmt(lo, digits), fmt(hi, digits))
+
+
 def fmt_spread(xs, digits=3, scale=1.0):
     m, lo, hi = spread([x * scale for x in xs if x is not None])
     if not math.isfinite(m):
