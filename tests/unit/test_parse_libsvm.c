@@ -406,6 +406,55 @@ static void test_a9a(void)
 	boar_dataset_free(d);
 }
 
+/* The fixtures in tests/data and their table in tests/data/README. */
+static void test_fixtures(void)
+{
+	FILE *f = fopen("tests/data/README", "r");
+	if (!f) {
+		fprintf(stderr, "note: tests/data/README not found (run from the "
+				"repository root), fixtures skipped\n");
+		return;
+	}
+	char ln[512];
+	int seen = 0, table = 0;
+	while (fgets(ln, sizeof ln, f)) {
+		char name[128], code[16];
+		unsigned long long line;
+		int off = 0;
+		if (!strncmp(ln, "FILE", 4)) {
+			table = 1;
+			continue;
+		}
+		if (!table || sscanf(ln, "%127s %15s %llu %n", name, code, &line,
+				     &off) < 3)
+			continue;
+		char *phrase = ln + off;
+		phrase[strcspn(phrase, "\n")] = '\0';
+		char path[300];
+		snprintf(path, sizeof path, "tests/data/%s", name);
+		boar_dataset *d = NULL;
+		boar_error e;
+		memset(&e, 0, sizeof e);
+		int r = boar_dataset_load(path, NULL, &d, &e);
+		if (!strcmp(code, "OK")) {
+			CHECK(r == 0 && d && d->n_rows == line,
+			      "%s: expected %llu rows, got %d \"%s\"", name, line,
+			      r, e.message);
+		} else {
+			CHECK(r == BOAR_EPARSE && !d && e.line == line &&
+				      strstr(e.message, phrase) &&
+				      strstr(e.message, path),
+			      "%s: expected EPARSE at line %llu with \"%s\", got %d line %llu \"%s\"",
+			      name, line, phrase, r, (unsigned long long)e.line,
+			      e.message);
+		}
+		boar_dataset_free(d);
+		seen++;
+	}
+	fclose(f);
+	CHECK(seen >= 15, "only %d fixtures in the table", seen);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/boar-test-libsvm.XXXXXX",
@@ -422,6 +471,7 @@ int main(void)
 	test_threads();
 	test_hashing();
 	test_a9a();
+	test_fixtures();
 	char p[600];
 	snprintf(p, sizeof p, "%s/in.svm", dir);
 	unlink(p);
