@@ -42,8 +42,9 @@ struct boar_dataset {
 	 * Binary labels are stored as given (+1/-1 or 1/0); the engine maps
 	 * them with boar_label_sign(). */
 	float *label;
+	float *weight;   /* per-row instance weights, or NULL (all 1) */
 
-	void *owned[6];  /* heap blocks to free, NULL-terminated */
+	void *owned[6];  /* [5] is reserved for weight */  /* heap blocks to free, NULL-terminated */
 	void *map;       /* read-only cache mapping, or NULL */
 	size_t map_len;
 };

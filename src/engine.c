@@ -53,9 +53,68 @@ static int compute_reg_scale(struct boar_engine *e)
 	return 0;
 }
 
+/* The class weight of a label (1 when none is given for it). */
+static float class_weight(const boar_options *o, float label)
+{
+	for (int k = 0; k < o->n_class_weights; k++)
+		if (o->class_weight_labels[k] == label)
+			return o->class_weight_values[k];
+	return 1.0f;
+}
+
+/* Folds instance and class weights into one scale per row, so the sweep
+ * pays one load and multiply per row, and nothing when neither is given. */
+static int compute_row_weights(struct boar_engine *e)
+{
+	const struct boar_dataset *d = e->d;
+	if (!d->weight && !e->o.n_class_weights)
+		return 0;
+	if (!(e->row_weight = malloc(d->n_rows * sizeof *e->row_weight)))
+		return BOAR_ENOMEM;
+	for (uint64_t r = 0; r < d->n_rows; r++)
+		e->row_weight[r] = (d->weight ? d->weight[r] : 1.0f) *
+				   class_weight(&e->o, d->label[r]);
+	return 0;
+}
+
+/* Class index of every row: its label's position in the model's sorted
+ * class list. */
+static int compute_row_classes(struct boar_engine *e)
+{
+	const struct boar_dataset *d = e->d;
+	const struct boar_model *m = e->m;
+	if (!(e->row_class = malloc(d->n_rows * sizeof *e->row_class)))
+		return BOAR_ENOMEM;
+	for (uint64_t r = 0; r < d->n_rows; r++) {
+		uint32_t lo = 0, hi = m->n_classes;
+		while (hi - lo > 1) {
+			uint32_t mid = (lo + hi) / 2;
+			if (m->classes[mid] <= d->label[r])
+				lo = mid;
+			else
+				hi = mid;
+		}
+		e->row_class[r] = lo;
+	}
+	return 0;
+}
+
 int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
 		       struct boar_model *m, struct boar_engine **out,
 		       boar_error *err)
+{
+	return boar_engine_create_subset(d, o, m, NULL, d->n_rows, out, err);
+}
+
+uint64_t boar_engine_rows(const struct boar_engine *e)
+{
+	return e->n;
+}
+
+int boar_engine_create_subset(const struct boar_dataset *d,
+			      const boar_options *o, struct boar_model *m,
+			      const uint32_t *rows, uint64_t n,
+			      struct boar_engine **out, boar_error *err)
 {
 	struct boar_engine *e = calloc(1, sizeof *e);
 	if (!e)
@@ -63,26 +122,32 @@ int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
 	e->d = d;
 	e->m = m;
 	e->o = *o;
+	e->n = n;
 	e->threads = o->threads > 0 ? o->threads : omp_get_num_procs();
 	if (d->n_rows > UINT32_MAX) {
 		free(e);
 		return boar_fail(err, BOAR_EINVAL,
 				 "more than 2^32-1 rows; split the data");
 	}
-	e->order = malloc((d->n_rows ? d->n_rows : 1) * sizeof *e->order);
-	e->spare = malloc((d->n_rows ? d->n_rows : 1) * sizeof *e->spare);
+	e->order = malloc((n ? n : 1) * sizeof *e->order);
+	e->spare = malloc((n ? n : 1) * sizeof *e->spare);
 	if (!e->order || !e->spare)
 		goto nomem;
-	for (uint64_t i = 0; i < d->n_rows; i++)
-		e->order[i] = (uint32_t)i;
+	for (uint64_t i = 0; i < n; i++)
+		e->order[i] = rows ? rows[i] : (uint32_t)i;
 	boar_rng r = boar_rng_make(o->seed, 0, 0);
-	shuffle(e->order, d->n_rows, &r);
+	shuffle(e->order, n, &r);
 
 	if (d->task == BOAR_TASK_LINEAR) {
+		uint64_t width = boar_model_width(m);
 		if ((o->l1 > 0 || o->l2 > 0) && compute_reg_scale(e))
 			goto nomem;
 		if (o->optimizer == BOAR_OPT_ADAGRAD &&
-		    !(e->accum = calloc(d->dim + 1, sizeof *e->accum)))
+		    !(e->accum = calloc((m->dim + 1) * width, sizeof *e->accum)))
+			goto nomem;
+		if (compute_row_weights(e))
+			goto nomem;
+		if (m->n_classes && compute_row_classes(e))
 			goto nomem;
 	} else if (o->optimizer == BOAR_OPT_ADAGRAD) {
 		e->accum = calloc(m->dim + m->n_items + 1, sizeof *e->accum);
@@ -102,6 +167,8 @@ void boar_engine_free(struct boar_engine *e)
 		return;
 	free(e->reg_scale);
 	free(e->accum);
+	free(e->row_weight);
+	free(e->row_class);
 	free(e->order);
 	free(e->spare);
 	free(e);
@@ -116,7 +183,7 @@ double boar_engine_eta(const struct boar_engine *e, int epoch)
  * random order and each is shuffled within, all from (seed, epoch). */
 static void reshuffle(struct boar_engine *e, int epoch)
 {
-	uint64_t n = e->d->n_rows;
+	uint64_t n = e->n;
 	int nseg = n < ORDER_SEGMENTS * 64 ? 1 : ORDER_SEGMENTS;
 	uint32_t seg_order[ORDER_SEGMENTS];
 	uint64_t dest[ORDER_SEGMENTS + 1];
@@ -156,13 +223,17 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 {
 	const uint32_t *order = boar_engine_order(e, epoch);
 	float eta = (float)boar_engine_eta(e, epoch);
-	if (end > e->d->n_rows)
-		end = e->d->n_rows;
+	if (end > e->n)
+		end = e->n;
 	if (begin >= end)
 		return 0;
-	double s = e->d->task == BOAR_TASK_LINEAR
-			   ? boar_sweep_linear(e, order, begin, end, eta)
-			   : boar_sweep_mf(e, order, begin, end, eta);
+	double s;
+	if (e->d->task == BOAR_TASK_MF)
+		s = boar_sweep_mf(e, order, begin, end, eta);
+	else if (e->m->n_classes)
+		s = boar_sweep_multiclass(e, order, begin, end, eta);
+	else
+		s = boar_sweep_linear(e, order, begin, end, eta);
 	*loss_sum += s;
 	return isfinite(s) ? 0 : BOAR_EDIVERGED;
 }

@@ -22,7 +22,16 @@ int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
 		       struct boar_model *m, struct boar_engine **out,
 		       boar_error *err);
 
-/* The row order of `epoch` (1-based; n_rows entries). Epochs must be asked
+/* Same, training only on rows[0..n) of d (e.g. all but a holdout). */
+int boar_engine_create_subset(const struct boar_dataset *d,
+			      const boar_options *o, struct boar_model *m,
+			      const uint32_t *rows, uint64_t n,
+			      struct boar_engine **out, boar_error *err);
+
+/* Rows in an epoch (n_rows of the dataset, or the subset's size). */
+uint64_t boar_engine_rows(const struct boar_engine *e);
+
+/* The row order of `epoch` (1-based; boar_engine_rows() entries). Epochs must be asked
  * for in increasing order: each epoch's order is drawn from the previous
  * one, which keeps reshuffling O(n) and parallel. */
 const uint32_t *boar_engine_order(struct boar_engine *e, int epoch);
@@ -47,6 +56,9 @@ struct boar_engine {
 	int threads;
 	float *reg_scale;   /* linear with l1/l2: n_rows / rows-with-feature */
 	float *accum;       /* AdaGrad sums: linear dim+1; MF users + items */
+	float *row_weight;  /* instance x class weight per row, or NULL */
+	uint32_t *row_class; /* multiclass: class index of each row */
+	uint64_t n;         /* rows in an epoch */
 	uint32_t *order;    /* the current epoch's row order */
 	uint32_t *spare;    /* scratch of the same size for reshuffling */
 	int order_epoch;    /* epoch held in order (0: the initial shuffle) */
@@ -55,6 +67,8 @@ struct boar_engine {
 /* Sweeps of one model kind over order[begin..end); return the loss sum. */
 double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 			 uint64_t begin, uint64_t end, float eta);
+double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
+			     uint64_t begin, uint64_t end, float eta);
 double boar_sweep_mf(struct boar_engine *e, const uint32_t *order,
 		     uint64_t begin, uint64_t end, float eta);
 

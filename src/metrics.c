@@ -7,6 +7,7 @@
 #include "dataset.h"
 #include "error.h"
 #include "loss.h"
+#include "metrics.h"
 #include "model.h"
 
 static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
@@ -18,11 +19,43 @@ static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
 	return 0;
 }
 
+/* Multiclass: class probabilities (or hinge margins) of row r into s[K]. */
+static void class_scores(const struct boar_model *m,
+			 const struct boar_dataset *d, uint64_t r, double *s)
+{
+	uint32_t K = m->n_classes;
+	const float *bias = &m->w[m->dim * K];
+	for (uint32_t c = 0; c < K; c++)
+		s[c] = bias[c];
+	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+		if (d->idx[k] >= m->dim)
+			continue;
+		const float *wj = &m->w[(uint64_t)d->idx[k] * K];
+		for (uint32_t c = 0; c < K; c++)
+			s[c] += (double)wj[c] * d->val[k];
+	}
+	boar_class_probabilities(m->loss, s, K);
+}
+
+/* The class index of a label, or K if the model never saw it. */
+static uint32_t class_of(const struct boar_model *m, float label)
+{
+	for (uint32_t c = 0; c < m->n_classes; c++)
+		if (m->classes[c] == label)
+			return c;
+	return m->n_classes;
+}
+
 /* Raw score (margin or rating) of row r. Ids beyond the model are ignored:
  * a test file may use features the training file never had. */
 static inline double score_row(const struct boar_model *m,
 			       const struct boar_dataset *d, uint64_t r)
 {
+	if (m->n_classes) {
+		double s[BOAR_MAX_CLASSES];
+		class_scores(m, d, r, s);
+		return m->classes[boar_argmax(s, m->n_classes)];
+	}
 	if (m->task == BOAR_TASK_MF)
 		return boar_model_predict_pair(m, d->user[r], d->item[r]);
 	double s = m->w[m->dim];
@@ -43,7 +76,7 @@ int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
 	int rc = check_fit(m, d);
 	if (rc)
 		return rc;
-	int logistic = m->task == BOAR_TASK_LINEAR &&
+	int logistic = m->task == BOAR_TASK_LINEAR && !m->n_classes &&
 		       m->loss == BOAR_LOSS_LOGISTIC;
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
@@ -86,21 +119,73 @@ static double auc(struct scored *s, uint64_t n)
 	return (rank_sum - pos * (pos + 1) / 2) / (pos * neg);
 }
 
+/* Multiclass: mean loss of the model's kind and accuracy of the argmax.
+ * A label the model never saw counts as an error with the loss of the
+ * smallest probability representable. */
+static void evaluate_classes(const struct boar_model *m,
+			     const struct boar_dataset *d, const uint32_t *rows,
+			     uint64_t n, int threads, boar_metrics *res)
+{
+	double loss = 0, correct = 0;
+	uint32_t K = m->n_classes;
+#pragma omp parallel for num_threads(threads) schedule(static) \
+	reduction(+ : loss, correct)
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = rows ? rows[i] : i;
+		double s[BOAR_MAX_CLASSES];
+		uint32_t y = class_of(m, d->label[r]);
+		class_scores(m, d, r, s);
+		correct += boar_argmax(s, K) == y;
+		if (m->loss == BOAR_LOSS_SOFTMAX) {
+			loss += -log(fmax(y < K ? s[y] : 0, 1e-30));
+			continue;
+		}
+		for (uint32_t c = 0; c < K; c++) {
+			float dd, t = c == y ? 1.0f : -1.0f;
+			/* logistic OvR scores are probabilities: back to
+			 * margins for the loss */
+			double mg = m->loss == BOAR_LOSS_LOGISTIC
+					    ? log(fmax(s[c], 1e-30) /
+						  fmax(1 - s[c], 1e-30))
+					    : s[c];
+			loss += boar_loss_eval(m->loss, (float)mg, t, &dd);
+		}
+	}
+	res->loss = n ? loss / n : NAN;
+	res->accuracy = n ? correct / n : NAN;
+	res->auc = NAN;
+	res->rmse = NAN;
+}
+
 int boar_evaluate(const boar_model *m, const boar_dataset *d,
 		  boar_metrics *out, int threads)
+{
+	return boar_evaluate_rows(m, d, NULL, d->n_rows, out, threads);
+}
+
+int boar_evaluate_rows(const struct boar_model *m,
+		       const struct boar_dataset *d, const uint32_t *rows,
+		       uint64_t n, boar_metrics *out, int threads)
 {
 	int rc = check_fit(m, d);
 	if (rc)
 		return rc;
-	uint64_t n = d->n_rows;
+	threads = threads_or_all(threads);
+	if (m->n_classes) {
+		boar_metrics res = {.rows = n, .binary = 0};
+		evaluate_classes(m, d, rows, n, threads, &res);
+		*out = res;
+		return 0;
+	}
 	int binary = m->task == BOAR_TASK_LINEAR && m->loss != BOAR_LOSS_SQUARED;
 	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
 	if (binary && !s)
 		return BOAR_ENOMEM;
 	double loss = 0, sq = 0, correct = 0;
-#pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static) \
+#pragma omp parallel for num_threads(threads) schedule(static) \
 	reduction(+ : loss, sq, correct)
-	for (uint64_t r = 0; r < n; r++) {
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = rows ? rows[i] : i;
 		double sc = score_row(m, d, r);
 		if (m->task == BOAR_TASK_MF) {
 			double e = sc - d->label[r];
@@ -112,8 +197,8 @@ int boar_evaluate(const boar_model *m, const boar_dataset *d,
 		loss += boar_loss_eval(m->loss, (float)sc, y, &dd);
 		if (binary) {
 			correct += (sc > 0) == (y > 0);
-			s[r].score = sc;
-			s[r].positive = y > 0;
+			s[i].score = sc;
+			s[i].positive = y > 0;
 		} else {
 			double e = sc - y;
 			sq += e * e;

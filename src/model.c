@@ -1,6 +1,7 @@
 /* model.c - model handles: allocation, shape, initialization, scoring. */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dataset.h"
 #include "model.h"
@@ -40,6 +41,27 @@ nomem:
 	return NULL;
 }
 
+struct boar_model *boar_model_alloc_multiclass(int loss, uint64_t dim,
+					       uint32_t k, const float *classes)
+{
+	struct boar_model *m = calloc(1, sizeof *m);
+	if (!m)
+		return NULL;
+	m->task = BOAR_TASK_LINEAR;
+	m->loss = loss;
+	m->dim = dim;
+	m->n_classes = k;
+	m->w = calloc((dim + 1) * k, sizeof *m->w);
+	m->classes = malloc(k * sizeof *m->classes);
+	if (!m->w || !m->classes) {
+		boar_model_free(m);
+		return NULL;
+	}
+	if (classes)
+		memcpy(m->classes, classes, k * sizeof *classes);
+	return m;
+}
+
 void boar_model_init_factors(struct boar_model *m, double init_scale,
 			     uint64_t seed, double mean_rating)
 {
@@ -57,6 +79,7 @@ void boar_model_free(struct boar_model *m)
 	if (!m)
 		return;
 	free(m->w);
+	free(m->classes);
 	free(m->P);
 	free(m->Q);
 	free(m->bu);
@@ -84,6 +107,13 @@ uint32_t boar_model_rank(const boar_model *m)
 	return m->task == BOAR_TASK_MF ? m->rank : 0;
 }
 
+uint32_t boar_model_classes(const boar_model *m, const float **labels)
+{
+	if (labels)
+		*labels = m->classes;
+	return m->n_classes;
+}
+
 uint64_t boar_model_dim(const boar_model *m)
 {
 	return m->dim;
@@ -95,11 +125,77 @@ double boar_sigmoid(double margin)
 			   : exp(margin) / (1.0 + exp(margin));
 }
 
+/* Per-class margins of a row of caller ids (hashed like the model). */
+static void class_margins(const boar_model *m, size_t nnz, const uint32_t *idx,
+			  const float *val, double *out)
+{
+	uint32_t K = m->n_classes;
+	const float *bias = &m->w[m->dim * K];
+	for (uint32_t c = 0; c < K; c++)
+		out[c] = bias[c];
+	for (size_t k = 0; k < nnz; k++) {
+		uint32_t j = boar_feature_slot(idx[k], m->hash_bits);
+		if (j >= m->dim)
+			continue;
+		double x = val ? val[k] : 1.0;
+		for (uint32_t c = 0; c < K; c++)
+			out[c] += m->w[(uint64_t)j * K + c] * x;
+	}
+}
+
+void boar_class_probabilities(int loss, double *s, uint32_t K)
+{
+	if (loss == BOAR_LOSS_SOFTMAX) {
+		double mx = s[0], sum = 0;
+		for (uint32_t c = 1; c < K; c++)
+			mx = s[c] > mx ? s[c] : mx;
+		for (uint32_t c = 0; c < K; c++)
+			sum += (s[c] = exp(s[c] - mx));
+		for (uint32_t c = 0; c < K; c++)
+			s[c] /= sum;
+	} else if (loss == BOAR_LOSS_LOGISTIC) {
+		for (uint32_t c = 0; c < K; c++)
+			s[c] = boar_sigmoid(s[c]);
+	}
+}
+
+uint32_t boar_argmax(const double *s, uint32_t K)
+{
+	uint32_t best = 0;
+	for (uint32_t c = 1; c < K; c++)
+		if (s[c] > s[best])
+			best = c;
+	return best;
+}
+
+int boar_model_predict_scores(const boar_model *m, size_t nnz,
+			      const uint32_t *idx, const float *val,
+			      double *scores)
+{
+	if (m->task != BOAR_TASK_LINEAR)
+		return BOAR_EINVAL;
+	if (!m->n_classes) {
+		double s = boar_model_predict_row(m, nnz, idx, val);
+		scores[0] = m->loss == BOAR_LOSS_LOGISTIC ? boar_sigmoid(s) : s;
+		return 1;
+	}
+	class_margins(m, nnz, idx, val, scores);
+	boar_class_probabilities(m->loss, scores, m->n_classes);
+	return (int)m->n_classes;
+}
+
 double boar_model_predict_row(const boar_model *m, size_t nnz,
 			      const uint32_t *idx, const float *val)
 {
 	if (m->task != BOAR_TASK_LINEAR)
 		return NAN;
+	if (m->n_classes) {
+		/* No allocation: classes beyond this stack block are not
+		 * supported (boar_options_check caps K). */
+		double s[BOAR_MAX_CLASSES];
+		class_margins(m, nnz, idx, val, s);
+		return m->classes[boar_argmax(s, m->n_classes)];
+	}
 	double s = m->w[m->dim];
 	for (size_t k = 0; k < nnz; k++) {
 		uint32_t j = boar_feature_slot(idx[k], m->hash_bits);

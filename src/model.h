@@ -2,6 +2,9 @@
  *
  * Linear: w has dim + 1 floats; w[dim] is the bias (kept in the same array
  * so the sweep treats it as one more coordinate that every row touches).
+ * Multiclass (n_classes = K > 0): w has (dim + 1) * K floats, feature-major
+ * (w[j * K + c]), so a row's update of all K classes for one feature falls
+ * in one or two cache lines; classes[K] holds the class labels.
  * MF: P is n_users x rank and Q is n_items x rank, row-major; with biases,
  * bu[n_users], bi[n_items] and the global mean mu.
  */
@@ -21,7 +24,9 @@ struct boar_model {
 	uint32_t rank;
 	int has_bias;  /* MF: mu, bu, bi are used */
 	float mu;
-	float *w;      /* linear: dim + 1 */
+	uint32_t n_classes; /* multiclass K, or 0 (binary/regression/MF) */
+	float *classes;     /* K label values, ascending */
+	float *w;      /* linear: (dim + 1) * max(K, 1) */
 	float *P, *Q;  /* MF factors */
 	float *bu, *bi; /* MF biases, or NULL */
 };
@@ -30,6 +35,27 @@ struct boar_model {
 struct boar_model *boar_model_alloc(int task, int loss, uint64_t dim,
 				    uint64_t n_items, uint32_t rank,
 				    int has_bias);
+
+/* A multiclass linear model of K classes with the given labels (copied;
+ * NULL leaves them for the caller to fill). */
+struct boar_model *boar_model_alloc_multiclass(int loss, uint64_t dim,
+					       uint32_t k,
+					       const float *classes);
+
+/* The most classes a multiclass model may have (predict keeps a score per
+ * class on the stack). */
+#define BOAR_MAX_CLASSES 1024
+
+/* In place: margins to probabilities (softmax, or a sigmoid per class for
+ * logistic one-vs-rest; hinge margins stay margins). */
+void boar_class_probabilities(int loss, double *s, uint32_t K);
+uint32_t boar_argmax(const double *s, uint32_t K);
+
+/* Weights per feature slot: K for multiclass, else 1. */
+static inline uint32_t boar_model_width(const struct boar_model *m)
+{
+	return m->n_classes ? m->n_classes : 1;
+}
 
 /* Draws MF factors uniformly in [-a, a], a = init_scale / sqrt(rank), from
  * the seed, and sets mu (used only with biases). */

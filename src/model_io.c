@@ -2,9 +2,10 @@
  *
  * Binary format, version 1 (little-endian, as every platform boar targets):
  *   header  64 bytes: "BOARMODL", u32 version, u32 header size, u32 task,
- *           u32 loss, u32 hash_bits, u32 rank, u32 has_bias, u32 reserved,
+ *           u32 loss, u32 hash_bits, u32 rank, u32 has_bias, u32 n_classes,
  *           u64 dim, u64 n_items, f32 mu, zero padding
- *   payload linear: w[dim + 1] (bias last)
+ *   payload linear: w[dim + 1] (bias last); multiclass (n_classes = K > 0):
+ *           w[(dim + 1) * K] feature-major, then the K class labels
  *           MF: P[dim * rank], Q[n_items * rank], then bu[dim], bi[n_items]
  *           when has_bias
  *   trailer u32 crc32 (zlib) of header and payload, "BEND"
@@ -32,7 +33,7 @@
 struct model_header {
 	char magic[8];
 	uint32_t version, header_size, task, loss, hash_bits, rank, has_bias,
-		reserved;
+		n_classes;
 	uint64_t dim, n_items;
 	float mu;
 	uint8_t pad[4];
@@ -48,8 +49,11 @@ struct section {
 static int sections(const struct boar_model *m, struct section s[4])
 {
 	if (m->task == BOAR_TASK_LINEAR) {
-		s[0] = (struct section){m->w, m->dim + 1};
-		return 1;
+		s[0] = (struct section){m->w, (m->dim + 1) * boar_model_width(m)};
+		if (!m->n_classes)
+			return 1;
+		s[1] = (struct section){m->classes, m->n_classes};
+		return 2;
 	}
 	s[0] = (struct section){m->P, m->dim * m->rank};
 	s[1] = (struct section){m->Q, m->n_items * m->rank};
@@ -74,6 +78,7 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	h.hash_bits = (uint32_t)m->hash_bits;
 	h.rank = m->rank;
 	h.has_bias = (uint32_t)m->has_bias;
+	h.n_classes = m->n_classes;
 	h.dim = m->dim;
 	h.n_items = m->n_items;
 	h.mu = m->mu;
@@ -147,14 +152,17 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	int rc = 0;
 	struct boar_model *m = NULL;
 	if ((h.task != BOAR_TASK_LINEAR && h.task != BOAR_TASK_MF) ||
-	    h.loss > BOAR_LOSS_SQUARED || h.hash_bits > 32 || h.has_bias > 1 ||
+	    h.loss > BOAR_LOSS_SOFTMAX || h.hash_bits > 32 || h.has_bias > 1 ||
+	    h.n_classes == 1 || h.n_classes > BOAR_MAX_CLASSES ||
+	    (h.n_classes && h.task != BOAR_TASK_LINEAR) ||
 	    h.dim > UINT32_MAX + 1ULL || h.n_items > UINT32_MAX + 1ULL ||
 	    (h.task == BOAR_TASK_MF && (h.rank == 0 || h.rank > MAX_RANK))) {
 		rc = corrupt(err, path, "header fields out of range");
 		goto out;
 	}
 	uint64_t floats = h.task == BOAR_TASK_LINEAR
-				  ? h.dim + 1
+				  ? (h.dim + 1) * (h.n_classes ? h.n_classes : 1) +
+					    h.n_classes
 				  : (h.dim + h.n_items) * h.rank +
 					    (h.has_bias ? h.dim + h.n_items : 0);
 	if ((uint64_t)st.st_size != sizeof h + floats * 4 + 8) {
@@ -162,9 +170,12 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 					"(truncated?)");
 		goto out;
 	}
-	m = boar_model_alloc((int)h.task, (int)h.loss, h.dim, h.n_items,
-			     h.task == BOAR_TASK_MF ? h.rank : 0,
-			     (int)h.has_bias);
+	m = h.n_classes ? boar_model_alloc_multiclass((int)h.loss, h.dim,
+						      h.n_classes, NULL)
+			: boar_model_alloc((int)h.task, (int)h.loss, h.dim,
+					   h.n_items,
+					   h.task == BOAR_TASK_MF ? h.rank : 0,
+					   (int)h.has_bias);
 	if (!m) {
 		rc = boar_fail(err, BOAR_ENOMEM, "%s: out of memory", path);
 		goto out;
@@ -210,8 +221,9 @@ out:
 
 static const char *loss_name(int loss)
 {
-	static const char *names[] = {"logistic", "hinge", "squared"};
-	return loss >= 0 && loss <= 2 ? names[loss] : "?";
+	static const char *names[] = {"logistic", "hinge", "squared",
+				      "softmax"};
+	return loss >= 0 && loss <= 3 ? names[loss] : "?";
 }
 
 static void export_factor_rows(FILE *fp, char tag, const float *F,
@@ -225,6 +237,35 @@ static void export_factor_rows(FILE *fp, char tag, const float *F,
 	}
 }
 
+/* Multiclass: the class labels, the K biases, then one line per feature
+ * with any non-zero weight: "feature w_1 ... w_K". */
+static void export_multiclass(FILE *fp, const struct boar_model *m)
+{
+	uint32_t K = m->n_classes;
+	fprintf(fp, "task linear\nloss %s\ndim %" PRIu64 "\nhash_bits %d\n",
+		loss_name(m->loss), m->dim, m->hash_bits);
+	fprintf(fp, "classes");
+	for (uint32_t c = 0; c < K; c++)
+		fprintf(fp, " %.9g", m->classes[c]);
+	fprintf(fp, "\nbias");
+	for (uint32_t c = 0; c < K; c++)
+		fprintf(fp, " %.9g", m->w[m->dim * K + c]);
+	fprintf(fp, "\n# %s weight-per-class (non-zero rows only)\n",
+		m->hash_bits ? "slot" : "feature");
+	for (uint64_t j = 0; j < m->dim; j++) {
+		const float *wj = &m->w[j * K];
+		uint32_t c = 0;
+		while (c < K && wj[c] == 0.0f)
+			c++;
+		if (c == K)
+			continue;
+		fprintf(fp, "%" PRIu64, j + (m->hash_bits ? 0 : 1));
+		for (c = 0; c < K; c++)
+			fprintf(fp, " %.9g", wj[c]);
+		fputc('\n', fp);
+	}
+}
+
 int boar_model_export_text(const boar_model *m, const char *path,
 			   boar_error *err)
 {
@@ -234,7 +275,9 @@ int boar_model_export_text(const boar_model *m, const char *path,
 		return rc;
 	FILE *fp = f.fp;
 	fprintf(fp, "boar-model-text 1\n");
-	if (m->task == BOAR_TASK_LINEAR) {
+	if (m->task == BOAR_TASK_LINEAR && m->n_classes) {
+		export_multiclass(fp, m);
+	} else if (m->task == BOAR_TASK_LINEAR) {
 		fprintf(fp, "task linear\nloss %s\ndim %" PRIu64
 			    "\nhash_bits %d\nbias %.9g\n",
 			loss_name(m->loss), m->dim, m->hash_bits, m->w[m->dim]);

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dataset.h"
+#include "model.h"
 #include "options.h"
 
 #define MAX_CPU_RANK 1024
@@ -40,8 +41,8 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 {
 	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
 		return "task must be auto, linear or mf";
-	if (o->loss < BOAR_LOSS_LOGISTIC || o->loss > BOAR_LOSS_SQUARED)
-		return "loss must be logistic, hinge or squared";
+	if (o->loss < BOAR_LOSS_LOGISTIC || o->loss > BOAR_LOSS_SOFTMAX)
+		return "loss must be logistic, hinge, squared or softmax";
 	if (o->optimizer != BOAR_OPT_SGD && o->optimizer != BOAR_OPT_ADAGRAD)
 		return "optimizer must be sgd or adagrad";
 	if (o->update != BOAR_UPDATE_ATOMIC && o->update != BOAR_UPDATE_RACY)
@@ -68,6 +69,28 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 		return "streams must be 1 to 64";
 	if (!(o->init_scale > 0 && isfinite(o->init_scale)))
 		return "init-scale must be > 0";
+	if (o->early_stop < 0)
+		return "early-stop must be >= 0 (0: off)";
+	if (!(o->holdout >= 0 && o->holdout < 1))
+		return "holdout must be a fraction in [0, 1)";
+	if (o->n_class_weights < 0 ||
+	    (o->n_class_weights &&
+	     (!o->class_weight_labels || !o->class_weight_values)))
+		return "class weights need n_class_weights labels and values";
+	for (int k = 0; k < o->n_class_weights; k++)
+		if (!(o->class_weight_values[k] >= 0 &&
+		      isfinite(o->class_weight_values[k])))
+			return "class weights must be finite and >= 0";
+	if (o->device == BOAR_DEVICE_GPU &&
+	    (o->deterministic || o->n_class_weights || o->holdout > 0 ||
+	     (d && d->weight)))
+		return "the GPU engine does not take --deterministic, weights "
+		       "or a holdout; use the CPU";
+	if (o->device == BOAR_DEVICE_GPU && o->loss == BOAR_LOSS_SOFTMAX)
+		return "the GPU engine has no multiclass models yet; use the "
+		       "CPU";
+	if (o->init_model && d && o->init_model->task != d->task)
+		return "the initial model is of another task than the data";
 	int task = o->task;
 	if (d && task == BOAR_TASK_AUTO)
 		task = d->task;
@@ -83,10 +106,6 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 		if (o->l1 > 0)
 			return "l1 is for linear models; MF takes l2";
 	}
-	if (d && task == BOAR_TASK_LINEAR && o->loss != BOAR_LOSS_SQUARED &&
-	    d->label_kind != BOAR_LABELS_BINARY)
-		return "logistic and hinge loss need binary labels (+1/-1 or "
-		       "1/0); use --loss squared for real-valued targets";
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
 	if (d && o->test && o->test->task != d->task)

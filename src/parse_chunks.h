@@ -42,6 +42,11 @@ void text_file_close(struct text_file *f);
 size_t split_lines(const char *buf, size_t len, size_t max_pieces,
 		   size_t min_piece, size_t *starts);
 
+/* Counts the newlines and the ':' bytes of [p, end) (bounds on rows and
+ * LIBSVM features for the parsers' first pass). */
+void count_lines(const char *p, const char *end, uint64_t *newlines,
+		 uint64_t *colons);
+
 /* The number of threads to use for a request (0 = all cores). */
 int parse_threads(int requested);
 

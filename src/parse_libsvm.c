@@ -67,39 +67,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t sz)
 	return 0;
 }
 
-/* Newlines and ':' in [p, end): 32 bytes per step with GCC vector
- * extensions (any target), counted in 8-bit lanes that are summed before
- * they can wrap. */
-typedef signed char v32i8 __attribute__((vector_size(32)));
-
-static void count_piece(const char *p, const char *end, uint64_t *nl,
-			uint64_t *colons)
-{
-	uint64_t a = 0, b = 0;
-	v32i8 vnl, vco;
-	memset(&vnl, '\n', sizeof vnl);
-	memset(&vco, ':', sizeof vco);
-	while (end - p >= 32) {
-		v32i8 x = { 0 }, y = { 0 };
-		for (int i = 0; i < 255 && end - p >= 32; i++, p += 32) {
-			v32i8 w;
-			memcpy(&w, p, 32);
-			x -= (v32i8)(w == vnl); /* true is -1 */
-			y -= (v32i8)(w == vco);
-		}
-		for (int i = 0; i < 32; i++) {
-			a += (unsigned char)x[i];
-			b += (unsigned char)y[i];
-		}
-	}
-	for (; p < end; p++) {
-		a += *p == '\n';
-		b += *p == ':';
-	}
-	*nl = a;
-	*colons = b;
-}
-
 static void fail(struct lsvm_piece *c, int code, uint64_t line,
 		 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
@@ -390,7 +357,7 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
 	for (size_t k = 0; k < n; k++) {
 		uint64_t nl, colons;
-		count_piece(pc[k].beg, pc[k].end, &nl, &colons);
+		count_lines(pc[k].beg, pc[k].end, &nl, &colons);
 		pc[k].rows_ub = nl + 1;
 		pc[k].nnz_ub = colons;
 	}

@@ -8,8 +8,11 @@
  * number (MovieLens "userId,movieId,rating,timestamp"). Blank lines and
  * lines starting with '#' are skipped.
  *
- * Like the LIBSVM parser: line-aligned pieces on OpenMP threads, growable
- * per-piece arrays, then one copy; the first error in file order wins.
+ * Like the LIBSVM parser: line-aligned pieces on OpenMP threads; a first
+ * pass counts each piece's newlines (a bound on its ratings), the arrays
+ * are allocated once, each piece parses into its own region, and the
+ * regions are closed up (a no-op unless there were blank or comment
+ * lines). The first error in file order wins.
  */
 #include <math.h>
 #include <omp.h>
@@ -24,10 +27,10 @@
 
 struct rt_piece {
 	const char *beg, *end;
+	uint64_t base;               /* its region of the arrays */
 	uint64_t lines, rows;
-	uint32_t *user, *item;
+	uint32_t *user, *item;       /* where its region starts */
 	float *rating;
-	size_t cap;
 	uint64_t max_user, max_item; /* largest id + 1 */
 	int err_code;
 	uint64_t err_line;
@@ -132,13 +135,6 @@ static void parse_piece(struct rt_piece *c)
 	uint64_t line = 0, rows = 0, mu = 0, mi = 0;
 	char q[64];
 
-	c->cap = (size_t)(end - p) / 16 + 16;
-	c->user = malloc(c->cap * sizeof *c->user);
-	c->item = malloc(c->cap * sizeof *c->item);
-	c->rating = malloc(c->cap * sizeof *c->rating);
-	if (!c->user || !c->item || !c->rating)
-		goto nomem;
-
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -148,22 +144,6 @@ static void parse_piece(struct rt_piece *c)
 		p = eol + 1;
 		if (s == eol || *s == '#')
 			continue;
-		if (rows == c->cap) {
-			size_t nc = c->cap * 2;
-			uint32_t *u = realloc(c->user, nc * sizeof *u);
-			if (!u)
-				goto nomem;
-			c->user = u;
-			uint32_t *i = realloc(c->item, nc * sizeof *i);
-			if (!i)
-				goto nomem;
-			c->item = i;
-			float *r = realloc(c->rating, nc * sizeof *r);
-			if (!r)
-				goto nomem;
-			c->rating = r;
-			c->cap = nc;
-		}
 		uint32_t u, i;
 		float r = 0;
 		const char *t = parse_id(c, line, s, eol, "user", &u);
@@ -196,10 +176,6 @@ static void parse_piece(struct rt_piece *c)
 	c->rows = rows;
 	c->max_user = mu;
 	c->max_item = mi;
-	return;
-nomem:
-	c->lines = line;
-	fail(c, BOAR_ENOMEM, line, "out of memory while parsing");
 }
 
 /* Length of a header line at the start of buf (0 if none): the first
@@ -242,14 +218,35 @@ int boar_parse_ratings(const struct parse_input *in,
 	struct rt_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_MF);
 	int ret = 0;
-	if (!pc || !d) {
-		ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
-				     "out of memory");
-		goto out;
+	if (!pc || !d)
+		goto nomem;
+	uint64_t bound[n ? n : 1];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
+	for (size_t k = 0; k < n; k++) {
+		uint64_t nl, colons;
+		count_lines(buf + starts[k], buf + starts[k + 1], &nl, &colons);
+		bound[k] = nl + 1;
 	}
+	uint64_t total = 0;
 	for (size_t k = 0; k < n; k++) {
 		pc[k].beg = buf + starts[k];
 		pc[k].end = buf + starts[k + 1];
+		pc[k].base = total;
+		total += bound[k];
+	}
+	size_t m = total ? total : 1;
+	d->user = malloc(m * sizeof *d->user);
+	d->item = malloc(m * sizeof *d->item);
+	d->label = malloc(m * sizeof *d->label);
+	d->owned[0] = d->user;
+	d->owned[1] = d->item;
+	d->owned[2] = d->label;
+	if (!d->user || !d->item || !d->label)
+		goto nomem;
+	for (size_t k = 0; k < n; k++) {
+		pc[k].user = d->user + pc[k].base;
+		pc[k].item = d->item + pc[k].base;
+		pc[k].rating = d->label + pc[k].base;
 	}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
 	for (size_t k = 0; k < n; k++)
@@ -264,6 +261,13 @@ int boar_parse_ratings(const struct parse_input *in,
 			goto out;
 		}
 		before += pc[k].lines;
+		/* close up: regions move down in file order, so a move never
+		 * overwrites a region that has yet to move */
+		if (rows != pc[k].base) {
+			memmove(d->user + rows, pc[k].user, pc[k].rows * 4);
+			memmove(d->item + rows, pc[k].item, pc[k].rows * 4);
+			memmove(d->label + rows, pc[k].rating, pc[k].rows * 4);
+		}
 		rows += pc[k].rows;
 		if (pc[k].max_user > mu)
 			mu = pc[k].max_user;
@@ -274,47 +278,20 @@ int boar_parse_ratings(const struct parse_input *in,
 	d->nnz = rows;
 	d->dim = mu;
 	d->n_items = mi;
-	if (n == 1) {
-		d->user = pc[0].user;
-		d->item = pc[0].item;
-		d->label = pc[0].rating;
-		pc[0].user = pc[0].item = NULL;
-		pc[0].rating = NULL;
-	} else {
-		size_t m = rows ? rows : 1;
-		d->user = malloc(m * sizeof *d->user);
-		d->item = malloc(m * sizeof *d->item);
-		d->label = malloc(m * sizeof *d->label);
+	if (rows < total && rows) { /* give back what blank lines reserved */
+		void *a = realloc(d->user, rows * 4), *b = realloc(d->item, rows * 4),
+		     *c = realloc(d->label, rows * 4);
+		d->user = a ? a : d->user;
+		d->item = b ? b : d->item;
+		d->label = c ? c : d->label;
+		d->owned[0] = d->user;
+		d->owned[1] = d->item;
+		d->owned[2] = d->label;
 	}
-	d->owned[0] = d->user;
-	d->owned[1] = d->item;
-	d->owned[2] = d->label;
-	if (!d->user || !d->item || !d->label) {
-		ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
-				     "out of memory");
-		goto out;
-	}
-	if (n > 1) {
-		uint64_t base[n];
-		rows = 0;
-		for (size_t k = 0; k < n; k++) {
-			base[k] = rows;
-			rows += pc[k].rows;
-		}
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
-		for (size_t k = 0; k < n; k++) {
-			memcpy(d->user + base[k], pc[k].user, pc[k].rows * 4);
-			memcpy(d->item + base[k], pc[k].item, pc[k].rows * 4);
-			memcpy(d->label + base[k], pc[k].rating,
-			       pc[k].rows * 4);
-		}
-	}
+	goto out;
+nomem:
+	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
 out:
-	for (size_t k = 0; k < n; k++) {
-		free(pc[k].user);
-		free(pc[k].item);
-		free(pc[k].rating);
-	}
 	free(pc);
 	if (ret < 0) {
 		boar_dataset_free(d);

@@ -22,10 +22,9 @@
 #include "atomics/atomics.h"
 #include "dataset.h"
 #include "engine.h"
+#include "coord_update.h"
 #include "loss.h"
 #include "model.h"
-
-enum { REG_NONE = 0, REG_L2 = 1, REG_L1 = 2 };
 
 #define BIAS_FLUSH 64
 /* Prefetch distances, in rows: the row's offsets first, then (once those
@@ -35,7 +34,6 @@ enum { REG_NONE = 0, REG_L2 = 1, REG_L1 = 2 };
 #ifndef PREFETCH_WEIGHTS
 #define PREFETCH_WEIGHTS 6
 #endif
-#define ADAGRAD_EPS 1e-6f
 
 struct linear_args {
 	const uint64_t *row_ptr;
@@ -45,49 +43,11 @@ struct linear_args {
 	float *w;
 	const float *reg_scale;
 	float *G;
+	const float *row_weight; /* per-row loss scale, or NULL */
 	uint64_t dim;
 	int loss;
-	float eta, l1, l2;
+	struct coord_params cp;
 };
-
-static inline float soft_threshold(float v, float t)
-{
-	return v > t ? v - t : (v < -t ? v + t : 0.0f);
-}
-
-/* Applies one coordinate's update. gl is the loss part of the gradient
- * (d * x_j), s the coordinate's regularization scale. */
-static inline __attribute__((always_inline)) void
-update_coord(const struct linear_args *a, float *p, float *G, float gl, float s,
-	     int policy, int adagrad, int reg)
-{
-	float eta = a->eta;
-	float wv = reg != REG_NONE ? boar_load_relaxed(p) : 0.0f;
-	if (adagrad) {
-		float g = gl + (reg != REG_NONE ? a->l2 * s * wv : 0.0f);
-		/* The sums are a step-size heuristic: a lost increment under
-		 * racing threads is harmless, so they are always racy. */
-		float acc = boar_load_relaxed(G) + g * g;
-		boar_store_relaxed(G, acc);
-		eta = eta / (sqrtf(acc) + ADAGRAD_EPS);
-	}
-	/* The L2 shrink is capped at the weight itself, so that a rare
-	 * feature's large scale n/count_j never flips the weight's sign. */
-	float shrink = reg != REG_NONE ? fminf(1.0f, eta * a->l2 * s) : 0.0f;
-	float delta = -eta * gl - shrink * wv;
-	if (reg != REG_L1) {
-		boar_add_policy(policy, p, delta);
-		return;
-	}
-	float t = eta * a->l1 * s;
-	if (policy == BOAR_POLICY_RACY) {
-		boar_store_relaxed(p, soft_threshold(wv + delta, t));
-		return;
-	}
-	float old = wv;
-	while (!boar_cas_float(p, &old, soft_threshold(old + delta, t)))
-		;
-}
 
 static inline __attribute__((always_inline)) double
 sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
@@ -128,21 +88,23 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 		for (uint64_t k = lo; k < hi; k++)
 			m += boar_load_relaxed(&w[idx[k]]) * val[k];
 		float y = boar_loss_target(loss, a->label[r]), d;
-		loss_sum += boar_loss_eval(loss, m, y, &d);
+		float rw = a->row_weight ? a->row_weight[r] : 1.0f;
+		loss_sum += rw * boar_loss_eval(loss, m, y, &d);
+		d *= rw;
 		if (d == 0.0f && reg == REG_NONE)
 			continue;
 		for (uint64_t k = lo; k < hi; k++) {
 			uint32_t j = idx[k];
-			update_coord(a, &w[j], adagrad ? &a->G[j] : 0,
+			boar_update_coord(&a->cp, &w[j], adagrad ? &a->G[j] : 0,
 				     d * val[k],
 				     reg != REG_NONE ? a->reg_scale[j] : 0.0f,
 				     policy, adagrad, reg);
 		}
 		if (adagrad) {
-			update_coord(a, bias, &a->G[a->dim], d, 0.0f, policy,
-				     adagrad, REG_NONE);
+			boar_update_coord(&a->cp, bias, &a->G[a->dim], d, 0.0f,
+					  policy, adagrad, REG_NONE);
 		} else {
-			bias_pending -= a->eta * d;
+			bias_pending -= a->cp.eta * d;
 			if (++bias_rows == BIAS_FLUSH) {
 				boar_add_policy(policy, bias, bias_pending);
 				bias_pending = 0;
@@ -192,10 +154,11 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 	struct linear_args a = {
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
 		.label = d->label, .w = e->m->w, .reg_scale = e->reg_scale,
-		.G = e->accum, .dim = e->m->dim, .loss = e->m->loss,
-		.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
+		.G = e->accum, .row_weight = e->row_weight, .dim = e->m->dim,
+		.loss = e->m->loss,
+		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2},
 	};
-	int reg = e->o.l1 > 0 ? REG_L1 : (e->o.l2 > 0 ? REG_L2 : REG_NONE);
+	int reg = boar_reg_kind(e->o.l1, e->o.l2);
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
 	sweep_fn fn = variants[policy][e->o.optimizer == BOAR_OPT_ADAGRAD][reg];

@@ -250,8 +250,9 @@ typedef struct boar_options {
 	const boar_dataset *test; /* evaluated after every epoch, or NULL */
 	boar_progress_fn progress;
 	void *progress_ctx;
-	/* Warm start: continue from this model (same task, loss and hashing;
-	 * new features start at 0). The caller keeps ownership. */
+	/* Warm start: continue from this model (same task and hashing; its
+	 * loss, classes and rank are kept; features, users or items it has
+	 * not seen start at 0). The caller keeps ownership. */
 	const boar_model *init_model;
 	/* Early stopping: stop after this many epochs without a lower loss on
 	 * the test set (or, without one, on a `holdout` fraction of the

@@ -1,0 +1,160 @@
+/* sweep_multiclass.c - the Hogwild! sweep of a K-class linear model.
+ *
+ * One pass serves both multiclass schemes: a row's K margins are computed
+ * together (the weights of one feature for all classes are contiguous), then
+ *  - one-vs-rest (logistic or hinge loss): class c sees the row as positive
+ *    iff it is the row's class, an independent binary loss per class;
+ *  - softmax: p = softmax(margins), loss -log p[y], d_c = p_c - [c == y];
+ * and every touched feature's K weights step by d_c * x_j (plus the lazy
+ * regularization of coord_update.h), the biases by d_c.
+ */
+#include <math.h>
+#include <omp.h>
+
+#include "coord_update.h"
+#include "dataset.h"
+#include "engine.h"
+#include "loss.h"
+#include "model.h"
+
+struct mc_args {
+	const uint64_t *row_ptr;
+	const uint32_t *idx;
+	const float *val;
+	const uint32_t *row_class;
+	const float *row_weight;
+	float *w;
+	const float *reg_scale;
+	float *G;
+	uint64_t dim;
+	uint32_t K;
+	int loss;
+	struct coord_params cp;
+};
+
+/* Loss of one row given its margins; d receives dloss/dmargin per class. */
+static double row_loss(const struct mc_args *a, float *m, uint32_t y, float *d)
+{
+	uint32_t K = a->K;
+	if (a->loss != BOAR_LOSS_SOFTMAX) {
+		double l = 0;
+		for (uint32_t c = 0; c < K; c++)
+			l += boar_loss_eval(a->loss, m[c], c == y ? 1.0f : -1.0f,
+					    &d[c]);
+		return l;
+	}
+	float mx = m[0], sum = 0;
+	for (uint32_t c = 1; c < K; c++)
+		mx = m[c] > mx ? m[c] : mx;
+	for (uint32_t c = 0; c < K; c++)
+		sum += (d[c] = expf(m[c] - mx));
+	for (uint32_t c = 0; c < K; c++)
+		d[c] /= sum;
+	double l = -log(fmax(d[y], 1e-30));
+	d[y] -= 1.0f;
+	return l;
+}
+
+static inline __attribute__((always_inline)) double
+sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
+	   uint64_t end, int policy, int adagrad, int reg)
+{
+	uint32_t K = a->K;
+	float m[BOAR_MAX_CLASSES], d[BOAR_MAX_CLASSES];
+	float *bias = &a->w[a->dim * K];
+	double loss_sum = 0;
+
+	for (uint64_t i = begin; i < end; i++) {
+		uint32_t r = order[i];
+		uint64_t lo = a->row_ptr[r], hi = a->row_ptr[r + 1];
+		for (uint32_t c = 0; c < K; c++)
+			m[c] = boar_load_relaxed(&bias[c]);
+		for (uint64_t k = lo; k < hi; k++) {
+			const float *wj = &a->w[(uint64_t)a->idx[k] * K];
+			float x = a->val[k];
+			for (uint32_t c = 0; c < K; c++)
+				m[c] += boar_load_relaxed(&wj[c]) * x;
+		}
+		float rw = a->row_weight ? a->row_weight[r] : 1.0f;
+		loss_sum += rw * row_loss(a, m, a->row_class[r], d);
+		for (uint32_t c = 0; c < K; c++)
+			d[c] *= rw;
+		for (uint64_t k = lo; k < hi; k++) {
+			uint64_t base = (uint64_t)a->idx[k] * K;
+			float x = a->val[k];
+			float s = reg != REG_NONE ? a->reg_scale[a->idx[k]] : 0;
+			for (uint32_t c = 0; c < K; c++) {
+				if (d[c] == 0.0f && reg == REG_NONE)
+					continue;
+				boar_update_coord(&a->cp, &a->w[base + c],
+						  adagrad ? &a->G[base + c] : 0,
+						  d[c] * x, s, policy, adagrad,
+						  reg);
+			}
+		}
+		for (uint32_t c = 0; c < K; c++)
+			boar_update_coord(&a->cp, &bias[c],
+					  adagrad ? &a->G[a->dim * K + c] : 0,
+					  d[c], 0.0f, policy, adagrad, REG_NONE);
+	}
+	return loss_sum;
+}
+
+#define SWEEP_VARIANT(name, policy, adagrad, reg)                             \
+	static double name(const struct mc_args *a, const uint32_t *o,        \
+			   uint64_t b, uint64_t e)                            \
+	{                                                                     \
+		return sweep_body(a, o, b, e, policy, adagrad, reg);          \
+	}
+SWEEP_VARIANT(atomic_sgd, BOAR_POLICY_ATOMIC, 0, REG_NONE)
+SWEEP_VARIANT(atomic_sgd_l2, BOAR_POLICY_ATOMIC, 0, REG_L2)
+SWEEP_VARIANT(atomic_sgd_l1, BOAR_POLICY_ATOMIC, 0, REG_L1)
+SWEEP_VARIANT(atomic_ada, BOAR_POLICY_ATOMIC, 1, REG_NONE)
+SWEEP_VARIANT(atomic_ada_l2, BOAR_POLICY_ATOMIC, 1, REG_L2)
+SWEEP_VARIANT(atomic_ada_l1, BOAR_POLICY_ATOMIC, 1, REG_L1)
+SWEEP_VARIANT(racy_sgd, BOAR_POLICY_RACY, 0, REG_NONE)
+SWEEP_VARIANT(racy_sgd_l2, BOAR_POLICY_RACY, 0, REG_L2)
+SWEEP_VARIANT(racy_sgd_l1, BOAR_POLICY_RACY, 0, REG_L1)
+SWEEP_VARIANT(racy_ada, BOAR_POLICY_RACY, 1, REG_NONE)
+SWEEP_VARIANT(racy_ada_l2, BOAR_POLICY_RACY, 1, REG_L2)
+SWEEP_VARIANT(racy_ada_l1, BOAR_POLICY_RACY, 1, REG_L1)
+
+typedef double (*sweep_fn)(const struct mc_args *, const uint32_t *, uint64_t,
+			   uint64_t);
+
+/* [policy][adagrad][reg] */
+static const sweep_fn variants[2][2][3] = {
+	{{atomic_sgd, atomic_sgd_l2, atomic_sgd_l1},
+	 {atomic_ada, atomic_ada_l2, atomic_ada_l1}},
+	{{racy_sgd, racy_sgd_l2, racy_sgd_l1},
+	 {racy_ada, racy_ada_l2, racy_ada_l1}},
+};
+
+double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
+			     uint64_t begin, uint64_t end, float eta)
+{
+	const struct boar_dataset *d = e->d;
+	struct mc_args a = {
+		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
+		.row_class = e->row_class, .row_weight = e->row_weight,
+		.w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum,
+		.dim = e->m->dim, .K = e->m->n_classes, .loss = e->m->loss,
+		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2},
+	};
+	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
+						       : BOAR_POLICY_RACY;
+	sweep_fn fn = variants[policy][e->o.optimizer == BOAR_OPT_ADAGRAD]
+			      [boar_reg_kind(e->o.l1, e->o.l2)];
+	int threads = e->threads;
+	uint64_t n = end - begin;
+	double total = 0;
+	if (threads > 1 && n < (uint64_t)threads * 64)
+		threads = 1;
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+	{
+		int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		uint64_t lo = begin + n * t / nt, hi = begin + n * (t + 1) / nt;
+		total += fn(&a, order, lo, hi);
+	}
+	return total;
+}
