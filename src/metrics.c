@@ -86,6 +86,23 @@ int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
 	return 0;
 }
 
+int boar_predict_scores(const boar_model *m, const boar_dataset *d,
+			double *out, int threads)
+{
+	int rc = check_fit(m, d);
+	if (rc)
+		return rc;
+	if (m->task != BOAR_TASK_LINEAR)
+		return BOAR_EINVAL;
+	if (!m->n_classes)
+		return boar_predict(m, d, out, threads);
+	uint32_t K = m->n_classes;
+#pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
+	for (uint64_t r = 0; r < d->n_rows; r++)
+		class_scores(m, d, r, &out[r * K]);
+	return 0;
+}
+
 struct scored {
 	double score;
 	float positive;

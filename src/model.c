@@ -114,6 +114,31 @@ uint32_t boar_model_classes(const boar_model *m, const float **labels)
 	return m->n_classes;
 }
 
+const float *boar_model_weights(const boar_model *m, uint64_t *n)
+{
+	if (m->task != BOAR_TASK_LINEAR) {
+		*n = 0;
+		return NULL;
+	}
+	*n = (m->dim + 1) * boar_model_width(m);
+	return m->w;
+}
+
+int boar_model_factors(const boar_model *m, const float **P, const float **Q,
+		       const float **bu, const float **bi, float *mu,
+		       uint64_t *n_items)
+{
+	if (m->task != BOAR_TASK_MF)
+		return BOAR_EINVAL;
+	*P = m->P;
+	*Q = m->Q;
+	*bu = m->has_bias ? m->bu : NULL;
+	*bi = m->has_bias ? m->bi : NULL;
+	*mu = m->mu;
+	*n_items = m->n_items;
+	return 0;
+}
+
 uint64_t boar_model_dim(const boar_model *m)
 {
 	return m->dim;

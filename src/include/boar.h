@@ -148,6 +148,14 @@ BOAR_API uint64_t boar_dataset_features(const boar_dataset *d);
 /* Ratings: largest item id + 1; linear: 0. */
 BOAR_API uint64_t boar_dataset_items(const boar_dataset *d);
 
+/* Row r of a linear dataset: its ids (0-based; already hashed if the data
+ * was loaded with hash_bits, so not for boar_model_predict_row of a hashed
+ * model), values and label, pointing into the dataset. @return nnz, or -1 when r is
+ * out of range or the dataset holds ratings. */
+BOAR_API int64_t boar_dataset_row(const boar_dataset *d, uint64_t r,
+				  const uint32_t **idx, const float **val,
+				  float *label);
+
 /* Synthetic data with a known ground truth. */
 typedef struct boar_gen_options {
 	int task;          /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
@@ -299,6 +307,15 @@ BOAR_API int boar_model_loss(const boar_model *m);
 BOAR_API int boar_model_hash_bits(const boar_model *m);
 /* MF: factors per user/item; linear: 0. */
 BOAR_API uint32_t boar_model_rank(const boar_model *m);
+/* Linear: the weight array, (dim + 1) * max(K, 1) floats, feature-major
+ * (w[j * K + c]; binary K = 1), the biases last. Count in *n. */
+BOAR_API const float *boar_model_weights(const boar_model *m, uint64_t *n);
+/* MF: the factor matrices (users x rank and items x rank, row-major), the
+ * biases (NULL without) and the global mean; linear: returns BOAR_EINVAL. */
+BOAR_API int boar_model_factors(const boar_model *m, const float **P,
+				const float **Q, const float **bu,
+				const float **bi, float *mu,
+				uint64_t *n_items);
 /* Multiclass models: the number of classes K, and (if labels != NULL) their
  * label values in class order. 0 for binary, regression and MF models. */
 BOAR_API uint32_t boar_model_classes(const boar_model *m, const float **labels);
@@ -339,6 +356,12 @@ BOAR_API double boar_sigmoid(double margin);
  * label (multiclass). */
 BOAR_API int boar_predict(const boar_model *m, const boar_dataset *d,
 			  double *out, int threads);
+
+/* Per-class scores of every row into out[rows * K] (row-major; K from
+ * boar_model_classes, or 1 for a binary model): probabilities for softmax
+ * and logistic, margins for hinge. */
+BOAR_API int boar_predict_scores(const boar_model *m, const boar_dataset *d,
+				 double *out, int threads);
 
 typedef struct boar_metrics {
 	uint64_t rows;
