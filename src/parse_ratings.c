@@ -215,12 +215,12 @@ int boar_parse_ratings(const struct parse_input *in,
 	size_t max_pieces = (size_t)in->threads * 4;
 	size_t starts[max_pieces + 1];
 	size_t n = split_lines(buf, len, max_pieces, 1 << 20, starts);
+	uint64_t bound[n ? n : 1];
 	struct rt_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_MF);
 	int ret = 0;
 	if (!pc || !d)
 		goto nomem;
-	uint64_t bound[n ? n : 1];
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
 	for (size_t k = 0; k < n; k++) {
 		uint64_t nl, colons;
