@@ -344,6 +344,12 @@ def subsample(src, dst, rows):
     return dst
 
 
+def warm_cache(train, test, task="linear"):
+    """Builds the binary caches of train and test (boar train --cache) so
+    that no timed run pays for the first parse."""
+    run([BOAR, "train", "-q", "--task", task, "--epochs", "1", "--cache", "--test", test, train])
+
+
 def boar_train(args, train, test=None, threads=None, timeout=3600):
     """boar train --json; returns (list of epoch objects, wall seconds)."""
     cmd = [BOAR, "train", "--json", "-q"] + list(args)

@@ -110,6 +110,7 @@ def body():
     plot_sets = []
     for dname, train, test in datasets():
         bl.log("scaling: %s" % dname)
+        bl.warm_cache(train, test)
         res = {}  # (method, threads, rep) -> epochs list
         for rep in range(bl.REPEATS):
             for m in METHODS:
