@@ -272,7 +272,7 @@ int main(int argc, char **argv)
 		uint32_t batch, rounds;
 	} loads[] = { { 0, 100000, 40 }, { 1, 100000, 40 }, { 0, 1000, 2000 } };
 	for (size_t l = 0; l < sizeof loads / sizeof loads[0]; l++)
-		for (uint32_t clients = 1; clients <= 2; clients++)
+		for (uint32_t clients = 1; clients <= 8; clients *= clients < 2 ? 2 : 4)
 			for (int pull = 0; pull <= 1; pull++)
 				for (int uring = 1; uring >= 0; uring--) {
 					double ks[7], bs[7];
