@@ -230,6 +230,8 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 	double s;
 	if (e->d->task == BOAR_TASK_MF)
 		s = boar_sweep_mf(e, order, begin, end, eta);
+	else if (e->o.deterministic)
+		s = boar_sweep_deterministic(e, order, begin, end, eta);
 	else if (e->m->n_classes)
 		s = boar_sweep_multiclass(e, order, begin, end, eta);
 	else

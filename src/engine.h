@@ -69,6 +69,8 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 			 uint64_t begin, uint64_t end, float eta);
 double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 			     uint64_t begin, uint64_t end, float eta);
+double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
+				uint64_t begin, uint64_t end, float eta);
 double boar_sweep_mf(struct boar_engine *e, const uint32_t *order,
 		     uint64_t begin, uint64_t end, float eta);
 

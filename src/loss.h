@@ -8,6 +8,7 @@
 #define BOAR_LOSS_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "boar.h"
 
@@ -42,6 +43,31 @@ static inline double boar_loss_eval(int loss, float m, float y, float *d)
 static inline float boar_loss_target(int loss, float label)
 {
 	return loss == BOAR_LOSS_SQUARED ? label : (label > 0 ? 1.0f : -1.0f);
+}
+
+/* Loss of a K-class row of class y given its margins m; d receives
+ * dloss/dm_c. One-vs-rest (logistic, hinge): class c sees the row as
+ * positive iff c == y. Softmax: -log p_y and d_c = p_c - [c == y]. */
+static inline double boar_multiclass_loss(int loss, const float *m,
+					  uint32_t K, uint32_t y, float *d)
+{
+	if (loss != BOAR_LOSS_SOFTMAX) {
+		double l = 0;
+		for (uint32_t c = 0; c < K; c++)
+			l += boar_loss_eval(loss, m[c], c == y ? 1.0f : -1.0f,
+					    &d[c]);
+		return l;
+	}
+	float mx = m[0], sum = 0;
+	for (uint32_t c = 1; c < K; c++)
+		mx = m[c] > mx ? m[c] : mx;
+	for (uint32_t c = 0; c < K; c++)
+		sum += (d[c] = expf(m[c] - mx));
+	for (uint32_t c = 0; c < K; c++)
+		d[c] /= sum;
+	double l = -log(fmax(d[y], 1e-30));
+	d[y] -= 1.0f;
+	return l;
 }
 
 #endif

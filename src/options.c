@@ -105,6 +105,9 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 			return "rank must be at most 1024";
 		if (o->l1 > 0)
 			return "l1 is for linear models; MF takes l2";
+		if (o->deterministic)
+			return "deterministic training is for linear models; "
+			       "for MF use --threads 1";
 	}
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";

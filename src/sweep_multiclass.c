@@ -32,29 +32,6 @@ struct mc_args {
 	struct coord_params cp;
 };
 
-/* Loss of one row given its margins; d receives dloss/dmargin per class. */
-static double row_loss(const struct mc_args *a, float *m, uint32_t y, float *d)
-{
-	uint32_t K = a->K;
-	if (a->loss != BOAR_LOSS_SOFTMAX) {
-		double l = 0;
-		for (uint32_t c = 0; c < K; c++)
-			l += boar_loss_eval(a->loss, m[c], c == y ? 1.0f : -1.0f,
-					    &d[c]);
-		return l;
-	}
-	float mx = m[0], sum = 0;
-	for (uint32_t c = 1; c < K; c++)
-		mx = m[c] > mx ? m[c] : mx;
-	for (uint32_t c = 0; c < K; c++)
-		sum += (d[c] = expf(m[c] - mx));
-	for (uint32_t c = 0; c < K; c++)
-		d[c] /= sum;
-	double l = -log(fmax(d[y], 1e-30));
-	d[y] -= 1.0f;
-	return l;
-}
-
 static inline __attribute__((always_inline)) double
 sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 	   uint64_t end, int policy, int adagrad, int reg)
@@ -76,7 +53,8 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 				m[c] += boar_load_relaxed(&wj[c]) * x;
 		}
 		float rw = a->row_weight ? a->row_weight[r] : 1.0f;
-		loss_sum += rw * row_loss(a, m, a->row_class[r], d);
+		loss_sum += rw * boar_multiclass_loss(a->loss, m, K,
+							   a->row_class[r], d);
 		for (uint32_t c = 0; c < K; c++)
 			d[c] *= rw;
 		for (uint64_t k = lo; k < hi; k++) {
