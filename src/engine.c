@@ -149,6 +149,10 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 			goto nomem;
 		if (m->n_classes && compute_row_classes(e))
 			goto nomem;
+		if (o->deterministic &&
+		    !(e->det_buf = malloc(BOAR_DET_BATCH * width *
+					  sizeof *e->det_buf)))
+			goto nomem;
 	} else if (o->optimizer == BOAR_OPT_ADAGRAD) {
 		e->accum = calloc(m->dim + m->n_items + 1, sizeof *e->accum);
 		if (!e->accum)
@@ -169,6 +173,7 @@ void boar_engine_free(struct boar_engine *e)
 	free(e->accum);
 	free(e->row_weight);
 	free(e->row_class);
+	free(e->det_buf);
 	free(e->order);
 	free(e->spare);
 	free(e);

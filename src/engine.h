@@ -58,6 +58,7 @@ struct boar_engine {
 	float *accum;       /* AdaGrad sums: linear dim+1; MF users + items */
 	float *row_weight;  /* instance x class weight per row, or NULL */
 	uint32_t *row_class; /* multiclass: class index of each row */
+	float *det_buf;     /* deterministic: a batch's derivatives */
 	uint64_t n;         /* rows in an epoch */
 	uint32_t *order;    /* the current epoch's row order */
 	uint32_t *spare;    /* scratch of the same size for reshuffling */
@@ -69,6 +70,9 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 			 uint64_t begin, uint64_t end, float eta);
 double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 			     uint64_t begin, uint64_t end, float eta);
+/* Rows per batch of the deterministic sweep. */
+#define BOAR_DET_BATCH 512
+
 double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
 				uint64_t begin, uint64_t end, float eta);
 double boar_sweep_mf(struct boar_engine *e, const uint32_t *order,

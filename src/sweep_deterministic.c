@@ -1,7 +1,7 @@
 /* sweep_deterministic.c - a linear sweep whose result does not depend on
  * the thread count (--deterministic).
  *
- * Rows are taken in the epoch's order in fixed batches of DET_BATCH rows.
+ * Rows are taken in the epoch's order in fixed batches of BOAR_DET_BATCH rows.
  * Phase 1: threads split the batch and compute every row's loss derivative
  * against the weights as they stood at the start of the batch (nobody
  * writes during this phase). Phase 2: every thread walks the whole batch in
@@ -14,15 +14,12 @@
  */
 #include <math.h>
 #include <omp.h>
-#include <stdlib.h>
 
 #include "coord_update.h"
 #include "dataset.h"
 #include "engine.h"
 #include "loss.h"
 #include "model.h"
-
-#define DET_BATCH 512
 
 /* Phase 1 for one row: derivatives (scaled by the row's weight) into d[K];
  * returns the weighted loss. */
@@ -97,15 +94,13 @@ double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
 	uint32_t K = boar_model_width(e->m);
 	struct coord_params cp = {.eta = eta, .l1 = (float)e->o.l1,
 				  .l2 = (float)e->o.l2};
-	float *dbuf = malloc((size_t)DET_BATCH * K * sizeof *dbuf);
-	if (!dbuf)
-		return NAN; /* reported as divergence-free failure upstream */
+	float *dbuf = e->det_buf;
 	double total = 0;
 #pragma omp parallel num_threads(e->threads) reduction(+ : total)
 	{
 		int t = omp_get_thread_num(), nt = omp_get_num_threads();
-		for (uint64_t b0 = begin; b0 < end; b0 += DET_BATCH) {
-			uint64_t b1 = b0 + DET_BATCH < end ? b0 + DET_BATCH : end;
+		for (uint64_t b0 = begin; b0 < end; b0 += BOAR_DET_BATCH) {
+			uint64_t b1 = b0 + BOAR_DET_BATCH < end ? b0 + BOAR_DET_BATCH : end;
 #pragma omp for schedule(static)
 			for (uint64_t i = b0; i < b1; i++)
 				total += row_derivatives(e, order[i],
@@ -114,6 +109,5 @@ double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
 #pragma omp barrier
 		}
 	}
-	free(dbuf);
 	return total;
 }
