@@ -127,6 +127,10 @@ static int start(struct run *r, boar_error *err)
 					 "or to hold out",
 					 r->o.holdout);
 	}
+	if (r->o.device == BOAR_DEVICE_GPU && r->m->n_classes)
+		return boar_fail(err, BOAR_EINVAL,
+				 "the GPU engine has no multiclass models yet; "
+				 "use the CPU");
 	if (r->o.device == BOAR_DEVICE_GPU && r->train_rows)
 		return boar_fail(err, BOAR_EINVAL,
 				 "early stopping on the GPU needs a test set "
