@@ -95,6 +95,7 @@ struct boar_gpu_ctx {
 	uint64_t cap_rows;   /* largest chunk, rows */
 	uint64_t cap_nnz;    /* largest chunk, non-zeros */
 	int staged;          /* copies go through staging buffers */
+	uint32_t rows_per_block; /* 0: GPU_ROWS_PER_BLOCK */
 	void *pinned[6];     /* host ranges registered by us */
 	int n_pinned;
 };
@@ -440,7 +441,8 @@ static int prepare_counts(struct boar_gpu_ctx *c, boar_error *err)
 	const struct boar_dataset *d = c->ds;
 	cudaStream_t s0 = c->slot[0].stream;
 	uint64_t per_launch = c->resident ? d->n_rows : c->cap_rows;
-	uint64_t flight = gpu_linear_rows_in_flight(&c->lv, per_launch, c->sm_count);
+	uint64_t flight = gpu_linear_rows_in_flight(&c->lv, per_launch,
+						    c->rows_per_block, c->sm_count);
 	double thr_d = HOT_TAU * (double)d->n_rows / (double)(flight ? flight : 1);
 	uint32_t thr = thr_d < 2 ? 2 : (thr_d > 4e9 ? 4000000000u : (uint32_t)thr_d + 1);
 
@@ -611,6 +613,12 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	c->l1 = o->l1 > 0 ? (float)o->l1 : 0.0f;
 	c->l2 = o->l2 >= 0 ? (float)o->l2 : (c->task == BOAR_TASK_MF ? 0.05f : 0.0f);
 	c->n_slots = o->streams > 0 ? o->streams : GPU_DEFAULT_STREAMS;
+	/* An experiment knob: the floor of rows per block (GPU_ROWS_PER_BLOCK
+	 * by default), i.e. how few rows in flight small data gets. */
+	{
+		const char *s = getenv("BOAR_GPU_ROWS_PER_BLOCK");
+		c->rows_per_block = s ? (uint32_t)strtoul(s, NULL, 10) : 0;
+	}
 	if (c->n_slots > GPU_MAX_STREAMS)
 		c->n_slots = GPU_MAX_STREAMS;
 
@@ -726,6 +734,7 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.loss_sum = c->loss;
 		a.hot_ids = c->hot;
 		a.n_hot = c->n_hot;
+		a.rows_per_block = c->rows_per_block;
 		a.concurrent = c->resident ? 1
 			     : (uint32_t)((uint64_t)c->n_slots < c->n_chunks
 						  ? (uint64_t)c->n_slots
@@ -749,6 +758,7 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 	a.eta = eta;
 	a.l2 = c->l2;
 	a.loss_sum = c->loss;
+	a.rows_per_block = c->rows_per_block;
 	return gpu_mf_launch(&c->mv, &a, c->sm_count, sl->stream);
 }
 

@@ -49,6 +49,7 @@ struct gpu_linear_args {
 	/* Sweeps that may run at once (streams): the replicas of all their
 	 * blocks are averaged. */
 	uint32_t concurrent;
+	uint32_t rows_per_block; /* GPU_ROWS_PER_BLOCK unless overridden */
 };
 
 /* Most coordinates a block replicates in shared memory. */
@@ -68,6 +69,7 @@ struct gpu_mf_args {
 	uint32_t rank;
 	float mu, eta, l2;
 	double *loss_sum;       /* sum of e^2 seen during the sweep */
+	uint32_t rows_per_block; /* GPU_ROWS_PER_BLOCK unless overridden */
 };
 
 /* Compile-time variants of the linear sweep. */
@@ -97,7 +99,8 @@ cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
 
 /* Rows a linear sweep of n rows keeps in flight (one per warp). */
 uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
-				   uint64_t n, int sm_count);
+				   uint64_t n, uint32_t rows_per_block,
+				   int sm_count);
 
 /* Picks the hot features: those whose count reaches `thr`, the most
  * frequent first, at most GPU_HOT_MAX. Writes their ids to hot (device,

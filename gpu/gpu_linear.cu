@@ -153,6 +153,20 @@ static __host__ __device__ size_t hot_smem_bytes(uint32_t K)
 	       t * sizeof(uint16_t);
 }
 
+/* The replica is read and written by all warps of the block at once, by
+ * design (Hogwild! inside the block). Every access to it is an atomic, so
+ * the race is a defined one and racecheck reports only races nobody
+ * meant: a load is an atomicOr with 0, a store an atomicExch. */
+static __device__ __forceinline__ float sh_ld(float *p)
+{
+	return __int_as_float(atomicOr((int *)p, 0));
+}
+
+static __device__ __forceinline__ void sh_st(float *p, float v)
+{
+	atomicExch(p, v);
+}
+
 static __device__ __forceinline__ int hot_find(const struct hot_view &h,
 					       uint32_t f)
 {
@@ -180,9 +194,9 @@ static __device__ __forceinline__ void hot_sync(const struct hot_view &h,
 		float g = atomicExch(h.gpend + k, 0.0f);
 		if (g != 0.0f)
 			atomicAdd(G + f, g);
-		h.gbase[k] = __ldcg(G + f);
+		sh_st(h.gbase + k, __ldcg(G + f));
 	}
-	h.base[k] = __ldcg(w + f);
+	sh_st(h.base + k, __ldcg(w + f));
 }
 
 template <int LOSS, bool ADA, bool REG, bool ATOMIC, bool HOT>
@@ -268,10 +282,11 @@ linear_sweep(const struct gpu_linear_args a)
 					if (HOT)
 						sl[c] = hot_find(h, f[c]);
 					if (sl[c] >= 0) {
-						wv[c] = h.base[sl[c]] + h.pend[sl[c]];
+						wv[c] = sh_ld(h.base + sl[c]) +
+							sh_ld(h.pend + sl[c]);
 						if (ADA)
-							gv[c] = h.gbase[sl[c]] +
-								h.gpend[sl[c]];
+							gv[c] = sh_ld(h.gbase + sl[c]) +
+								sh_ld(h.gpend + sl[c]);
 					} else {
 						wv[c] = __ldcg(a.w + f[c]);
 						if (ADA)
@@ -285,14 +300,20 @@ linear_sweep(const struct gpu_linear_args a)
 			for (uint64_t j = s + lane + 32 * LIN_CACHE; j < e; j += 32) {
 				uint32_t fj = __ldg(a.idx + j);
 				int k = HOT ? hot_find(h, fj) : -1;
-				float wj = k >= 0 ? h.base[k] + h.pend[k]
+				float wj = k >= 0 ? sh_ld(h.base + k) + sh_ld(h.pend + k)
 						  : __ldcg(a.w + fj);
 				m += wj * __ldg(a.val + j);
 			}
 #pragma unroll
 			for (int o = 16; o; o >>= 1)
 				m += __shfl_xor_sync(FULL_MASK, m, o);
-			m += h.base[K] + h.pend[K];
+			{
+				/* One lane reads the replicated bias for all. */
+				float b = 0.0f;
+				if (lane == 0)
+					b = sh_ld(h.base + K) + sh_ld(h.pend + K);
+				m += __shfl_sync(FULL_MASK, b, 0);
+			}
 
 			float loss, d;
 			row_loss<LOSS>(m, y, &loss, &d);
@@ -327,9 +348,10 @@ linear_sweep(const struct gpu_linear_args a)
 				int k = HOT ? hot_find(h, fj) : -1;
 				float wj, gj = 0.0f;
 				if (k >= 0) {
-					wj = h.base[k] + h.pend[k];
+					wj = sh_ld(h.base + k) + sh_ld(h.pend + k);
 					if (ADA)
-						gj = h.gbase[k] + h.gpend[k];
+						gj = sh_ld(h.gbase + k) +
+						     sh_ld(h.gpend + k);
 				} else {
 					wj = (REG || !ATOMIC) ? __ldcg(a.w + fj) : 0.0f;
 					if (ADA)
@@ -352,7 +374,8 @@ linear_sweep(const struct gpu_linear_args a)
 			if (lane == 0) {
 				float step = eta;
 				if (ADA) {
-					float gb = h.gbase[K] + h.gpend[K] + d * d;
+					float gb = sh_ld(h.gbase + K) +
+						   sh_ld(h.gpend + K) + d * d;
 					atomicAdd(h.gpend + K, d * d);
 					step = eta / (sqrtf(gb) + 1e-6f);
 				}
@@ -431,7 +454,8 @@ static linear_kernel pick(const struct gpu_linear_variant *v, int hot)
 /* Blocks for a sweep of n rows: as many as fit at once (a persistent
  * grid), but no fewer than GPU_ROWS_PER_BLOCK rows each. */
 static uint64_t grid_blocks(linear_kernel k, size_t smem, uint64_t n,
-			    int sm_count, cudaError_t *err)
+			    uint32_t rows_per_block, int sm_count,
+			    cudaError_t *err)
 {
 	int per_sm = 0;
 	*err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k,
@@ -439,17 +463,20 @@ static uint64_t grid_blocks(linear_kernel k, size_t smem, uint64_t n,
 	if (per_sm < 1)
 		per_sm = 1;
 	uint64_t blocks = (uint64_t)per_sm * sm_count;
-	uint64_t need = (n + GPU_ROWS_PER_BLOCK - 1) / GPU_ROWS_PER_BLOCK;
+	uint64_t rpb = rows_per_block ? rows_per_block : GPU_ROWS_PER_BLOCK;
+	uint64_t need = (n + rpb - 1) / rpb;
 	if (need < blocks)
 		blocks = need;
 	return blocks < 1 ? 1 : blocks;
 }
 
 uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
-				   uint64_t n, int sm_count)
+				   uint64_t n, uint32_t rows_per_block,
+				   int sm_count)
 {
 	cudaError_t e;
-	uint64_t b = grid_blocks(pick(v, 0), hot_smem_bytes(0), n, sm_count, &e);
+	uint64_t b = grid_blocks(pick(v, 0), hot_smem_bytes(0), n,
+				 rows_per_block, sm_count, &e);
 	(void)cudaGetLastError();
 	return b * LIN_WARPS_PER_BLOCK;
 }
@@ -470,7 +497,8 @@ cudaError_t gpu_linear_launch(const struct gpu_linear_variant *v,
 		if (e != cudaSuccess)
 			return e;
 	}
-	uint64_t blocks = grid_blocks(k, smem, a->perm.n, sm_count, &e);
+	uint64_t blocks = grid_blocks(k, smem, a->perm.n, a->rows_per_block,
+				      sm_count, &e);
 	if (e != cudaSuccess)
 		return e;
 	k<<<(unsigned)blocks, LIN_BLOCK, smem, stream>>>(*a);

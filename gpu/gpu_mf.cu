@@ -214,7 +214,8 @@ cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
 	/* No fewer than GPU_ROWS_PER_BLOCK ratings a block: on small data a
 	 * full grid would have the popular items' rows (and biases) updated
 	 * by hundreds of warps from one stale value. */
-	uint64_t need = (a->perm.n + GPU_ROWS_PER_BLOCK - 1) / GPU_ROWS_PER_BLOCK;
+	uint64_t rpb = a->rows_per_block ? a->rows_per_block : GPU_ROWS_PER_BLOCK;
+	uint64_t need = (a->perm.n + rpb - 1) / rpb;
 	uint64_t blocks = (uint64_t)per_sm * sm_count;
 	if (need < blocks)
 		blocks = need;
