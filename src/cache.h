@@ -39,9 +39,4 @@ int boar_cache_write(const char *cache_path, const struct boar_dataset *d,
 		     uint64_t src_size, int64_t src_mtime_ns, int threads,
 		     boar_error *err);
 
-/* crc32 (zlib's) of a large buffer, computed in blocks on threads and
- * combined in order; equals crc32(crc, buf, len). */
-uint32_t boar_crc32_parallel(uint32_t crc, const void *buf, size_t len,
-			     int threads);
-
 #endif

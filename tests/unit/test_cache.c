@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "boar.h"
+#include "checksum.h"
 #include "dataset.h"
 #include "testutil.h"
 
@@ -242,6 +243,27 @@ static void test_ratings_and_path(void)
 	unlink(other);
 }
 
+/* The payload checksum: the same at any thread count, and any one flipped
+ * bit (of a buffer spanning several blocks) changes it. */
+static void test_checksum(void)
+{
+	size_t n = (20u << 20) + 13;
+	unsigned char *b = malloc(n);
+	for (size_t k = 0; k < n; k++)
+		b[k] = (unsigned char)(k * 2654435761u >> 13);
+	uint64_t h1 = boar_checksum(b, n, 1), h3 = boar_checksum(b, n, 3);
+	CHECK(h1 == h3, "checksum differs with threads: %llx vs %llx",
+	      (unsigned long long)h1, (unsigned long long)h3);
+	size_t at[] = { 0, 7, 8u << 20, n - 1, n / 2 };
+	for (size_t k = 0; k < sizeof at / sizeof at[0]; k++) {
+		b[at[k]] ^= 0x40;
+		CHECK(boar_checksum(b, n, 2) != h1, "flip at %zu not seen", at[k]);
+		b[at[k]] ^= 0x40;
+	}
+	CHECK(boar_checksum(b, n - 1, 2) != h1, "truncation not seen");
+	free(b);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/boar-test-cache.XXXXXX",
@@ -252,6 +274,7 @@ int main(void)
 	}
 	snprintf(src, sizeof src, "%s/data.svm", dir);
 	snprintf(cache, sizeof cache, "%s.boarcache", src);
+	test_checksum();
 	test_linear();
 	test_corruption();
 	test_ratings_and_path();
