@@ -30,6 +30,8 @@ struct conn {
 	int state;
 	int rank;          /* worker rank once HELLO came, else -1 */
 	double opened;
+	uint64_t dim;         /* from its HELLO */
+	uint32_t n_workers;
 	uint64_t join_clock;
 	uint8_t nonce_c[WIRE_NONCE_LEN], nonce_s[WIRE_NONCE_LEN];
 };
@@ -239,9 +241,21 @@ static void drop_parked_of(struct ps_server *s, uint32_t slot)
 
 /* ------------------------------------------------------------ handshake */
 
-static void join(struct ps_server *s, uint32_t slot)
+/* The peer passed the handshake: it becomes worker c->rank. The shard
+ * itself is sized only now, by an authenticated peer, so that nobody can
+ * make it allocate by lying in a HELLO. @return 0, or the refusal. */
+static int join(struct ps_server *s, uint32_t slot)
 {
 	struct conn *c = &s->conns[slot];
+	boar_error e;
+	if (!s->have_workers && setup_shard(s, c->dim, c->n_workers, &e))
+		return refuse(s, slot, e.code, e.message);
+	if (c->dim != s->dim)
+		return refuse(s, slot, BOAR_EMISMATCH,
+			      "model dimension differs from the shard's");
+	if (c->n_workers != s->n_workers)
+		return refuse(s, slot, BOAR_EMISMATCH,
+			      "number of workers differs from the shard's");
 	int old = s->worker_conn[c->rank];
 	if (old >= 0 && (uint32_t)old != slot) {
 		/* The same rank again (a restarted worker whose old socket we
@@ -251,37 +265,37 @@ static void join(struct ps_server *s, uint32_t slot)
 							  "connection");
 	}
 	s->worker_conn[c->rank] = (int)slot;
-	ssp_join(&s->ssp, (uint32_t)c->rank, c->join_clock, net_now());
+	c->join_clock = ssp_join(&s->ssp, (uint32_t)c->rank, c->join_clock,
+				 net_now());
 	c->state = C_READY;
 	logf_(s, "worker %d joined from %s at clock %llu", c->rank,
 	      net_loop_peer_name(s->loop, slot),
 	      (unsigned long long)c->join_clock);
+	return 0;
 }
 
 static int on_hello(struct ps_server *s, uint32_t slot,
 		    const struct wire_msg *m)
 {
 	struct conn *c = &s->conns[slot];
-	boar_error e;
-	if (!s->have_workers) {
-		if (s->cfg.dim && s->cfg.dim != m->dim)
-			return refuse(s, slot, BOAR_EMISMATCH,
-				      "model dimension differs from the "
-				      "shard's");
-		if (setup_shard(s, m->dim, m->n_workers, &e))
-			return refuse(s, slot, e.code, e.message);
-	}
-	if (m->dim != s->dim)
+	uint64_t lo, hi;
+	uint64_t dim = s->have_workers ? s->dim : s->cfg.dim;
+	if (dim && m->dim != dim)
 		return refuse(s, slot, BOAR_EMISMATCH,
 			      "model dimension differs from the shard's");
-	if (m->n_workers != s->n_workers)
+	if (s->have_workers && m->n_workers != s->n_workers)
 		return refuse(s, slot, BOAR_EMISMATCH,
 			      "number of workers differs from the shard's");
 	c->rank = (int)m->rank;
+	c->dim = m->dim;
+	c->n_workers = m->n_workers;
 	memcpy(c->nonce_c, m->nonce, WIRE_NONCE_LEN);
+	ps_shard_range(m->dim, s->cfg.shard, s->cfg.n_shards, &lo, &hi);
 	/* The clock it will continue from: what it says, or the slowest
 	 * counted clock if it rejoins after being dropped. */
-	c->join_clock = ssp_join_clock(&s->ssp, m->rank, m->clock);
+	c->join_clock = s->have_workers
+				? ssp_join_clock(&s->ssp, m->rank, m->clock)
+				: m->clock;
 
 	uint8_t proof[WIRE_MAC_LEN] = { 0 };
 	if (s->auth) {
@@ -293,19 +307,19 @@ static int on_hello(struct ps_server *s, uint32_t slot,
 	wire_begin(&s->out, WIRE_WELCOME, 0);
 	wire_put_u32(&s->out, s->cfg.shard);
 	wire_put_u32(&s->out, s->cfg.n_shards);
-	wire_put_u64(&s->out, s->lo);
-	wire_put_u64(&s->out, s->hi);
+	wire_put_u64(&s->out, lo);
+	wire_put_u64(&s->out, hi);
 	wire_put_u64(&s->out, c->join_clock);
 	wire_put_u8(&s->out, (uint8_t)s->auth);
 	wire_put_bytes(&s->out, c->nonce_s, WIRE_NONCE_LEN);
 	wire_put_bytes(&s->out, proof, WIRE_MAC_LEN);
 	wire_end(&s->out);
 	flush_to(s, slot);
-	if (s->auth)
+	if (s->auth) {
 		c->state = C_CHALLENGED;
-	else
-		join(s, slot);
-	return 0;
+		return 0;
+	}
+	return join(s, slot);
 }
 
 /* --------------------------------------------------------------- frames */
@@ -425,7 +439,8 @@ static int on_frame(void *ctx, uint32_t slot, const struct wire_hdr *h,
 		if (!net_auth_check(s->key, 'C', c->nonce_s, c->nonce_c, m->mac))
 			return refuse(s, slot, BOAR_EAUTH,
 				      "authentication failed");
-		join(s, slot);
+		if (join(s, slot) || c->state != C_READY)
+			return 0;
 		serve_parked(s);
 		return 0;
 	case C_READY:
