@@ -63,6 +63,8 @@ const char *cli_loss_name(int loss)
 		return "hinge";
 	case BOAR_LOSS_SQUARED:
 		return "squared";
+	case BOAR_LOSS_SOFTMAX:
+		return "softmax";
 	}
 	return "?";
 }
@@ -214,4 +216,56 @@ int cli_load_for_model(const char *path, const boar_model *m, int threads,
 	if (rc)
 		return rc;
 	return boar_dataset_load(path, &lo, out, err);
+}
+
+/* ----------------------------------------------------------- text export */
+
+static int copy_to_stdout(const char *path, boar_error *err)
+{
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return sys_fail(err, path, "cannot reopen");
+	char buf[1 << 16];
+	size_t n;
+	int rc = 0;
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+		if (fwrite(buf, 1, n, stdout) != n) {
+			rc = BOAR_EIO;
+			break;
+		}
+	if (ferror(f))
+		rc = BOAR_EIO;
+	fclose(f);
+	if (fflush(stdout))
+		rc = BOAR_EIO;
+	if (rc && err) {
+		err->code = rc;
+		snprintf(err->message, sizeof err->message,
+			 "writing the model text to standard output failed");
+	}
+	return rc;
+}
+
+int cli_export_text(const boar_model *m, const char *path, boar_error *err)
+{
+	if (path && strcmp(path, "-"))
+		return boar_model_export_text(m, path, err);
+
+	/* The library writes files atomically (temp + rename), never to a
+	 * stream: export to a temp file and copy it out. */
+	const char *dir = getenv("TMPDIR");
+	char tmp[4096];
+	snprintf(tmp, sizeof tmp, "%s/boar-export.XXXXXX",
+		 dir && dir[0] ? dir : "/tmp");
+	int fd = mkstemp(tmp);
+	if (fd < 0)
+		return sys_fail(err, tmp, "cannot create a temporary file");
+	close(fd);
+	cli_guard_temp(tmp);
+	int rc = boar_model_export_text(m, tmp, err);
+	if (!rc)
+		rc = copy_to_stdout(tmp, err);
+	unlink(tmp);
+	cli_forget_temp();
+	return rc;
 }

@@ -51,6 +51,10 @@ int cli_out_commit(struct cli_out *o, boar_error *err);
 /* Closes and removes the temp file; safe after a failed commit. */
 void cli_out_abort(struct cli_out *o);
 
+/* The library's text export of m (boar_model_export_text) into path, or
+ * onto stdout when path is NULL or "-". */
+int cli_export_text(const boar_model *m, const char *path, boar_error *err);
+
 /* A temp file name for the library to write, removed on SIGINT/SIGTERM
  * until cli_forget_temp() is called. */
 void cli_guard_temp(const char *path);

@@ -2,13 +2,10 @@
  *
  * The text is the library's export: "key value" header lines, then one
  * "feature weight" line per non-zero weight (MF: "u ID f1 f2 ..." and
- * "i ID ..." lines). The library writes files atomically; for stdout the
- * export goes through a temp file that is copied out and removed.
+ * "i ID ..." lines; multiclass: the classes, then "feature w_1 ... w_K").
+ * The library writes files atomically; for stdout the export goes through
+ * a temp file that is copied out and removed (cli_export_text).
  */
-#include <stdlib.h>
-#include <string.h>
-#include <unistd.h>
-
 #include "args.h"
 #include "commands.h"
 #include "common.h"
@@ -40,32 +37,6 @@ void cmd_export_help(FILE *out)
 	      "options:\n",
 	      out);
 	cli_print_options(out, export_opts, default_of);
-}
-
-static int copy_to_stdout(const char *path, boar_error *err)
-{
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return BOAR_EIO;
-	char buf[1 << 16];
-	size_t n;
-	int rc = 0;
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-		if (fwrite(buf, 1, n, stdout) != n) {
-			rc = BOAR_EIO;
-			break;
-		}
-	if (ferror(f))
-		rc = BOAR_EIO;
-	fclose(f);
-	if (fflush(stdout))
-		rc = BOAR_EIO;
-	if (rc && err) {
-		err->code = rc;
-		snprintf(err->message, sizeof err->message,
-			 "writing the export to standard output failed");
-	}
-	return rc;
 }
 
 int cmd_export(int argc, char **argv)
@@ -105,30 +76,7 @@ int cmd_export(int argc, char **argv)
 	rc = boar_model_load(model_path, &m, &err);
 	if (rc)
 		return cli_report(&err, rc);
-	if (out_path && strcmp(out_path, "-")) {
-		rc = boar_model_export_text(m, out_path, &err);
-		boar_model_free(m);
-		return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
-	}
-
-	const char *dir = getenv("TMPDIR");
-	char tmp[4096];
-	snprintf(tmp, sizeof tmp, "%s/boar-export.XXXXXX",
-		 dir && dir[0] ? dir : "/tmp");
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		boar_model_free(m);
-		snprintf(err.message, sizeof err.message,
-			 "%.300s: cannot create a temporary file", tmp);
-		return cli_report(&err, BOAR_EIO);
-	}
-	close(fd);
-	cli_guard_temp(tmp);
-	rc = boar_model_export_text(m, tmp, &err);
-	if (!rc)
-		rc = copy_to_stdout(tmp, &err);
-	unlink(tmp);
-	cli_forget_temp();
+	rc = cli_export_text(m, out_path, &err);
 	boar_model_free(m);
 	return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
 }

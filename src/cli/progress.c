@@ -1,4 +1,5 @@
 /* progress.c - progress lines and metric summaries (see progress.h). */
+#include <math.h>
 #include <unistd.h>
 
 #include "progress.h"
@@ -8,28 +9,51 @@ void progress_init(struct progress *p, int quiet)
 	p->quiet = quiet;
 	p->tty = isatty(STDERR_FILENO);
 	p->open = 0;
+	p->holdout = 0;
+}
+
+/* snprintf into line at *n, keeping *n within the buffer. */
+static void append(char *line, size_t size, int *n, const char *fmt, double a,
+		   double b, double c)
+{
+	if (*n < 0 || (size_t)*n >= size)
+		return;
+	int k = snprintf(line + *n, size - *n, fmt, a, b, c);
+	if (k > 0)
+		*n += k;
 }
 
 void progress_epoch(struct progress *p, const boar_epoch_stats *s, int epochs,
-		    int binary)
+		    int kind)
 {
 	if (p->quiet)
 		return;
-	char line[256];
+	char line[320];
 	int n = snprintf(line, sizeof line,
 			 "epoch %3d/%d  %7.3f s  %8.1f M upd/s  train loss %.4f",
 			 s->epoch, epochs, s->seconds, s->updates_per_sec / 1e6,
 			 s->train_loss);
-	if (s->has_test && n > 0 && (size_t)n < sizeof line) {
-		if (binary)
-			snprintf(line + n, sizeof line - n,
-				 "  test loss %.4f  accuracy %.4f  AUC %.4f",
-				 s->test_loss, s->test_accuracy, s->test_auc);
+	if (s->has_test) {
+		append(line, sizeof line, &n, "  test loss %.4f", s->test_loss,
+		       0, 0);
+		if (kind == PROGRESS_RMSE)
+			append(line, sizeof line, &n, "  RMSE %.4f",
+			       s->test_rmse, 0, 0);
 		else
-			snprintf(line + n, sizeof line - n,
-				 "  test loss %.4f  RMSE %.4f", s->test_loss,
-				 s->test_rmse);
+			append(line, sizeof line, &n, "  accuracy %.4f",
+			       s->test_accuracy, 0, 0);
+		/* AUC is undefined for multiclass, and for a test set of
+		 * one class: no column rather than "nan". */
+		if (kind == PROGRESS_BINARY && isfinite(s->test_auc))
+			append(line, sizeof line, &n, "  AUC %.4f", s->test_auc,
+			       0, 0);
+	} else if (s->has_holdout || p->holdout) {
+		append(line, sizeof line, &n, "  holdout loss %.4f",
+		       s->holdout_loss, 0, 0);
 	}
+	if (s->has_holdout)
+		append(line, sizeof line, &n, "  (best epoch %.0f)",
+		       s->best_epoch, 0, 0);
 	if (p->tty) {
 		/* \033[K clears what a longer previous line left behind. */
 		fprintf(stderr, "\r%s\033[K", line);
@@ -51,11 +75,14 @@ const char *progress_loss_name(const boar_model *m)
 {
 	if (boar_model_task(m) == BOAR_TASK_MF)
 		return "squared loss";
+	int ovr = boar_model_classes(m, NULL) > 0;
 	switch (boar_model_loss(m)) {
 	case BOAR_LOSS_LOGISTIC:
-		return "log loss";
+		return ovr ? "one-vs-rest log loss" : "log loss";
 	case BOAR_LOSS_HINGE:
-		return "hinge loss";
+		return ovr ? "one-vs-rest hinge loss" : "hinge loss";
+	case BOAR_LOSS_SOFTMAX:
+		return "log loss";
 	}
 	return "squared loss";
 }
@@ -63,10 +90,17 @@ const char *progress_loss_name(const boar_model *m)
 void progress_summary(FILE *out, const char *name, const boar_model *m,
 		      const boar_metrics *mt)
 {
+	uint32_t k = boar_model_classes(m, NULL);
 	fprintf(out, "%s (%llu rows): ", name, (unsigned long long)mt->rows);
-	if (mt->binary)
+	if (k)
+		fprintf(out, "accuracy %.4f  %s %.4f  (%u classes)\n",
+			mt->accuracy, progress_loss_name(m), mt->loss, k);
+	else if (mt->binary && isfinite(mt->auc))
 		fprintf(out, "accuracy %.4f  AUC %.4f  %s %.4f\n", mt->accuracy,
 			mt->auc, progress_loss_name(m), mt->loss);
+	else if (mt->binary)
+		fprintf(out, "accuracy %.4f  AUC n/a (one class)  %s %.4f\n",
+			mt->accuracy, progress_loss_name(m), mt->loss);
 	else
 		fprintf(out, "RMSE %.4f  %s %.4f\n", mt->rmse,
 			progress_loss_name(m), mt->loss);

@@ -6,7 +6,13 @@
  * The first Ctrl-C stops training at the end of the running epoch and
  * keeps (and saves, with -m) the model trained so far; a second one
  * kills the process.
+ *
+ * Warm start (--init-model) loads the model first, because it decides how
+ * the data is read (its feature hashing) and what is trained (its task,
+ * loss and classes). Early stopping is the library's; this file only says
+ * what happened: which epoch's model was kept and why.
  */
+#include <math.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,8 +41,10 @@ static void on_interrupt(int sig)
 struct run {
 	const struct train_args *a;
 	struct progress pr;
-	int binary; /* test metrics are accuracy/AUC rather than RMSE */
+	int kind; /* PROGRESS_*: which test columns the model has */
 	int last_epoch;
+	int best_epoch;     /* early stopping: the epoch whose model is kept */
+	double best_loss;   /* and its holdout (or test) loss */
 };
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
@@ -53,16 +61,26 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 		json_num(&j, "eta", s->eta);
 		if (s->has_test) {
 			json_num(&j, "test_loss", s->test_loss);
-			if (r->binary) {
+			if (r->kind != PROGRESS_RMSE) {
 				json_num(&j, "test_accuracy", s->test_accuracy);
+				/* NaN for multiclass: null */
 				json_num(&j, "test_auc", s->test_auc);
 			} else {
 				json_num(&j, "test_rmse", s->test_rmse);
 			}
 		}
+		if (s->has_holdout || r->pr.holdout)
+			json_num(&j, "holdout_loss", s->holdout_loss);
+		if (s->has_holdout)
+			json_int(&j, "best_epoch", s->best_epoch);
 		json_end(&j);
 	}
-	progress_epoch(&r->pr, s, r->a->opt.epochs, r->binary);
+	if (s->has_holdout) {
+		r->best_epoch = s->best_epoch;
+		if (s->best_epoch == s->epoch)
+			r->best_loss = s->holdout_loss;
+	}
+	progress_epoch(&r->pr, s, r->a->opt.epochs, r->kind);
 	return interrupted;
 }
 
@@ -84,13 +102,106 @@ static void describe(const char *what, const char *path, const boar_dataset *d,
 			(unsigned long long)boar_dataset_nnz(d), secs);
 }
 
+/* Labels other than all +1/-1 or all 1/0 are classes (as the library
+ * decides): the test columns are then accuracy and loss, no AUC. */
+static int labels_are_classes(const boar_dataset *d)
+{
+	int pm = 1, zo = 1;
+	for (uint64_t r = 0; r < boar_dataset_rows(d) && (pm || zo); r++) {
+		const uint32_t *idx;
+		const float *val;
+		float y;
+		if (boar_dataset_row(d, r, &idx, &val, &y) < 0)
+			return 0;
+		pm = pm && (y == 1 || y == -1);
+		zo = zo && (y == 1 || y == 0);
+	}
+	return !pm && !zo;
+}
+
+static int metric_kind(const boar_dataset *train, const boar_options *o,
+		       const boar_model *init)
+{
+	if (boar_dataset_task(train) != BOAR_TASK_LINEAR ||
+	    o->loss == BOAR_LOSS_SQUARED)
+		return PROGRESS_RMSE;
+	if (init)
+		return boar_model_classes(init, NULL) ? PROGRESS_CLASSES
+						      : PROGRESS_BINARY;
+	if (o->loss == BOAR_LOSS_SOFTMAX || labels_are_classes(train))
+		return PROGRESS_CLASSES;
+	return PROGRESS_BINARY;
+}
+
+static const char *model_kind(const boar_model *m)
+{
+	if (boar_model_task(m) == BOAR_TASK_MF)
+		return "matrix-factorization";
+	return cli_loss_name(boar_model_loss(m));
+}
+
+/* Warm start: the initial model decides hashing and loss. Options that
+ * contradict it are refused rather than half-applied. */
+static int warm_start(struct train_args *a, boar_model **init)
+{
+	boar_error err = { 0 };
+	int rc = boar_model_load(a->init_model_path, init, &err);
+	if (rc)
+		return cli_report(&err, rc);
+	boar_model *m = *init;
+	int task = boar_model_task(m);
+	int bits = boar_model_hash_bits(m);
+	if (a->opt.task != BOAR_TASK_AUTO && a->opt.task != task)
+		return cli_usage("train", "--task %s, but the initial model %s "
+				 "is a %s model", cli_task_name(a->opt.task),
+				 a->init_model_path, cli_task_name(task));
+	if (task == BOAR_TASK_LINEAR) {
+		if (a->hash_bits_given && a->opt.hash_bits != bits)
+			return cli_usage("train", "--hash-bits %d, but the "
+					 "initial model %s was trained with "
+					 "hash-bits %d", a->opt.hash_bits,
+					 a->init_model_path, bits);
+		if (a->loss_given && a->opt.loss != boar_model_loss(m))
+			return cli_usage("train", "--loss %s, but the initial "
+					 "model %s has %s loss (warm start "
+					 "keeps the model's loss)",
+					 cli_loss_name(a->opt.loss),
+					 a->init_model_path,
+					 cli_loss_name(boar_model_loss(m)));
+		a->opt.loss = boar_model_loss(m);
+		a->opt.hash_bits = a->load.hash_bits = bits;
+	} else {
+		a->opt.rank = boar_model_rank(m); /* the library keeps it */
+	}
+	return CLI_EXIT_OK;
+}
+
+/* After early stopping: which epoch's model is kept, and why. */
+static void say_early_stop(const struct run *r, int stopped_early)
+{
+	const boar_options *o = &r->a->opt;
+	if (!o->early_stop || !r->best_epoch)
+		return;
+	if (stopped_early)
+		fprintf(stderr, "early stop: no improvement for %d epoch%s; "
+				"keeping epoch %d (%s loss %.4f)\n",
+			o->early_stop, o->early_stop == 1 ? "" : "s",
+			r->best_epoch, r->a->test_path ? "test" : "holdout",
+			r->best_loss);
+	else if (r->best_epoch != r->last_epoch)
+		fprintf(stderr, "early stop: ran all %d epochs; keeping epoch "
+				"%d (%s loss %.4f)\n",
+			r->last_epoch, r->best_epoch,
+			r->a->test_path ? "test" : "holdout", r->best_loss);
+}
+
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
 	char why[512];
 	boar_error err = { 0 };
 	boar_dataset *train = NULL, *test = NULL;
-	boar_model *model = NULL;
+	boar_model *model = NULL, *init = NULL;
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	if (cluster_train_wanted(argc, argv))
@@ -103,6 +214,14 @@ int cmd_train(int argc, char **argv)
 		return cli_usage("train", "%s", why);
 	}
 
+	if (a.init_model_path) {
+		status = warm_start(&a, &init);
+		if (status != CLI_EXIT_OK)
+			goto out;
+		status = CLI_EXIT_RUNTIME;
+		a.opt.init_model = init;
+	}
+
 	double t0 = cli_now();
 	rc = boar_dataset_load(a.train_path, &a.load, &train, &err);
 	if (rc) {
@@ -111,6 +230,22 @@ int cmd_train(int argc, char **argv)
 	}
 	if (!a.quiet)
 		describe("train", a.train_path, train, cli_now() - t0);
+	if (init && boar_dataset_task(train) != boar_model_task(init)) {
+		fprintf(stderr, "boar: %s is a %s model but %s holds %s data; "
+				"warm start needs the model's task\n",
+			a.init_model_path, cli_task_name(boar_model_task(init)),
+			a.train_path,
+			boar_dataset_task(train) == BOAR_TASK_MF ? "ratings"
+								 : "linear");
+		goto out;
+	}
+	if (a.weights_path) {
+		rc = boar_dataset_load_weights(train, a.weights_path, &err);
+		if (rc) {
+			status = cli_report(&err, rc);
+			goto out;
+		}
+	}
 	if (a.test_path) {
 		/* The test file is read as the training file was: same task
 		 * and hashing, so feature ids land on the same weights. */
@@ -132,10 +267,10 @@ int cmd_train(int argc, char **argv)
 		goto out;
 	}
 
-	struct run r = { .a = &a };
-	r.binary = boar_dataset_task(train) == BOAR_TASK_LINEAR &&
-		   a.opt.loss != BOAR_LOSS_SQUARED;
+	struct run r = { .a = &a, .best_loss = NAN };
+	r.kind = metric_kind(train, &a.opt, init);
 	progress_init(&r.pr, a.quiet);
+	r.pr.holdout = a.opt.holdout > 0 && !test;
 	a.opt.progress = on_epoch;
 	a.opt.progress_ctx = &r;
 
@@ -147,11 +282,17 @@ int cmd_train(int argc, char **argv)
 	progress_done(&r.pr);
 	if (rc == BOAR_ECANCELLED && model) {
 		fprintf(stderr, "boar: interrupted: keeping the model of "
-				"epoch %d\n", r.last_epoch);
+				"epoch %d\n", a.opt.early_stop && r.best_epoch
+						     ? r.best_epoch
+						     : r.last_epoch);
 	} else if (rc) {
 		status = cli_report(&err, rc);
 		goto out;
 	}
+	/* Early stopping always speaks, even with --quiet: the model saved
+	 * is not the last epoch's, and a script should not miss that. */
+	if (rc != BOAR_ECANCELLED)
+		say_early_stop(&r, r.last_epoch < a.opt.epochs);
 
 	if (a.model_out) {
 		rc = boar_model_save(model, a.model_out, &err);
@@ -161,11 +302,18 @@ int cmd_train(int argc, char **argv)
 		}
 	}
 	if (!a.quiet) {
-		fprintf(stderr, "trained %s model in %.2f s (%d epoch%s)\n",
-			boar_model_task(model) == BOAR_TASK_MF
-				? "matrix-factorization"
-				: cli_loss_name(boar_model_loss(model)),
-			t_train, r.last_epoch, r.last_epoch == 1 ? "" : "s");
+		uint32_t k = boar_model_classes(model, NULL);
+		fprintf(stderr, "trained %s model in %.2f s (%d epoch%s",
+			model_kind(model), t_train, r.last_epoch,
+			r.last_epoch == 1 ? "" : "s");
+		if (k)
+			fprintf(stderr, ", %u classes%s", k,
+				boar_model_loss(model) == BOAR_LOSS_SOFTMAX
+					? ""
+					: ", one-vs-rest");
+		if (init)
+			fprintf(stderr, ", from %s", a.init_model_path);
+		fputs(")\n", stderr);
 		if (test) {
 			boar_metrics m;
 			rc = boar_evaluate(model, test, &m, a.opt.threads);
@@ -181,6 +329,7 @@ int cmd_train(int argc, char **argv)
 	status = interrupted ? 128 + SIGINT : CLI_EXIT_OK;
 out:
 	boar_model_free(model);
+	boar_model_free(init);
 	boar_dataset_free(test);
 	boar_dataset_free(train);
 	return status;

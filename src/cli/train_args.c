@@ -13,7 +13,9 @@ enum {
 	O_TASK = 1, O_FORMAT, O_LOSS, O_OPTIMIZER, O_UPDATE, O_EPOCHS, O_ETA,
 	O_ETA_DECAY, O_L1, O_L2, O_SEED, O_THREADS, O_HASH_BITS, O_RANK,
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
-	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP,
+	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
+	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT,
+	O_DETERMINISTIC,
 };
 
 static const struct cli_opt train_opts[] = {
@@ -21,8 +23,10 @@ static const struct cli_opt train_opts[] = {
 	  "linear: LIBSVM rows; mf: user item rating triplets" },
 	{ O_FORMAT, "format", 0, "auto|libsvm|ratings",
 	  "input format of FILE and --test" },
-	{ O_LOSS, "loss", 0, "logistic|hinge|squared",
-	  "loss of the linear model (labels +1/-1 or 1/0; real for squared)" },
+	{ O_LOSS, "loss", 0, "logistic|hinge|squared|softmax",
+	  "loss of the linear model (labels +1/-1 or 1/0; real for squared); "
+	  "labels 1..K: logistic and hinge train one-vs-rest, softmax a "
+	  "multinomial model; --init-model: the model's loss" },
 	{ O_OPTIMIZER, "optimizer", 0, "sgd|adagrad",
 	  "sgd: step eta * decay^epoch; adagrad: per-coordinate steps" },
 	{ O_UPDATE, "update", 0, "atomic|racy",
@@ -49,6 +53,25 @@ static const struct cli_opt train_opts[] = {
 	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
 	{ O_TEST, "test", 0, "FILE", "evaluate on FILE after every epoch" },
+	{ O_WEIGHTS, "weights", 0, "FILE",
+	  "instance weights: one number >= 0 per line, one line per "
+	  "training row (LIBLINEAR's -W)" },
+	{ O_CLASS_WEIGHT, "class-weight", 0, "LABEL:W",
+	  "scale the loss of rows labelled LABEL by W >= 0 (LIBLINEAR's "
+	  "-wi); repeat for more classes" },
+	{ O_INIT_MODEL, "init-model", 0, "MODEL",
+	  "warm start: continue training MODEL (its task, loss, classes "
+	  "and hashing) on FILE" },
+	{ O_EARLY_STOP, "early-stop", 0, "N",
+	  "stop after N epochs without a lower loss on --test (or on the "
+	  "--holdout rows) and keep the best epoch's model; 0 = off" },
+	{ O_HOLDOUT, "holdout", 0, "FRACTION",
+	  "hold this fraction of the training rows out (drawn from the "
+	  "seed) and report their loss; early stopping watches them "
+	  "(0.1 if --early-stop is on without --test)" },
+	{ O_DETERMINISTIC, "deterministic", 0, NULL,
+	  "the same model at any --threads (fixed row batches applied in "
+	  "order; slower than Hogwild!)" },
 	{ O_CACHE, "cache", 0, NULL,
 	  "read/write a binary cache FILE.boarcache beside each input" },
 	{ O_MODEL_OUT, "model-out", 'm', "FILE", "save the model to FILE" },
@@ -61,7 +84,7 @@ static const struct cli_opt train_opts[] = {
 
 static const char *const task_names[] = { "auto", "linear", "mf", NULL };
 static const char *const format_names[] = { "auto", "libsvm", "ratings", NULL };
-static const char *const loss_names[] = { "logistic", "hinge", "squared", NULL };
+static const char *const loss_names[] = { "logistic", "hinge", "squared", "softmax", NULL };
 static const char *const opt_names[] = { "sgd", "adagrad", NULL };
 static const char *const update_names[] = { "atomic", "racy", NULL };
 static const char *const device_names[] = { "cpu", "gpu", NULL };
@@ -160,10 +183,20 @@ static void default_of(int id, char *buf, size_t n)
 	case O_STREAMS:
 		snprintf(buf, n, "%d", o->streams);
 		break;
+	case O_EARLY_STOP:
+		snprintf(buf, n, "%d", o->early_stop);
+		break;
+	case O_HOLDOUT:
+		snprintf(buf, n, "%g", o->holdout);
+		break;
 	case O_CACHE:
 	case O_JSON:
 	case O_QUIET:
+	case O_DETERMINISTIC:
 		snprintf(buf, n, "off");
+		break;
+	case O_WEIGHTS:
+		snprintf(buf, n, "all 1");
 		break;
 	}
 }
@@ -184,8 +217,48 @@ void train_args_help(FILE *out)
 	cli_print_options(out, train_opts, default_of);
 	fputs("\n"
 	      "--threads 1 with a fixed --seed gives bit-identical models run to run;\n"
-	      "with more threads updates race by design and results vary slightly.\n",
+	      "with more threads updates race by design and results vary slightly,\n"
+	      "unless --deterministic is given.\n",
 	      out);
+}
+
+/* --class-weight LABEL:W. The label is a number as written in the data
+ * file (1, -1, 3.5); the same label twice is refused, since which of the
+ * two should win is a guess. */
+static int class_weight(struct train_args *a, struct cli_parser *p)
+{
+	const char *v = p->value;
+	const char *colon = strrchr(v, ':');
+	int n = a->opt.n_class_weights;
+	double label, w;
+	char buf[64];
+
+	if (!colon || colon == v || !colon[1] ||
+	    (size_t)(colon - v) >= sizeof buf)
+		return cli_fail(p, "%s: '%s' is not LABEL:WEIGHT (e.g. 1:5)",
+				p->opt, v);
+	if (n >= TRAIN_ARGS_MAX_CLASS_WEIGHTS)
+		return cli_fail(p, "%s: at most %d class weights",
+				p->opt, TRAIN_ARGS_MAX_CLASS_WEIGHTS);
+	/* Parse both halves with the strict number parser. */
+	memcpy(buf, v, colon - v);
+	buf[colon - v] = '\0';
+	p->value = buf;
+	int rc = cli_double(p, -1e30, 1e30, &label);
+	p->value = colon + 1;
+	if (!rc)
+		rc = cli_double(p, 0, 1e6, &w);
+	p->value = v;
+	if (rc)
+		return -1;
+	for (int k = 0; k < n; k++)
+		if (a->cw_labels[k] == (float)label)
+			return cli_fail(p, "%s: label %g is given twice",
+					p->opt, label);
+	a->cw_labels[n] = (float)label;
+	a->cw_values[n] = (float)w;
+	a->opt.n_class_weights = n + 1;
+	return 0;
 }
 
 /* Applies one option; returns -1 with p->why set on a bad value. */
@@ -201,6 +274,7 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 	case O_FORMAT:
 		return cli_choice(p, format_names, &a->load.format);
 	case O_LOSS:
+		a->loss_given = 1;
 		return cli_choice(p, loss_names, &o->loss);
 	case O_OPTIMIZER:
 		return cli_choice(p, opt_names, &o->optimizer);
@@ -235,6 +309,7 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		if (cli_int(p, 0, 32, &o->hash_bits))
 			return -1;
 		a->load.hash_bits = o->hash_bits;
+		a->hash_bits_given = 1;
 		return 0;
 	case O_RANK:
 		return cli_u32(p, 1, 65536, &o->rank);
@@ -266,6 +341,21 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return 0;
 	case O_QUIET:
 		a->quiet = 1;
+		return 0;
+	case O_WEIGHTS:
+		a->weights_path = p->value;
+		return 0;
+	case O_CLASS_WEIGHT:
+		return class_weight(a, p);
+	case O_INIT_MODEL:
+		a->init_model_path = p->value;
+		return 0;
+	case O_EARLY_STOP:
+		return cli_int(p, 0, 1000000, &o->early_stop);
+	case O_HOLDOUT:
+		return cli_double(p, 0, 0.99, &o->holdout);
+	case O_DETERMINISTIC:
+		o->deterministic = 1;
 		return 0;
 	}
 	return cli_fail(p, "internal: option %d not handled", id);
@@ -299,6 +389,17 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	}
 	if (!a->train_path) {
 		cli_fail(&p, "train needs a training FILE");
+		goto fail;
+	}
+	if (a->opt.n_class_weights) {
+		a->opt.class_weight_labels = a->cw_labels;
+		a->opt.class_weight_values = a->cw_values;
+	}
+	/* With a test set the library watches it and ignores a holdout:
+	 * say so rather than silently train on fewer rows or not. */
+	if (a->test_path && a->opt.holdout > 0) {
+		cli_fail(&p, "--holdout and --test both given: early stopping "
+			 "watches the test set; drop one of them");
 		goto fail;
 	}
 	/* The library is the authority on what combinations make sense. */

@@ -14,6 +14,10 @@
 
 #include "boar.h"
 
+/* As many --class-weight options as a model can have classes, and then
+ * some: beyond this nobody is typing them by hand. */
+#define TRAIN_ARGS_MAX_CLASS_WEIGHTS 1024
+
 struct train_args {
 	boar_options opt;       /* engine options (opt.test set by the caller) */
 	boar_load_options load; /* how FILE and --test FILE are read */
@@ -22,6 +26,15 @@ struct train_args {
 	const char *model_out;  /* -m/--model-out, or NULL */
 	int json;               /* --json: one object per epoch on stdout */
 	int quiet;              /* --quiet: no progress or summary */
+	const char *weights_path;    /* --weights: one weight per training row */
+	const char *init_model_path; /* --init-model: warm start from it */
+	int loss_given;         /* --loss was on the command line */
+	int hash_bits_given;    /* --hash-bits was on the command line */
+	/* --class-weight LABEL:W, in the order given; opt.class_weight_*
+	 * point here once parsing is done (re-point them after copying the
+	 * struct). */
+	float cw_labels[TRAIN_ARGS_MAX_CLASS_WEIGHTS];
+	float cw_values[TRAIN_ARGS_MAX_CLASS_WEIGHTS];
 };
 
 enum {
