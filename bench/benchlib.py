@@ -335,6 +335,7 @@ def movielens_split():
 
 def subsample(src, dst, rows):
     """The first rows lines of src (tiny mode: a small real file)."""
+    os.makedirs(os.path.dirname(dst), exist_ok=True)
     if not os.path.exists(dst):
         with open(src) as f, open(dst, "w") as g:
             for i, line in enumerate(f):

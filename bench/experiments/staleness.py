@@ -53,6 +53,7 @@ def cluster_run(train, test, workers, staleness, epochs, extra, straggle_ms=0, s
                             "127.0.0.1:%d" % port, "--staleness", str(staleness), "-q"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     procs = [srv]
+    errs = []
     try:
         if not wait_listen(port):
             raise RuntimeError("boar serve did not listen")
@@ -64,10 +65,13 @@ def cluster_run(train, test, workers, staleness, epochs, extra, straggle_ms=0, s
             if r == 1 and straggle_ms:
                 args += ["--throttle-ms", str(straggle_ms)]
             if r == 0:
-                args += ["--json", "--test", test, "--shutdown-servers"]
+                # Not --shutdown-servers: worker 0 would stop the shard
+                # while a straggler still has its last push to make.
+                args += ["--json", "--test", test]
             args.append(train)
+            errs.append(open(os.path.join(bl.OUT, "staleness-w%d.err" % r), "w+"))
             procs.append(subprocess.Popen(args, stdout=subprocess.PIPE if r == 0 else
-                                          subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                          subprocess.DEVNULL, stderr=errs[-1],
                                           universal_newlines=True))
         w0 = procs[-1]
         eps = []
@@ -75,12 +79,17 @@ def cluster_run(train, test, workers, staleness, epochs, extra, straggle_ms=0, s
             if line.startswith("{") and '"epoch"' in line:
                 import json
                 eps.append((time.monotonic() - t0, json.loads(line)))
-        for p in procs[1:]:
+        for p, f in zip(procs[1:], errs):
             if p.wait(timeout=600) != 0:
-                raise RuntimeError("a worker exited %d" % p.returncode)
+                f.seek(0)
+                raise RuntimeError("a worker exited %d (s=%s): %s" % (
+                    p.returncode, staleness, f.read().strip()[-500:]))
+        srv.terminate()
         srv.wait(timeout=60)
         return eps
     finally:
+        for f in errs:
+            f.close()
         for p in procs:
             if p.poll() is None:
                 p.kill()
