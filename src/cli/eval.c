@@ -1,8 +1,9 @@
 /* eval.c - `boar eval -m MODEL FILE [--json]`: test metrics of a model.
  *
- * Accuracy, AUC and the loss for binary models; RMSE and the squared loss
- * for ratings and regression. --json prints one object with the same keys
- * `boar train --json` uses for its test columns.
+ * Accuracy, AUC and the loss for binary models; accuracy and the loss for
+ * multiclass models (AUC is not defined: null in JSON); RMSE and the
+ * squared loss for ratings and regression. --json prints one object with
+ * the same keys `boar train --json` uses for its test columns.
  */
 #include "args.h"
 #include "commands.h"
@@ -34,9 +35,10 @@ void cmd_eval_help(FILE *out)
 	fputs("usage: boar eval -m MODEL [options] FILE\n"
 	      "\n"
 	      "Scores every row of FILE and compares with its labels: accuracy, AUC\n"
-	      "and the model's loss (log loss, hinge) for binary models; RMSE and the\n"
-	      "squared loss for ratings and regression. --json keys: rows, test_loss,\n"
-	      "test_accuracy and test_auc (binary) or test_rmse.\n"
+	      "and the model's loss (log loss, hinge) for binary models; accuracy and\n"
+	      "loss for multiclass models; RMSE and the squared loss for ratings and\n"
+	      "regression. --json keys: rows, test_loss, test_accuracy and test_auc\n"
+	      "(binary and multiclass, where test_auc is null) or test_rmse.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -106,7 +108,7 @@ int cmd_eval(int argc, char **argv)
 		json_begin(&j, stdout);
 		json_uint(&j, "rows", mt.rows);
 		json_num(&j, "test_loss", mt.loss);
-		if (mt.binary) {
+		if (mt.binary || boar_model_classes(m, NULL)) {
 			json_num(&j, "test_accuracy", mt.accuracy);
 			json_num(&j, "test_auc", mt.auc);
 		} else {

@@ -2,8 +2,10 @@
  *
  * Scores are what the model's loss makes of a row: a probability for
  * logistic, the margin for hinge, the value for squared loss, the rating
- * for matrix factorization; one per line in the order of FILE. With -o the
- * file appears only when complete (temp file + rename).
+ * for matrix factorization, the predicted label for a multiclass model;
+ * one per line in the order of FILE. --probabilities writes a multiclass
+ * model's K class scores per line instead. With -o the file appears only
+ * when complete (temp file + rename).
  */
 #include <stdlib.h>
 
@@ -11,12 +13,17 @@
 #include "commands.h"
 #include "common.h"
 
-enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_HELP };
+enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_PROBABILITIES, O_HELP };
 
 static const struct cli_opt predict_opts[] = {
 	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
 	{ O_OUTPUT, "output", 'o', "OUT", "write the scores to OUT instead of stdout" },
 	{ O_THREADS, "threads", 0, "N", "threads, 0 = all cores" },
+	{ O_PROBABILITIES, "probabilities", 0, NULL,
+	  "multiclass: the K class scores per row, classes in ascending "
+	  "label order: softmax probabilities (summing to 1), one-vs-rest "
+	  "logistic each class's own P(class), hinge margins; binary "
+	  "logistic: P(+1)" },
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
 };
@@ -28,6 +35,8 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "stdout");
 	else if (id == O_THREADS)
 		snprintf(buf, n, "0");
+	else if (id == O_PROBABILITIES)
+		snprintf(buf, n, "off");
 }
 
 void cmd_predict_help(FILE *out)
@@ -36,8 +45,11 @@ void cmd_predict_help(FILE *out)
 	      "\n"
 	      "Writes one score per row of FILE, in order: the probability of the\n"
 	      "positive class (logistic), the margin (hinge), the value (squared)\n"
-	      "or the predicted rating (matrix factorization). FILE is read the way\n"
-	      "the model was trained (task, feature hashing); its labels are ignored.\n"
+	      "or the predicted rating (matrix factorization); for a multiclass model\n"
+	      "the predicted label, or with --probabilities the K class scores, one\n"
+	      "column per class in ascending label order (`boar dump` lists them).\n"
+	      "FILE is read the way the model was trained (task, feature hashing);\n"
+	      "its labels are ignored.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -48,7 +60,7 @@ int cmd_predict(int argc, char **argv)
 {
 	struct cli_parser p;
 	const char *model_path = NULL, *data_path = NULL, *out_path = NULL;
-	int threads = 0, id;
+	int threads = 0, probabilities = 0, id;
 	boar_error err = { 0 };
 	boar_model *m = NULL;
 	boar_dataset *d = NULL;
@@ -78,6 +90,9 @@ int cmd_predict(int argc, char **argv)
 			if (cli_int(&p, 0, 4096, &threads))
 				return cli_usage("predict", "%s", p.why);
 			break;
+		case O_PROBABILITIES:
+			probabilities = 1;
+			break;
 		case O_HELP:
 			cmd_predict_help(stdout);
 			return CLI_EXIT_OK;
@@ -93,18 +108,41 @@ int cmd_predict(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
+	uint32_t K = boar_model_classes(m, NULL);
+	if (probabilities && !K &&
+	    (boar_model_task(m) != BOAR_TASK_LINEAR ||
+	     boar_model_loss(m) != BOAR_LOSS_LOGISTIC)) {
+		status = cli_usage("predict", "--probabilities needs a "
+				   "multiclass or logistic model; %s is %s",
+				   model_path,
+				   boar_model_task(m) == BOAR_TASK_MF
+					   ? "matrix factorization"
+					   : boar_model_loss(m) ==
+							   BOAR_LOSS_HINGE
+						   ? "binary hinge"
+						   : "squared loss");
+		goto out;
+	}
+	/* Without --probabilities one score per row; with it K per row
+	 * (a binary logistic model's score already is P(+1)). */
+	uint64_t width = probabilities && K ? K : 1;
 	rc = cli_load_for_model(data_path, m, threads, &d, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;
 	}
 	uint64_t n = boar_dataset_rows(d);
-	scores = malloc((n ? n : 1) * sizeof *scores);
+	if (n && width > UINT64_MAX / sizeof *scores / n) {
+		status = cli_report(NULL, BOAR_ENOMEM);
+		goto out;
+	}
+	scores = malloc((n ? n * width : 1) * sizeof *scores);
 	if (!scores) {
 		status = cli_report(NULL, BOAR_ENOMEM);
 		goto out;
 	}
-	rc = boar_predict(m, d, scores, threads);
+	rc = width > 1 ? boar_predict_scores(m, d, scores, threads)
+		       : boar_predict(m, d, scores, threads);
 	if (rc) {
 		status = cli_report(NULL, rc);
 		goto out;
@@ -115,8 +153,12 @@ int cmd_predict(int argc, char **argv)
 		goto out;
 	}
 	/* %.9g round-trips a float score exactly. */
-	for (uint64_t r = 0; r < n; r++)
-		fprintf(out.f, "%.9g\n", scores[r]);
+	for (uint64_t r = 0; r < n; r++) {
+		const double *s = &scores[r * width];
+		for (uint64_t c = 0; c < width; c++)
+			fprintf(out.f, "%.9g%c", s[c],
+				c + 1 < width ? ' ' : '\n');
+	}
 	rc = cli_out_commit(&out, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
