@@ -5,7 +5,9 @@
  * sequential CPU implementation of the MF rules (pred = mu + bu + bi + p.q,
  * both factor updates from the old values, L2 on factors and biases,
  * SGD with decay or per-row AdaGrad). Held-out RMSE and the per-epoch
- * mean squared error seen during the sweep must agree within noise.
+ * mean squared error seen during the sweep must agree within noise: within
+ * a fixed tolerance or twice the spread between two CPU runs in different
+ * orders, whichever is larger.
  * Ranks 16, 100 (not a multiple of 32) and 256 exercise the register
  * layouts; one case streams small chunks on several streams.
  *
@@ -205,6 +207,11 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 	mu /= tr->n_rows;
 	struct boar_model *mg = make_model(rank, biases, (float)mu);
 	struct boar_model *mc = copy_model(mg);
+	/* A second CPU run in another order measures the rules' own noise on
+	 * this problem (AdaGrad with per-row steps is order-sensitive early
+	 * on): the GPU must agree with the CPU within max(tolerance, twice
+	 * that spread). */
+	struct boar_model *mc2 = copy_model(mg);
 	boar_gpu_ctx *c = NULL;
 	boar_error err;
 	memset(&err, 0, sizeof err);
@@ -213,6 +220,7 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 		printf("skip: %s\n", err.message);
 		free_model(mg);
 		free_model(mc);
+		free_model(mc2);
 		return 77;
 	}
 	int bad = 0;
@@ -221,9 +229,11 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 		bad = 1;
 	}
 	float *Gu = calloc(USERS, sizeof *Gu), *Gi = calloc(ITEMS, sizeof *Gi);
+	float *Gu2 = calloc(USERS, sizeof *Gu), *Gi2 = calloc(ITEMS, sizeof *Gi);
 	uint64_t *order = malloc(tr->n_rows * sizeof *order);
+	uint64_t *order2 = malloc(tr->n_rows * sizeof *order);
 	for (uint64_t k = 0; k < tr->n_rows; k++)
-		order[k] = k;
+		order[k] = order2[k] = k;
 	for (int e = 1; e <= o->epochs && !bad; e++) {
 		double eta = o->eta * pow(o->eta_decay, e - 1), gl = 0;
 		rc = boar_gpu_epoch(c, e, eta, &gl, &err);
@@ -233,12 +243,14 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 			break;
 		}
 		double cl = cpu_epoch(tr, o, mc, Gu, Gi, eta, order);
+		double cl2 = cpu_epoch(tr, o, mc2, Gu2, Gi2, eta, order2);
 		gl /= tr->n_rows;
 		cl /= tr->n_rows;
+		cl2 /= tr->n_rows;
 		/* Epoch 1 starts from the same factors but the GPU's rows in
 		 * flight see a little less progress: looser there. */
-		if (!isfinite(gl) ||
-		    fabs(gl - cl) > (e == 1 ? 0.25 : 0.15) * cl + 1e-3) {
+		double tol = fmax((e == 1 ? 0.25 : 0.15) * cl, 2 * fabs(cl - cl2));
+		if (!isfinite(gl) || fabs(gl - cl) > tol + 1e-3) {
 			printf("FAIL %s: epoch %d train mse: expected %.5f (cpu) got %.5f (gpu)\n",
 			       name, e, cl, gl);
 			bad = 1;
@@ -249,22 +261,27 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 		bad = 1;
 	}
 	if (!bad) {
-		double rg = rmse(te, mg), rcpu = rmse(te, mc);
-		if (!isfinite(rg) || fabs(rg - rcpu) > 0.02 * rcpu) {
+		double rg = rmse(te, mg), rcpu = rmse(te, mc), r2 = rmse(te, mc2);
+		double tol = fmax(0.02 * rcpu, 2 * fabs(rcpu - r2));
+		if (!isfinite(rg) || fabs(rg - rcpu) > tol) {
 			printf("FAIL %s: test rmse: expected %.4f (cpu) got %.4f (gpu)\n",
 			       name, rcpu, rg);
 			bad = 1;
 		}
-		printf("%s %s: test rmse cpu %.4f gpu %.4f\n", bad ? "FAIL" : "ok  ",
-		       name, rcpu, rg);
+		printf("%s %s: test rmse cpu %.4f (other order %.4f) gpu %.4f\n",
+		       bad ? "FAIL" : "ok  ", name, rcpu, r2, rg);
 	}
 	failures += bad;
 	boar_gpu_close(c);
 	free(Gu);
 	free(Gi);
+	free(Gu2);
+	free(Gi2);
 	free(order);
+	free(order2);
 	free_model(mg);
 	free_model(mc);
+	free_model(mc2);
 	return bad;
 }
 
