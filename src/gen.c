@@ -378,13 +378,10 @@ static double pow10_of(int e)
 	return pow(10.0, e);
 }
 
-/* Would the parser read m * 10^e10 back as exactly v? (Its fast path is
- * pc_scale; outside that range it uses strtof, which we do not second-guess
- * here: such numbers get all 9 digits.) */
+/* Would the parser read m * 10^e10 back as exactly v? (It computes
+ * pc_scale for every number of up to 19 digits.) */
 static int reads_back(uint64_t m, int e10, float v)
 {
-	if (e10 < -22 || e10 > 22 || m > (1ULL << 53))
-		return 0;
 	return pc_scale(m, e10) == v;
 }
 

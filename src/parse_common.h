@@ -124,13 +124,13 @@ done:
 	return p;
 }
 
-/* m * 10^e10 as a float, for m <= 2^53 and |e10| <= 22: m and 10^e10
- * (e10 >= 0) are exact doubles, so one multiplication rounds once; for
- * e10 < 0 the multiplication by the nearest double of 10^e10 (faster than
- * a division) is within a few double ulps, far inside a float's half ulp,
- * so the float is strtof's except at exact ties, and then one ulp off.
- * The text writer uses the same function to check that its digits read
- * back. */
+/* m * 10^e10 as a float, for any m < 10^19 and any e10. (double)m and
+ * each power-of-ten factor are within half a double ulp, and so is each
+ * product; even the 15 steps of the most extreme exponent stay below 2^-49
+ * relative error, far inside a float's half ulp (2^-24), so the float is
+ * strtof's except at exact ties, and then one ulp off. Overflow gives inf
+ * and underflow 0, as strtof does. The text writer uses this same function
+ * to check that its digits read back. */
 static inline float pc_scale(uint64_t m, int e10)
 {
 	static const double pos[23] = {
@@ -144,7 +144,18 @@ static inline float pc_scale(uint64_t m, int e10)
 		1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22,
 	};
 	double d = (double)m;
-	return (float)(e10 < 0 ? d * neg[-e10] : d * pos[e10]);
+	if (e10 < 0) {
+		while (e10 < -22 && d > 1e-300) {
+			d *= 1e-22;
+			e10 += 22;
+		}
+		return e10 < -22 ? 0.0f : (float)(d * neg[-e10]);
+	}
+	while (e10 > 22 && d < 1e300) {
+		d *= 1e22;
+		e10 -= 22;
+	}
+	return (float)(e10 > 22 ? d * 1e22 : d * pos[e10]);
 }
 
 /* The slow path: strtof on a NUL-terminated copy of [p, tok_end). Returns
@@ -171,10 +182,9 @@ static inline const char *pc_parse_float_slow(const char *p,
  * number (or at end). Returns the pointer after the number, or p when there
  * is none; the caller checks that a space or the end of the line follows.
  *
- * Fast path: up to 19 digits fit a uint64 exactly, and with a mantissa
- * <= 2^53 and a decimal exponent within +-22 pc_scale() is within one ulp
- * of strtof. Anything else (more digits, big exponents, "nan", "inf") goes
- * to strtof on the whole token. */
+ * Fast path: up to 19 digits fit a uint64 exactly, and pc_scale() is then
+ * within one ulp of strtof for any exponent. Anything else (more digits,
+ * "nan", "inf", hex) goes to strtof on the whole token. */
 static inline const char *pc_parse_float(const char *p, const char *end,
 					 float *out)
 {
@@ -220,8 +230,6 @@ static inline const char *pc_parse_float(const char *p, const char *end,
 		*out = neg ? -0.0f : 0.0f;
 		return s;
 	}
-	if (m > (1ULL << 53) || e10 < -22 || e10 > 22)
-		goto slow;
 	float f = pc_scale(m, e10);
 	*out = neg ? -f : f;
 	return s;

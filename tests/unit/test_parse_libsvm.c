@@ -231,7 +231,7 @@ static void test_numbers(void)
 		"4.9406564584124654e-324",
 	};
 	size_t nv = sizeof vals / sizeof vals[0];
-	char t[4096];
+	char t[16384];
 	size_t n = (size_t)sprintf(t, "1");
 	for (size_t k = 0; k < nv; k++)
 		n += (size_t)sprintf(t + n, " %zu:%s", k + 1, vals[k]);
@@ -242,12 +242,19 @@ static void test_numbers(void)
 		n += (size_t)sprintf(t + n, " %zu:%d.%0*d", nv + k + 1,
 				     rand() % 100000, 1 + rand() % 8,
 				     rand() % 10000000);
+	/* and exponents over the whole float range, long mantissas */
+	size_t ne = 150;
+	for (size_t k = 0; k < ne; k++)
+		n += (size_t)sprintf(t + n, " %zu:%s%d.%de%d",
+				     nv + nr + k + 1, k & 1 ? "-" : "",
+				     1 + rand() % 9, rand(), -44 + rand() % 82);
 	t[n++] = '\n';
 	boar_dataset *d;
 	boar_error e;
 	CHECK_EQ_INT(load(t, n, 1, 0, &d, &e), 0);
 	if (test_failures)
 		return;
+	nr += ne;
 	CHECK_EQ_INT(boar_dataset_nnz(d), nv + nr);
 	const char *s = t + 2;
 	for (size_t k = 0; k < nv + nr; k++) {
