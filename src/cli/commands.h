@@ -23,6 +23,7 @@
 	X(eval, "test metrics (accuracy, AUC, log loss or RMSE) of a model")  \
 	X(gen, "write synthetic data drawn from a hidden model")             \
 	X(export, "write a saved model as text")                             \
+	X(dump, "show a model's weights as text or JSON, or its top features") \
 	X(serve, "run one shard of the parameter server (cluster training)")
 
 #define BOAR_COMMAND_DECL(name, summary)        \

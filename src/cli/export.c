@@ -32,7 +32,9 @@ void cmd_export_help(FILE *out)
 	      "\n"
 	      "Writes a model as text: \"key value\" header lines, then one\n"
 	      "\"feature weight\" line per non-zero weight (features 1-based as in\n"
-	      "LIBSVM files), or \"u ID f1 f2 ...\" and \"i ID ...\" lines of factors.\n"
+	      "LIBSVM files), \"feature w_1 ... w_K\" lines for a multiclass model,\n"
+	      "or \"u ID f1 f2 ...\" and \"i ID ...\" lines of factors. `boar dump`\n"
+	      "adds JSON and the top features.\n"
 	      "\n"
 	      "options:\n",
 	      out);
