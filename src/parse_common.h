@@ -158,14 +158,70 @@ static inline float pc_scale(uint64_t m, int e10)
 	return (float)(e10 > 22 ? d * 1e22 : d * pos[e10]);
 }
 
-/* The slow path: strtof on a NUL-terminated copy of [p, tok_end). Returns
- * the end of what strtof consumed, or p if nothing (or the token is longer
- * than any sane number). */
-static inline const char *pc_parse_float_slow(const char *p,
-					      const char *tok_end, float *out)
+/* The slow path, for what the fast one leaves: decimals of more than 19
+ * digits (the first 19 significant digits are kept; the rest change a
+ * float by far less than an ulp), then, for anything that is not a
+ * decimal at all ("nan", "inf", hex floats), strtof on a bounded
+ * NUL-terminated copy of the token. Returns the end of the number, or p if
+ * there is none. */
+static inline const char *pc_parse_float_slow(const char *p, const char *end,
+					      float *out)
 {
-	char buf[400];
-	size_t n = (size_t)(tok_end - p);
+	const char *s = p;
+	int neg = 0, sig = 0, e10 = 0, any = 0;
+	uint64_t m = 0;
+	if (s < end && (*s == '-' || *s == '+')) {
+		neg = *s == '-';
+		s++;
+	}
+	for (; s < end && pc_is_digit((unsigned char)*s); s++) {
+		unsigned d = (unsigned char)*s - '0';
+		any = 1;
+		if (sig < 19 && (m || d)) {
+			m = m * 10 + d;
+			sig++;
+		} else if (sig >= 19) {
+			e10++; /* a dropped integer digit still scales */
+		}
+	}
+	if (s < end && *s == '.') {
+		for (s++; s < end && pc_is_digit((unsigned char)*s); s++) {
+			unsigned d = (unsigned char)*s - '0';
+			any = 1;
+			if (sig < 19 && (m || d)) {
+				m = m * 10 + d;
+				sig++;
+				e10--;
+			} else if (!m) {
+				e10--; /* a leading zero of the fraction */
+			}
+		}
+	}
+	if (any) {
+		if (s < end && (*s == 'e' || *s == 'E')) {
+			const char *q = s + 1;
+			int eneg = 0, ex = 0, digits = 0;
+			if (q < end && (*q == '-' || *q == '+')) {
+				eneg = *q == '-';
+				q++;
+			}
+			for (; q < end && pc_is_digit((unsigned char)*q); q++) {
+				if (ex < 100000)
+					ex = ex * 10 + (*q - '0');
+				digits = 1;
+			}
+			if (digits) {
+				e10 += eneg ? -ex : ex;
+				s = q;
+			}
+		}
+		float f = pc_scale(m, e10);
+		*out = neg ? -f : f;
+		return s;
+	}
+	char buf[64];
+	const char *te = pc_token_end(p, end);
+	size_t n = (size_t)(te - p);
 	if (n == 0 || n >= sizeof buf)
 		return p;
 	memcpy(buf, p, n);
@@ -183,8 +239,8 @@ static inline const char *pc_parse_float_slow(const char *p,
  * is none; the caller checks that a space or the end of the line follows.
  *
  * Fast path: up to 19 digits fit a uint64 exactly, and pc_scale() is then
- * within one ulp of strtof for any exponent. Anything else (more digits,
- * "nan", "inf", hex) goes to strtof on the whole token. */
+ * within one ulp of strtof for any exponent. Longer numbers, "nan", "inf"
+ * and hex take pc_parse_float_slow. */
 static inline const char *pc_parse_float(const char *p, const char *end,
 					 float *out)
 {
@@ -234,7 +290,7 @@ static inline const char *pc_parse_float(const char *p, const char *end,
 	*out = neg ? -f : f;
 	return s;
 slow:
-	return pc_parse_float_slow(p, pc_token_end(p, end), out);
+	return pc_parse_float_slow(p, end, out);
 }
 
 /* Writes a printable, quoted, bounded copy of [p, end) into out for error
