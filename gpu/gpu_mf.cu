@@ -71,17 +71,35 @@ mf_sweep(const struct gpu_mf_args a)
 					qv[t] = __ldcg(Qi + k);
 				}
 			}
-			/* Issued before the reduction so their latency overlaps. */
-			const float bu = BIAS ? __ldcg(a.bu + u) : 0.0f;
-			const float bi = BIAS ? __ldcg(a.bi + i) : 0.0f;
-			const float gu = ADA ? __ldcg(a.Gu + u) : 0.0f;
-			const float gi = ADA ? __ldcg(a.Gi + i) : 0.0f;
+			/* Lane 0 (the one that writes them) reads the row scalars
+			 * and shares them, so every lane of the warp uses the
+			 * same values, its own last update included. Issued
+			 * before the reduction so their latency overlaps. */
+			float bu = 0.0f, bi = 0.0f, gu = 0.0f, gi = 0.0f;
+			if (lane == 0) {
+				if (BIAS) {
+					bu = __ldcg(a.bu + u);
+					bi = __ldcg(a.bi + i);
+				}
+				if (ADA) {
+					gu = __ldcg(a.Gu + u);
+					gi = __ldcg(a.Gi + i);
+				}
+			}
 #pragma unroll
 			for (int t = 0; t < KPL; t++)
 				dot += pv[t] * qv[t];
 #pragma unroll
 			for (int o = 16; o; o >>= 1)
 				dot += __shfl_xor_sync(FULL_MASK, dot, o);
+			if (BIAS) {
+				bu = __shfl_sync(FULL_MASK, bu, 0);
+				bi = __shfl_sync(FULL_MASK, bi, 0);
+			}
+			if (ADA) {
+				gu = __shfl_sync(FULL_MASK, gu, 0);
+				gi = __shfl_sync(FULL_MASK, gi, 0);
+			}
 			const float e = a.mu + bu + bi + dot - rt;
 			if (lane == 0)
 				loss_acc += (double)e * e;

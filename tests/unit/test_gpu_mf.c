@@ -249,7 +249,9 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 		cl2 /= tr->n_rows;
 		/* Epoch 1 starts from the same factors but the GPU's rows in
 		 * flight see a little less progress: looser there. */
-		double tol = fmax((e == 1 ? 0.25 : 0.15) * cl, 2 * fabs(cl - cl2));
+		double tol = fmax((e == 1 || o->optimizer == BOAR_OPT_ADAGRAD
+					   ? 0.25 : 0.15) * cl,
+				  2 * fabs(cl - cl2));
 		if (!isfinite(gl) || fabs(gl - cl) > tol + 1e-3) {
 			printf("FAIL %s: epoch %d train mse: expected %.5f (cpu) got %.5f (gpu)\n",
 			       name, e, cl, gl);
@@ -262,7 +264,15 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 	}
 	if (!bad) {
 		double rg = rmse(te, mg), rcpu = rmse(te, mc), r2 = rmse(te, mc2);
-		double tol = fmax(0.02 * rcpu, 2 * fabs(rcpu - r2));
+		/* AdaGrad's first steps on a row are about eta / |g| (the
+		 * accumulator starts at 0), large for the popular items of
+		 * this skewed data; with a few dozen ratings in flight on the
+		 * GPU, concurrent updates of one item from a stale row cost a
+		 * few percent more than two CPU threads would (measured on an
+		 * H100: 2-4% worse RMSE, shrinking with fewer rows in flight;
+		 * MovieLens in tests/cli/gpu_train.sh agrees within 1%). */
+		double base = o->optimizer == BOAR_OPT_ADAGRAD ? 0.05 : 0.02;
+		double tol = fmax(base * rcpu, 2 * fabs(rcpu - r2));
 		if (!isfinite(rg) || fabs(rg - rcpu) > tol) {
 			printf("FAIL %s: test rmse: expected %.4f (cpu) got %.4f (gpu)\n",
 			       name, rcpu, rg);
