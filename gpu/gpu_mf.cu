@@ -8,7 +8,8 @@
  * stay in registers: rank up to 32*KPL), the dot product is a butterfly
  * shuffle, and each lane writes back its own factors: one coalesced row
  * read and one row write per factor matrix per rating, the least traffic
- * the update allows. Two warps that share a user or an item race as in
+ * the update allows. The next rating's rows are loaded while the current
+ * one is computed and written (a two-deep software pipeline). Two warps that share a user or an item race as in
  * Hogwild! (plain stores by default, like LIBMF and cuMF_SGD; atomicAdd of
  * the deltas with `atomic` updates).
  *
@@ -27,10 +28,33 @@
 #define MF_BLOCK (32 * MF_WARPS_PER_BLOCK)
 #define FULL_MASK 0xffffffffu
 
+/* Lane `lane`'s factors l, l+32, ... of P[u] and Q[i] (0 past the rank). */
+template <int KPL>
+static __device__ __forceinline__ void load_rows(float *pv, float *qv,
+						 const float *P, const float *Q,
+						 uint32_t u, uint32_t i,
+						 uint32_t rank, int lane)
+{
+	const float *Pu = P + (uint64_t)u * rank, *Qi = Q + (uint64_t)i * rank;
+#pragma unroll
+	for (int t = 0; t < KPL; t++) {
+		uint32_t k = lane + 32 * t;
+		pv[t] = k < rank ? __ldcg(Pu + k) : 0.0f;
+		qv[t] = k < rank ? __ldcg(Qi + k) : 0.0f;
+	}
+}
+
 template <int KPL, bool ADA, bool BIAS, bool ATOMIC>
 __global__ void __launch_bounds__(MF_BLOCK)
 mf_sweep(const struct gpu_mf_args a)
 {
+	/* Two sets of rows in registers fit up to rank 256 (-DGPU_MF_NO_PIPE
+	 * turns the pipeline off, to measure it). */
+#ifdef GPU_MF_NO_PIPE
+	constexpr bool PIPE = false;
+#else
+	constexpr bool PIPE = KPL <= 8;
+#endif
 	__shared__ double block_loss[MF_WARPS_PER_BLOCK];
 	const int lane = threadIdx.x & 31;
 	const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
@@ -54,23 +78,28 @@ mf_sweep(const struct gpu_mf_args a)
 		}
 		const int batch = n - base < 32 ? (int)(n - base) : 32;
 
+		/* Software pipeline: the next rating's rows are loaded while
+		 * this one is computed and written back, so one DRAM round
+		 * trip per rating is hidden behind the other's work. */
+		uint32_t u = __shfl_sync(FULL_MASK, my_u, 0);
+		uint32_t i = __shfl_sync(FULL_MASK, my_i, 0);
+		float rt = __shfl_sync(FULL_MASK, my_r, 0);
+		float pv[KPL], qv[KPL];
+		load_rows<KPL>(pv, qv, a.P, a.Q, u, i, rank, lane);
+
 		for (int r = 0; r < batch; r++) {
-			const uint32_t u = __shfl_sync(FULL_MASK, my_u, r);
-			const uint32_t i = __shfl_sync(FULL_MASK, my_i, r);
-			const float rt = __shfl_sync(FULL_MASK, my_r, r);
+			const bool more = r + 1 < batch; /* warp-uniform */
+			uint32_t un = 0, in = 0;
+			float rn = 0.0f, pn[KPL], qn[KPL];
+			if (PIPE && more) {
+				un = __shfl_sync(FULL_MASK, my_u, r + 1);
+				in = __shfl_sync(FULL_MASK, my_i, r + 1);
+				rn = __shfl_sync(FULL_MASK, my_r, r + 1);
+				load_rows<KPL>(pn, qn, a.P, a.Q, un, in, rank, lane);
+			}
 			float *const Pu = a.P + (uint64_t)u * rank;
 			float *const Qi = a.Q + (uint64_t)i * rank;
-			float pv[KPL], qv[KPL];
 			float dot = 0.0f;
-#pragma unroll
-			for (int t = 0; t < KPL; t++) {
-				uint32_t k = lane + 32 * t;
-				pv[t] = qv[t] = 0.0f;
-				if (k < rank) {
-					pv[t] = __ldcg(Pu + k);
-					qv[t] = __ldcg(Qi + k);
-				}
-			}
 			/* Lane 0 (the one that writes them) reads the row scalars
 			 * and shares them, so every lane of the warp uses the
 			 * same values, its own last update included. Issued
@@ -161,6 +190,27 @@ mf_sweep(const struct gpu_mf_args a)
 						__stcg(a.Gi + i, gi + dgi);
 					}
 				}
+			}
+			if (more) {
+				if (!PIPE) {
+					un = __shfl_sync(FULL_MASK, my_u, r + 1);
+					in = __shfl_sync(FULL_MASK, my_i, r + 1);
+					rn = __shfl_sync(FULL_MASK, my_r, r + 1);
+				}
+				/* Without the pipeline, or when the next rating
+				 * shares a row with this one, load after our own
+				 * write (each lane reads back its own elements). */
+				if (!PIPE || un == u || in == i)
+					load_rows<KPL>(pn, qn, a.P, a.Q, un, in, rank,
+						       lane);
+#pragma unroll
+				for (int t = 0; t < KPL; t++) {
+					pv[t] = pn[t];
+					qv[t] = qn[t];
+				}
+				u = un;
+				i = in;
+				rt = rn;
 			}
 		}
 	}
