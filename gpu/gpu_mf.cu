@@ -9,9 +9,10 @@
  * shuffle, and each lane writes back its own factors: one coalesced row
  * read and one row write per factor matrix per rating, the least traffic
  * the update allows. The next rating's rows are loaded while the current
- * one is computed and written (a two-deep software pipeline). Two warps that share a user or an item race as in
- * Hogwild! (plain stores by default, like LIBMF and cuMF_SGD; atomicAdd of
- * the deltas with `atomic` updates).
+ * one is computed and written (a two-deep software pipeline). Two warps
+ * that share a user or an item race as in Hogwild!: atomicAdd of the
+ * deltas (the engine's choice for both policies, see gpu_engine.cu), or
+ * plain stores like LIBMF and cuMF_SGD when BOAR_GPU_RACY=1.
  *
  * AdaGrad keeps one accumulator per user row and per item row, the mean of
  * the squared gradient components of that row (as LIBMF does): the
