@@ -25,6 +25,12 @@
  * (aig under the bias's own lock) so that the comparison is about the
  * feature coordinates; rr, being serial in its writes, applies it exactly.
  *
+ * --time-limit S stops a run whose sweeps have taken S seconds, in the
+ * middle of an epoch if need be (that epoch's object then says "truncated"
+ * and counts only the rows done): round robin hands the turn over once per
+ * row, and on a machine with more runnable threads than cores each hand-over
+ * can wait for a scheduler tick, so one run could otherwise take hours.
+ *
  * Output: one JSON object per epoch on stdout with the keys boar train
  * --json uses (epoch, seconds, updates_per_sec, train_loss, eta, and
  * test_loss/test_accuracy with --test), so the suite reads both alike.
@@ -59,6 +65,7 @@ struct config {
 	double decay;
 	uint64_t seed;
 	int cache;
+	double time_limit;
 	const char *train;
 	const char *test;
 };
@@ -69,9 +76,13 @@ struct shared {
 	uint64_t dim;
 	uint8_t *locks;    /* aig: one spinlock per (folded) coordinate */
 	uint64_t lock_mask;
+	double deadline;   /* CLOCK_MONOTONIC seconds; 0: none */
 	uint8_t bias_lock BOAR_ALIGNED_CACHE_LINE;
 	uint64_t turn BOAR_ALIGNED_CACHE_LINE; /* rr: the step allowed to write */
+	int stop BOAR_ALIGNED_CACHE_LINE;      /* the deadline passed */
 };
+
+#define CHECK_EVERY 1024
 
 static double now(void)
 {
@@ -155,10 +166,21 @@ static uint64_t row_locks(const struct shared *s, uint64_t lo, uint64_t hi,
 	return u;
 }
 
-/* One thread's slice [begin, end) of the order under aig or free. */
+/* Every CHECK_EVERY rows: has the run used up its time? */
+static int out_of_time(struct shared *s, uint64_t i)
+{
+	if (!s->deadline || i % CHECK_EVERY)
+		return __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
+	if (now() > s->deadline)
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELAXED);
+	return __atomic_load_n(&s->stop, __ATOMIC_RELAXED);
+}
+
+/* One thread's slice [begin, end) of the order under aig or free; *done
+ * receives the non-zeros it processed. */
 static double sweep_slice(struct shared *s, const uint32_t *order,
 			  uint64_t begin, uint64_t end, float eta, int scheme,
-			  uint32_t *ids)
+			  uint32_t *ids, uint64_t *done)
 {
 	const struct boar_dataset *d = s->d;
 	float *w = s->w, *bias = &s->w[s->dim];
@@ -166,9 +188,13 @@ static double sweep_slice(struct shared *s, const uint32_t *order,
 	float pending = 0;
 	int rows = 0;
 
+	*done = 0;
 	for (uint64_t i = begin; i < end; i++) {
+		if (out_of_time(s, i - begin))
+			break;
 		uint32_t r = order[i];
 		uint64_t lo = d->row_ptr[r], hi = d->row_ptr[r + 1], nl = 0;
+		*done += hi - lo;
 		if (scheme == SCHEME_AIG) {
 			nl = row_locks(s, lo, hi, ids);
 			for (uint64_t k = 0; k < nl; k++)
@@ -207,13 +233,16 @@ static double sweep_slice(struct shared *s, const uint32_t *order,
  * passes the turn on. The acquire/release pair on turn orders one step's
  * writes before the next step's. */
 static double sweep_rr(struct shared *s, const uint32_t *order, uint64_t n,
-		       float eta, int t, int nt, float *grad)
+		       float eta, int t, int nt, float *grad, uint64_t *done)
 {
 	const struct boar_dataset *d = s->d;
 	float *w = s->w, *bias = &s->w[s->dim];
 	double loss = 0;
 
+	*done = 0;
 	for (uint64_t step = (uint64_t)t; step < n; step += (uint64_t)nt) {
+		if (out_of_time(s, step / (uint64_t)nt))
+			break;
 		uint32_t r = order[step];
 		uint64_t lo = d->row_ptr[r], hi = d->row_ptr[r + 1];
 		float m = boar_load_relaxed(bias), g;
@@ -223,11 +252,21 @@ static double sweep_rr(struct shared *s, const uint32_t *order, uint64_t n,
 		for (uint64_t k = lo; k < hi; k++)
 			grad[k - lo] = -eta * g * d->val[k];
 		unsigned spins = 0;
-		while (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != step)
-			if (++spins > 4096) /* more threads than cores */
+		while (__atomic_load_n(&s->turn, __ATOMIC_ACQUIRE) != step) {
+			if (++spins > 4096) { /* more threads than cores */
+				if (__atomic_load_n(&s->stop, __ATOMIC_RELAXED))
+					return loss;
+				if (s->deadline && now() > s->deadline) {
+					__atomic_store_n(&s->stop, 1,
+							 __ATOMIC_RELAXED);
+					return loss;
+				}
 				sched_yield();
-			else
+			} else {
 				__builtin_ia32_pause();
+			}
+		}
+		*done += hi - lo;
 		for (uint64_t k = lo; k < hi; k++)
 			boar_add_racy(&w[d->idx[k]], grad[k - lo]);
 		boar_add_racy(bias, -eta * g);
@@ -278,6 +317,7 @@ static void usage(void)
 		"  --eta-decay X   step multiplier per epoch (default: 0.9)\n"
 		"  --seed S        shuffling seed (default: 1)\n"
 		"  --test FILE     log loss and accuracy after every epoch\n"
+		"  --time-limit S  stop once the sweeps have taken S seconds\n"
 		"  --cache         read/write FILE.boarcache as boar does\n");
 	exit(2);
 }
@@ -316,6 +356,8 @@ static void parse_args(int argc, char **argv, struct config *c)
 			c->seed = strtoull(v, NULL, 10);
 		else if (!strcmp(a, "--test"))
 			c->test = v;
+		else if (!strcmp(a, "--time-limit"))
+			c->time_limit = atof(v);
 		else
 			usage();
 	}
@@ -359,14 +401,18 @@ int main(int argc, char **argv)
 	for (uint64_t r = 0; r < d->n_rows; r++)
 		order[r] = (uint32_t)r;
 
-	for (int ep = 1; ep <= c.epochs; ep++) {
+	double spent = 0;
+	for (int ep = 1; ep <= c.epochs && !s->stop; ep++) {
 		float eta = (float)(c.eta * pow(c.decay, ep - 1));
 		shuffle(order, d->n_rows, c.seed * 1000003u + (uint64_t)ep);
 		s->turn = 0;
 		double loss = 0, t0 = now();
+		uint64_t done = 0;
 		int nomem_seen = 0;
-#pragma omp parallel num_threads(c.threads) reduction(+ : loss, nomem_seen)
+		s->deadline = c.time_limit > 0 ? t0 + c.time_limit - spent : 0;
+#pragma omp parallel num_threads(c.threads) reduction(+ : loss, nomem_seen, done)
 		{
+			uint64_t mine = 0;
 			int t = omp_get_thread_num(), nt = omp_get_num_threads();
 			uint32_t *buf = malloc((max_row + 1) * sizeof(float));
 			if (!buf) {
@@ -376,22 +422,27 @@ int main(int argc, char **argv)
 					abort();
 			} else if (c.scheme == SCHEME_RR) {
 				loss = sweep_rr(s, order, d->n_rows, eta, t, nt,
-						(float *)buf);
+						(float *)buf, &mine);
 			} else {
 				uint64_t b = d->n_rows * t / nt;
 				uint64_t e = d->n_rows * (t + 1) / nt;
 				loss = sweep_slice(s, order, b, e, eta, c.scheme,
-						   buf);
+						   buf, &mine);
 			}
+			done = mine;
 			free(buf);
 		}
 		double secs = now() - t0;
+		spent += secs;
 		if (nomem_seen)
 			goto nomem;
 		printf("{\"epoch\": %d, \"seconds\": %.9g, \"updates_per_sec\": "
 		       "%.10g, \"train_loss\": %.10g, \"eta\": %.6g",
-		       ep, secs, secs > 0 ? d->nnz / secs : 0,
+		       ep, secs, secs > 0 ? done / secs : 0,
 		       d->n_rows ? loss / d->n_rows : 0, eta);
+		if (s->stop)
+			printf(", \"truncated\": true, \"nnz_done\": %llu",
+			       (unsigned long long)done);
 		if (test) {
 			double tl, ta;
 			evaluate(s, test, &tl, &ta);
