@@ -241,7 +241,7 @@ static int gen_linear(const boar_gen_options *o, struct boar_dataset *d)
 			return BOAR_ENOMEM;
 		pow_table_init(pt, 1.0 + o->skew);
 	}
-#pragma omp parallel for schedule(dynamic, 4)
+#pragma omp parallel for schedule(dynamic, 4) if (nblocks > 1)
 	for (uint64_t b = 0; b < nblocks; b++) {
 		uint64_t s = mix64(o->seed * 0x9e3779b97f4a7c15ULL + b);
 		uint64_t r1 = (b + 1) * GEN_BLOCK < n ? (b + 1) * GEN_BLOCK : n;
@@ -293,7 +293,7 @@ static int gen_mf(const boar_gen_options *o, struct boar_dataset *d)
 			return BOAR_ENOMEM;
 		pow_table_init(pt, 1.0 + o->skew);
 	}
-#pragma omp parallel for schedule(dynamic, 4) reduction(max : mu, mi)
+#pragma omp parallel for schedule(dynamic, 4) reduction(max : mu, mi) if (nblocks > 1)
 	for (uint64_t b = 0; b < nblocks; b++) {
 		uint64_t s = mix64(o->seed * 0x9e3779b97f4a7c15ULL + b + 1);
 		uint64_t r1 = (b + 1) * GEN_BLOCK < n ? (b + 1) * GEN_BLOCK : n;
@@ -548,7 +548,7 @@ int boar_dataset_write_text(const boar_dataset *d, const char *path,
 		goto out;
 	for (uint64_t r0 = 0; r0 < d->n_rows && !ret;
 	     r0 += batch_rows * (uint64_t)threads) {
-#pragma omp parallel num_threads(threads) reduction(| : oom)
+#pragma omp parallel num_threads(threads) reduction(| : oom) if (d->n_rows > batch_rows)
 		{
 			int t = omp_get_thread_num();
 			uint64_t a = r0 + (uint64_t)t * batch_rows, b = a + batch_rows;

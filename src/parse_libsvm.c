@@ -301,7 +301,7 @@ static void close_up(struct lsvm_piece *pc, size_t n, int threads,
 	if (!rto || !nto)
 		moves = 1; /* no room for the table: take the serial path */
 	if (!moves) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
 		for (size_t k = 0; k < n; k++) {
 			uint64_t *rp = o->row_ptr + pc[k].rbase + 1;
 			for (uint64_t r = 0; r < pc[k].rows; r++)
@@ -354,7 +354,7 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 		pc[k].beg = in->buf + starts[k];
 		pc[k].end = in->buf + starts[k + 1];
 	}
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++) {
 		uint64_t nl, colons;
 		count_lines(pc[k].beg, pc[k].end, &nl, &colons);
@@ -379,7 +379,7 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 	if (!o.row_ptr || !o.label || !o.idx || !o.val)
 		goto nomem;
 
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
 		parse_piece(&pc[k], &o, in->hash_bits);
 

@@ -221,7 +221,7 @@ int boar_parse_ratings(const struct parse_input *in,
 	int ret = 0;
 	if (!pc || !d)
 		goto nomem;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++) {
 		uint64_t nl, colons;
 		count_lines(buf + starts[k], buf + starts[k + 1], &nl, &colons);
@@ -248,7 +248,7 @@ int boar_parse_ratings(const struct parse_input *in,
 		pc[k].item = d->item + pc[k].base;
 		pc[k].rating = d->label + pc[k].base;
 	}
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
 		parse_piece(&pc[k]);
 

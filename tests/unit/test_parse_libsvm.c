@@ -415,6 +415,70 @@ static void test_a9a(void)
 	boar_dataset_free(d);
 }
 
+/* Random bytes from a hostile alphabet, read as every format: any code may
+ * come back, but never a crash, and a dataset that loads is consistent. */
+static void test_random_bytes(void)
+{
+	static const char alpha[] = "0123456789:.-+eE \t\r\n\n#qid,nainf\0\xff";
+	static const char *tok[] = {
+		"1 ", "-1 ", "0 ", "+1 ", "3:1 ", "2:0.5 ", "10:2e3 ", "7:-1 ",
+		"qid:4 ", "# c ", "\n", "\n", "\n", "\r\n", "\t", " ", "1 2 3\n",
+		"5,6,7.5\n", "8::9::1\n", ":", "nan", "1:inf ", "9", "0:1 ",
+		"4294967296:1 ", "\xff", "userId,item,rating\n",
+	};
+	char buf[400];
+	uint64_t s = 2024;
+	int loaded = 0;
+	for (int round = 0; round < 1500; round++) {
+		s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+		size_t n = 0, want = (size_t)(s >> 33) % (round & 2 ? 60 : sizeof buf - 40);
+		while (n < want) {
+			s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+			if (round & 1) { /* bytes */
+				buf[n++] = alpha[(s >> 40) % (sizeof alpha - 1)];
+			} else { /* tokens, mostly well-formed */
+				const char *t = tok[(s >> 40) % (sizeof tok / sizeof tok[0])];
+				size_t l = strlen(t);
+				memcpy(buf + n, t, l);
+				n += l;
+			}
+		}
+		boar_load_options o;
+		boar_load_options_default(&o);
+		o.format = round % 3; /* auto, LIBSVM, ratings */
+		o.threads = 1 + round % 2;
+		o.hash_bits = round % 5 == 0 ? 4 : 0;
+		boar_dataset *d = NULL;
+		boar_error e;
+		int r = boar_dataset_load(put_file("rnd", buf, n), &o, &d, &e);
+		CHECK(r == 0 || r == BOAR_EPARSE, "round %d: code %d \"%s\"",
+		      round, r, e.message);
+		if (r)
+			continue;
+		loaded++;
+		uint64_t bad = 0;
+		for (uint64_t k = 0; k < d->n_rows; k++)
+			bad += !isfinite(d->label[k]);
+		if (d->task == BOAR_TASK_LINEAR) {
+			bad += d->row_ptr[0] != 0 || d->row_ptr[d->n_rows] != d->nnz;
+			for (uint64_t r2 = 0; r2 < d->n_rows; r2++)
+				bad += d->row_ptr[r2 + 1] < d->row_ptr[r2];
+			for (uint64_t k = 0; k < d->nnz; k++)
+				bad += d->idx[k] >= d->dim || !isfinite(d->val[k]);
+		} else {
+			for (uint64_t k = 0; k < d->n_rows; k++)
+				bad += d->user[k] >= d->dim || d->item[k] >= d->n_items;
+		}
+		CHECK(bad == 0, "round %d: inconsistent dataset", round);
+		boar_dataset_free(d);
+	}
+	CHECK(loaded >= 5, "only %d random inputs loaded at all", loaded);
+	fprintf(stderr, "random inputs: %d of 1500 loaded\n", loaded);
+	char p[600];
+	snprintf(p, sizeof p, "%s/rnd", dir);
+	unlink(p);
+}
+
 /* The fixtures in tests/data and their table in tests/data/README. */
 static void test_fixtures(void)
 {
@@ -481,6 +545,7 @@ int main(void)
 	test_hashing();
 	test_a9a();
 	test_fixtures();
+	test_random_bytes();
 	char p[600];
 	snprintf(p, sizeof p, "%s/in.svm", dir);
 	unlink(p);
