@@ -49,6 +49,12 @@ void boar_engine_free(struct boar_engine *e);
 
 /* ---- shared between engine.c and the sweeps */
 
+/* One rating, packed so that a sweep touches one cache line per rating. */
+struct boar_triplet {
+	uint32_t user, item;
+	float rating;
+};
+
 struct boar_engine {
 	const struct boar_dataset *d;
 	struct boar_model *m;
@@ -62,6 +68,8 @@ struct boar_engine {
 	uint64_t n;         /* rows in an epoch */
 	uint32_t *order;    /* the current epoch's row order */
 	uint32_t *spare;    /* scratch of the same size for reshuffling */
+	struct boar_triplet *trips; /* MF: the ratings in the epoch's order */
+	int trips_epoch;    /* epoch whose order trips holds (-1: none) */
 	int order_epoch;    /* epoch held in order (0: the initial shuffle) */
 };
 
@@ -75,7 +83,8 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 
 double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
 				uint64_t begin, uint64_t end, float eta);
-double boar_sweep_mf(struct boar_engine *e, const uint32_t *order,
-		     uint64_t begin, uint64_t end, float eta);
+/* MF sweeps ratings trips[begin..end) (already in the epoch's order). */
+double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
+		     float eta);
 
 #endif

@@ -3,16 +3,29 @@
  * A rating (u, i, r) touches one user row P[u], one item row Q[i] and their
  * biases: e = mu + bu + bi + P[u].Q[i] - r, then both rows step against the
  * error with L2 on what they touch (the usual per-rating regularization of
- * LIBMF and cuMF). Rows are copied into locals with relaxed loads, updated
- * from the old values, and written back by the update policy: racy stores
- * the new values, atomic adds the deltas by compare-and-swap.
+ * LIBMF and cuMF), both from the old values. Ratings arrive packed in the
+ * epoch's order (engine.c gathers them), so the only random accesses are
+ * the factor rows, prefetched a few ratings ahead.
+ *
+ * Update policies: atomic adds each coordinate's delta by compare-and-swap.
+ * Racy copies the two rows with plain vector loads, computes, and stores them
+ * back whole: this is the one place the intended Hogwild! race is not
+ * spelled with relaxed atomics, because those cannot be vectorized and a
+ * rank-16 row is one AVX-512 register; the function is excluded from
+ * ThreadSanitizer so it reports only races nobody meant. A torn row (one
+ * thread's new p with another's new q) is the same lost update the racy
+ * policy already allows.
+ *
+ * The rank is a compile-time constant for the common ranks (16, 32, 64,
+ * 128), so those loops are fully unrolled vector code.
  *
  * AdaGrad keeps one sum per user row and per item row (the mean squared
  * gradient component of that row, as LIBMF does): rank-fold less state than
- * per-coordinate sums, and the row's components share a scale anyway.
+ * per-coordinate sums, and a row's components share a scale anyway.
  */
 #include <math.h>
 #include <omp.h>
+#include <string.h>
 
 #include "atomics/atomics.h"
 #include "dataset.h"
@@ -21,10 +34,10 @@
 
 #define MAX_RANK_ON_STACK 1024
 #define ADAGRAD_EPS 1e-6f
+#define PREFETCH_RATINGS 6
 
 struct mf_args {
-	const uint32_t *user, *item;
-	const float *rating;
+	const struct boar_triplet *trips;
 	float *P, *Q, *bu, *bi;
 	float *Gu, *Gi; /* AdaGrad row sums or NULL */
 	float mu, eta, l2;
@@ -32,50 +45,59 @@ struct mf_args {
 };
 
 static inline __attribute__((always_inline)) void
-write_row(float *dst, const float *old, const float *new_vals, uint32_t k,
-	  int policy)
+load_row(float *dst, const float *src, uint32_t k, int policy)
 {
-	for (uint32_t f = 0; f < k; f++) {
-		if (policy == BOAR_POLICY_RACY)
-			boar_store_relaxed(&dst[f], new_vals[f]);
-		else
-			boar_add_atomic(&dst[f], new_vals[f] - old[f]);
+	if (policy == BOAR_POLICY_RACY) {
+		memcpy(dst, src, k * sizeof *dst);
+		return;
 	}
+	for (uint32_t f = 0; f < k; f++)
+		dst[f] = boar_load_relaxed(&src[f]);
 }
 
-static inline __attribute__((always_inline)) double
-sweep_body(const struct mf_args *a, const uint32_t *order, uint64_t begin,
-	   uint64_t end, int policy, int adagrad)
+static inline __attribute__((always_inline)) void
+store_row(float *dst, const float *old, const float *new_vals, uint32_t k,
+	  int policy)
 {
-	uint32_t k = a->rank;
+	if (policy == BOAR_POLICY_RACY) {
+		memcpy(dst, new_vals, k * sizeof *dst);
+		return;
+	}
+	for (uint32_t f = 0; f < k; f++)
+		boar_add_atomic(&dst[f], new_vals[f] - old[f]);
+}
+
+/* RANK: the rank as a constant, or 0 to use a->rank. */
+static inline __attribute__((always_inline)) double
+sweep_body(const struct mf_args *a, uint64_t begin, uint64_t end, int policy,
+	   int adagrad, uint32_t RANK)
+{
+	const uint32_t k = RANK ? RANK : a->rank;
 	float p[MAX_RANK_ON_STACK], q[MAX_RANK_ON_STACK];
 	float np[MAX_RANK_ON_STACK], nq[MAX_RANK_ON_STACK];
+	const float l2 = a->l2;
 	double loss_sum = 0;
 
 	for (uint64_t i = begin; i < end; i++) {
-		if (i + 4 < end) {
-			uint32_t rn = order[i + 4];
-			__builtin_prefetch(&a->P[(uint64_t)a->user[rn] * k], 1);
-			__builtin_prefetch(&a->Q[(uint64_t)a->item[rn] * k], 1);
+		if (i + PREFETCH_RATINGS < end) {
+			const struct boar_triplet *tn = &a->trips[i + PREFETCH_RATINGS];
+			__builtin_prefetch(&a->P[(uint64_t)tn->user * k], 1);
+			__builtin_prefetch(&a->Q[(uint64_t)tn->item * k], 1);
 		}
-		uint32_t r = order[i];
-		float *pu = &a->P[(uint64_t)a->user[r] * k];
-		float *qi = &a->Q[(uint64_t)a->item[r] * k];
-		float *bu = a->bu ? &a->bu[a->user[r]] : 0;
-		float *bi = a->bi ? &a->bi[a->item[r]] : 0;
+		const struct boar_triplet *t = &a->trips[i];
+		float *pu = &a->P[(uint64_t)t->user * k];
+		float *qi = &a->Q[(uint64_t)t->item * k];
+		load_row(p, pu, k, policy);
+		load_row(q, qi, k, policy);
 		float dot = 0;
-		for (uint32_t f = 0; f < k; f++) {
-			p[f] = boar_load_relaxed(&pu[f]);
-			q[f] = boar_load_relaxed(&qi[f]);
-		}
 		for (uint32_t f = 0; f < k; f++)
 			dot += p[f] * q[f];
-		float bu_v = bu ? boar_load_relaxed(bu) : 0.0f;
-		float bi_v = bi ? boar_load_relaxed(bi) : 0.0f;
-		float e = a->mu + bu_v + bi_v + dot - a->rating[r];
+		float bu_v = a->bu ? boar_load_relaxed(&a->bu[t->user]) : 0.0f;
+		float bi_v = a->bi ? boar_load_relaxed(&a->bi[t->item]) : 0.0f;
+		float e = a->mu + bu_v + bi_v + dot - t->rating;
 		loss_sum += (double)e * e;
 
-		float eta_u = a->eta, eta_i = a->eta, l2 = a->l2;
+		float eta_u = a->eta, eta_i = a->eta;
 		if (adagrad) {
 			float su = 0, si = 0;
 			for (uint32_t f = 0; f < k; f++) {
@@ -84,7 +106,7 @@ sweep_body(const struct mf_args *a, const uint32_t *order, uint64_t begin,
 				su += gu * gu;
 				si += gi * gi;
 			}
-			float *Gu = &a->Gu[a->user[r]], *Gi = &a->Gi[a->item[r]];
+			float *Gu = &a->Gu[t->user], *Gi = &a->Gi[t->item];
 			float acc_u = boar_load_relaxed(Gu) + su / k;
 			float acc_i = boar_load_relaxed(Gi) + si / k;
 			boar_store_relaxed(Gu, acc_u);
@@ -96,49 +118,71 @@ sweep_body(const struct mf_args *a, const uint32_t *order, uint64_t begin,
 			np[f] = p[f] - eta_u * (e * q[f] + l2 * p[f]);
 			nq[f] = q[f] - eta_i * (e * p[f] + l2 * q[f]);
 		}
-		write_row(pu, p, np, k, policy);
-		write_row(qi, q, nq, k, policy);
-		if (bu) {
+		store_row(pu, p, np, k, policy);
+		store_row(qi, q, nq, k, policy);
+		if (a->bu) {
 			float nbu = bu_v - eta_u * (e + l2 * bu_v);
 			float nbi = bi_v - eta_i * (e + l2 * bi_v);
-			write_row(bu, &bu_v, &nbu, 1, policy);
-			write_row(bi, &bi_v, &nbi, 1, policy);
+			boar_add_policy(policy, &a->bu[t->user], nbu - bu_v);
+			boar_add_policy(policy, &a->bi[t->item], nbi - bi_v);
 		}
 	}
 	return loss_sum;
 }
 
-#define SWEEP_VARIANT(name, policy, adagrad)                               \
-	static double name(const struct mf_args *a, const uint32_t *o,     \
-			   uint64_t b, uint64_t e)                         \
-	{                                                                  \
-		return sweep_body(a, o, b, e, policy, adagrad);            \
+typedef double (*sweep_fn)(const struct mf_args *, uint64_t, uint64_t);
+
+#define RACY_VARIANT(name, adagrad, rank)                                    \
+	__attribute__((no_sanitize("thread"))) static double name(          \
+		const struct mf_args *a, uint64_t b, uint64_t e)            \
+	{                                                                    \
+		return sweep_body(a, b, e, BOAR_POLICY_RACY, adagrad, rank); \
 	}
-SWEEP_VARIANT(atomic_sgd, BOAR_POLICY_ATOMIC, 0)
-SWEEP_VARIANT(atomic_ada, BOAR_POLICY_ATOMIC, 1)
-SWEEP_VARIANT(racy_sgd, BOAR_POLICY_RACY, 0)
-SWEEP_VARIANT(racy_ada, BOAR_POLICY_RACY, 1)
+#define ATOMIC_VARIANT(name, adagrad)                                          \
+	static double name(const struct mf_args *a, uint64_t b, uint64_t e)   \
+	{                                                                      \
+		return sweep_body(a, b, e, BOAR_POLICY_ATOMIC, adagrad, 0);    \
+	}
+RACY_VARIANT(racy_sgd_16, 0, 16)
+RACY_VARIANT(racy_sgd_32, 0, 32)
+RACY_VARIANT(racy_sgd_64, 0, 64)
+RACY_VARIANT(racy_sgd_128, 0, 128)
+RACY_VARIANT(racy_sgd_any, 0, 0)
+RACY_VARIANT(racy_ada_16, 1, 16)
+RACY_VARIANT(racy_ada_32, 1, 32)
+RACY_VARIANT(racy_ada_64, 1, 64)
+RACY_VARIANT(racy_ada_128, 1, 128)
+RACY_VARIANT(racy_ada_any, 1, 0)
+ATOMIC_VARIANT(atomic_sgd, 0)
+ATOMIC_VARIANT(atomic_ada, 1)
 
-typedef double (*sweep_fn)(const struct mf_args *, const uint32_t *, uint64_t,
-			   uint64_t);
-
-double boar_sweep_mf(struct boar_engine *e, const uint32_t *order,
-		     uint64_t begin, uint64_t end, float eta)
+static sweep_fn pick(int atomic, int ada, uint32_t rank)
 {
-	const struct boar_dataset *d = e->d;
+	static const sweep_fn racy[2][5] = {
+		{racy_sgd_16, racy_sgd_32, racy_sgd_64, racy_sgd_128, racy_sgd_any},
+		{racy_ada_16, racy_ada_32, racy_ada_64, racy_ada_128, racy_ada_any},
+	};
+	if (atomic)
+		return ada ? atomic_ada : atomic_sgd;
+	int slot = rank == 16 ? 0 : rank == 32 ? 1 : rank == 64 ? 2
+		 : rank == 128 ? 3 : 4;
+	return racy[ada][slot];
+}
+
+double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
+		     float eta)
+{
 	struct boar_model *m = e->m;
 	struct mf_args a = {
-		.user = d->user, .item = d->item, .rating = d->label,
+		.trips = e->trips,
 		.P = m->P, .Q = m->Q, .bu = m->has_bias ? m->bu : 0,
 		.bi = m->has_bias ? m->bi : 0,
 		.Gu = e->accum, .Gi = e->accum ? e->accum + m->dim : 0,
 		.mu = m->has_bias ? m->mu : 0.0f, .eta = eta,
 		.l2 = (float)e->o.l2, .rank = m->rank,
 	};
-	int ada = e->o.optimizer == BOAR_OPT_ADAGRAD;
-	sweep_fn fn = e->o.update == BOAR_UPDATE_ATOMIC
-			      ? (ada ? atomic_ada : atomic_sgd)
-			      : (ada ? racy_ada : racy_sgd);
+	sweep_fn fn = pick(e->o.update == BOAR_UPDATE_ATOMIC,
+			   e->o.optimizer == BOAR_OPT_ADAGRAD, m->rank);
 	int threads = e->threads;
 	uint64_t n = end - begin;
 	double total = 0;
@@ -148,7 +192,7 @@ double boar_sweep_mf(struct boar_engine *e, const uint32_t *order,
 	{
 		int t = omp_get_thread_num(), nt = omp_get_num_threads();
 		uint64_t lo = begin + n * t / nt, hi = begin + n * (t + 1) / nt;
-		total += fn(&a, order, lo, hi);
+		total += fn(&a, lo, hi);
 	}
 	return total;
 }
