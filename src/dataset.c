@@ -6,7 +6,10 @@
  * the text is mapped, its format detected unless forced, parsed on threads,
  * classified, and (if asked) written back as a cache. A cache that cannot be
  * written does not fail the load: the data is good, the cache is only a
- * speed-up, and the next load simply tries again.
+ * speed-up, and the next load simply tries again. A cache that is corrupt
+ * fails the load with BOAR_ECORRUPT (see cache.h for why).
+ *
+ * hash_bits applies to LIBSVM data only; rating ids are used as given.
  */
 #include <math.h>
 #include <stdio.h>

@@ -4,10 +4,12 @@
  * Input is a memory range [p, end) that is NOT NUL-terminated (it is usually
  * a read-only mmap of the file), so every helper takes the end pointer and
  * never reads at or past it. The helpers are inline because they run once
- * per token on hundreds of MB per second; the rare slow forms (exponents
- * beyond the exact range, more than 19 significant digits, "nan", hex
- * floats) fall back to strtof on a bounded NUL-terminated copy so that the
- * result always equals strtof's within one ulp.
+ * per token on hundreds of MB per second: digits are taken 8 at a time
+ * (SWAR) and a decimal of up to 19 digits becomes a float with one or two
+ * double multiplications; longer decimals are read digit by digit; only
+ * "nan", "inf" and hex floats reach strtof, on a bounded NUL-terminated
+ * copy. Every path gives strtof's float within one ulp, and none depends
+ * on the locale's decimal point.
  */
 #ifndef BOAR_PARSE_COMMON_H
 #define BOAR_PARSE_COMMON_H
