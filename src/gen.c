@@ -17,6 +17,11 @@
  * when skew > 0), rating = p_u.q_i + N(0, noise^2). A rank-`rank` model can
  * therefore reach RMSE `noise`.
  *
+ * The linear dataset's dimension is the requested `features` (so that the
+ * shape matches a roofline run exactly even if the last ids were never
+ * drawn); an MF dataset's users and items are the largest drawn id + 1, as
+ * for a ratings file.
+ *
  * Rows are made in blocks of GEN_BLOCK with a generator seeded from
  * (seed, block number), so the data is the same for any thread count.
  *
