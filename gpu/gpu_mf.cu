@@ -29,32 +29,55 @@
 #define MF_BLOCK (32 * MF_WARPS_PER_BLOCK)
 #define FULL_MASK 0xffffffffu
 
-/* Lane `lane`'s factors l, l+32, ... of P[u] and Q[i] (0 past the rank). */
-template <int KPL>
+/* Which factor a lane's register t holds. Scalar layout: l, l+32, ...
+ * (any rank, masked past it). VEC layout, when rank = 32 * KPL with KPL a
+ * multiple of 4: four consecutive factors per lane per 128, so rows move
+ * as 16-byte loads, stores and (sm_90) float4 atomicAdds. */
+template <bool VEC>
+static __device__ __forceinline__ uint32_t fidx(int lane, int t)
+{
+	return VEC ? 128 * (t >> 2) + 4 * lane + (t & 3) : lane + 32 * t;
+}
+
+/* Lane `lane`'s factors of P[u] and Q[i] (0 past the rank). */
+template <int KPL, bool VEC>
 static __device__ __forceinline__ void load_rows(float *pv, float *qv,
 						 const float *P, const float *Q,
 						 uint32_t u, uint32_t i,
 						 uint32_t rank, int lane)
 {
 	const float *Pu = P + (uint64_t)u * rank, *Qi = Q + (uint64_t)i * rank;
+	if (VEC) {
 #pragma unroll
-	for (int t = 0; t < KPL; t++) {
-		uint32_t k = lane + 32 * t;
-		pv[t] = k < rank ? __ldcg(Pu + k) : 0.0f;
-		qv[t] = k < rank ? __ldcg(Qi + k) : 0.0f;
+		for (int g = 0; g < KPL / 4; g++) {
+			float4 p4 = __ldcg((const float4 *)(Pu + fidx<true>(lane, 4 * g)));
+			float4 q4 = __ldcg((const float4 *)(Qi + fidx<true>(lane, 4 * g)));
+			pv[4 * g] = p4.x, pv[4 * g + 1] = p4.y;
+			pv[4 * g + 2] = p4.z, pv[4 * g + 3] = p4.w;
+			qv[4 * g] = q4.x, qv[4 * g + 1] = q4.y;
+			qv[4 * g + 2] = q4.z, qv[4 * g + 3] = q4.w;
+		}
+	} else {
+#pragma unroll
+		for (int t = 0; t < KPL; t++) {
+			uint32_t k = lane + 32 * t;
+			pv[t] = k < rank ? __ldcg(Pu + k) : 0.0f;
+			qv[t] = k < rank ? __ldcg(Qi + k) : 0.0f;
+		}
 	}
 }
 
-template <int KPL, bool ADA, bool BIAS, bool ATOMIC>
+template <int KPL, bool VEC, bool ADA, bool BIAS, bool ATOMIC>
 __global__ void __launch_bounds__(MF_BLOCK)
 mf_sweep(const struct gpu_mf_args a)
 {
-	/* Two sets of rows in registers fit up to rank 256 (-DGPU_MF_NO_PIPE
-	 * turns the pipeline off, to measure it). */
-#ifdef GPU_MF_NO_PIPE
-	constexpr bool PIPE = false;
-#else
+	/* Loading the next rating's rows during this one's update measured
+	 * slower on an H100 (the extra registers cost occupancy; see
+	 * bench/RESULTS-gpu.md): off unless built with -DGPU_MF_PIPE. */
+#ifdef GPU_MF_PIPE
 	constexpr bool PIPE = KPL <= 8;
+#else
+	constexpr bool PIPE = false;
 #endif
 	__shared__ double block_loss[MF_WARPS_PER_BLOCK];
 	const int lane = threadIdx.x & 31;
@@ -86,7 +109,7 @@ mf_sweep(const struct gpu_mf_args a)
 		uint32_t i = __shfl_sync(FULL_MASK, my_i, 0);
 		float rt = __shfl_sync(FULL_MASK, my_r, 0);
 		float pv[KPL], qv[KPL];
-		load_rows<KPL>(pv, qv, a.P, a.Q, u, i, rank, lane);
+		load_rows<KPL, VEC>(pv, qv, a.P, a.Q, u, i, rank, lane);
 
 		for (int r = 0; r < batch; r++) {
 			const bool more = r + 1 < batch; /* warp-uniform */
@@ -96,7 +119,8 @@ mf_sweep(const struct gpu_mf_args a)
 				un = __shfl_sync(FULL_MASK, my_u, r + 1);
 				in = __shfl_sync(FULL_MASK, my_i, r + 1);
 				rn = __shfl_sync(FULL_MASK, my_r, r + 1);
-				load_rows<KPL>(pn, qn, a.P, a.Q, un, in, rank, lane);
+				load_rows<KPL, VEC>(pn, qn, a.P, a.Q, un, in, rank,
+						    lane);
 			}
 			float *const Pu = a.P + (uint64_t)u * rank;
 			float *const Qi = a.Q + (uint64_t)i * rank;
@@ -154,19 +178,47 @@ mf_sweep(const struct gpu_mf_args a)
 				step_u = eta / (sqrtf(gu + dgu) + 1e-6f);
 				step_i = eta / (sqrtf(gi + dgi) + 1e-6f);
 			}
+			if (VEC) {
 #pragma unroll
-			for (int t = 0; t < KPL; t++) {
-				uint32_t k = lane + 32 * t;
-				if (k < rank) {
-					/* Both from the old values. */
-					float dp = -step_u * (e * qv[t] + l2 * pv[t]);
-					float dq = -step_i * (e * pv[t] + l2 * qv[t]);
+				for (int g = 0; g < KPL / 4; g++) {
+					float dp[4], dq[4];
+#pragma unroll
+					for (int j = 0; j < 4; j++) {
+						float pp = pv[4 * g + j], qq = qv[4 * g + j];
+						dp[j] = -step_u * (e * qq + l2 * pp);
+						dq[j] = -step_i * (e * pp + l2 * qq);
+					}
+					float4 *P4 = (float4 *)(Pu + fidx<true>(lane, 4 * g));
+					float4 *Q4 = (float4 *)(Qi + fidx<true>(lane, 4 * g));
 					if (ATOMIC) {
-						atomicAdd(Pu + k, dp);
-						atomicAdd(Qi + k, dq);
+						atomicAdd(P4, make_float4(dp[0], dp[1], dp[2], dp[3]));
+						atomicAdd(Q4, make_float4(dq[0], dq[1], dq[2], dq[3]));
 					} else {
-						__stcg(Pu + k, pv[t] + dp);
-						__stcg(Qi + k, qv[t] + dq);
+						__stcg(P4, make_float4(pv[4 * g] + dp[0],
+								       pv[4 * g + 1] + dp[1],
+								       pv[4 * g + 2] + dp[2],
+								       pv[4 * g + 3] + dp[3]));
+						__stcg(Q4, make_float4(qv[4 * g] + dq[0],
+								       qv[4 * g + 1] + dq[1],
+								       qv[4 * g + 2] + dq[2],
+								       qv[4 * g + 3] + dq[3]));
+					}
+				}
+			} else {
+#pragma unroll
+				for (int t = 0; t < KPL; t++) {
+					uint32_t k = lane + 32 * t;
+					if (k < rank) {
+						/* Both from the old values. */
+						float dp = -step_u * (e * qv[t] + l2 * pv[t]);
+						float dq = -step_i * (e * pv[t] + l2 * qv[t]);
+						if (ATOMIC) {
+							atomicAdd(Pu + k, dp);
+							atomicAdd(Qi + k, dq);
+						} else {
+							__stcg(Pu + k, pv[t] + dp);
+							__stcg(Qi + k, qv[t] + dq);
+						}
 					}
 				}
 			}
@@ -202,8 +254,8 @@ mf_sweep(const struct gpu_mf_args a)
 				 * shares a row with this one, load after our own
 				 * write (each lane reads back its own elements). */
 				if (!PIPE || un == u || in == i)
-					load_rows<KPL>(pn, qn, a.P, a.Q, un, in, rank,
-						       lane);
+					load_rows<KPL, VEC>(pn, qn, a.P, a.Q, un, in,
+							    rank, lane);
 #pragma unroll
 				for (int t = 0; t < KPL; t++) {
 					pv[t] = pn[t];
@@ -229,41 +281,47 @@ mf_sweep(const struct gpu_mf_args a)
 
 typedef void (*mf_kernel)(const struct gpu_mf_args);
 
-template <int KPL>
+template <int KPL, bool VEC>
 static mf_kernel pick_kpl(const struct gpu_mf_variant *v)
 {
 	if (v->adagrad) {
 		if (v->biases)
-			return v->atomic ? mf_sweep<KPL, true, true, true>
-					 : mf_sweep<KPL, true, true, false>;
-		return v->atomic ? mf_sweep<KPL, true, false, true>
-				 : mf_sweep<KPL, true, false, false>;
+			return v->atomic ? mf_sweep<KPL, VEC, true, true, true>
+					 : mf_sweep<KPL, VEC, true, true, false>;
+		return v->atomic ? mf_sweep<KPL, VEC, true, false, true>
+				 : mf_sweep<KPL, VEC, true, false, false>;
 	}
 	if (v->biases)
-		return v->atomic ? mf_sweep<KPL, false, true, true>
-				 : mf_sweep<KPL, false, true, false>;
-	return v->atomic ? mf_sweep<KPL, false, false, true>
-			 : mf_sweep<KPL, false, false, false>;
+		return v->atomic ? mf_sweep<KPL, VEC, false, true, true>
+				 : mf_sweep<KPL, VEC, false, true, false>;
+	return v->atomic ? mf_sweep<KPL, VEC, false, false, true>
+			 : mf_sweep<KPL, VEC, false, false, false>;
 }
 
-/* The smallest register layout that holds the rank. */
+/* The smallest register layout that holds the rank; 16-byte accesses when
+ * the rank is a multiple of 128 (-DGPU_MF_NO_VEC to measure without). */
 static mf_kernel pick(const struct gpu_mf_variant *v, uint32_t rank)
 {
+#ifdef GPU_MF_NO_VEC
+	const bool vec = false;
+#else
+	const bool vec = rank % 128 == 0;
+#endif
 	if (rank <= 32)
-		return pick_kpl<1>(v);
+		return pick_kpl<1, false>(v);
 	if (rank <= 64)
-		return pick_kpl<2>(v);
+		return pick_kpl<2, false>(v);
 	if (rank <= 96)
-		return pick_kpl<3>(v);
+		return pick_kpl<3, false>(v);
 	if (rank <= 128)
-		return pick_kpl<4>(v);
+		return vec ? pick_kpl<4, true>(v) : pick_kpl<4, false>(v);
 	if (rank <= 192)
-		return pick_kpl<6>(v);
+		return pick_kpl<6, false>(v);
 	if (rank <= 256)
-		return pick_kpl<8>(v);
+		return vec ? pick_kpl<8, true>(v) : pick_kpl<8, false>(v);
 	if (rank <= 512)
-		return pick_kpl<16>(v);
-	return pick_kpl<32>(v);
+		return vec ? pick_kpl<16, true>(v) : pick_kpl<16, false>(v);
+	return vec ? pick_kpl<32, true>(v) : pick_kpl<32, false>(v);
 }
 
 cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
