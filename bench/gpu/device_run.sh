@@ -78,7 +78,7 @@ if has sanitize; then
 	run_s memcheck_linear_ada --tool memcheck $A/gpu_bench linear 20000 16 12 --epochs 2 --opt adagrad --l2 1e-4 --l1 1e-5 --update racy
 	run_s memcheck_linear_stream --tool memcheck $A/gpu_bench linear 20000 16 12 --epochs 2 --chunk 65536 --streams 3
 	run_s memcheck_mf --tool memcheck $A/gpu_bench mf 50000 2000 1000 100 --epochs 2 --opt adagrad --update racy
-	run_s memcheck_mf_stream --tool memcheck $A/gpu_bench mf 50000 2000 1000 32 --epochs 2 --chunk 100000 --streams 2
+	run_s memcheck_mf_stream --tool memcheck $A/gpu_bench mf 50000 2000 1000 128 --epochs 2 --chunk 100000 --streams 2
 	run_s racecheck_linear --tool racecheck $A/gpu_bench linear 20000 16 12 --epochs 1
 	run_s racecheck_mf --tool racecheck $A/gpu_bench mf 50000 2000 1000 64 --epochs 1
 	run_s synccheck_linear --tool synccheck $A/gpu_bench linear 20000 16 12 --epochs 1
