@@ -29,6 +29,7 @@ struct cluster_args {
 	const char *host;        /* --cluster-host */
 	unsigned base_port;
 	uint64_t staleness;
+	int staleness_given;
 	uint64_t sync_every;
 	const char *secret_file;
 	double heartbeat_timeout;
@@ -234,6 +235,7 @@ static int split_args(int argc, char **argv, struct cluster_args *c,
 			if (cluster_parse_staleness(v, &c->staleness))
 				return cli_usage("train", "--staleness wants a "
 							  "count or inf");
+			c->staleness_given = 1;
 		} else if (!strcmp(name, "sync-every")) {
 			if (parse_u(v, 1ull << 40, &u) || !u)
 				return cli_usage("train", "--sync-every wants "
@@ -572,6 +574,10 @@ int cluster_train(int argc, char **argv)
 						    "--cluster)");
 			goto out;
 		}
+		if (c.staleness_given && !a.quiet)
+			fprintf(stderr, "boar: note: with --ps the shards "
+					"enforce their own --staleness (boar "
+					"serve --staleness); ignored here\n");
 		addr_buf = strdup(c.ps);
 		n_shards = 1;
 		for (const char *p = c.ps; *p; p++)
