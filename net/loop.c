@@ -353,19 +353,23 @@ static void handle_recv(struct net_loop *l, uint32_t slot,
 	int more = cqe->flags & IORING_CQE_F_MORE;
 	if (!more)
 		p->recv_armed = 0;
-	if (cqe->res > 0 && (cqe->flags & IORING_CQE_F_BUFFER)) {
+	if (cqe->flags & IORING_CQE_F_BUFFER) {
 		unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
 		uint8_t *data = l->bufs + (size_t)bid * BUF_SIZE;
-		size_t n = (size_t)cqe->res;
-		l->bytes_in += n;
-		if (p->state == P_OPEN &&
-		    append(&p->in, &p->in_len, &p->in_cap, data, n))
+		int got = cqe->res > 0 && p->state == P_OPEN;
+		if (cqe->res > 0)
+			l->bytes_in += (uint64_t)cqe->res;
+		if (got && append(&p->in, &p->in_len, &p->in_cap, data,
+				  (size_t)cqe->res)) {
 			net_loop_close(l, slot, 0, "out of memory");
-		/* The buffer goes straight back to the kernel. */
+			got = 0;
+		}
+		/* The buffer goes straight back to the kernel, whatever the
+		 * completion said, so the ring never runs dry by leaks. */
 		io_uring_buf_ring_add(l->br, data, BUF_SIZE, (unsigned short)bid,
 				      io_uring_buf_ring_mask(BUF_COUNT), 0);
 		io_uring_buf_ring_advance(l->br, 1);
-		if (p->state == P_OPEN)
+		if (got)
 			deliver(l, slot);
 	}
 	if (p->state == P_OPEN && !more) {
