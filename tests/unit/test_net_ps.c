@@ -366,6 +366,89 @@ static void test_checkpoint(void)
 		fprintf(stderr, "could not remove %s\n", dir);
 }
 
+/* Reads one whole frame from a blocking socket into m. */
+static int read_frame(int fd, struct wire_msg *m)
+{
+	uint8_t buf[4096];
+	size_t got = 0;
+	struct wire_hdr h;
+	while (got < WIRE_HDR_LEN || got < WIRE_HDR_LEN + h.length) {
+		ssize_t k = read(fd, buf + got, sizeof buf - got);
+		if (k <= 0)
+			return -1;
+		got += (size_t)k;
+		if (got >= WIRE_HDR_LEN &&
+		    wire_parse_header(buf, WIRE_MAX_PAYLOAD, &h))
+			return -1;
+	}
+	return wire_decode_frame(buf, got, WIRE_MAX_PAYLOAD, m);
+}
+
+/* Frames cut at every byte, and two frames in one write, are reassembled. */
+static void test_fragmented(void)
+{
+	struct shard_thread sh;
+	boar_error err;
+	struct wire_out o;
+	struct wire_msg m = { 0 };
+	uint8_t nonce[WIRE_NONCE_LEN] = { 0 };
+	int fd;
+	if (start_shard(&sh, 0, 1, SSP_INF, NULL, NULL) ||
+	    net_connect("127.0.0.1", sh.port, &fd, &err)) {
+		test_failures++;
+		return;
+	}
+	wire_out_init(&o);
+	wire_begin(&o, WIRE_HELLO, 0);
+	wire_put_u32(&o, 0);
+	wire_put_u32(&o, 1);
+	wire_put_u64(&o, DIM);
+	wire_put_u64(&o, 0);
+	wire_put_bytes(&o, nonce, sizeof nonce);
+	wire_end(&o);
+	for (size_t i = 0; i < o.len; i++) { /* one byte per segment */
+		CHECK(write(fd, o.buf + i, 1) == 1, "write");
+		if (i % 16 == 0)
+			sleep_ms(1);
+	}
+	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME,
+	      "welcome after a byte-by-byte HELLO");
+
+	uint64_t k[3] = { 0, 17, 999 };
+	float d[3] = { 0.5f, -1.5f, 8.0f };
+	wire_out_reset(&o);
+	wire_begin(&o, WIRE_PUSH, 0);
+	wire_put_u64(&o, 0);
+	wire_put_keys(&o, k, 3);
+	wire_put_vals(&o, d, 3, 0);
+	wire_end(&o);
+	wire_begin(&o, WIRE_PULL, 0);
+	wire_put_u32(&o, 5);
+	wire_put_u64(&o, 0);
+	wire_put_keys(&o, k, 3);
+	wire_end(&o);
+	/* the push in three pieces, the last carrying the whole pull too */
+	size_t cut1 = 5, cut2 = 20;
+	CHECK(write(fd, o.buf, cut1) == (ssize_t)cut1, "write");
+	sleep_ms(20);
+	CHECK(write(fd, o.buf + cut1, cut2 - cut1) == (ssize_t)(cut2 - cut1),
+	      "write");
+	sleep_ms(20);
+	CHECK(write(fd, o.buf + cut2, o.len - cut2) == (ssize_t)(o.len - cut2),
+	      "write");
+	int rc = read_frame(fd, &m);
+	CHECK(rc == 0 && m.type == WIRE_PULL_REPLY && m.req == 5 &&
+		      m.n_vals == 3,
+	      "pull reply after a fragmented push (rc %d type %d)", rc, m.type);
+	for (uint32_t i = 0; i < 3 && i < m.n_vals; i++)
+		CHECK(m.vals[i] == d[i], "key %llu: expected %g got %g",
+		      (unsigned long long)k[i], d[i], m.vals[i]);
+	close(fd);
+	wire_out_free(&o);
+	wire_msg_free(&m);
+	stop_shard(&sh);
+}
+
 int main(void)
 {
 	int fd;
@@ -380,5 +463,6 @@ int main(void)
 	test_dead_worker();
 	test_auth_and_garbage();
 	test_checkpoint();
+	test_fragmented();
 	return TEST_RESULT();
 }
