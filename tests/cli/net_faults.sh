@@ -6,7 +6,11 @@
 #  2. kill -9 of a worker mid-run: the others finish once the shards drop it
 #     after --heartbeat-timeout, and the model is still good;
 #  3. kill -9 of a shard mid-run, restarted from its checkpoint: the workers
-#     reconnect with backoff and finish with a good model.
+#     reconnect with backoff and finish with a good model;
+#  4. kill -9 of a worker, restarted at once with the same rank: it rejoins
+#     (at the clock the shard knew) and everyone finishes;
+#  5. SIGTERM makes a shard write its checkpoint, and a new shard resumes
+#     from it.
 . net/tests/lib.sh
 
 want=$(single_accuracy)
@@ -85,4 +89,47 @@ at_most "shard restart: max staleness served" "$st" 1
 got=$(model_accuracy "$T/ks.model")
 close_to "shard killed and restarted" "$got" "$want"
 echo "shard killed and restarted: accuracy $got, max staleness served $st"
+
+# ---- 4. a worker killed and restarted with the same rank
+: >"$T/s0.err"
+serve 0 1 --staleness 1 --heartbeat-timeout 5
+s0=$SPID
+worker 1 2 1 --sync-every 500 --throttle-ms 10
+victim=$WPID
+worker 0 2 1 --sync-every 500 --throttle-ms 10 --shutdown-servers -m "$T/rw.model"
+w0=$WPID
+sleep 1.5
+kill -9 $victim || fail "worker 1 ended before it was killed"
+worker 1 2 1 --sync-every 500
+w1=$WPID
+wait_ok $w1 "restarted worker 1"
+wait_ok $w0 "worker 0 next to a restarted worker"
+wait_ok $s0 "shard with a restarted worker"
+n=$(grep -c "worker 1 joined" "$T/s0.err")
+[ "$n" = 2 ] || { cat "$T/s0.err"; fail "expected worker 1 to join twice, saw $n"; }
+grep "worker 1 joined" "$T/s0.err" | tail -1 | grep -qv "at clock 0$" ||
+	fail "the restarted worker did not rejoin at the clock the shard knew"
+got=$(model_accuracy "$T/rw.model")
+close_to "worker restarted" "$got" "$want"
+echo "worker restarted: rejoined ($(grep 'worker 1 joined' "$T/s0.err" | tail -1 | sed 's/.*joined //')), accuracy $got"
+
+# ---- 5. SIGTERM writes the checkpoint
+: >"$T/s0.err"
+mkdir "$T/ck2"
+serve 0 1 --checkpoint "$T/ck2" --checkpoint-every 0
+s0=$SPID
+worker 0 1 1 --sync-every 500 -m "$T/term.model"
+wait_ok $WPID "worker before SIGTERM"
+[ -e "$T/ck2/shard-0-of-1.ckpt" ] && fail "checkpoint written before SIGTERM with --checkpoint-every 0"
+kill -TERM $s0
+wait_ok $s0 "shard stopped by SIGTERM"
+[ -s "$T/ck2/shard-0-of-1.ckpt" ] || fail "no checkpoint after SIGTERM"
+ls "$T/ck2" | grep -q tmp && fail "a temp checkpoint file was left behind"
+serve 0 1 --checkpoint "$T/ck2"
+s0=$SPID
+sleep 0.2
+kill -TERM $s0
+wait_ok $s0 "resumed shard"
+grep -q "resumed from checkpoint" "$T/s0.err" || fail "no resume after SIGTERM"
+echo "SIGTERM checkpoint: written and resumed"
 exit 0
