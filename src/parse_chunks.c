@@ -46,10 +46,13 @@ void count_lines(const char *p, const char *end, uint64_t *newlines,
 
 int parse_threads(int requested)
 {
+	/* The parsers keep a few piece boundaries per thread on the stack. */
+	if (requested > 1024)
+		return 1024;
 	if (requested > 0)
 		return requested;
 	int n = omp_get_max_threads();
-	return n > 0 ? n : 1;
+	return n > 0 ? (n < 1024 ? n : 1024) : 1;
 }
 
 static int64_t mtime_ns_of(const struct stat *st)

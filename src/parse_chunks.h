@@ -47,7 +47,8 @@ size_t split_lines(const char *buf, size_t len, size_t max_pieces,
 void count_lines(const char *p, const char *end, uint64_t *newlines,
 		 uint64_t *colons);
 
-/* The number of threads to use for a request (0 = all cores). */
+/* The number of threads to use for a request (0 = all cores), at most
+ * 1024. */
 int parse_threads(int requested);
 
 #endif
