@@ -14,6 +14,7 @@
 #include "common.h"
 #include "json.h"
 #include "net/auth.h"
+#include "net/launcher.h"
 #include "net/loop.h"
 #include "net/ssp.h"
 #include "net/worker.h"
@@ -280,27 +281,6 @@ static int split_args(int argc, char **argv, struct cluster_args *c,
 	return 0;
 }
 
-/* The launcher's rank and size, from the first variable pair set. */
-static int launcher_rank(uint32_t *rank, uint32_t *size)
-{
-	static const char *const pairs[][2] = {
-		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
-		{ "PMI_RANK", "PMI_SIZE" },
-		{ "PMIX_RANK", "PMIX_SIZE" },
-		{ "SLURM_PROCID", "SLURM_NTASKS" },
-	};
-	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
-		unsigned long long r, s;
-		if (!parse_u(getenv(pairs[i][0]), 1 << 20, &r) &&
-		    !parse_u(getenv(pairs[i][1]), 1 << 20, &s) && r < s) {
-			*rank = (uint32_t)r;
-			*size = (uint32_t)s;
-			return 0;
-		}
-	}
-	return -1;
-}
-
 struct wrun {
 	const struct train_args *a;
 	struct progress pr;
@@ -510,7 +490,7 @@ int cluster_train(int argc, char **argv)
 						    "--ps and --worker");
 			goto out;
 		}
-		if (launcher_rank(&rank, &size)) {
+		if (net_launcher_rank(&rank, &size, NULL)) {
 			status = cli_usage(
 				"train",
 				"--cluster: no rank found in "
