@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "boar.h"
@@ -293,6 +294,46 @@ static void test_write_text(void)
 	unlink(p);
 }
 
+/* Input that is not a regular file (a FIFO, like a shell pipe) is read,
+ * not mapped, and never cached; absurd thread counts are capped. */
+static void test_pipe_and_threads(void)
+{
+	char p[600], c[620];
+	snprintf(p, sizeof p, "%s/fifo", dir);
+	snprintf(c, sizeof c, "%s.boarcache", p);
+	if (mkfifo(p, 0600)) {
+		CHECK(0, "mkfifo");
+		return;
+	}
+	pid_t pid = fork();
+	if (pid == 0) {
+		FILE *f = fopen(p, "w");
+		if (f) {
+			for (int k = 0; k < 50000; k++)
+				fprintf(f, "%d %d:1 %d:0.5\n", k % 2 ? 1 : -1,
+					1 + k % 7, 9 + k % 5);
+			fclose(f);
+		}
+		_exit(0);
+	}
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.use_cache = 1;
+	o.threads = 100000;
+	boar_dataset *d = NULL;
+	boar_error e;
+	CHECK_EQ_INT(boar_dataset_load(p, &o, &d, &e), 0);
+	waitpid(pid, NULL, 0);
+	if (d) {
+		CHECK_EQ_INT(boar_dataset_rows(d), 50000);
+		CHECK_EQ_INT(boar_dataset_nnz(d), 100000);
+		CHECK_EQ_INT(boar_dataset_features(d), 13);
+		boar_dataset_free(d);
+	}
+	CHECK(access(c, F_OK) != 0, "no cache for a pipe");
+	unlink(p);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/boar-test-api.XXXXXX",
@@ -306,6 +347,7 @@ int main(void)
 	test_from_ratings();
 	test_null_and_defaults();
 	test_write_text();
+	test_pipe_and_threads();
 	if (rmdir(dir))
 		CHECK(0, "temp dir not empty: a temp file was left behind");
 	return TEST_RESULT();
