@@ -231,12 +231,12 @@ int cmd_train(int argc, char **argv)
 	if (!a.quiet)
 		describe("train", a.train_path, train, cli_now() - t0);
 	if (init && boar_dataset_task(train) != boar_model_task(init)) {
-		fprintf(stderr, "boar: %s is a %s model but %s holds %s data; "
-				"warm start needs the model's task\n",
-			a.init_model_path, cli_task_name(boar_model_task(init)),
-			a.train_path,
-			boar_dataset_task(train) == BOAR_TASK_MF ? "ratings"
-								 : "linear");
+		int mf = boar_model_task(init) == BOAR_TASK_MF;
+		fprintf(stderr, "boar: %s is a %s model but %s holds %s; "
+				"warm start needs data of the model's task\n",
+			a.init_model_path,
+			mf ? "matrix-factorization" : "linear", a.train_path,
+			mf ? "linear data (LIBSVM rows)" : "ratings");
 		goto out;
 	}
 	if (a.weights_path) {

@@ -78,7 +78,7 @@ awk 'BEGIN { srand(2); for (i = 0; i < 2000; i++)
 	printf "%d %d %d\n", 1 + int(rand() * 40), 1 + int(rand() * 30), 1 + int(rand() * 5) }' >"$T/r.txt"
 "$BOAR" train --quiet --task mf --rank 4 --epochs 1 -m "$T/mf" "$T/r.txt" || fail "mf train exited $?"
 expect_refused "an MF model for LIBSVM data" "$BOAR" train --init-model "$T/mf" "$A"
-expect_message "an MF model for LIBSVM data" "mf model.*linear data"
+expect_message "an MF model for LIBSVM data" "matrix-factorization model.*linear data"
 expect_refused "a linear model for ratings" "$BOAR" train --init-model "$T/m2" "$T/r.txt"
 expect_message "a linear model for ratings" "linear model.*ratings"
 "$BOAR" train --quiet --epochs 1 --init-model "$T/mf" -m "$T/mf2" "$T/r.txt" ||
