@@ -119,6 +119,30 @@ cudaError_t gpu_counts_to_scale(void *count_then_scale, uint64_t dim,
 				uint64_t n_rows, int sm_count,
 				cudaStream_t stream);
 
+/* Vector atomic adds to global memory: one float2/float4 atomicAdd on
+ * sm_90 (Hopper), component by component on older chips. */
+static __device__ __forceinline__ void gpu_add2(float *p, float x, float y)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	atomicAdd((float2 *)p, make_float2(x, y));
+#else
+	atomicAdd(p, x);
+	atomicAdd(p + 1, y);
+#endif
+}
+
+static __device__ __forceinline__ void gpu_add4(float *p, float4 v)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	atomicAdd((float4 *)p, v);
+#else
+	atomicAdd(p, v.x);
+	atomicAdd(p + 1, v.y);
+	atomicAdd(p + 2, v.z);
+	atomicAdd(p + 3, v.w);
+#endif
+}
+
 /* Draws the permutation keys for (seed, epoch, chunk) over n positions. */
 void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
 		   uint64_t epoch, uint64_t chunk);

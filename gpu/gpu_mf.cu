@@ -191,8 +191,8 @@ mf_sweep(const struct gpu_mf_args a)
 					float4 *P4 = (float4 *)(Pu + fidx<true>(lane, 4 * g));
 					float4 *Q4 = (float4 *)(Qi + fidx<true>(lane, 4 * g));
 					if (ATOMIC) {
-						atomicAdd(P4, make_float4(dp[0], dp[1], dp[2], dp[3]));
-						atomicAdd(Q4, make_float4(dq[0], dq[1], dq[2], dq[3]));
+						gpu_add4((float *)P4, make_float4(dp[0], dp[1], dp[2], dp[3]));
+						gpu_add4((float *)Q4, make_float4(dq[0], dq[1], dq[2], dq[3]));
 					} else {
 						__stcg(P4, make_float4(pv[4 * g] + dp[0],
 								       pv[4 * g + 1] + dp[1],
