@@ -289,9 +289,8 @@ int cmd_train(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	/* Early stopping always speaks, even with --quiet: the model saved
-	 * is not the last epoch's, and a script should not miss that. */
-	if (rc != BOAR_ECANCELLED)
+	/* The model kept is not the last epoch's: say which one. */
+	if (rc != BOAR_ECANCELLED && !a.quiet)
 		say_early_stop(&r, r.last_epoch < a.opt.epochs);
 
 	if (a.model_out) {
