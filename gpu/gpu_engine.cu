@@ -490,12 +490,22 @@ static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 	int rc = 0;
 	if (c->task == BOAR_TASK_LINEAR) {
 		size_t n = (c->dim + 1) * sizeof(float);
-		CK(cudaMalloc(&c->w, n), "cudaMalloc(weights)");
-		CK(cudaMemcpy(c->w, m->w, n, cudaMemcpyHostToDevice),
-		   "cudaMemcpy(weights)");
 		if (c->lv.adagrad) {
-			CK(cudaMalloc(&c->G, n), "cudaMalloc(AdaGrad)");
-			CK(cudaMemset(c->G, 0, n), "cudaMemset(AdaGrad)");
+			/* (w, G) pairs: upload w, then interleave with G = 0. */
+			float *t = NULL;
+			CK(cudaMalloc(&c->w, 2 * n), "cudaMalloc(weights, AdaGrad)");
+			CK(cudaMalloc(&t, n), "cudaMalloc(weights)");
+			cudaError_t e = cudaMemcpy(t, m->w, n, cudaMemcpyHostToDevice);
+			if (e == cudaSuccess)
+				e = gpu_interleave(c->w, t, c->dim + 1, c->sm_count, 0);
+			if (e == cudaSuccess)
+				e = cudaDeviceSynchronize();
+			cudaFree(t);
+			CK(e, "uploading weights");
+		} else {
+			CK(cudaMalloc(&c->w, n), "cudaMalloc(weights)");
+			CK(cudaMemcpy(c->w, m->w, n, cudaMemcpyHostToDevice),
+			   "cudaMemcpy(weights)");
 		}
 	} else {
 		size_t np = c->n_users * c->rank * sizeof(float);
@@ -815,7 +825,17 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 		return boar_fail(err, BOAR_EMISMATCH,
 				 "GPU: model shape differs from the one opened");
 	CK(cudaSetDevice(c->device), "cudaSetDevice");
-	if (c->task == BOAR_TASK_LINEAR) {
+	if (c->task == BOAR_TASK_LINEAR && c->lv.adagrad) {
+		/* Separate w from the (w, G) pairs on the device first. */
+		float *t = NULL;
+		size_t n = (c->dim + 1) * sizeof(float);
+		CK(cudaMalloc(&t, n), "cudaMalloc(weights)");
+		cudaError_t e = gpu_deinterleave(t, c->w, c->dim + 1, c->sm_count, 0);
+		if (e == cudaSuccess)
+			e = cudaMemcpy(m->w, t, n, cudaMemcpyDeviceToHost);
+		cudaFree(t);
+		CK(e, "downloading weights");
+	} else if (c->task == BOAR_TASK_LINEAR) {
 		CK(cudaMemcpy(m->w, c->w, (c->dim + 1) * sizeof(float),
 			      cudaMemcpyDeviceToHost),
 		   "cudaMemcpy(weights)");

@@ -36,8 +36,9 @@ struct gpu_linear_args {
 	const float *val;
 	const float *label;
 	struct gpu_perm_key perm;
-	float *w;                /* dim + 1, bias at w[dim] */
-	float *G;                /* AdaGrad accumulators (dim + 1) or NULL */
+	float *w;                /* dim + 1, bias at w[dim]; with AdaGrad
+				    2 (dim + 1): (w, G) pairs, see load_wg */
+	float *G;                /* unused (NULL) */
 	const float *reg_scale;  /* n_rows_total / count_j, or NULL */
 	uint64_t dim;
 	float eta, l1, l2;
@@ -108,6 +109,13 @@ uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
 cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
 			 uint32_t *hot, uint32_t *n_hot, int sm_count,
 			 cudaStream_t stream);
+
+/* AdaGrad layout conversions on `stream`: wg[2i] = w[i], wg[2i+1] = 0 for
+ * i < n; and back, w[i] = wg[2i]. */
+cudaError_t gpu_interleave(float *wg, const float *w, uint64_t n, int sm_count,
+			   cudaStream_t stream);
+cudaError_t gpu_deinterleave(float *w, const float *wg, uint64_t n,
+			     int sm_count, cudaStream_t stream);
 
 /* Feature counts of a chunk: count[idx[j]] += 1 for j < nnz (uint32). */
 cudaError_t gpu_count_features(const uint32_t *idx, uint64_t nnz,

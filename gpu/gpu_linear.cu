@@ -109,20 +109,39 @@ static __device__ __forceinline__ float coord_delta(float d, float x, float w,
 	return nw - w;
 }
 
+/* Weights layout. SGD: w[f]. AdaGrad: (w, G) interleaved, w at 2f and its
+ * accumulator at 2f + 1, so a coordinate is one 8-byte gather and one
+ * float2 atomicAdd instead of two of each (the engine interleaves at upload
+ * and separates at download). */
+template <bool ADA>
+static __device__ __forceinline__ void load_wg(const float *w, uint64_t f,
+					       float *wv, float *gv)
+{
+	if (ADA) {
+		float2 v = __ldcg((const float2 *)(w + 2 * f));
+		*wv = v.x;
+		*gv = v.y;
+	} else {
+		*wv = __ldcg(w + f);
+		*gv = 0.0f;
+	}
+}
+
 template <bool ADA, bool ATOMIC>
-static __device__ __forceinline__ void coord_write(float *w, float *G,
-						   uint32_t f, float wr,
-						   float delta, float gv,
-						   float dG)
+static __device__ __forceinline__ void coord_write(float *w, uint64_t f,
+						   float wr, float delta,
+						   float gv, float dG)
 {
 	if (ATOMIC) {
-		atomicAdd(w + f, delta);
 		if (ADA)
-			atomicAdd(G + f, dG);
+			gpu_add2(w + 2 * f, delta, dG);
+		else
+			atomicAdd(w + f, delta);
 	} else {
-		__stcg(w + f, wr + delta);
 		if (ADA)
-			__stcg(G + f, gv + dG);
+			__stcg((float2 *)(w + 2 * f), make_float2(wr + delta, gv + dG));
+		else
+			__stcg(w + f, wr + delta);
 	}
 }
 
@@ -185,18 +204,17 @@ static __device__ __forceinline__ int hot_find(const struct hot_view &h,
 template <bool ADA>
 static __device__ __forceinline__ void hot_sync(const struct hot_view &h,
 						int k, uint64_t f, float *w,
-						float *G, float alpha)
+						float alpha)
 {
 	float v = atomicExch(h.pend + k, 0.0f);
-	if (v != 0.0f)
-		atomicAdd(w + f, v * alpha);
-	if (ADA) {
-		float g = atomicExch(h.gpend + k, 0.0f);
-		if (g != 0.0f)
-			atomicAdd(G + f, g);
-		sh_st(h.gbase + k, __ldcg(G + f));
-	}
-	sh_st(h.base + k, __ldcg(w + f));
+	float g = ADA ? atomicExch(h.gpend + k, 0.0f) : 0.0f;
+	if (v != 0.0f || g != 0.0f)
+		coord_write<ADA, true>(w, f, 0.0f, v * alpha, 0.0f, g);
+	float wv, gv;
+	load_wg<ADA>(w, f, &wv, &gv);
+	sh_st(h.base + k, wv);
+	if (ADA)
+		sh_st(h.gbase + k, gv);
 }
 
 template <int LOSS, bool ADA, bool REG, bool ATOMIC, bool HOT>
@@ -231,9 +249,8 @@ linear_sweep(const struct gpu_linear_args a)
 			h.keys[i] = HOT_EMPTY;
 		for (int k = threadIdx.x; k <= K; k += blockDim.x) {
 			uint64_t id = k < K ? a.hot_ids[k] : a.dim;
-			h.base[k] = __ldcg(a.w + id);
+			load_wg<ADA>(a.w, id, h.base + k, h.gbase + k);
 			h.pend[k] = 0.0f;
-			h.gbase[k] = ADA ? __ldcg(a.G + id) : 0.0f;
 			h.gpend[k] = 0.0f;
 		}
 		__syncthreads();
@@ -288,9 +305,8 @@ linear_sweep(const struct gpu_linear_args a)
 							gv[c] = sh_ld(h.gbase + sl[c]) +
 								sh_ld(h.gpend + sl[c]);
 					} else {
-						wv[c] = __ldcg(a.w + f[c]);
-						if (ADA)
-							gv[c] = __ldcg(a.G + f[c]);
+						load_wg<ADA>(a.w, f[c], wv + c,
+							     gv + c);
 					}
 					if (REG)
 						rs[c] = __ldg(a.reg_scale + f[c]);
@@ -301,7 +317,7 @@ linear_sweep(const struct gpu_linear_args a)
 				uint32_t fj = __ldg(a.idx + j);
 				int k = HOT ? hot_find(h, fj) : -1;
 				float wj = k >= 0 ? sh_ld(h.base + k) + sh_ld(h.pend + k)
-						  : __ldcg(a.w + fj);
+						  : __ldcg(a.w + (ADA ? 2 * (uint64_t)fj : fj));
 				m += wj * __ldg(a.val + j);
 			}
 #pragma unroll
@@ -337,7 +353,7 @@ linear_sweep(const struct gpu_linear_args a)
 							atomicAdd(h.gpend + sl[c], dG);
 					} else {
 						coord_write<ADA, ATOMIC>(
-							a.w, a.G, f[c], wv[c],
+							a.w, f[c], wv[c],
 							delta, gv[c], dG);
 					}
 				}
@@ -353,9 +369,10 @@ linear_sweep(const struct gpu_linear_args a)
 						gj = sh_ld(h.gbase + k) +
 						     sh_ld(h.gpend + k);
 				} else {
-					wj = (REG || !ATOMIC) ? __ldcg(a.w + fj) : 0.0f;
-					if (ADA)
-						gj = __ldcg(a.G + fj);
+					if (ADA || REG || !ATOMIC)
+						load_wg<ADA>(a.w, fj, &wj, &gj);
+					else
+						wj = 0.0f;
 				}
 				float rj = REG ? __ldg(a.reg_scale + fj) : 0.0f;
 				float dG = 0.0f;
@@ -366,7 +383,7 @@ linear_sweep(const struct gpu_linear_args a)
 					if (ADA)
 						atomicAdd(h.gpend + k, dG);
 				} else {
-					coord_write<ADA, ATOMIC>(a.w, a.G, fj, wj,
+					coord_write<ADA, ATOMIC>(a.w, fj, wj,
 								 delta, gj, dG);
 				}
 			}
@@ -384,10 +401,10 @@ linear_sweep(const struct gpu_linear_args a)
 		}
 		/* Publish: the bias, and 32 hot slots in rotation. */
 		if (lane == 0)
-			hot_sync<ADA>(h, K, a.dim, a.w, a.G, alpha);
+			hot_sync<ADA>(h, K, a.dim, a.w, alpha);
 		if (HOT && K > 0) {
 			int k = (int)((rot + lane) % (uint32_t)(K > 0 ? K : 1));
-			hot_sync<ADA>(h, k, a.hot_ids[k], a.w, a.G, alpha);
+			hot_sync<ADA>(h, k, a.hot_ids[k], a.w, alpha);
 			rot += 32 * LIN_WARPS_PER_BLOCK;
 		}
 		__syncwarp();
@@ -397,11 +414,9 @@ linear_sweep(const struct gpu_linear_args a)
 	/* Final flush of every slot; nobody reads the replica any more. */
 	for (int k = threadIdx.x; k <= K; k += blockDim.x) {
 		uint64_t id = k < K ? a.hot_ids[k] : a.dim;
-		float v = h.pend[k];
-		if (v != 0.0f)
-			atomicAdd(a.w + id, v * alpha);
-		if (ADA && h.gpend[k] != 0.0f)
-			atomicAdd(a.G + id, h.gpend[k]);
+		float v = h.pend[k], g = ADA ? h.gpend[k] : 0.0f;
+		if (v != 0.0f || g != 0.0f)
+			coord_write<ADA, true>(a.w, id, 0.0f, v * alpha, 0.0f, g);
 	}
 	if (lane == 0)
 		block_loss[wib] = loss_acc;
@@ -601,6 +616,44 @@ cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
 out:
 	cudaFree(buf);
 	return e;
+}
+
+__global__ void interleave_kernel(float *wg, const float *w, uint64_t n)
+{
+	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+	     i += stride)
+		((float2 *)wg)[i] = make_float2(w[i], 0.0f);
+}
+
+__global__ void deinterleave_kernel(float *w, const float *wg, uint64_t n)
+{
+	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
+	for (uint64_t i = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x; i < n;
+	     i += stride)
+		w[i] = wg[2 * i];
+}
+
+static unsigned small_grid(uint64_t n, int sm_count)
+{
+	uint64_t blocks = (n + 255) / 256;
+	if (blocks > (uint64_t)sm_count * 8)
+		blocks = (uint64_t)sm_count * 8;
+	return blocks ? (unsigned)blocks : 1;
+}
+
+cudaError_t gpu_interleave(float *wg, const float *w, uint64_t n, int sm_count,
+			   cudaStream_t stream)
+{
+	interleave_kernel<<<small_grid(n, sm_count), 256, 0, stream>>>(wg, w, n);
+	return cudaGetLastError();
+}
+
+cudaError_t gpu_deinterleave(float *w, const float *wg, uint64_t n,
+			     int sm_count, cudaStream_t stream)
+{
+	deinterleave_kernel<<<small_grid(n, sm_count), 256, 0, stream>>>(w, wg, n);
+	return cudaGetLastError();
 }
 
 /* Feature counts for the frequency-split regularizer. Contention on very

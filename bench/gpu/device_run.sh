@@ -93,6 +93,7 @@ if has bench || has quick; then
 	bl() { timeout 200 "$@" 2>> "$OUT/bench_epochs.log" | tee -a "$OUT/bench.log" >> "$SUM"; }
 	for d in 20 24 28; do bl $L $d; done
 	for d in 20 24 28; do bl $L $d --update racy; done
+	bl $L 24 --opt adagrad
 	bl $L 24 --opt adagrad --l2 1e-6
 	bl $L 24 --l2 1e-6 --l1 1e-8
 	bl $L 20 --skew 1
