@@ -17,12 +17,12 @@
  * rows' CSR slices and, closer in, their weights are prefetched.
  */
 #include <math.h>
-#include <omp.h>
 
 #include "atomics/atomics.h"
 #include "dataset.h"
 #include "engine.h"
 #include "coord_update.h"
+#include "sweep_common.h"
 #include "loss.h"
 #include "model.h"
 
@@ -117,35 +117,7 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 	return loss_sum;
 }
 
-#define SWEEP_VARIANT(name, policy, adagrad, reg)                             \
-	static double name(const struct linear_args *a, const uint32_t *o,    \
-			   uint64_t b, uint64_t e)                            \
-	{                                                                     \
-		return sweep_body(a, o, b, e, policy, adagrad, reg);          \
-	}
-SWEEP_VARIANT(atomic_sgd, BOAR_POLICY_ATOMIC, 0, REG_NONE)
-SWEEP_VARIANT(atomic_sgd_l2, BOAR_POLICY_ATOMIC, 0, REG_L2)
-SWEEP_VARIANT(atomic_sgd_l1, BOAR_POLICY_ATOMIC, 0, REG_L1)
-SWEEP_VARIANT(atomic_ada, BOAR_POLICY_ATOMIC, 1, REG_NONE)
-SWEEP_VARIANT(atomic_ada_l2, BOAR_POLICY_ATOMIC, 1, REG_L2)
-SWEEP_VARIANT(atomic_ada_l1, BOAR_POLICY_ATOMIC, 1, REG_L1)
-SWEEP_VARIANT(racy_sgd, BOAR_POLICY_RACY, 0, REG_NONE)
-SWEEP_VARIANT(racy_sgd_l2, BOAR_POLICY_RACY, 0, REG_L2)
-SWEEP_VARIANT(racy_sgd_l1, BOAR_POLICY_RACY, 0, REG_L1)
-SWEEP_VARIANT(racy_ada, BOAR_POLICY_RACY, 1, REG_NONE)
-SWEEP_VARIANT(racy_ada_l2, BOAR_POLICY_RACY, 1, REG_L2)
-SWEEP_VARIANT(racy_ada_l1, BOAR_POLICY_RACY, 1, REG_L1)
-
-typedef double (*sweep_fn)(const struct linear_args *, const uint32_t *,
-			   uint64_t, uint64_t);
-
-/* [policy][adagrad][reg] */
-static const sweep_fn variants[2][2][3] = {
-	{{atomic_sgd, atomic_sgd_l2, atomic_sgd_l1},
-	 {atomic_ada, atomic_ada_l2, atomic_ada_l1}},
-	{{racy_sgd, racy_sgd_l2, racy_sgd_l1},
-	 {racy_ada, racy_ada_l2, racy_ada_l1}},
-};
+BOAR_SWEEP_VARIANTS(struct linear_args, sweep_body, linear_variants)
 
 double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 			 uint64_t begin, uint64_t end, float eta)
@@ -161,17 +133,7 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 	int reg = boar_reg_kind(e->o.l1, e->o.l2);
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
-	sweep_fn fn = variants[policy][e->o.optimizer == BOAR_OPT_ADAGRAD][reg];
-	int threads = e->threads;
-	uint64_t n = end - begin;
-	double total = 0;
-	if (threads > 1 && n < (uint64_t)threads * 64)
-		threads = 1; /* too few rows to be worth waking threads */
-#pragma omp parallel num_threads(threads) reduction(+ : total)
-	{
-		int t = omp_get_thread_num(), nt = omp_get_num_threads();
-		uint64_t lo = begin + n * t / nt, hi = begin + n * (t + 1) / nt;
-		total += fn(&a, order, lo, hi);
-	}
-	return total;
+	int ada = e->o.optimizer == BOAR_OPT_ADAGRAD;
+	boar_slice_fn fn = linear_variants[policy][ada][reg];
+	return boar_run_slices(e->threads, fn, &a, order, begin, end);
 }

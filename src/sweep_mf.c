@@ -24,13 +24,13 @@
  * per-coordinate sums, and a row's components share a scale anyway.
  */
 #include <math.h>
-#include <omp.h>
 #include <string.h>
 
 #include "atomics/atomics.h"
 #include "dataset.h"
 #include "engine.h"
 #include "model.h"
+#include "sweep_common.h"
 
 #define MAX_RANK_ON_STACK 1024
 #define ADAGRAD_EPS 1e-6f
@@ -130,18 +130,18 @@ sweep_body(const struct mf_args *a, uint64_t begin, uint64_t end, int policy,
 	return loss_sum;
 }
 
-typedef double (*sweep_fn)(const struct mf_args *, uint64_t, uint64_t);
-
-#define RACY_VARIANT(name, adagrad, rank)                                    \
-	__attribute__((no_sanitize("thread"))) static double name(          \
-		const struct mf_args *a, uint64_t b, uint64_t e)            \
-	{                                                                    \
-		return sweep_body(a, b, e, BOAR_POLICY_RACY, adagrad, rank); \
+/* The slices index the packed ratings directly; the order is unused. */
+#define RACY_VARIANT(name, adagrad, rank)                                     \
+	__attribute__((no_sanitize("thread"))) static double name(           \
+		const void *a, const uint32_t *o, uint64_t b, uint64_t e)    \
+	{                                                                     \
+		return sweep_body(a, b, e, BOAR_POLICY_RACY, adagrad, rank);  \
 	}
-#define ATOMIC_VARIANT(name, adagrad)                                          \
-	static double name(const struct mf_args *a, uint64_t b, uint64_t e)   \
-	{                                                                      \
-		return sweep_body(a, b, e, BOAR_POLICY_ATOMIC, adagrad, 0);    \
+#define ATOMIC_VARIANT(name, adagrad)                                         \
+	static double name(const void *a, const uint32_t *o, uint64_t b,     \
+			   uint64_t e)                                        \
+	{                                                                     \
+		return sweep_body(a, b, e, BOAR_POLICY_ATOMIC, adagrad, 0);   \
 	}
 RACY_VARIANT(racy_sgd_16, 0, 16)
 RACY_VARIANT(racy_sgd_32, 0, 32)
@@ -156,9 +156,9 @@ RACY_VARIANT(racy_ada_any, 1, 0)
 ATOMIC_VARIANT(atomic_sgd, 0)
 ATOMIC_VARIANT(atomic_ada, 1)
 
-static sweep_fn pick(int atomic, int ada, uint32_t rank)
+static boar_slice_fn pick(int atomic, int ada, uint32_t rank)
 {
-	static const sweep_fn racy[2][5] = {
+	static const boar_slice_fn racy[2][5] = {
 		{racy_sgd_16, racy_sgd_32, racy_sgd_64, racy_sgd_128, racy_sgd_any},
 		{racy_ada_16, racy_ada_32, racy_ada_64, racy_ada_128, racy_ada_any},
 	};
@@ -181,18 +181,7 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 		.mu = m->has_bias ? m->mu : 0.0f, .eta = eta,
 		.l2 = (float)e->o.l2, .rank = m->rank,
 	};
-	sweep_fn fn = pick(e->o.update == BOAR_UPDATE_ATOMIC,
+	boar_slice_fn fn = pick(e->o.update == BOAR_UPDATE_ATOMIC,
 			   e->o.optimizer == BOAR_OPT_ADAGRAD, m->rank);
-	int threads = e->threads;
-	uint64_t n = end - begin;
-	double total = 0;
-	if (threads > 1 && n < (uint64_t)threads * 64)
-		threads = 1;
-#pragma omp parallel num_threads(threads) reduction(+ : total)
-	{
-		int t = omp_get_thread_num(), nt = omp_get_num_threads();
-		uint64_t lo = begin + n * t / nt, hi = begin + n * (t + 1) / nt;
-		total += fn(&a, lo, hi);
-	}
-	return total;
+	return boar_run_slices(e->threads, fn, &a, NULL, begin, end);
 }
