@@ -119,6 +119,32 @@ static int labels_are_classes(const boar_dataset *d)
 	return !pm && !zo;
 }
 
+/* A --class-weight for a label no training row has is a typo more often
+ * than not (LIBLINEAR warns too); it does no harm, so warn, not refuse. */
+static void warn_unused_class_weights(const boar_dataset *d,
+				      const struct train_args *a)
+{
+	int n = a->opt.n_class_weights;
+	unsigned char seen[TRAIN_ARGS_MAX_CLASS_WEIGHTS] = { 0 };
+	if (!n || boar_dataset_task(d) != BOAR_TASK_LINEAR)
+		return;
+	for (uint64_t r = 0; r < boar_dataset_rows(d); r++) {
+		const uint32_t *idx;
+		const float *val;
+		float y;
+		if (boar_dataset_row(d, r, &idx, &val, &y) < 0)
+			return;
+		for (int k = 0; k < n; k++)
+			seen[k] |= a->cw_labels[k] == y;
+	}
+	for (int k = 0; k < n; k++)
+		if (!seen[k])
+			fprintf(stderr, "boar: warning: --class-weight %g:%g: no "
+					"row of %s has label %g\n",
+				a->cw_labels[k], a->cw_values[k], a->train_path,
+				a->cw_labels[k]);
+}
+
 static int metric_kind(const boar_dataset *train, const boar_options *o,
 		       const boar_model *init)
 {
@@ -239,6 +265,7 @@ int cmd_train(int argc, char **argv)
 			mf ? "linear data (LIBSVM rows)" : "ratings");
 		goto out;
 	}
+	warn_unused_class_weights(train, &a);
 	if (a.weights_path) {
 		rc = boar_dataset_load_weights(train, a.weights_path, &err);
 		if (rc) {

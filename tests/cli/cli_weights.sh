@@ -48,6 +48,11 @@ done
 expect_refused "the same label twice" "$BOAR" train --class-weight 1:2 \
 	--class-weight 1:3 "$A"
 expect_message "the same label twice" "twice"
+# A class weight for a label the data lacks is a likely typo: warned about.
+"$BOAR" train --quiet --epochs 1 --class-weight 7:2 "$A" 2>"$T/err" ||
+	fail "--class-weight 7:2 exited $?"
+grep -q 'warning: --class-weight 7:2: no row .* has label 7' "$T/err" ||
+	{ cat "$T/err"; fail "no warning for a class weight of an absent label"; }
 
 # Class weights move the decision in the right direction.
 pos_rate() { # MODEL: share of a9a.t predicted positive
