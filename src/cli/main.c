@@ -58,6 +58,7 @@ static void overview(FILE *out)
 	      "  boar train --test a9a.t -m a9a.model a9a\n"
 	      "  boar eval -m a9a.model a9a.t\n"
 	      "  boar predict -m a9a.model a9a.t -o scores.txt\n"
+	      "  boar dump --top 10 -m a9a.model\n"
 	      "  boar train --task mf --rank 32 --epochs 20 ratings.csv\n",
 	      out);
 }
