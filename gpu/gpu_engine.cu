@@ -1,7 +1,8 @@
 /* gpu_engine.cu - the GPU engine's context: device memory, streams, epochs.
  *
- * boar_gpu_open puts the model (and AdaGrad accumulators, and the per-feature
- * regularization scale) in device memory for the whole run. The training
+ * boar_gpu_open puts the model (AdaGrad accumulators interleaved with the
+ * weights, the per-feature regularization scale, the hot-feature list) in
+ * device memory for the whole run. The training
  * set then either moves to the card once (when it fits with headroom) and
  * stays there, or is cut into chunks of consecutive rows that are copied
  * from pinned host memory into one slot per stream at every epoch: chunk i
