@@ -319,7 +319,8 @@ BOAR_API int boar_model_factors(const boar_model *m, const float **P,
 /* Multiclass models: the number of classes K, and (if labels != NULL) their
  * label values in class order. 0 for binary, regression and MF models. */
 BOAR_API uint32_t boar_model_classes(const boar_model *m, const float **labels);
-/* Linear: number of weights; MF: users. */
+/* Linear: feature slots (ids 0..dim-1; weights per slot: one, or K for a
+ * multiclass model, plus the bias); MF: users. */
 BOAR_API uint64_t boar_model_dim(const boar_model *m);
 
 /* Versioned binary file with checksum, written atomically (temp + rename). */
