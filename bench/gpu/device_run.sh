@@ -1,7 +1,7 @@
 #!/bin/bash
 # device_run.sh - everything the GPU engine needs a lent GPU for, in one call.
 #
-#   bench/gpu/device_run.sh [tests] [sanitize] [bench] [quick]
+#   bench/gpu/device_run.sh [tests] [sanitize] [bench] [quick] [accuracy]
 #
 # (no argument: all three). Builds the engine alone (bench/gpu/build.sh) and,
 # best effort, the whole tree with the Makefile; runs the GPU unit tests;
@@ -107,6 +107,11 @@ if has bench || has quick; then
 	bl $M 128 --update racy --opt adagrad --eta 0.05
 	bl $M 256 --update racy
 	bl $M 128 --update racy --chunk 268435456 --streams 4
+fi
+if has accuracy; then
+	BOAR=$B/boar sh bench/gpu/accuracy_run.sh > "$OUT/accuracy.log" 2>&1
+	note "accuracy run: rc=$?"
+	cat "$OUT/accuracy.log" >> "$SUM"
 fi
 echo "==== summary"
 cat "$SUM"
