@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "error.h"
 #include "parse_chunks.h"
@@ -115,6 +116,90 @@ static int read_all(int fd, const char *path, struct text_file *f,
 	return 0;
 }
 
+static int is_gzip(const char *b, size_t n)
+{
+	return n >= 2 && (unsigned char)b[0] == 0x1f &&
+	       (unsigned char)b[1] == 0x8b;
+}
+
+/* Replaces f's text by its gzip-inflated form (a heap buffer). Members
+ * follow one another until the input ends; bytes after the last member
+ * that do not start another are ignored, as gzip -d does. */
+static int gunzip(struct text_file *f, const char *path, boar_error *err)
+{
+	const unsigned char *in = (const unsigned char *)f->buf;
+	size_t in_len = f->len, used = 0, cap = in_len * 4 + (1 << 20), len = 0;
+	char *out = malloc(cap);
+	z_stream z;
+	memset(&z, 0, sizeof z);
+	if (!out || inflateInit2(&z, 15 + 16) != Z_OK) {
+		free(out);
+		return boar_fail_line(err, BOAR_ENOMEM, path, 0,
+				      "out of memory inflating gzip data");
+	}
+	int ret = 0;
+	for (;;) {
+		if (len == cap) {
+			char *nb = cap * 2 > cap ? realloc(out, cap * 2) : NULL;
+			if (!nb) {
+				ret = boar_fail_line(err, BOAR_ENOMEM, path, 0,
+						     "out of memory inflating gzip data");
+				break;
+			}
+			out = nb;
+			cap *= 2;
+		}
+		/* zlib counts in uInt: feed and drain at most 1 GiB a call */
+		size_t ain = in_len - used, aout = cap - len;
+		z.next_in = (unsigned char *)in + used;
+		z.avail_in = (uInt)(ain < (1u << 30) ? ain : (1u << 30));
+		z.next_out = (unsigned char *)out + len;
+		z.avail_out = (uInt)(aout < (1u << 30) ? aout : (1u << 30));
+		uInt gave_in = z.avail_in, gave_out = z.avail_out;
+		int r = inflate(&z, Z_NO_FLUSH);
+		used += gave_in - z.avail_in;
+		len += gave_out - z.avail_out;
+		if (r == Z_STREAM_END) {
+			if (!is_gzip((const char *)in + used, in_len - used))
+				break; /* done (trailing bytes ignored) */
+			inflateReset(&z);
+			continue;
+		}
+		if (r == Z_OK)
+			continue;
+		/* no progress: for want of room (grown above) or of input
+		 * (more of it, or the stream ends early) */
+		if (r == Z_BUF_ERROR && (z.avail_out == 0 || used < in_len))
+			continue;
+		if (r == Z_BUF_ERROR)
+			ret = boar_fail_line(err, BOAR_ECORRUPT, path, 0,
+					     "gzip data is truncated");
+		else if (r == Z_MEM_ERROR)
+			ret = boar_fail_line(err, BOAR_ENOMEM, path, 0,
+					     "out of memory inflating gzip data");
+		else
+			ret = boar_fail_line(err, BOAR_ECORRUPT, path, 0,
+					     "gzip data is corrupt: %s",
+					     z.msg ? z.msg : "bad stream");
+		break;
+	}
+	inflateEnd(&z);
+	if (ret) {
+		free(out);
+		return ret;
+	}
+	/* the text replaces the compressed bytes */
+	if (f->map)
+		munmap(f->map, f->map_len);
+	free(f->heap);
+	f->map = NULL;
+	f->map_len = 0;
+	f->heap = out;
+	f->buf = out;
+	f->len = len;
+	return 0;
+}
+
 int text_file_open(const char *path, struct text_file *f, boar_error *err)
 {
 	memset(f, 0, sizeof *f);
@@ -156,17 +241,23 @@ int text_file_open(const char *path, struct text_file *f, boar_error *err)
 		goto out;
 	}
 	f->map = m;
+	f->map_len = (size_t)st.st_size;
 	f->buf = m;
 	f->len = (size_t)st.st_size;
 out:
 	close(fd);
+	if (!ret && is_gzip(f->buf, f->len)) {
+		ret = gunzip(f, path, err);
+		if (ret)
+			text_file_close(f);
+	}
 	return ret;
 }
 
 void text_file_close(struct text_file *f)
 {
 	if (f->map)
-		munmap(f->map, f->len);
+		munmap(f->map, f->map_len);
 	free(f->heap);
 	memset(f, 0, sizeof *f);
 }

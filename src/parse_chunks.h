@@ -3,7 +3,9 @@
  *
  * A regular file is mapped read-only (no copy, pages shared with the page
  * cache); anything else that can be opened (a pipe, /dev/stdin) is read into
- * a heap buffer. Pieces always start at the beginning of a line and end just
+ * a heap buffer. Gzip input (recognised by its magic bytes, whatever the
+ * file is called; concatenated members too) is inflated with zlib into a
+ * heap buffer, so every format reads compressed as well. Pieces always start at the beginning of a line and end just
  * after a '\n' (or at the end of the text), so a parser can work on each one
  * alone and the line numbers add up.
  */
@@ -19,6 +21,7 @@ struct text_file {
 	const char *buf;
 	size_t len;
 	void *map;       /* mmap'd (munmap on close), or NULL */
+	size_t map_len;
 	void *heap;      /* read into the heap (free on close), or NULL */
 	uint64_t size;   /* st_size of the source (0 for a pipe) */
 	int64_t mtime_ns;
@@ -31,7 +34,8 @@ struct text_file {
 int text_file_stat(const char *path, uint64_t *size, int64_t *mtime_ns,
 		   int *regular, boar_error *err);
 
-/* Opens and maps (or reads) path. @return 0, BOAR_EIO or BOAR_ENOMEM. */
+/* Opens and maps (or reads, or inflates) path.
+ * @return 0, BOAR_EIO, BOAR_ENOMEM, or BOAR_ECORRUPT for broken gzip data. */
 int text_file_open(const char *path, struct text_file *f, boar_error *err);
 void text_file_close(struct text_file *f);
 

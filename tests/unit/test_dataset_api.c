@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "boar.h"
 #include "dataset.h"
@@ -334,6 +335,96 @@ static void test_pipe_and_threads(void)
 	unlink(p);
 }
 
+/* gzip input reads like the text inside it, in every format; a truncated
+ * or damaged one is BOAR_ECORRUPT naming the file. */
+static void test_gzip(void)
+{
+	char p[600], q[620];
+	snprintf(p, sizeof p, "%s/data.svm", dir);
+	snprintf(q, sizeof q, "%s/data.gz", dir);
+	boar_gen_options g;
+	boar_gen_options_default(&g);
+	g.rows = 30000;
+	g.features = 1000;
+	boar_dataset *gen, *plain = NULL, *gz = NULL;
+	boar_error e;
+	CHECK_EQ_INT(boar_generate(&g, &gen, &e), 0);
+	CHECK_EQ_INT(boar_dataset_write_text(gen, p, &e), 0);
+	boar_dataset_free(gen);
+	/* two gzip members, as `cat a.gz b.gz` makes */
+	FILE *in = fopen(p, "rb");
+	fseek(in, 0, SEEK_END);
+	long n = ftell(in);
+	rewind(in);
+	char *text = malloc((size_t)n);
+	CHECK(fread(text, 1, (size_t)n, in) == (size_t)n, "read back");
+	fclose(in);
+	long half = 0;
+	while (half < n / 2)
+		half = (long)((char *)memchr(text + half, '\n', (size_t)(n - half)) - text) + 1;
+	gzFile z = gzopen(q, "wb");
+	gzwrite(z, text, (unsigned)half);
+	gzclose(z);
+	z = gzopen(q, "ab");
+	gzwrite(z, text + half, (unsigned)(n - half));
+	gzclose(z);
+	free(text);
+	CHECK_EQ_INT(boar_dataset_load(p, NULL, &plain, &e), 0);
+	CHECK_EQ_INT(boar_dataset_load(q, NULL, &gz, &e), 0);
+	if (plain && gz) {
+		CHECK(gz->n_rows == plain->n_rows && gz->nnz == plain->nnz &&
+			      !memcmp(gz->idx, plain->idx, gz->nnz * 4) &&
+			      !memcmp(gz->val, plain->val, gz->nnz * 4) &&
+			      !memcmp(gz->label, plain->label, gz->n_rows * 4),
+		      "gzip load differs from the plain one");
+	}
+	boar_dataset_free(plain);
+	boar_dataset_free(gz);
+
+	/* ratings, compressed */
+	z = gzopen(q, "wb");
+	gzputs(z, "userId,movieId,rating\n1,2,3.5\n4,5,1\n");
+	gzclose(z);
+	CHECK_EQ_INT(boar_dataset_load(q, NULL, &gz, &e), 0);
+	if (gz) {
+		CHECK_EQ_INT(boar_dataset_task(gz), BOAR_TASK_MF);
+		CHECK_EQ_INT(boar_dataset_rows(gz), 2);
+		boar_dataset_free(gz);
+	}
+	/* and a compressed file with a bad line still names the line */
+	z = gzopen(q, "wb");
+	gzputs(z, "1 1:1\n1 0:1\n");
+	gzclose(z);
+	CHECK_EQ_INT(boar_dataset_load(q, NULL, &gz, &e), BOAR_EPARSE);
+	CHECK_EQ_INT(e.line, 2);
+
+	/* truncated: cut the file short */
+	z = gzopen(q, "wb");
+	for (int k = 0; k < 20000; k++)
+		gzprintf(z, "%d %d:%d\n", k % 2, 1 + k % 50, k);
+	gzclose(z);
+	struct stat st;
+	stat(q, &st);
+	CHECK(truncate(q, st.st_size / 2) == 0, "truncate");
+	CHECK_EQ_INT(boar_dataset_load(q, NULL, &gz, &e), BOAR_ECORRUPT);
+	CHECK(strstr(e.message, "truncated") && strstr(e.message, q),
+	      "got \"%s\"", e.message);
+	/* damaged: flip bytes in the middle of the deflate data */
+	z = gzopen(q, "wb");
+	for (int k = 0; k < 20000; k++)
+		gzprintf(z, "%d %d:%d\n", k % 2, 1 + k % 50, k);
+	gzclose(z);
+	FILE *f = fopen(q, "r+b");
+	fseek(f, 100, SEEK_SET);
+	fputs("\xde\xad\xbe\xef\xde\xad\xbe\xef", f);
+	fclose(f);
+	int r = boar_dataset_load(q, NULL, &gz, &e);
+	CHECK(r == BOAR_ECORRUPT || r == BOAR_EPARSE,
+	      "damaged gzip: got %d \"%s\"", r, e.message);
+	unlink(p);
+	unlink(q);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/boar-test-api.XXXXXX",
@@ -348,6 +439,7 @@ int main(void)
 	test_null_and_defaults();
 	test_write_text();
 	test_pipe_and_threads();
+	test_gzip();
 	if (rmdir(dir))
 		CHECK(0, "temp dir not empty: a temp file was left behind");
 	return TEST_RESULT();
