@@ -36,7 +36,7 @@ run() {
 	t0=$(date +%s.%N)
 	"$BOAR" train --json "$@" >"$D/out.json" 2>"$D/err" || { cat "$D/err"; exit 1; }
 	t1=$(date +%s.%N)
-	summ "$D/out.json" "$name" "$(echo "$t1 - $t0" | bc)"
+	summ "$D/out.json" "$name" "$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", b - a }')"
 }
 for dev in cpu gpu; do
 	run "linear adagrad $dev" --device $dev --epochs 5 --test "$D/lin.test" "$D/lin.train"
