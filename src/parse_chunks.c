@@ -14,27 +14,28 @@
 #include "parse_chunks.h"
 
 /* 32 bytes per step with GCC vector extensions (any target), counted in
- * 8-bit lanes that are summed before they can wrap. */
-typedef signed char v32i8 __attribute__((vector_size(32)));
+ * unsigned 8-bit lanes (a true compare is all ones, so subtracting it adds
+ * one) that are summed before they can wrap. */
+typedef unsigned char v32u8 __attribute__((vector_size(32)));
 
 void count_lines(const char *p, const char *end, uint64_t *newlines,
 		 uint64_t *colons)
 {
 	uint64_t a = 0, b = 0;
-	v32i8 vnl, vco;
+	v32u8 vnl, vco;
 	memset(&vnl, '\n', sizeof vnl);
 	memset(&vco, ':', sizeof vco);
 	while (end - p >= 32) {
-		v32i8 x = { 0 }, y = { 0 };
+		v32u8 x = { 0 }, y = { 0 };
 		for (int i = 0; i < 255 && end - p >= 32; i++, p += 32) {
-			v32i8 w;
+			v32u8 w;
 			memcpy(&w, p, 32);
-			x -= (v32i8)(w == vnl); /* true is -1 */
-			y -= (v32i8)(w == vco);
+			x -= (v32u8)(w == vnl);
+			y -= (v32u8)(w == vco);
 		}
 		for (int i = 0; i < 32; i++) {
-			a += (unsigned char)x[i];
-			b += (unsigned char)y[i];
+			a += x[i];
+			b += y[i];
 		}
 	}
 	for (; p < end; p++) {
