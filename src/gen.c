@@ -460,8 +460,8 @@ static char *put_digits(char *p, double a, int P, uint64_t *mout, int *e10out)
 }
 
 /* Formats a finite float in at most 16 bytes: integers as integers,
- * anything else with 7 significant digits when that reads back as the same
- * float, else 9 (always enough for a float). */
+ * anything else with the fewest of 7, 8 or 9 significant digits that read
+ * back as the same float (9 always do). */
 static char *put_float(char *p, float v)
 {
 	if (v == 0) {
@@ -477,10 +477,12 @@ static char *put_float(char *p, float v)
 	char *start = p;
 	uint64_t m;
 	int e10;
-	p = put_digits(start, (double)v, 7, &m, &e10);
-	if (!reads_back(m, e10, v))
-		p = put_digits(start, (double)v, 9, &m, &e10);
-	return p;
+	for (int digits = 7; digits < 9; digits++) {
+		p = put_digits(start, (double)v, digits, &m, &e10);
+		if (reads_back(m, e10, v))
+			return p;
+	}
+	return put_digits(start, (double)v, 9, &m, &e10);
 }
 
 /* Upper bound of the text of rows [r0, r1). */

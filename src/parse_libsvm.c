@@ -358,7 +358,9 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 	for (size_t k = 0; k < n; k++) {
 		uint64_t nl, colons;
 		count_lines(pc[k].beg, pc[k].end, &nl, &colons);
-		pc[k].rows_ub = nl + 1;
+		/* a piece ends after a '\n' except perhaps the last: an exact
+		 * bound keeps a plain file's regions touching */
+		pc[k].rows_ub = nl + (pc[k].end[-1] != '\n');
 		pc[k].nnz_ub = colons;
 	}
 	uint64_t rows_ub = 0, nnz_ub = 0;

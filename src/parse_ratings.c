@@ -225,7 +225,7 @@ int boar_parse_ratings(const struct parse_input *in,
 	for (size_t k = 0; k < n; k++) {
 		uint64_t nl, colons;
 		count_lines(buf + starts[k], buf + starts[k + 1], &nl, &colons);
-		bound[k] = nl + 1;
+		bound[k] = nl + (buf[starts[k + 1] - 1] != '\n');
 	}
 	uint64_t total = 0;
 	for (size_t k = 0; k < n; k++) {
