@@ -50,8 +50,9 @@ static __device__ __forceinline__ void load_rows(float *pv, float *qv,
 	if (VEC) {
 #pragma unroll
 		for (int g = 0; g < KPL / 4; g++) {
-			float4 p4 = __ldcg((const float4 *)(Pu + fidx<true>(lane, 4 * g)));
-			float4 q4 = __ldcg((const float4 *)(Qi + fidx<true>(lane, 4 * g)));
+			uint32_t k = fidx<true>(lane, 4 * g);
+			float4 p4 = __ldcg((const float4 *)(Pu + k));
+			float4 q4 = __ldcg((const float4 *)(Qi + k));
 			pv[4 * g] = p4.x, pv[4 * g + 1] = p4.y;
 			pv[4 * g + 2] = p4.z, pv[4 * g + 3] = p4.w;
 			qv[4 * g] = q4.x, qv[4 * g + 1] = q4.y;
@@ -63,6 +64,60 @@ static __device__ __forceinline__ void load_rows(float *pv, float *qv,
 			uint32_t k = lane + 32 * t;
 			pv[t] = k < rank ? __ldcg(Pu + k) : 0.0f;
 			qv[t] = k < rank ? __ldcg(Qi + k) : 0.0f;
+		}
+	}
+}
+
+/* Writes one rating's row updates back: p -= step_u (e q + l2 p),
+ * q -= step_i (e p + l2 q), both from the old values held in pv/qv. */
+template <int KPL, bool VEC, bool ATOMIC>
+static __device__ __forceinline__ void write_rows(float *Pu, float *Qi,
+						  const float *pv,
+						  const float *qv, float e,
+						  float su, float si, float l2,
+						  uint32_t rank, int lane)
+{
+	if (VEC) {
+#pragma unroll
+		for (int g = 0; g < KPL / 4; g++) {
+			float np[4], nq[4];
+#pragma unroll
+			for (int j = 0; j < 4; j++) {
+				float p = pv[4 * g + j], q = qv[4 * g + j];
+				np[j] = -su * (e * q + l2 * p); /* deltas first */
+				nq[j] = -si * (e * p + l2 * q);
+				if (!ATOMIC) {
+					np[j] += p;
+					nq[j] += q;
+				}
+			}
+			float *P4 = Pu + fidx<true>(lane, 4 * g);
+			float *Q4 = Qi + fidx<true>(lane, 4 * g);
+			float4 vp = make_float4(np[0], np[1], np[2], np[3]);
+			float4 vq = make_float4(nq[0], nq[1], nq[2], nq[3]);
+			if (ATOMIC) {
+				gpu_add4(P4, vp);
+				gpu_add4(Q4, vq);
+			} else {
+				__stcg((float4 *)P4, vp);
+				__stcg((float4 *)Q4, vq);
+			}
+		}
+	} else {
+#pragma unroll
+		for (int t = 0; t < KPL; t++) {
+			uint32_t k = lane + 32 * t;
+			if (k >= rank)
+				continue;
+			float dp = -su * (e * qv[t] + l2 * pv[t]);
+			float dq = -si * (e * pv[t] + l2 * qv[t]);
+			if (ATOMIC) {
+				atomicAdd(Pu + k, dp);
+				atomicAdd(Qi + k, dq);
+			} else {
+				__stcg(Pu + k, pv[t] + dp);
+				__stcg(Qi + k, qv[t] + dq);
+			}
 		}
 	}
 }
@@ -178,50 +233,9 @@ mf_sweep(const struct gpu_mf_args a)
 				step_u = eta / (sqrtf(gu + dgu) + 1e-6f);
 				step_i = eta / (sqrtf(gi + dgi) + 1e-6f);
 			}
-			if (VEC) {
-#pragma unroll
-				for (int g = 0; g < KPL / 4; g++) {
-					float dp[4], dq[4];
-#pragma unroll
-					for (int j = 0; j < 4; j++) {
-						float pp = pv[4 * g + j], qq = qv[4 * g + j];
-						dp[j] = -step_u * (e * qq + l2 * pp);
-						dq[j] = -step_i * (e * pp + l2 * qq);
-					}
-					float4 *P4 = (float4 *)(Pu + fidx<true>(lane, 4 * g));
-					float4 *Q4 = (float4 *)(Qi + fidx<true>(lane, 4 * g));
-					if (ATOMIC) {
-						gpu_add4((float *)P4, make_float4(dp[0], dp[1], dp[2], dp[3]));
-						gpu_add4((float *)Q4, make_float4(dq[0], dq[1], dq[2], dq[3]));
-					} else {
-						__stcg(P4, make_float4(pv[4 * g] + dp[0],
-								       pv[4 * g + 1] + dp[1],
-								       pv[4 * g + 2] + dp[2],
-								       pv[4 * g + 3] + dp[3]));
-						__stcg(Q4, make_float4(qv[4 * g] + dq[0],
-								       qv[4 * g + 1] + dq[1],
-								       qv[4 * g + 2] + dq[2],
-								       qv[4 * g + 3] + dq[3]));
-					}
-				}
-			} else {
-#pragma unroll
-				for (int t = 0; t < KPL; t++) {
-					uint32_t k = lane + 32 * t;
-					if (k < rank) {
-						/* Both from the old values. */
-						float dp = -step_u * (e * qv[t] + l2 * pv[t]);
-						float dq = -step_i * (e * pv[t] + l2 * qv[t]);
-						if (ATOMIC) {
-							atomicAdd(Pu + k, dp);
-							atomicAdd(Qi + k, dq);
-						} else {
-							__stcg(Pu + k, pv[t] + dp);
-							__stcg(Qi + k, qv[t] + dq);
-						}
-					}
-				}
-			}
+			/* Both rows step from the old values. */
+			write_rows<KPL, VEC, ATOMIC>(Pu, Qi, pv, qv, e, step_u,
+						     step_i, l2, rank, lane);
 			if (lane == 0) {
 				if (BIAS) {
 					float dbu = -step_u * (e + l2 * bu);
