@@ -86,7 +86,8 @@ double net_now(void);
 
 /* ---- socket helpers shared by the shard and the client (sock.c) */
 
-/* Parses "HOST:PORT" (HOST may be a name or a [v6] literal). */
+/* Parses "HOST:PORT" (HOST may be a name or a [v6] literal; PORT 0 lets
+ * the kernel choose when listening). */
 int net_split_hostport(const char *s, char *host, size_t hostlen,
 		       unsigned *port);
 /* Listens on host:port (SO_REUSEADDR). @return 0 and *fd, or BOAR_ENET. */

@@ -40,7 +40,7 @@ int net_split_hostport(const char *s, char *host, size_t hostlen,
 	char *endp;
 	errno = 0;
 	unsigned long p = strtoul(colon + 1, &endp, 10);
-	if (errno || endp == colon + 1 || *endp || p == 0 || p > 65535)
+	if (errno || endp == colon + 1 || *endp || p > 65535)
 		return -1;
 	memcpy(host, h, hl);
 	host[hl] = '\0';

@@ -11,9 +11,17 @@ A9AT=datasets/a9a.t
 [ -r "$A9A" ] && [ -r "$A9AT" ] || skip "datasets/a9a and a9a.t are missing"
 have_python || skip "python3 is needed to read the JSON output"
 
-# A port range of our own: 20 ports from a random base.
+# Shards listen on port 0 and say which port the kernel gave them, so that
+# tests running at the same time never collide; PORT_I is shard I's port
+# (kept when a shard is restarted: new_cluster forgets them). PORT is a
+# random base only for what cannot ask the kernel (mpirun's --base-port,
+# the namespaces' own stacks).
 PORT=$((20000 + ($$ * 37 + $(date +%N | sed 's/^0*//;s/^$/0/')) % 40000))
 PIDS=""
+
+new_cluster() {
+	for _i in 0 1 2 3; do unset PORT_$_i; done
+}
 
 cleanup_net() {
 	for p in $PIDS; do kill -9 "$p" 2>/dev/null; done
@@ -26,17 +34,28 @@ trap cleanup_net EXIT
 # test machine has two cores and runs several processes at once).
 COMMON="--threads 1 --epochs 10 --seed 7"
 
-# serve I S EXTRA...: starts shard I of S on 127.0.0.1:$PORT+I, stderr in
+# serve I S EXTRA...: starts shard I of S on 127.0.0.1 (port PORT_I if
+# set, else one the kernel picks, then recorded in PORT_I), stderr in
 # $T/sI.err; its pid in $SPID.
 serve() {
 	_i=$1
 	_s=$2
 	shift 2
-	"$BOAR" serve --shard "$_i/$_s" --listen "127.0.0.1:$((PORT + _i))" \
+	eval "_p=\${PORT_$_i:-0}"
+	touch "$T/s$_i.err"
+	_n=$(grep -c "listening on" "$T/s$_i.err")
+	"$BOAR" serve --shard "$_i/$_s" --listen "127.0.0.1:$_p" \
 		"$@" >"$T/s$_i.out" 2>>"$T/s$_i.err" &
 	SPID=$!
 	PIDS="$PIDS $SPID"
-	wait_listen $((PORT + _i))
+	_end=$(($(date +%s) + 10))
+	while [ "$(grep -c "listening on" "$T/s$_i.err")" = "$_n" ]; do
+		kill -0 $SPID 2>/dev/null || { cat "$T/s$_i.err"; fail "shard $_i did not start"; }
+		[ "$(date +%s)" -lt "$_end" ] || fail "shard $_i is not listening after 10 s"
+		sleep 0.05
+	done
+	_p=$(grep "listening on" "$T/s$_i.err" | tail -1 | sed 's/.*listening on [^ ]*:\([0-9]*\),.*/\1/')
+	eval "PORT_$_i=$_p"
 }
 
 # wait_listen PORT: until something accepts on 127.0.0.1:PORT (5 s).
@@ -58,7 +77,8 @@ PY
 ps_list() {
 	_l=""
 	for _i in $(seq 0 $(($1 - 1))); do
-		_l="$_l${_l:+,}127.0.0.1:$((PORT + _i))"
+		eval "_p=\$PORT_$_i"
+		_l="$_l${_l:+,}127.0.0.1:$_p"
 	done
 	echo "$_l"
 }
@@ -76,8 +96,18 @@ worker() {
 	PIDS="$PIDS $WPID"
 }
 
-# wait_ok PID WHAT: the process must exit 0.
+# wait_ok PID WHAT: the process must exit 0, within WAIT_LIMIT seconds
+# (default 180; then every log is shown and the test fails rather than
+# hanging until the runner's timeout).
 wait_ok() {
+	_end=$(($(date +%s) + ${WAIT_LIMIT:-180}))
+	while kill -0 "$1" 2>/dev/null && [ "$(date +%s)" -lt "$_end" ]; do
+		sleep 0.1
+	done
+	if kill -0 "$1" 2>/dev/null; then
+		for _f in "$T"/*.err; do echo "== $_f"; tail -20 "$_f"; done
+		fail "$2 still running after ${WAIT_LIMIT:-180} s"
+	fi
 	wait "$1"
 	_rc=$?
 	[ "$_rc" = 0 ] || {

@@ -7,10 +7,13 @@
  * the largest staleness served among them, go to stderr (and stdout as
  * JSON with --json).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "args.h"
@@ -165,6 +168,13 @@ int serve_run(const struct serve_args *a)
 	else
 		snprintf(ebuf, sizeof ebuf, "%llu",
 			 (unsigned long long)a->staleness);
+	/* With port 0 the kernel picked one: say which (tests rely on it). */
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	if (!getsockname(lfd, (struct sockaddr *)&ss, &sl))
+		port = ntohs(ss.ss_family == AF_INET6
+				     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+				     : ((struct sockaddr_in *)&ss)->sin_port);
 	if (!a->quiet)
 		fprintf(stderr,
 			"boar serve %u/%u: listening on %s:%u, staleness %s%s\n",

@@ -9,6 +9,7 @@
 want=$(single_accuracy)
 
 for s in 0 2 inf; do
+	new_cluster
 	: >"$T/s0.err"
 	: >"$T/s1.err"
 	serve 0 2 --staleness $s
@@ -38,6 +39,7 @@ done
 # float16 values and the significance filter: fewer push bytes per update
 # than float32, same accuracy.
 for mode in f32 f16; do
+	new_cluster
 	: >"$T/s0.err"
 	serve 0 1 --staleness 1
 	s0=$SPID

@@ -24,15 +24,15 @@ want=$(single_accuracy)
 serve 0 1 --staleness 1 --secret-file "$T/secret"
 s0=$SPID
 
-expect_refused "wrong secret" "$BOAR" train $COMMON --ps "127.0.0.1:$PORT" \
+expect_refused "wrong secret" "$BOAR" train $COMMON --ps "127.0.0.1:$PORT_0" \
 	--worker 0/2 --secret-file "$T/wrong" --reconnect-timeout 2 "$A9A"
 expect_message "wrong secret" "secret|authenticat"
-expect_refused "no secret" "$BOAR" train $COMMON --ps "127.0.0.1:$PORT" \
+expect_refused "no secret" "$BOAR" train $COMMON --ps "127.0.0.1:$PORT_0" \
 	--worker 0/2 --reconnect-timeout 2 "$A9A"
 expect_message "no secret" "secret|authenticat"
 
 # Hostile peers, kept connected while the real workers train.
-python3 - "$PORT" >"$T/hostile.out" 2>&1 <<'PY' &
+python3 - "$PORT_0" >"$T/hostile.out" 2>&1 <<'PY' &
 import socket, struct, sys, time
 port = int(sys.argv[1])
 def peer(data):
@@ -79,6 +79,7 @@ grep -q "dropped: garbage huge idle slow" "$T/hostile.out" ||
 kill -TERM $s0
 wait_ok $s0 "shard after SIGTERM"
 grep -q "max_staleness_served=" "$T/s0.err" || fail "no statistics on SIGTERM"
+at_most "authenticated run: max staleness served" "$(max_staleness "$T/s0.err")" 1
 got=$(model_accuracy "$T/auth.model")
 close_to "authenticated run next to hostile peers" "$got" "$want"
 echo "authenticated run next to hostile peers: accuracy $got"
