@@ -9,7 +9,8 @@
  * speed-up, and the next load simply tries again. A cache that is corrupt
  * fails the load with BOAR_ECORRUPT (see cache.h for why).
  *
- * hash_bits applies to LIBSVM data only; rating ids are used as given.
+ * hash_bits applies to LIBSVM data only; rating ids are used as given;
+ * VW and CSV data are always hashed (18 bits when hash_bits is 0).
  */
 #include <math.h>
 #include <stdio.h>
@@ -18,6 +19,8 @@
 #include <sys/mman.h>
 
 #include "cache.h"
+#include "gzip_input.h"
+#include "murmur3.h"
 #include "dataset.h"
 #include "error.h"
 #include "parse_chunks.h"
@@ -226,6 +229,13 @@ void boar_load_options_default(boar_load_options *o)
 	o->use_cache = 0;
 	o->cache_path = NULL;
 	o->hash_bits = 0;
+	o->csv_label = NULL;
+	o->csv_ignore = NULL;
+	o->csv_categorical = NULL;
+	o->csv_numeric = NULL;
+	o->csv_separator = 0;
+	o->csv_header = 0;
+	o->csv_log = 0;
 }
 
 /* Is [s, eol) a line with a LIBSVM feature token (a ':' after the first
@@ -274,9 +284,38 @@ static int numeric_fields(const char *s, const char *eol)
 	return n;
 }
 
+/* How much of the text detection looks at (and the cache check peeks). */
+#define DETECT_WINDOW ((size_t)1 << 20)
+
+/* A VW line: a '|' with nothing before it that a LIBSVM comment, a CSV
+ * field or a feature would have. */
+static int looks_vw(const char *s, const char *eol)
+{
+	const char *bar = memchr(s, '|', (size_t)(eol - s));
+	if (!bar)
+		return 0;
+	for (; s < bar; s++)
+		if (*s == ',' || *s == '#' || *s == ':' || *s == '\t')
+			return 0;
+	return 1;
+}
+
+/* A CSV line: five fields or more split by ',' (or by tabs, with no ':'
+ * that would make them LIBSVM tokens). Ratings lines have 3 or 4. */
+static int looks_csv(const char *s, const char *eol)
+{
+	int commas = 0, tabs = 0, colons = 0;
+	for (; s < eol; s++) {
+		commas += *s == ',';
+		tabs += *s == '\t';
+		colons += *s == ':';
+	}
+	return commas >= 4 || (tabs >= 4 && !colons);
+}
+
 int boar_detect_format(const char *buf, size_t len)
 {
-	const char *p = buf, *end = buf + (len < (1u << 20) ? len : (1u << 20));
+	const char *p = buf, *end = buf + (len < DETECT_WINDOW ? len : DETECT_WINDOW);
 	int looked = 0;
 	while (p < end && looked < 32) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
@@ -287,6 +326,10 @@ int boar_detect_format(const char *buf, size_t len)
 		if (s == eol || *s == '#')
 			continue;
 		looked++;
+		if (looks_vw(s, eol))
+			return BOAR_FORMAT_VW;
+		if (looks_csv(s, eol))
+			return BOAR_FORMAT_CSV;
 		if (has_feature_token(s, eol))
 			return BOAR_FORMAT_LIBSVM;
 		if (numeric_fields(s, eol) >= 3)
@@ -300,7 +343,7 @@ static int check_load_options(const boar_load_options *o, boar_error *err)
 {
 	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
 		return boar_fail(err, BOAR_EINVAL, "unknown task %d", o->task);
-	if (o->format < BOAR_FORMAT_AUTO || o->format > BOAR_FORMAT_RATINGS)
+	if (o->format < BOAR_FORMAT_AUTO || o->format > BOAR_FORMAT_CSV)
 		return boar_fail(err, BOAR_EINVAL, "unknown format %d",
 				 o->format);
 	if (o->threads < 0)
@@ -310,10 +353,49 @@ static int check_load_options(const boar_load_options *o, boar_error *err)
 		return boar_fail(err, BOAR_EINVAL,
 				 "hash_bits must be between 0 and 32");
 	if ((o->task == BOAR_TASK_LINEAR && o->format == BOAR_FORMAT_RATINGS) ||
-	    (o->task == BOAR_TASK_MF && o->format == BOAR_FORMAT_LIBSVM))
+	    (o->task == BOAR_TASK_MF && o->format != BOAR_FORMAT_AUTO &&
+	     o->format != BOAR_FORMAT_RATINGS))
 		return boar_fail(err, BOAR_EINVAL,
-				 "task and format disagree: the linear task reads LIBSVM, matrix factorization reads ratings");
+				 "task and format disagree: the linear task reads LIBSVM, VW or CSV, matrix factorization reads ratings");
 	return 0;
+}
+
+/* Detection, knowing the task: the linear task reads no ratings, so a
+ * file that looks like ratings goes to the LIBSVM parser, which names what
+ * is wrong with it. */
+static int detect_for(int task, const char *buf, size_t len)
+{
+	int f = boar_detect_format(buf, len);
+	return task == BOAR_TASK_LINEAR && f == BOAR_FORMAT_RATINGS
+		       ? BOAR_FORMAT_LIBSVM
+		       : f;
+}
+
+/* The hash_bits a format's data ends up with. */
+static int data_hash_bits(int format, int hash_bits)
+{
+	if (!hash_bits && (format == BOAR_FORMAT_VW || format == BOAR_FORMAT_CSV))
+		return BOAR_VW_DEFAULT_HASH_BITS;
+	return hash_bits;
+}
+
+/* cache.h keys a cache on its source's size and mtime, the task and
+ * hash_bits; the CSV options shape the arrays too, so they are folded into
+ * the mtime that the cache records and expects: a cache written under
+ * other CSV options then reads as stale and is rebuilt. 0 for the other
+ * formats, whose caches stay as they were. */
+static int64_t csv_options_key(int format, const boar_load_options *o)
+{
+	if (format != BOAR_FORMAT_CSV)
+		return 0;
+	const char *s[4] = { o->csv_label, o->csv_ignore, o->csv_categorical,
+			     o->csv_numeric };
+	uint32_t h = boar_murmur3_32("csv", 3, 0);
+	for (int k = 0; k < 4; k++)
+		h = s[k] ? boar_murmur3_32(s[k], strlen(s[k]), h) : h * 31 + 7;
+	int tail[3] = { o->csv_separator, o->csv_header, o->csv_log };
+	h = boar_murmur3_32(tail, sizeof tail, h);
+	return (int64_t)((uint64_t)h << 20 | 1);
 }
 
 int boar_dataset_load(const char *path, const boar_load_options *o,
@@ -331,8 +413,6 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	if (ret)
 		return ret;
 	int format = o->format;
-	if (!format && o->task == BOAR_TASK_LINEAR)
-		format = BOAR_FORMAT_LIBSVM;
 	if (!format && o->task == BOAR_TASK_MF)
 		format = BOAR_FORMAT_RATINGS;
 	int threads = parse_threads(o->threads);
@@ -346,6 +426,18 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 
 	char *cache_path = NULL;
 	int use_cache = o->use_cache && regular;
+	if (use_cache && !format) {
+		/* which cache fits depends on the format: look at as much
+		 * of the text as detection does */
+		char *head = malloc(DETECT_WINDOW);
+		long n = head ? text_peek(path, head, DETECT_WINDOW) : -1;
+		if (n > 0)
+			format = detect_for(o->task, head, (size_t)n);
+		else
+			use_cache = 0;
+		free(head);
+	}
+	int64_t key = use_cache ? csv_options_key(format, o) : 0;
 	if (use_cache) {
 		if (o->cache_path) {
 			cache_path = strdup(o->cache_path);
@@ -356,11 +448,10 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
 		struct cache_want w = {
 			.src_size = size,
-			.src_mtime_ns = mtime,
-			.task = format == BOAR_FORMAT_LIBSVM ? BOAR_TASK_LINEAR
-				: format == BOAR_FORMAT_RATINGS ? BOAR_TASK_MF
-								: BOAR_TASK_AUTO,
-			.hash_bits = o->hash_bits,
+			.src_mtime_ns = mtime ^ key,
+			.task = format == BOAR_FORMAT_RATINGS ? BOAR_TASK_MF
+								: BOAR_TASK_LINEAR,
+			.hash_bits = data_hash_bits(format, o->hash_bits),
 			.threads = threads,
 		};
 		ret = boar_cache_load(cache_path, &w, out, err);
@@ -381,16 +472,21 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		goto out;
 	}
 	if (!format)
-		format = boar_detect_format(f.buf, f.len);
+		format = detect_for(o->task, f.buf, f.len);
 	struct parse_input in = {
 		.path = path,
 		.buf = f.buf,
 		.len = f.len,
 		.threads = threads,
 		.hash_bits = o->hash_bits,
+		.opt = o,
 	};
 	if (format == BOAR_FORMAT_LIBSVM)
 		ret = boar_parse_libsvm(&in, &d, err);
+	else if (format == BOAR_FORMAT_VW)
+		ret = boar_parse_vw(&in, &d, err);
+	else if (format == BOAR_FORMAT_CSV)
+		ret = boar_parse_csv(&in, &d, err);
 	else
 		ret = boar_parse_ratings(&in, &d, err);
 	if (ret)
@@ -403,9 +499,9 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	boar_dataset_classify(d);
 	/* The cache records the size and mtime of what was actually parsed,
 	 * so a file changed since the stat above is simply seen as stale. */
-	if (use_cache && f.regular)
-		boar_cache_write(cache_path, d, f.size, f.mtime_ns, threads,
-				 NULL);
+	if (use_cache && f.regular && !d->weight) /* the cache has no weights */
+		boar_cache_write(cache_path, d, f.size, f.mtime_ns ^ key,
+				 threads, NULL);
 out:
 	text_file_close(&f);
 	free(cache_path);

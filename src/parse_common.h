@@ -338,7 +338,11 @@ struct parse_input {
 	size_t len;
 	int threads;        /* > 0 */
 	int hash_bits;      /* linear only */
+	const boar_load_options *opt; /* the CSV options (may be NULL) */
 };
+
+/* VW and CSV hash into 2^18 slots when hash_bits is 0, as VW does. */
+#define BOAR_VW_DEFAULT_HASH_BITS 18
 
 /* Each returns 0 and a filled dataset (arrays owned, n_rows may be 0), or a
  * negative BOAR_E* code with err naming path and the 1-based line. */
@@ -346,6 +350,10 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 		      boar_error *err);
 int boar_parse_ratings(const struct parse_input *in,
 		       struct boar_dataset **out, boar_error *err);
+int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
+		  boar_error *err);
+int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
+		   boar_error *err);
 
 /* Looks at the first data lines of buf: BOAR_FORMAT_LIBSVM when a token
  * after the first has a ':' (and is not a '::' separator), else

@@ -205,13 +205,12 @@ int cli_model_hash_bits(const boar_model *m, int *out, boar_error *err)
 	return 0;
 }
 
-int cli_load_for_model(const char *path, const boar_model *m, int threads,
-		       boar_dataset **out, boar_error *err)
+int cli_load_for_model(const char *path, const boar_model *m,
+		       const boar_load_options *data, boar_dataset **out,
+		       boar_error *err)
 {
-	boar_load_options lo;
-	boar_load_options_default(&lo);
+	boar_load_options lo = *data;
 	lo.task = boar_model_task(m);
-	lo.threads = threads;
 	int rc = cli_model_hash_bits(m, &lo.hash_bits, err);
 	if (rc)
 		return rc;

@@ -32,10 +32,12 @@ const char *cli_loss_name(int loss);
  * it is loaded the same way. */
 int cli_model_hash_bits(const boar_model *m, int *out, boar_error *err);
 
-/* Loads `path` as data for model m (its task and hashing).
+/* Loads `path` as data for model m: its task and hashing, the rest
+ * (threads, format, CSV columns) from *data.
  * @return 0 or a BOAR_E* code with *err filled. */
-int cli_load_for_model(const char *path, const boar_model *m, int threads,
-		       boar_dataset **out, boar_error *err);
+int cli_load_for_model(const char *path, const boar_model *m,
+		       const boar_load_options *data, boar_dataset **out,
+		       boar_error *err);
 
 /* An output file that appears only complete: written to a temp file in the
  * same directory and renamed over `path` by cli_out_commit(). With path

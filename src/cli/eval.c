@@ -8,6 +8,7 @@
 #include "args.h"
 #include "commands.h"
 #include "common.h"
+#include "data_args.h"
 #include "json.h"
 #include "progress.h"
 
@@ -17,6 +18,7 @@ static const struct cli_opt eval_opts[] = {
 	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
 	{ O_JSON, "json", 0, NULL, "print one JSON object on stdout" },
 	{ O_THREADS, "threads", 0, "N", "threads, 0 = all cores" },
+	CLI_DATA_OPTS,
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
 };
@@ -24,6 +26,10 @@ static const struct cli_opt eval_opts[] = {
 static void default_of(int id, char *buf, size_t n)
 {
 	buf[0] = '\0';
+	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+		cli_data_default(id, buf, n);
+		return;
+	}
 	if (id == O_JSON)
 		snprintf(buf, n, "off");
 	else if (id == O_THREADS)
@@ -39,6 +45,8 @@ void cmd_eval_help(FILE *out)
 	      "loss for multiclass models; RMSE and the squared loss for ratings and\n"
 	      "regression. --json keys: rows, test_loss, test_accuracy and test_auc\n"
 	      "(binary and multiclass, where test_auc is null) or test_rmse.\n"
+	      "FILE is read the way the model was trained (task, feature hashing);\n"
+	      "for CSV give the --csv-* options used in training.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -56,8 +64,15 @@ int cmd_eval(int argc, char **argv)
 	boar_metrics mt;
 	int rc, status = CLI_EXIT_RUNTIME;
 
+	boar_load_options data;
+	boar_load_options_default(&data);
 	cli_init(&p, argc, argv);
 	while ((id = cli_next(&p, eval_opts)) != CLI_END) {
+		if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+			if (cli_data_apply(&data, &p, id))
+				return cli_usage("eval", "%s", p.why);
+			continue;
+		}
 		switch (id) {
 		case CLI_ERROR:
 			return cli_usage("eval", "%s", p.why);
@@ -93,7 +108,8 @@ int cmd_eval(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	rc = cli_load_for_model(data_path, m, threads, &d, &err);
+	data.threads = threads;
+	rc = cli_load_for_model(data_path, m, &data, &d, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;

@@ -12,6 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "common.h"
+#include "data_args.h"
 
 enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_PROBABILITIES, O_HELP };
 
@@ -24,6 +25,7 @@ static const struct cli_opt predict_opts[] = {
 	  "label order: softmax probabilities (summing to 1), one-vs-rest "
 	  "logistic each class's own P(class), hinge margins; binary "
 	  "logistic: P(+1)" },
+	CLI_DATA_OPTS,
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
 };
@@ -31,6 +33,10 @@ static const struct cli_opt predict_opts[] = {
 static void default_of(int id, char *buf, size_t n)
 {
 	buf[0] = '\0';
+	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+		cli_data_default(id, buf, n);
+		return;
+	}
 	if (id == O_OUTPUT)
 		snprintf(buf, n, "stdout");
 	else if (id == O_THREADS)
@@ -49,7 +55,7 @@ void cmd_predict_help(FILE *out)
 	      "the predicted label, or with --probabilities the K class scores, one\n"
 	      "column per class in ascending label order (`boar dump` lists them).\n"
 	      "FILE is read the way the model was trained (task, feature hashing);\n"
-	      "its labels are ignored.\n"
+	      "its labels are ignored. For CSV give the --csv-* options used in training.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -68,8 +74,15 @@ int cmd_predict(int argc, char **argv)
 	struct cli_out out = { 0 };
 	int rc, status = CLI_EXIT_RUNTIME;
 
+	boar_load_options data;
+	boar_load_options_default(&data);
 	cli_init(&p, argc, argv);
 	while ((id = cli_next(&p, predict_opts)) != CLI_END) {
+		if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+			if (cli_data_apply(&data, &p, id))
+				return cli_usage("predict", "%s", p.why);
+			continue;
+		}
 		switch (id) {
 		case CLI_ERROR:
 			return cli_usage("predict", "%s", p.why);
@@ -126,7 +139,8 @@ int cmd_predict(int argc, char **argv)
 	/* Without --probabilities one score per row; with it K per row
 	 * (a binary logistic model's score already is P(+1)). */
 	uint64_t width = probabilities && K ? K : 1;
-	rc = cli_load_for_model(data_path, m, threads, &d, &err);
+	data.threads = threads;
+	rc = cli_load_for_model(data_path, m, &data, &d, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;

@@ -7,10 +7,11 @@
 #include <string.h>
 
 #include "args.h"
+#include "data_args.h"
 #include "train_args.h"
 
 enum {
-	O_TASK = 1, O_FORMAT, O_LOSS, O_OPTIMIZER, O_UPDATE, O_EPOCHS, O_ETA,
+	O_TASK = 1, O_LOSS, O_OPTIMIZER, O_UPDATE, O_EPOCHS, O_ETA,
 	O_ETA_DECAY, O_L1, O_L2, O_SEED, O_THREADS, O_HASH_BITS, O_RANK,
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
@@ -20,9 +21,8 @@ enum {
 
 static const struct cli_opt train_opts[] = {
 	{ O_TASK, "task", 0, "auto|linear|mf",
-	  "linear: LIBSVM rows; mf: user item rating triplets" },
-	{ O_FORMAT, "format", 0, "auto|libsvm|ratings",
-	  "input format of FILE and --test" },
+	  "linear: LIBSVM, VW or CSV rows; mf: user item rating triplets" },
+	CLI_DATA_OPTS,
 	{ O_LOSS, "loss", 0, "logistic|hinge|squared|softmax",
 	  "loss of the linear model (labels +1/-1 or 1/0; real for squared); "
 	  "labels 1..K: logistic and hinge train one-vs-rest, softmax a "
@@ -83,14 +83,13 @@ static const struct cli_opt train_opts[] = {
 };
 
 static const char *const task_names[] = { "auto", "linear", "mf", NULL };
-static const char *const format_names[] = { "auto", "libsvm", "ratings", NULL };
 static const char *const loss_names[] = { "logistic", "hinge", "squared", "softmax", NULL };
 static const char *const opt_names[] = { "sgd", "adagrad", NULL };
 static const char *const update_names[] = { "atomic", "racy", NULL };
 static const char *const device_names[] = { "cpu", "gpu", NULL };
 
 /* Names are indexed by the enum values of boar.h; make sure they stay so. */
-_Static_assert(BOAR_TASK_MF == 2 && BOAR_FORMAT_RATINGS == 2 &&
+_Static_assert(BOAR_TASK_MF == 2 &&
 		       BOAR_LOSS_SQUARED == 2 && BOAR_OPT_ADAGRAD == 1 &&
 		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1,
 	       "CLI name tables out of step with boar.h");
@@ -116,12 +115,13 @@ static void default_of(int id, char *buf, size_t n)
 	train_args_default(&d);
 	const boar_options *o = &d.opt;
 	buf[0] = '\0';
+	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+		cli_data_default(id, buf, n);
+		return;
+	}
 	switch (id) {
 	case O_TASK:
 		snprintf(buf, n, "%s", name_of(task_names, o->task));
-		break;
-	case O_FORMAT:
-		snprintf(buf, n, "%s", name_of(format_names, d.load.format));
 		break;
 	case O_LOSS:
 		snprintf(buf, n, "%s", name_of(loss_names, o->loss));
@@ -206,9 +206,14 @@ void train_args_help(FILE *out)
 	fputs("usage: boar train [options] FILE\n"
 	      "\n"
 	      "Fits a model to FILE with lock-free Hogwild! SGD. FILE is LIBSVM/SVMlight\n"
-	      "(\"label idx:val ...\", 1-based ascending indices) for linear models, or\n"
-	      "\"user item rating\" lines (space, comma or :: separated, optional header)\n"
-	      "for matrix factorization; the task is inferred unless --task says.\n"
+	      "(\"label idx:val ...\", 1-based ascending indices), Vowpal Wabbit text\n"
+	      "(\"label [weight] |ns name[:value] ...\", names hashed with murmur3 as VW\n"
+	      "does) or CSV/TSV (a label column, numeric and hashed categorical columns)\n"
+	      "for linear models, or \"user item rating\" lines (space, comma or ::\n"
+	      "separated, optional header) for matrix factorization; any of them may be\n"
+	      "gzip-compressed. Format and task are inferred unless --format/--task say.\n"
+	      "VW and CSV features are hashed into 2^--hash-bits slots (18 when 0).\n"
+	      "The Criteo sample: boar train --csv-label Label --csv-ignore Id FILE.csv\n"
 	      "Progress goes to stderr, --json objects to stdout. Every option takes\n"
 	      "its value as --opt VALUE or --opt=VALUE.\n"
 	      "\n"
@@ -265,14 +270,14 @@ static int class_weight(struct train_args *a, struct cli_parser *p)
 static int apply(struct train_args *a, struct cli_parser *p, int id)
 {
 	boar_options *o = &a->opt;
+	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST)
+		return cli_data_apply(&a->load, p, id);
 	switch (id) {
 	case O_TASK:
 		if (cli_choice(p, task_names, &o->task))
 			return -1;
 		a->load.task = o->task;
 		return 0;
-	case O_FORMAT:
-		return cli_choice(p, format_names, &a->load.format);
 	case O_LOSS:
 		a->loss_given = 1;
 		return cli_choice(p, loss_names, &o->loss);

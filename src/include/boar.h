@@ -96,6 +96,8 @@ enum boar_format {
 	BOAR_FORMAT_AUTO = 0,
 	BOAR_FORMAT_LIBSVM = 1,  /* "label idx:val idx:val ..." (SVMlight too) */
 	BOAR_FORMAT_RATINGS = 2, /* "user item rating [...]": space, ',' or '::' */
+	BOAR_FORMAT_VW = 3,      /* Vowpal Wabbit text: "label [w] |ns f:v ..." */
+	BOAR_FORMAT_CSV = 4,     /* CSV/TSV: label, numeric, categorical columns */
 };
 
 typedef struct boar_load_options {
@@ -104,13 +106,28 @@ typedef struct boar_load_options {
 	int threads;      /* parser threads; 0 = all cores */
 	int use_cache;    /* 1: read/write a binary cache beside the file */
 	const char *cache_path; /* NULL: FILE.boarcache */
-	int hash_bits;    /* 0: ids as given; B > 0: hash ids into 2^B slots */
+	int hash_bits;    /* 0: ids as given; B > 0: hash ids into 2^B slots.
+			     VW and CSV always hash (murmur3): 0 means 18 */
+	/* CSV/TSV. A column is a 0-based index or a header name; a list is
+	 * comma-separated columns or ranges A-B of them ("Id", "C1-C26").
+	 * Columns in no list are numeric unless a value in the file is not a
+	 * number, then categorical: one hashed feature per (column, value). */
+	const char *csv_label;       /* the label column; NULL: column 0 */
+	const char *csv_ignore;      /* columns to skip; NULL: none */
+	const char *csv_categorical; /* always categorical; NULL: none */
+	const char *csv_numeric;     /* always numeric; NULL: none */
+	int csv_separator; /* ',' '\t' ';' ...; 0: ',' or tab, from line 1 */
+	int csv_header;    /* 1: line 1 is a header; -1: it is not; 0: auto, a
+			      header when its label field is not a number */
+	int csv_log;       /* 1: a numeric value v becomes sign(v) log(1+|v|),
+			      for long-tailed counts such as Criteo's */
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache. */
 BOAR_API void boar_load_options_default(boar_load_options *o);
 
-/* Parses a LIBSVM/SVMlight or ratings file (or maps its valid cache).
+/* Parses a LIBSVM/SVMlight, ratings, VW or CSV file, gzip-compressed or
+ * not (or maps its valid cache).
  * @return 0 and *out, or BOAR_EIO / BOAR_EPARSE / BOAR_ENOMEM ... with *err
  *         naming file and line. */
 BOAR_API int boar_dataset_load(const char *path, const boar_load_options *o,

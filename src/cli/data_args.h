@@ -1,0 +1,64 @@
+/* data_args.h - the options that say how a data file is read (--format
+ * and the --csv-* family), shared by train, eval and predict.
+ *
+ * A command puts CLI_DATA_OPTS into its option table, hands ids from
+ * CLI_DATA_FIRST on to cli_data_apply() and asks cli_data_default() for
+ * their --help defaults; the values land in a boar_load_options. The CSV
+ * options are not stored in a model, so eval and predict take them again
+ * (the same ones that trained it).
+ */
+#ifndef BOAR_CLI_DATA_ARGS_H
+#define BOAR_CLI_DATA_ARGS_H
+
+#include <stddef.h>
+
+#include "args.h"
+#include "boar.h"
+
+enum {
+	CLI_DATA_FIRST = 1000, /* above every command's own ids */
+	CLI_DATA_FORMAT = CLI_DATA_FIRST,
+	CLI_DATA_CSV_LABEL,
+	CLI_DATA_CSV_IGNORE,
+	CLI_DATA_CSV_CATEGORICAL,
+	CLI_DATA_CSV_NUMERIC,
+	CLI_DATA_CSV_SEPARATOR,
+	CLI_DATA_CSV_HEADER,
+	CLI_DATA_NO_CSV_HEADER,
+	CLI_DATA_CSV_LOG,
+	CLI_DATA_LAST = CLI_DATA_CSV_LOG,
+};
+
+#define CLI_DATA_OPTS                                                        \
+	{ CLI_DATA_FORMAT, "format", 0, "auto|libsvm|ratings|vw|csv",        \
+	  "input format (gzip-compressed files are read as well); auto "     \
+	  "tells VW, CSV, LIBSVM and ratings apart from the first lines" },  \
+	{ CLI_DATA_CSV_LABEL, "csv-label", 0, "COL",                         \
+	  "csv: the label column, a 0-based index or a header name" },       \
+	{ CLI_DATA_CSV_IGNORE, "csv-ignore", 0, "COLS",                      \
+	  "csv: columns to skip, e.g. Id or 0,3-5 or C1-C9 (names need "     \
+	  "a header)" },                                                     \
+	{ CLI_DATA_CSV_CATEGORICAL, "csv-categorical", 0, "COLS",            \
+	  "csv: columns hashed as (column, value) features even if their "   \
+	  "values are numbers; other columns are categorical when a value "  \
+	  "is not a number" },                                               \
+	{ CLI_DATA_CSV_NUMERIC, "csv-numeric", 0, "COLS",                    \
+	  "csv: columns that must hold numbers (the value is the "           \
+	  "feature's; empty = missing)" },                                   \
+	{ CLI_DATA_CSV_SEPARATOR, "csv-separator", 0, "C",                   \
+	  "csv: the field separator, one character or 'tab'" },             \
+	{ CLI_DATA_CSV_HEADER, "csv-header", 0, NULL,                        \
+	  "csv: line 1 is a header" },                                       \
+	{ CLI_DATA_NO_CSV_HEADER, "no-csv-header", 0, NULL,                  \
+	  "csv: line 1 is data" },                                           \
+	{ CLI_DATA_CSV_LOG, "csv-log", 0, NULL,                              \
+	  "csv: numeric values v become sign(v) log(1+|v|) (long-tailed "    \
+	  "counts such as Criteo's I1-I13)" }
+
+/* Applies a data option to lo. @return 0, or -1 with p->why set. */
+int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id);
+
+/* The --help default of a data option id (empty for others). */
+void cli_data_default(int id, char *buf, size_t n);
+
+#endif

@@ -1,0 +1,22 @@
+/* gzip_input.h - a look at the beginning of a data file's text, through
+ * gzip when it is compressed (library-internal).
+ *
+ * The loader must know a file's format before it can tell whether a binary
+ * cache fits (VW and CSV data are hashed, plain LIBSVM is not), and it must
+ * know it without parsing or inflating the whole file, which the cache is
+ * there to avoid. zlib's gzread reads gzip members and passes plain bytes
+ * through unchanged, so one call serves both. The whole-file inflate for
+ * parsing is text_file_open's (parse_chunks.c).
+ */
+#ifndef BOAR_GZIP_INPUT_H
+#define BOAR_GZIP_INPUT_H
+
+#include <stddef.h>
+
+/* Reads up to cap bytes of path's text (inflated if it is gzip) into buf.
+ * @return the count, or -1 when the file cannot be opened or read (the
+ *         caller then simply does without the look; opening the file for
+ *         real reports the problem). */
+long text_peek(const char *path, char *buf, size_t cap);
+
+#endif

@@ -1,0 +1,539 @@
+/* parse_csv.c - the CSV/TSV parser: a label column, numeric columns and
+ * hashed categorical columns (the Criteo layout: Id,Label,I1..I13,C1..C26).
+ *
+ * Setup, on the first non-blank line: the separator (forced, or ',' or tab,
+ * whichever line 1 has more of), the number of columns, whether line 1 is
+ * a header (forced, or when its label field is not a number; naming a
+ * column requires one), and the kind of every column from the options
+ * (boar.h): label, ignored, categorical, numeric, or auto.
+ *
+ * Fields: separated by the separator, spaces and CR around them trimmed;
+ * a field may be quoted ("a,b", with "" for a quote inside; the doubled
+ * quotes are hashed as written). Quoted fields do not span lines. Every
+ * data line has as many fields as line 1; blank lines are skipped.
+ *
+ * Features: a numeric column j with a non-empty, non-zero value v is the
+ * feature (slot of column j, v); a categorical column with a non-empty
+ * value s is (murmur3(s, seed of column j), 1). A column's seed is the
+ * murmur3 hash of its 0-based index (with csv_log, numeric values are
+ * sign(v) log(1 + |v|) first), so the slots depend on the column's
+ * position, not on its header name (a headerless test file with the same
+ * layout hashes alike). Slots are the low hash_bits bits (18 when 0).
+ * Rows are sorted by slot and collisions summed (parse_rows.h).
+ *
+ * Two threaded passes over line-aligned pieces. The first checks every
+ * line (field count, quotes, the label, numbers in numeric columns), marks
+ * auto columns that hold a value that is not a finite number (they become
+ * categorical), and counts each piece's rows and non-zeros exactly; the
+ * second fills the arrays, allocated once. Every error is found by the
+ * first pass, in file order.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "murmur3.h"
+#include "parse_chunks.h"
+#include "parse_common.h"
+#include "parse_rows.h"
+
+enum col_kind { COL_AUTO, COL_NUM, COL_CAT, COL_IGNORE, COL_LABEL };
+
+struct csv_setup {
+	char sep;
+	uint32_t ncols;
+	uint32_t label;         /* its column */
+	const char *hdr;        /* the header line's start, or NULL */
+	unsigned char *kind;    /* enum col_kind per column */
+	uint32_t *seed;         /* per column */
+	uint32_t mask;
+	int log;                /* numeric values through sign(v) log1p(|v|) */
+};
+
+static inline int is_trim(unsigned char c, char sep)
+{
+	return (c == ' ' || c == '\r' || c == '\t' || c == '\v' ||
+		c == '\f') && c != (unsigned char)sep;
+}
+
+/* The field at s: [*fb, *fe) without quotes and trimmed. Returns the start
+ * of the next field (just past the separator), eol after the last one, or
+ * NULL for a broken quote (why in *bad). *more says a separator followed. */
+static const char *next_field(const char *s, const char *eol, char sep,
+			      const char **fb, const char **fe, int *more,
+			      const char **bad)
+{
+	while (s < eol && is_trim((unsigned char)*s, sep))
+		s++;
+	if (s < eol && *s == '"') {
+		const char *b = ++s;
+		for (;;) {
+			const char *qt = memchr(s, '"', (size_t)(eol - s));
+			if (!qt) {
+				*bad = "unterminated quote (quoted fields must end on their line)";
+				return NULL;
+			}
+			if (qt + 1 < eol && qt[1] == '"') {
+				s = qt + 2; /* "" inside quotes */
+				continue;
+			}
+			*fb = b;
+			*fe = qt;
+			s = qt + 1;
+			break;
+		}
+		while (s < eol && is_trim((unsigned char)*s, sep))
+			s++;
+		if (s < eol && *s != sep) {
+			*bad = "text after a closing quote";
+			return NULL;
+		}
+	} else {
+		const char *e = memchr(s, sep, (size_t)(eol - s));
+		if (!e)
+			e = eol;
+		*fb = s;
+		const char *t = e;
+		while (t > s && is_trim((unsigned char)t[-1], sep))
+			t--;
+		*fe = t;
+		s = e;
+	}
+	*more = s < eol;
+	return s < eol ? s + 1 : eol;
+}
+
+/* A finite number filling all of [b, e)? */
+static inline int field_number(const char *b, const char *e, float *v)
+{
+	if (b == e)
+		return 0;
+	const char *t = pc_parse_float(b, e, v);
+	return t == e && isfinite(*v);
+}
+
+/* Pass 1 on a piece: check every line, flag auto columns with a value
+ * that is not a number, count rows and non-zeros. */
+static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
+{
+	const char *p = c->beg, *end = c->end;
+	uint64_t line = 0, rows = 0, nnz = 0;
+	char q[64];
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		line++;
+		const char *s = p;
+		p = eol + 1;
+		if (s == cs->hdr)
+			continue;
+		const char *t = pc_skip_space(s, eol);
+		if (t == eol)
+			continue; /* blank line */
+		uint32_t j = 0;
+		int more = 1;
+		while (more) {
+			const char *fb, *fe, *bad = NULL;
+			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+			if (!s) {
+				row_piece_fail(c, BOAR_EPARSE, line,
+					       "field %u: %s", j + 1, bad);
+				goto stop;
+			}
+			if (j >= cs->ncols) {
+				j++;
+				continue; /* counted, reported below */
+			}
+			float v;
+			switch (cs->kind[j]) {
+			case COL_LABEL:
+				if (fb == fe) {
+					row_piece_fail(c, BOAR_EPARSE, line,
+						       "empty label (column %u)", j);
+					goto stop;
+				}
+				if (!field_number(fb, fe, &v)) {
+					pc_quote(q, sizeof q, fb, fe);
+					row_piece_fail(c, BOAR_EPARSE, line,
+						       "label %s (column %u) is not a finite number",
+						       q, j);
+					goto stop;
+				}
+				break;
+			case COL_NUM:
+				if (fb != fe && !field_number(fb, fe, &v)) {
+					pc_quote(q, sizeof q, fb, fe);
+					row_piece_fail(c, BOAR_EPARSE, line,
+						       "column %u is numeric but holds %s",
+						       j, q);
+					goto stop;
+				}
+				nnz += fb != fe;
+				break;
+			case COL_AUTO:
+				if (fb != fe && !c->flags[j] &&
+				    !field_number(fb, fe, &v))
+					c->flags[j] = 1;
+				nnz += fb != fe;
+				break;
+			case COL_CAT:
+				nnz += fb != fe;
+				break;
+			}
+			j++;
+		}
+		if (j != cs->ncols) {
+			row_piece_fail(c, BOAR_EPARSE, line,
+				       "%u fields, but the first line has %u",
+				       j, cs->ncols);
+			goto stop;
+		}
+		rows++;
+	}
+stop:
+	c->lines = line;
+	c->rows_ub = rows;
+	c->nnz_ub = nnz;
+}
+
+/* Pass 2 on a piece that scanned clean: fill its region. */
+static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
+		       const struct row_out *o)
+{
+	const char *p = c->beg, *end = c->end;
+	uint64_t line = 0;
+	size_t rows = 0, nnz = 0;
+	uint32_t *idx = o->idx + c->nbase;
+	float *val = o->val + c->nbase, *label = o->label + c->rbase;
+	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		line++;
+		const char *s = p;
+		p = eol + 1;
+		if (s == cs->hdr || pc_skip_space(s, eol) == eol)
+			continue;
+		size_t row_start = nnz;
+		float y = 0;
+		int more = 1;
+		for (uint32_t j = 0; more; j++) {
+			const char *fb = NULL, *fe = NULL, *bad;
+			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+			if (fb == fe)
+				continue;
+			float v = 1.0f;
+			switch (cs->kind[j]) {
+			case COL_LABEL:
+				field_number(fb, fe, &y);
+				break;
+			case COL_NUM:
+				field_number(fb, fe, &v);
+				if (cs->log)
+					v = v >= 0 ? log1pf(v) : -log1pf(-v);
+				if (v != 0.0f) {
+					idx[nnz] = cs->seed[j] & cs->mask;
+					val[nnz++] = v;
+				}
+				break;
+			case COL_CAT:
+				idx[nnz] = boar_murmur3_32(fb, (size_t)(fe - fb),
+							   cs->seed[j]) &
+					   cs->mask;
+				val[nnz++] = 1.0f;
+				break;
+			}
+		}
+		size_t m = row_sort_merge(c, line, idx + row_start,
+					  val + row_start, nnz - row_start);
+		if (m == (size_t)-1)
+			break;
+		nnz = row_start + m;
+		label[rows++] = y;
+		rend[rows - 1] = nnz;
+	}
+	c->rows = rows;
+	c->nnz = nnz;
+}
+
+/* ------------------------------------------------------------ setup */
+
+struct header {
+	const char **b, **e; /* field j of line 1 is [b[j], e[j]) */
+	uint32_t n;
+	int named;           /* line 1 is a header */
+};
+
+/* Column of one list item: a header name, else a 0-based index. */
+static int find_col(const struct header *h, const char *s, size_t len,
+		    uint32_t *out)
+{
+	if (h->named)
+		for (uint32_t j = 0; j < h->n; j++)
+			if ((size_t)(h->e[j] - h->b[j]) == len &&
+			    !memcmp(h->b[j], s, len)) {
+				*out = j;
+				return 0;
+			}
+	if (!len || len > 9)
+		return -1;
+	uint32_t v = 0;
+	for (size_t k = 0; k < len; k++) {
+		if (!pc_is_digit((unsigned char)s[k]))
+			return -1;
+		v = v * 10 + (uint32_t)(s[k] - '0');
+	}
+	if (v >= h->n)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Marks the columns of a list ("Id,C1-C26,3") as kind. */
+static int mark_list(const char *list, const char *what, int kind,
+		     const struct header *h, unsigned char *kinds,
+		     const char *path, boar_error *err)
+{
+	const char *s = list;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		if (!e)
+			e = s + strlen(s);
+		uint32_t a, b;
+		int ok = !find_col(h, s, (size_t)(e - s), &a);
+		if (ok) {
+			b = a;
+		} else {
+			/* a range: try each '-' as the split point */
+			for (const char *m = s; m < e && !ok; m++)
+				ok = *m == '-' &&
+				     !find_col(h, s, (size_t)(m - s), &a) &&
+				     !find_col(h, m + 1, (size_t)(e - m - 1), &b);
+			if (ok && b < a)
+				return boar_fail_line(err, BOAR_EINVAL, path, 0,
+						      "%s: range '%.*s' runs backwards",
+						      what, (int)(e - s), s);
+		}
+		if (!ok)
+			return boar_fail_line(err, BOAR_EINVAL, path, 0,
+					      "%s: no column '%.*s' (columns are 0-based indices below %u%s)",
+					      what, (int)(e - s), s, h->n,
+					      h->named ? " or header names" : "; names need a header line");
+		for (uint32_t j = a; j <= b; j++) {
+			if (kinds[j] != COL_AUTO && kinds[j] != kind)
+				return boar_fail_line(err, BOAR_EINVAL, path, 0,
+						      "%s: column %u is already %s",
+						      what, j,
+						      kinds[j] == COL_LABEL ? "the label"
+						      : kinds[j] == COL_IGNORE ? "ignored"
+						      : kinds[j] == COL_CAT ? "categorical"
+									     : "numeric");
+			kinds[j] = (unsigned char)kind;
+		}
+		s = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+static int is_name_list(const char *list)
+{
+	if (!list)
+		return 0;
+	for (const char *s = list; *s; s++)
+		if (!pc_is_digit((unsigned char)*s) && *s != ',' && *s != '-')
+			return 1;
+	return 0;
+}
+
+static int setup(const struct parse_input *in, struct csv_setup *cs,
+		 boar_error *err)
+{
+	const boar_load_options *o = in->opt;
+	const char *path = in->path, *end = in->buf + in->len, *p = in->buf;
+	const char *lb = NULL, *le = NULL;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		if (pc_skip_space(p, eol) < eol) {
+			lb = p;
+			le = eol;
+			break;
+		}
+		p = eol + 1;
+	}
+	if (!lb)
+		return boar_fail_line(err, BOAR_EPARSE, path, 0,
+				      "no data rows (only blank lines)");
+	uint64_t l1 = 1; /* the first line's number, for its errors */
+	for (const char *t = in->buf; t < lb; t++)
+		l1 += *t == '\n';
+	int sepc = o ? o->csv_separator : 0;
+	if (sepc == '\n' || sepc == '"' || sepc < 0 || sepc > 127)
+		return boar_fail_line(err, BOAR_EINVAL, path, 0,
+				      "the CSV separator must be an ASCII character other than newline and '\"'");
+	if (!sepc) {
+		size_t commas = 0, tabs = 0;
+		for (const char *s = lb; s < le; s++) {
+			commas += *s == ',';
+			tabs += *s == '\t';
+		}
+		sepc = tabs > commas ? '\t' : ',';
+	}
+	cs->sep = (char)sepc;
+
+	/* line 1's fields */
+	uint32_t n = 0;
+	for (const char *s = lb; s < le; s++)
+		n += *s == cs->sep;
+	n++; /* at most; quoted separators make it fewer */
+	struct header h = { 0 };
+	h.b = malloc(n * sizeof *h.b);
+	h.e = malloc(n * sizeof *h.e);
+	cs->kind = calloc(n, 1);
+	cs->seed = malloc(n * sizeof *cs->seed);
+	int ret = 0;
+	if (!h.b || !h.e || !cs->kind || !cs->seed) {
+		ret = boar_fail_line(err, BOAR_ENOMEM, path, 0, "out of memory");
+		goto out;
+	}
+	const char *s = lb;
+	int more = 1;
+	h.n = 0;
+	while (more) {
+		const char *bad = NULL;
+		s = next_field(s, le, cs->sep, &h.b[h.n], &h.e[h.n], &more, &bad);
+		if (!s) {
+			ret = boar_fail_line(err, BOAR_EPARSE, path,
+					     l1, "field %u: %s",
+					     h.n + 1, bad);
+			goto out;
+		}
+		h.n++;
+	}
+	cs->ncols = h.n;
+	if (h.n < 2) {
+		ret = boar_fail_line(err, BOAR_EPARSE, path, l1,
+				     "one field: no separator '%s' (set the separator)",
+				     cs->sep == '\t' ? "\\t" : (char[2]){ cs->sep, 0 });
+		goto out;
+	}
+
+	/* the header, and the label column */
+	int hdr = o ? o->csv_header : 0;
+	const char *lab = o ? o->csv_label : NULL;
+	int names = is_name_list(lab) || is_name_list(o ? o->csv_ignore : NULL) ||
+		    is_name_list(o ? o->csv_categorical : NULL) ||
+		    is_name_list(o ? o->csv_numeric : NULL);
+	if (hdr < 0 && names) {
+		ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
+				     "columns are named but the file has no header line: give 0-based indices");
+		goto out;
+	}
+	h.named = hdr > 0 || names;
+	cs->label = 0;
+	if (lab) {
+		if (find_col(&h, lab, strlen(lab), &cs->label)) {
+			ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
+					     "label column '%s' not found (a 0-based index below %u%s)",
+					     lab, h.n,
+					     h.named ? " or a header name" : "");
+			goto out;
+		}
+	}
+	if (!hdr && !names) {
+		float v;
+		h.named = !field_number(h.b[cs->label], h.e[cs->label], &v);
+	}
+	cs->hdr = h.named ? lb : NULL;
+	cs->log = o ? o->csv_log : 0;
+	cs->kind[cs->label] = COL_LABEL;
+	if (o && o->csv_ignore &&
+	    (ret = mark_list(o->csv_ignore, "ignored columns", COL_IGNORE, &h,
+			     cs->kind, path, err)))
+		goto out;
+	if (o && o->csv_categorical &&
+	    (ret = mark_list(o->csv_categorical, "categorical columns",
+			     COL_CAT, &h, cs->kind, path, err)))
+		goto out;
+	if (o && o->csv_numeric &&
+	    (ret = mark_list(o->csv_numeric, "numeric columns", COL_NUM, &h,
+			     cs->kind, path, err)))
+		goto out;
+	for (uint32_t j = 0; j < h.n; j++) {
+		uint8_t le4[4] = { (uint8_t)j, (uint8_t)(j >> 8),
+				   (uint8_t)(j >> 16), (uint8_t)(j >> 24) };
+		cs->seed[j] = boar_murmur3_32(le4, 4, 0);
+	}
+out:
+	free(h.b);
+	free(h.e);
+	return ret;
+}
+
+int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
+		   boar_error *err)
+{
+	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
+	struct csv_setup cs = { 0 };
+	cs.mask = (uint32_t)((1ULL << bits) - 1);
+	size_t max_pieces = (size_t)in->threads * 4;
+	size_t starts[max_pieces + 1];
+	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
+	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
+	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
+	struct row_out o;
+	int ret = 0;
+	if (!pc || !d)
+		goto nomem;
+	ret = setup(in, &cs, err);
+	if (ret)
+		goto out;
+	for (size_t k = 0; k < n; k++) {
+		pc[k].beg = in->buf + starts[k];
+		pc[k].end = in->buf + starts[k + 1];
+		if (!(pc[k].flags = calloc(cs.ncols, 1)))
+			goto nomem;
+	}
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	for (size_t k = 0; k < n; k++)
+		scan_piece(&pc[k], &cs);
+	ret = row_pieces_error(pc, n, in->path, err);
+	if (ret)
+		goto out;
+	for (uint32_t j = 0; j < cs.ncols; j++) {
+		if (cs.kind[j] != COL_AUTO)
+			continue;
+		cs.kind[j] = COL_NUM;
+		for (size_t k = 0; k < n; k++)
+			if (pc[k].flags[j])
+				cs.kind[j] = COL_CAT;
+	}
+	if (row_out_alloc(pc, n, 0, &o, d))
+		goto nomem;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	for (size_t k = 0; k < n; k++)
+		fill_piece(&pc[k], &cs, &o);
+	ret = row_pieces_error(pc, n, in->path, err);
+	if (ret)
+		goto out;
+	row_out_finish(pc, n, in->threads, bits, &o, d);
+	goto out;
+nomem:
+	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
+out:
+	row_pieces_free(pc, n);
+	free(cs.kind);
+	free(cs.seed);
+	if (ret < 0) {
+		boar_dataset_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}

@@ -1,0 +1,216 @@
+/* parse_rows.c - pieces, hashed-row sorting and closing up for the VW and
+ * CSV parsers. See parse_rows.h. */
+#include <omp.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "error.h"
+#include "parse_rows.h"
+
+#define WEIGHT_SLOT 5 /* dataset.h reserves owned[5] for the weights */
+
+void row_piece_fail(struct row_piece *c, int code, uint64_t line,
+		    const char *fmt, ...)
+{
+	va_list ap;
+	c->err_code = code;
+	c->err_line = line;
+	va_start(ap, fmt);
+	vsnprintf(c->err_msg, sizeof c->err_msg, fmt, ap);
+	va_end(ap);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
+		      float *vx, size_t n)
+{
+	if (n < 2)
+		return n;
+	if (n > c->cap_scratch) {
+		size_t cap = c->cap_scratch ? c->cap_scratch : 64;
+		while (cap < n)
+			cap *= 2;
+		uint64_t *s = realloc(c->scratch, cap * sizeof *s);
+		if (!s) {
+			row_piece_fail(c, BOAR_ENOMEM, line,
+				       "out of memory while parsing");
+			return (size_t)-1;
+		}
+		c->scratch = s;
+		c->cap_scratch = cap;
+	}
+	/* (slot, value bits) in one word: sorting words sorts by slot, and
+	 * the sum of a slot's values does not depend on their order beyond
+	 * float rounding, which is then the same at any thread count */
+	uint64_t *s = c->scratch;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t bits;
+		memcpy(&bits, &vx[k], 4);
+		s[k] = (uint64_t)ix[k] << 32 | bits;
+	}
+	if (n <= 32) {
+		for (size_t k = 1; k < n; k++) {
+			uint64_t x = s[k];
+			size_t j = k;
+			while (j > 0 && s[j - 1] > x) {
+				s[j] = s[j - 1];
+				j--;
+			}
+			s[j] = x;
+		}
+	} else {
+		qsort(s, n, sizeof *s, cmp_u64);
+	}
+	size_t o = 0;
+	for (size_t k = 0; k < n; k++) {
+		uint32_t slot = (uint32_t)(s[k] >> 32), bits = (uint32_t)s[k];
+		float v;
+		memcpy(&v, &bits, 4);
+		if (o && ix[o - 1] == slot) {
+			vx[o - 1] += v;
+		} else {
+			ix[o] = slot;
+			vx[o] = v;
+			o++;
+		}
+	}
+	return o;
+}
+
+int row_out_alloc(struct row_piece *pc, size_t n, int with_weight,
+		  struct row_out *o, struct boar_dataset *d)
+{
+	uint64_t rows_ub = 0, nnz_ub = 0;
+	for (size_t k = 0; k < n; k++) {
+		pc[k].rbase = rows_ub;
+		pc[k].nbase = nnz_ub;
+		rows_ub += pc[k].rows_ub;
+		nnz_ub += pc[k].nnz_ub;
+	}
+	memset(o, 0, sizeof *o);
+	o->row_ptr = malloc((rows_ub + 1) * sizeof *o->row_ptr);
+	o->label = malloc((rows_ub ? rows_ub : 1) * sizeof *o->label);
+	o->idx = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o->idx);
+	o->val = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o->val);
+	if (with_weight)
+		o->weight = malloc((rows_ub ? rows_ub : 1) * sizeof *o->weight);
+	d->owned[0] = o->row_ptr;
+	d->owned[1] = o->idx;
+	d->owned[2] = o->val;
+	d->owned[3] = o->label;
+	d->owned[WEIGHT_SLOT] = o->weight;
+	if (!o->row_ptr || !o->label || !o->idx || !o->val ||
+	    (with_weight && !o->weight))
+		return BOAR_ENOMEM;
+	return 0;
+}
+
+/* realloc down to what was used; keeps the block if that fails. */
+static void *shrink(void *p, size_t bytes)
+{
+	void *q = realloc(p, bytes ? bytes : 1);
+	return q ? q : p;
+}
+
+void row_out_finish(struct row_piece *pc, size_t n, int threads,
+		    int hash_bits, struct row_out *o, struct boar_dataset *d)
+{
+	uint64_t R = 0, N = 0, rows_ub = 0, nnz_ub = 0;
+	int moves = 0, weighted = 0;
+	for (size_t k = 0; k < n; k++) {
+		moves |= R != pc[k].rbase || N != pc[k].nbase;
+		weighted |= pc[k].weighted;
+		R += pc[k].rows;
+		N += pc[k].nnz;
+		rows_ub += pc[k].rows_ub;
+		nnz_ub += pc[k].nnz_ub;
+	}
+	if (!moves) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
+		for (size_t k = 0; k < n; k++) {
+			uint64_t *rp = o->row_ptr + pc[k].rbase + 1;
+			for (uint64_t r = 0; r < pc[k].rows; r++)
+				rp[r] += pc[k].nbase;
+		}
+	} else {
+		/* in file order, each region to a lower (or the same)
+		 * address: nothing is overwritten before it has moved */
+		R = N = 0;
+		for (size_t k = 0; k < n; k++) {
+			const struct row_piece *c = &pc[k];
+			memmove(o->label + R, o->label + c->rbase, c->rows * 4);
+			if (o->weight)
+				memmove(o->weight + R, o->weight + c->rbase,
+					c->rows * 4);
+			memmove(o->idx + N, o->idx + c->nbase, c->nnz * 4);
+			memmove(o->val + N, o->val + c->nbase, c->nnz * 4);
+			uint64_t *to = o->row_ptr + R + 1;
+			const uint64_t *from = o->row_ptr + c->rbase + 1;
+			for (uint64_t r = 0; r < c->rows; r++)
+				to[r] = from[r] + N;
+			R += c->rows;
+			N += c->nnz;
+		}
+	}
+	o->row_ptr[0] = 0;
+	if (N < nnz_ub) {
+		o->idx = shrink(o->idx, N * 4);
+		o->val = shrink(o->val, N * 4);
+	}
+	if (R < rows_ub) {
+		o->label = shrink(o->label, R * 4);
+		o->row_ptr = shrink(o->row_ptr, (R + 1) * 8);
+		if (o->weight && weighted)
+			o->weight = shrink(o->weight, R * 4);
+	}
+	if (o->weight && !weighted) {
+		free(o->weight); /* all 1: the same as none, and cheaper */
+		o->weight = NULL;
+	}
+	d->n_rows = R;
+	d->nnz = N;
+	d->dim = 1ULL << hash_bits;
+	d->hash_bits = hash_bits;
+	d->row_ptr = o->row_ptr;
+	d->idx = o->idx;
+	d->val = o->val;
+	d->label = o->label;
+	d->weight = o->weight;
+	d->owned[0] = o->row_ptr;
+	d->owned[1] = o->idx;
+	d->owned[2] = o->val;
+	d->owned[3] = o->label;
+	d->owned[WEIGHT_SLOT] = o->weight;
+}
+
+int row_pieces_error(const struct row_piece *pc, size_t n, const char *path,
+		     boar_error *err)
+{
+	uint64_t before = 0;
+	for (size_t k = 0; k < n; k++) {
+		if (pc[k].err_code)
+			return boar_fail_line(err, pc[k].err_code, path,
+					      before + pc[k].err_line, "%s",
+					      pc[k].err_msg);
+		before += pc[k].lines;
+	}
+	return 0;
+}
+
+void row_pieces_free(struct row_piece *pc, size_t n)
+{
+	if (!pc)
+		return;
+	for (size_t k = 0; k < n; k++) {
+		free(pc[k].scratch);
+		free(pc[k].flags);
+	}
+	free(pc);
+}
