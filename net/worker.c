@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "classes.h"
 #include "dataset.h"
 #include "engine.h"
 #include "error.h"
@@ -31,9 +32,11 @@ struct scratch {
 	uint64_t cap;
 };
 
-/* Distinct keys of rows order[b..e) plus the bias, ascending. */
+/* Distinct keys of rows order[b..e) plus the bias, ascending. A feature j
+ * of a K-class model owns keys j*K .. j*K+K-1 (the model is feature-major),
+ * so the stamp array is per feature and each feature expands to K keys. */
 static uint64_t chunk_keys(const struct boar_dataset *d, const uint32_t *order,
-			   uint64_t b, uint64_t e, uint32_t stamp,
+			   uint64_t b, uint64_t e, uint32_t stamp, uint32_t K,
 			   struct scratch *s)
 {
 	uint64_t n = 0;
@@ -49,7 +52,11 @@ static uint64_t chunk_keys(const struct boar_dataset *d, const uint32_t *order,
 	}
 	s->keys[n++] = d->dim; /* the bias, every row touches it */
 	qsort(s->keys, n, sizeof *s->keys, cmp_u64);
-	return n;
+	if (K > 1) /* expand in place from the back: j -> j*K .. j*K+K-1 */
+		for (uint64_t i = n; i-- > 0;)
+			for (uint32_t c = K; c-- > 0;)
+				s->keys[i * K + c] = s->keys[i] * K + c;
+	return n * K;
 }
 
 static void sleep_ms(unsigned ms)
@@ -69,7 +76,7 @@ static double now_s(void)
 static int pull_all(struct ps_client *c, struct boar_model *m,
 		    struct scratch *s, boar_error *err)
 {
-	uint64_t dim = m->dim + 1;
+	uint64_t dim = (m->dim + 1) * boar_model_width(m);
 	for (uint64_t lo = 0; lo < dim;) {
 		uint64_t n = dim - lo > s->cap ? s->cap : dim - lo;
 		for (uint64_t i = 0; i < n; i++)
@@ -79,6 +86,34 @@ static int pull_all(struct ps_client *c, struct boar_model *m,
 			return rc;
 		lo += n;
 	}
+	return 0;
+}
+
+/* The same model boar_train would start from: zeros, binary/regression or
+ * K classes (every worker reads the same labels, so all agree on K and the
+ * class order). */
+static int new_model(const struct boar_dataset *d, const boar_options *o,
+		     struct boar_model **out, boar_error *err)
+{
+	struct boar_model *m;
+	int binary = d->label_kind == BOAR_LABELS_BINARY;
+	if (o->loss == BOAR_LOSS_SQUARED ||
+	    (binary && o->loss != BOAR_LOSS_SOFTMAX)) {
+		m = boar_model_alloc(BOAR_TASK_LINEAR, o->loss, d->dim, 0, 0, 0);
+	} else {
+		float classes[BOAR_MAX_CLASSES];
+		uint32_t k;
+		if (boar_collect_classes(d, classes, BOAR_MAX_CLASSES, &k) ||
+		    k < 2)
+			return boar_fail(err, BOAR_EINVAL,
+					 "this loss needs class labels; use "
+					 "--loss squared for real targets");
+		m = boar_model_alloc_multiclass(o->loss, d->dim, k, classes);
+	}
+	if (!m)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory for the model");
+	m->hash_bits = d->hash_bits;
+	*out = m;
 	return 0;
 }
 
@@ -99,19 +134,24 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		return boar_fail(err, BOAR_EINVAL, "%s", why);
 	if (d->task != BOAR_TASK_LINEAR)
 		return boar_fail(err, BOAR_EINVAL,
-				 "cluster training supports linear models only");
+				 "cluster training supports linear models "
+				 "(binary, regression, multiclass), not matrix "
+				 "factorization");
 	if (o_in->device != BOAR_DEVICE_CPU)
 		return boar_fail(err, BOAR_EINVAL,
 				 "cluster workers train on the CPU engine");
 	boar_options o = *o_in;
 	boar_options_resolve(&o, train);
 
+	if (o.init_model)
+		return boar_fail(err, BOAR_EINVAL,
+				 "cluster training starts from zero weights: "
+				 "--init-model is not supported");
 	uint32_t R = wc->net.rank, W = wc->net.n_workers;
-	uint64_t keys_total = d->dim + 1;
-	m = boar_model_alloc(BOAR_TASK_LINEAR, o.loss, d->dim, 0, 0, 0);
-	if (!m)
-		return boar_fail(err, BOAR_ENOMEM, "out of memory for the model");
-	m->hash_bits = d->hash_bits;
+	if ((rc = new_model(d, &o, &m, err)))
+		return rc;
+	uint32_t K = boar_model_width(m);
+	uint64_t keys_total = (d->dim + 1) * K;
 	if ((rc = boar_engine_create(d, &o, m, &e, err)))
 		goto out;
 
@@ -132,13 +172,13 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 	}
 	/* keys of one clock: at most its nnz + 1, at most the whole model */
 	uint64_t chunk_rows = (b1 - b0 + clocks - 1) / clocks;
-	uint64_t cap = chunk_rows * max_row + 1;
+	uint64_t cap = (chunk_rows * max_row + 1) * K;
 	if (cap > keys_total)
 		cap = keys_total;
 	if (cap < 4096)
 		cap = keys_total < 4096 ? keys_total : 4096;
 	s.cap = cap;
-	s.stamp = malloc(keys_total * sizeof *s.stamp);
+	s.stamp = malloc((d->dim + 1) * sizeof *s.stamp);
 	s.keys = malloc(cap * sizeof *s.keys);
 	s.before = malloc(cap * sizeof *s.before);
 	s.delta = malloc(cap * sizeof *s.delta);
@@ -146,7 +186,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 		goto out;
 	}
-	memset(s.stamp, 0xff, keys_total * sizeof *s.stamp);
+	memset(s.stamp, 0xff, (d->dim + 1) * sizeof *s.stamp);
 
 	struct ps_client_config cc = wc->net;
 	cc.dim = keys_total;
@@ -164,10 +204,10 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 			uint64_t en = b0 + (b1 - b0) * (k + 1) / clocks;
 			if (++stamp == UINT32_MAX) {
 				memset(s.stamp, 0xff,
-				       keys_total * sizeof *s.stamp);
+				       (d->dim + 1) * sizeof *s.stamp);
 				stamp = 0;
 			}
-			uint64_t nk = chunk_keys(d, order, b, en, stamp, &s);
+			uint64_t nk = chunk_keys(d, order, b, en, stamp, K, &s);
 			if ((rc = ps_client_pull(c, s.keys, (uint32_t)nk,
 						 s.before, err)))
 				goto out;
