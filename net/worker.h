@@ -10,8 +10,9 @@
  * into the local replica, sweep them with the Hogwild! engine, push
  * (after - before) for those keys, tick the clock.
  *
- * Linear models only: the keys are the weights 0..dim-1 and the bias (key
- * dim). At the end the worker flushes what the significance filter held
+ * Linear models (binary, regression, K-class): the keys are the model's
+ * weight slots, (dim + 1) * K of them, feature-major, the bias last; matrix
+ * factorization is refused. At the end the worker flushes what the significance filter held
  * back and says DONE; with gather set it then waits for the others and
  * fetches the whole model.
  */
