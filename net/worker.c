@@ -147,6 +147,14 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		return boar_fail(err, BOAR_EINVAL,
 				 "cluster training starts from zero weights: "
 				 "--init-model is not supported");
+	if (o.early_stop)
+		return boar_fail(err, BOAR_EINVAL,
+				 "early stopping is not supported in cluster "
+				 "training (the workers would stop apart)");
+	if (o.deterministic)
+		return boar_fail(err, BOAR_EINVAL,
+				 "--deterministic is not supported in cluster "
+				 "training (the clocks interleave workers)");
 	uint32_t R = wc->net.rank, W = wc->net.n_workers;
 	if ((rc = new_model(d, &o, &m, err)))
 		return rc;
