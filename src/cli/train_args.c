@@ -31,7 +31,7 @@ static const struct cli_opt train_opts[] = {
 	  "sgd: step eta * decay^epoch; adagrad: per-coordinate steps" },
 	{ O_UPDATE, "update", 0, "atomic|racy",
 	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
-	  "in Hogwild!" },
+	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
 	{ O_ETA, "eta", 0, "X|auto", "initial step size (> 0)" },
 	{ O_ETA_DECAY, "eta-decay", 0, "X",
