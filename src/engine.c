@@ -53,6 +53,38 @@ static int compute_reg_scale(struct boar_engine *e)
 	return 0;
 }
 
+/* MF: the ratings packed once, in the initial shuffled order, as
+ * (user, item, rating) triplets cut into blocks of BOAR_MF_BLOCK; an epoch
+ * visits the blocks in a fresh random order. Reading the dataset's three
+ * arrays in a per-rating random order missed the cache three times per
+ * rating; a block is one sequential stream, and since the initial shuffle
+ * scattered every block's ratings over all users and items, a random order
+ * of blocks is as good for SGD as a random order of ratings. The per-rating
+ * order arrays are not needed afterwards and are released. */
+static int pack_triplets(struct boar_engine *e)
+{
+	const struct boar_dataset *d = e->d;
+	uint64_t n = e->n;
+	e->n_blocks = (n + BOAR_MF_BLOCK - 1) / BOAR_MF_BLOCK;
+	e->trips = malloc((n ? n : 1) * sizeof *e->trips);
+	e->block_order = malloc((e->n_blocks ? e->n_blocks : 1) *
+				sizeof *e->block_order);
+	if (!e->trips || !e->block_order)
+		return BOAR_ENOMEM;
+#pragma omp parallel for num_threads(e->threads) schedule(static)
+	for (uint64_t i = 0; i < n; i++) {
+		uint32_t r = e->order[i];
+		e->trips[i] = (struct boar_triplet){d->user[r], d->item[r],
+						    d->label[r]};
+	}
+	for (uint64_t b = 0; b < e->n_blocks; b++)
+		e->block_order[b] = (uint32_t)b;
+	free(e->order);
+	free(e->spare);
+	e->order = e->spare = NULL;
+	return 0;
+}
+
 /* The class weight of a label (1 when none is given for it). */
 static float class_weight(const boar_options *o, float label)
 {
@@ -154,9 +186,7 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 					  sizeof *e->det_buf)))
 			goto nomem;
 	} else {
-		e->trips = malloc((n ? n : 1) * sizeof *e->trips);
-		e->trips_epoch = -1;
-		if (!e->trips)
+		if (pack_triplets(e))
 			goto nomem;
 		if (o->optimizer == BOAR_OPT_ADAGRAD &&
 		    !(e->accum = calloc(m->dim + m->n_items + 1,
@@ -182,6 +212,7 @@ void boar_engine_free(struct boar_engine *e)
 	free(e->order);
 	free(e->spare);
 	free(e->trips);
+	free(e->block_order);
 	free(e);
 }
 
@@ -222,28 +253,18 @@ static void reshuffle(struct boar_engine *e, int epoch)
 	e->spare = t;
 }
 
-/* MF: copies the ratings into the epoch's order, so that the sweep streams
- * one packed array instead of missing the cache three times per rating
- * (user, item and rating arrays in random order). The gather's loads are
- * independent of each other, which the memory system overlaps well. */
-static void gather_triplets(struct boar_engine *e)
-{
-	const struct boar_dataset *d = e->d;
-#pragma omp parallel for num_threads(e->threads) schedule(static)
-	for (uint64_t i = 0; i < e->n; i++) {
-		uint32_t r = e->order[i];
-		e->trips[i] = (struct boar_triplet){d->user[r], d->item[r],
-						    d->label[r]};
-	}
-	e->trips_epoch = e->order_epoch;
-}
-
 const uint32_t *boar_engine_order(struct boar_engine *e, int epoch)
 {
+	if (e->trips) {
+		if (e->order_epoch != epoch) {
+			boar_rng r = boar_rng_make(e->o.seed, (uint64_t)epoch, 1);
+			shuffle(e->block_order, e->n_blocks, &r);
+			e->order_epoch = epoch;
+		}
+		return NULL;
+	}
 	while (e->order_epoch < epoch)
 		reshuffle(e, ++e->order_epoch);
-	if (e->trips && e->trips_epoch != e->order_epoch)
-		gather_triplets(e);
 	return e->order;
 }
 
@@ -258,7 +279,8 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 		return 0;
 	double s;
 	if (e->d->task == BOAR_TASK_MF)
-		s = boar_sweep_mf(e, begin, end, eta);
+		s = boar_sweep_mf(e, begin / BOAR_MF_BLOCK,
+				  (end + BOAR_MF_BLOCK - 1) / BOAR_MF_BLOCK, eta);
 	else if (e->o.deterministic)
 		s = boar_sweep_deterministic(e, order, begin, end, eta);
 	else if (e->m->n_classes)

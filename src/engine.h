@@ -31,7 +31,8 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 /* Rows in an epoch (n_rows of the dataset, or the subset's size). */
 uint64_t boar_engine_rows(const struct boar_engine *e);
 
-/* The row order of `epoch` (1-based; boar_engine_rows() entries). Epochs must be asked
+/* The row order of `epoch` (1-based; boar_engine_rows() entries); NULL for
+ * MF, which orders blocks of ratings instead (engine.c). Epochs must be asked
  * for in increasing order: each epoch's order is drawn from the previous
  * one, which keeps reshuffling O(n) and parallel. */
 const uint32_t *boar_engine_order(struct boar_engine *e, int epoch);
@@ -68,8 +69,9 @@ struct boar_engine {
 	uint64_t n;         /* rows in an epoch */
 	uint32_t *order;    /* the current epoch's row order */
 	uint32_t *spare;    /* scratch of the same size for reshuffling */
-	struct boar_triplet *trips; /* MF: the ratings in the epoch's order */
-	int trips_epoch;    /* epoch whose order trips holds (-1: none) */
+	struct boar_triplet *trips; /* MF: the ratings, packed (engine.c) */
+	uint32_t *block_order; /* MF: the epoch's order of rating blocks */
+	uint64_t n_blocks;
 	int order_epoch;    /* epoch held in order (0: the initial shuffle) */
 };
 
@@ -83,7 +85,12 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 
 double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
 				uint64_t begin, uint64_t end, float eta);
-/* MF sweeps ratings trips[begin..end) (already in the epoch's order). */
+/* Ratings per block of the MF sweep (see engine.c). */
+#define BOAR_MF_BLOCK 256
+
+/* MF sweeps the blocks at positions [begin, end) of the epoch's block
+ * order (MF works in whole blocks: boar_engine_sweep rounds its rating range
+ * to blocks). */
 double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 		     float eta);
 

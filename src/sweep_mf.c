@@ -4,7 +4,7 @@
  * biases: e = mu + bu + bi + P[u].Q[i] - r, then both rows step against the
  * error with L2 on what they touch (the usual per-rating regularization of
  * LIBMF and cuMF), both from the old values. Ratings arrive packed in the
- * epoch's order (engine.c gathers them), so the only random accesses are
+ * blocks in a random order (engine.c), so the only random accesses are
  * the factor rows, prefetched a few ratings ahead.
  *
  * Update policies: atomic adds each coordinate's delta by compare-and-swap.
@@ -38,6 +38,8 @@
 
 struct mf_args {
 	const struct boar_triplet *trips;
+	const uint32_t *block_order;
+	uint64_t n; /* ratings */
 	float *P, *Q, *bu, *bi;
 	float *Gu, *Gi; /* AdaGrad row sums or NULL */
 	float mu, eta, l2;
@@ -67,70 +69,86 @@ store_row(float *dst, const float *old, const float *new_vals, uint32_t k,
 		boar_add_atomic(&dst[f], new_vals[f] - old[f]);
 }
 
-/* RANK: the rank as a constant, or 0 to use a->rank. */
+/* One SGD step on rating t; returns its squared error. p, q, np, nq are
+ * scratch rows of at least k floats. */
 static inline __attribute__((always_inline)) double
-sweep_body(const struct mf_args *a, uint64_t begin, uint64_t end, int policy,
+rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
+	    float *p, float *q, float *np, float *nq, int policy, int adagrad)
+{
+	const float l2 = a->l2;
+	float *pu = &a->P[(uint64_t)t->user * k];
+	float *qi = &a->Q[(uint64_t)t->item * k];
+	load_row(p, pu, k, policy);
+	load_row(q, qi, k, policy);
+	float dot = 0;
+	for (uint32_t f = 0; f < k; f++)
+		dot += p[f] * q[f];
+	float bu_v = a->bu ? boar_load_relaxed(&a->bu[t->user]) : 0.0f;
+	float bi_v = a->bi ? boar_load_relaxed(&a->bi[t->item]) : 0.0f;
+	float e = a->mu + bu_v + bi_v + dot - t->rating;
+
+	float eta_u = a->eta, eta_i = a->eta;
+	if (adagrad) {
+		float su = 0, si = 0;
+		for (uint32_t f = 0; f < k; f++) {
+			float gu = e * q[f] + l2 * p[f];
+			float gi = e * p[f] + l2 * q[f];
+			su += gu * gu;
+			si += gi * gi;
+		}
+		float *Gu = &a->Gu[t->user], *Gi = &a->Gi[t->item];
+		float acc_u = boar_load_relaxed(Gu) + su / k;
+		float acc_i = boar_load_relaxed(Gi) + si / k;
+		boar_store_relaxed(Gu, acc_u);
+		boar_store_relaxed(Gi, acc_i);
+		eta_u = a->eta / (sqrtf(acc_u) + ADAGRAD_EPS);
+		eta_i = a->eta / (sqrtf(acc_i) + ADAGRAD_EPS);
+	}
+	for (uint32_t f = 0; f < k; f++) {
+		np[f] = p[f] - eta_u * (e * q[f] + l2 * p[f]);
+		nq[f] = q[f] - eta_i * (e * p[f] + l2 * q[f]);
+	}
+	store_row(pu, p, np, k, policy);
+	store_row(qi, q, nq, k, policy);
+	if (a->bu) {
+		float nbu = bu_v - eta_u * (e + l2 * bu_v);
+		float nbi = bi_v - eta_i * (e + l2 * bi_v);
+		boar_add_policy(policy, &a->bu[t->user], nbu - bu_v);
+		boar_add_policy(policy, &a->bi[t->item], nbi - bi_v);
+	}
+	return (double)e * e;
+}
+
+/* Blocks at positions [bbegin, bend) of the block order. RANK: the rank as
+ * a constant, or 0 to use a->rank. */
+static inline __attribute__((always_inline)) double
+sweep_body(const struct mf_args *a, uint64_t bbegin, uint64_t bend, int policy,
 	   int adagrad, uint32_t RANK)
 {
 	const uint32_t k = RANK ? RANK : a->rank;
 	float p[MAX_RANK_ON_STACK], q[MAX_RANK_ON_STACK];
 	float np[MAX_RANK_ON_STACK], nq[MAX_RANK_ON_STACK];
-	const float l2 = a->l2;
 	double loss_sum = 0;
 
-	for (uint64_t i = begin; i < end; i++) {
-		if (i + PREFETCH_RATINGS < end) {
-			const struct boar_triplet *tn = &a->trips[i + PREFETCH_RATINGS];
-			__builtin_prefetch(&a->P[(uint64_t)tn->user * k], 1);
-			__builtin_prefetch(&a->Q[(uint64_t)tn->item * k], 1);
-		}
-		const struct boar_triplet *t = &a->trips[i];
-		float *pu = &a->P[(uint64_t)t->user * k];
-		float *qi = &a->Q[(uint64_t)t->item * k];
-		load_row(p, pu, k, policy);
-		load_row(q, qi, k, policy);
-		float dot = 0;
-		for (uint32_t f = 0; f < k; f++)
-			dot += p[f] * q[f];
-		float bu_v = a->bu ? boar_load_relaxed(&a->bu[t->user]) : 0.0f;
-		float bi_v = a->bi ? boar_load_relaxed(&a->bi[t->item]) : 0.0f;
-		float e = a->mu + bu_v + bi_v + dot - t->rating;
-		loss_sum += (double)e * e;
-
-		float eta_u = a->eta, eta_i = a->eta;
-		if (adagrad) {
-			float su = 0, si = 0;
-			for (uint32_t f = 0; f < k; f++) {
-				float gu = e * q[f] + l2 * p[f];
-				float gi = e * p[f] + l2 * q[f];
-				su += gu * gu;
-				si += gi * gi;
+	for (uint64_t b = bbegin; b < bend; b++) {
+		uint64_t lo = (uint64_t)a->block_order[b] * BOAR_MF_BLOCK;
+		uint64_t hi = lo + BOAR_MF_BLOCK < a->n ? lo + BOAR_MF_BLOCK
+							: a->n;
+		for (uint64_t i = lo; i < hi; i++) {
+			if (i + PREFETCH_RATINGS < hi) {
+				const struct boar_triplet *tn =
+					&a->trips[i + PREFETCH_RATINGS];
+				__builtin_prefetch(&a->P[(uint64_t)tn->user * k], 1);
+				__builtin_prefetch(&a->Q[(uint64_t)tn->item * k], 1);
 			}
-			float *Gu = &a->Gu[t->user], *Gi = &a->Gi[t->item];
-			float acc_u = boar_load_relaxed(Gu) + su / k;
-			float acc_i = boar_load_relaxed(Gi) + si / k;
-			boar_store_relaxed(Gu, acc_u);
-			boar_store_relaxed(Gi, acc_i);
-			eta_u = a->eta / (sqrtf(acc_u) + ADAGRAD_EPS);
-			eta_i = a->eta / (sqrtf(acc_i) + ADAGRAD_EPS);
-		}
-		for (uint32_t f = 0; f < k; f++) {
-			np[f] = p[f] - eta_u * (e * q[f] + l2 * p[f]);
-			nq[f] = q[f] - eta_i * (e * p[f] + l2 * q[f]);
-		}
-		store_row(pu, p, np, k, policy);
-		store_row(qi, q, nq, k, policy);
-		if (a->bu) {
-			float nbu = bu_v - eta_u * (e + l2 * bu_v);
-			float nbi = bi_v - eta_i * (e + l2 * bi_v);
-			boar_add_policy(policy, &a->bu[t->user], nbu - bu_v);
-			boar_add_policy(policy, &a->bi[t->item], nbi - bi_v);
+			loss_sum += rating_step(a, &a->trips[i], k, p, q, np,
+						nq, policy, adagrad);
 		}
 	}
 	return loss_sum;
 }
 
-/* The slices index the packed ratings directly; the order is unused. */
+/* The slices are block positions; the row order is unused. */
 #define RACY_VARIANT(name, adagrad, rank)                                     \
 	__attribute__((no_sanitize("thread"))) static double name(           \
 		const void *a, const uint32_t *o, uint64_t b, uint64_t e)    \
@@ -174,7 +192,7 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 {
 	struct boar_model *m = e->m;
 	struct mf_args a = {
-		.trips = e->trips,
+		.trips = e->trips, .block_order = e->block_order, .n = e->n,
 		.P = m->P, .Q = m->Q, .bu = m->has_bias ? m->bu : 0,
 		.bi = m->has_bias ? m->bi : 0,
 		.Gu = e->accum, .Gi = e->accum ? e->accum + m->dim : 0,
