@@ -8,9 +8,9 @@
  * hashed dataset or model, is the same on every machine.
  *
  * vw_hash_name() is VW's rule for a feature or namespace name on top of it:
- * a name of decimal digits only is its own number plus the seed (so "123"
- * in namespace seed s lands on 123 + s), anything else is murmur3(name,
- * seed). The CSV reader uses the same function for categorical values.
+ * a name of decimal digits only (the empty one too) is its own number
+ * plus the seed (so "123" in namespace seed s lands on 123 + s), anything
+ * else is murmur3(name, seed). The CSV reader uses the same function for categorical values.
  */
 #ifndef BOAR_MURMUR3_H
 #define BOAR_MURMUR3_H
@@ -24,8 +24,6 @@ static inline uint32_t boar_vw_hash_name(const char *s, size_t len,
 					 uint32_t seed)
 {
 	uint32_t v = 0;
-	if (!len)
-		return boar_murmur3_32(s, len, seed);
 	for (size_t k = 0; k < len; k++) {
 		unsigned d = (unsigned char)s[k] - '0';
 		if (d > 9)
