@@ -162,6 +162,30 @@ static void test_good_lines(void)
 		CHECK_EQ_INT(d->label_kind, BOAR_LABELS_REAL);
 		boar_dataset_free(d);
 	}
+	/* a long row (past the small-row sort) with repeats */
+	{
+		char line[2048];
+		size_t n = (size_t)sprintf(line, "1 |f");
+		for (int k = 0; k < 80; k++)
+			n += (size_t)sprintf(line + n, " a%d", k);
+		sprintf(line + n, " a5:2 a7\n");
+		CHECK_EQ_INT(load(line, 1, 0, &d, &e), 0);
+		if (d) {
+			CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y), 80);
+			int asc = 1, five = 0, seven = 0;
+			for (int k = 0; k < 80; k++) {
+				asc &= !k || ix[k - 1] < ix[k];
+				if (ix[k] == slot("a5", "f", 18))
+					five = vx[k] == 3;
+				if (ix[k] == slot("a7", "f", 18))
+					seven = vx[k] == 2;
+			}
+			CHECK(asc && five && seven,
+			      "long row: ascending %d, a5 %d, a7 %d", asc,
+			      five, seven);
+			boar_dataset_free(d);
+		}
+	}
 	/* a row with no features; CRLF line ends; tabs */
 	CHECK_EQ_INT(load("1 |f\r\n-1\t|f\ta:2\r\n", 1, 0, &d, &e), 0);
 	if (d) {
