@@ -301,11 +301,12 @@ static int looks_vw(const char *s, const char *eol)
 }
 
 /* A CSV line: five fields or more split by ',' (or by tabs, with no ':'
- * that would make them LIBSVM tokens). Ratings lines have 3 or 4. */
+ * that would make them LIBSVM tokens) before any '#' (a LIBSVM comment
+ * may hold commas). Ratings lines have 3 or 4. */
 static int looks_csv(const char *s, const char *eol)
 {
 	int commas = 0, tabs = 0, colons = 0;
-	for (; s < eol; s++) {
+	for (; s < eol && *s != '#'; s++) {
 		commas += *s == ',';
 		tabs += *s == '\t';
 		colons += *s == ':';

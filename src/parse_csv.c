@@ -9,7 +9,8 @@
  *
  * Fields: separated by the separator, spaces and CR around them trimmed;
  * a field may be quoted ("a,b", with "" for a quote inside; the doubled
- * quotes are hashed as written). Quoted fields do not span lines. Every
+ * quotes are hashed as written). Quoted fields do not span lines. A UTF-8
+ * byte order mark at the start is skipped. Every
  * data line has as many fields as line 1; blank lines are skipped.
  *
  * Features: a numeric column j with a non-empty, non-zero value v is the
@@ -47,6 +48,7 @@ struct csv_setup {
 	uint32_t ncols;
 	uint32_t label;         /* its column */
 	const char *hdr;        /* the header line's start, or NULL */
+	const char *bom;        /* the text's start if a UTF-8 BOM is there */
 	unsigned char *kind;    /* enum col_kind per column */
 	uint32_t *seed;         /* per column */
 	uint32_t mask;
@@ -131,6 +133,8 @@ static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 		p = eol + 1;
 		if (s == cs->hdr)
 			continue;
+		if (s == cs->bom)
+			s += 3;
 		const char *t = pc_skip_space(s, eol);
 		if (t == eol)
 			continue; /* blank line */
@@ -219,6 +223,8 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 		p = eol + 1;
 		if (s == cs->hdr || pc_skip_space(s, eol) == eol)
 			continue;
+		if (s == cs->bom)
+			s += 3;
 		size_t row_start = nnz;
 		float y = 0;
 		int more = 1;
@@ -370,6 +376,12 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	if (!lb)
 		return boar_fail_line(err, BOAR_EPARSE, path, 0,
 				      "no data rows (only blank lines)");
+	/* a UTF-8 byte order mark (spreadsheets write one) is not data */
+	if (in->len >= 3 && !memcmp(in->buf, "\xEF\xBB\xBF", 3)) {
+		cs->bom = in->buf;
+		if (lb == in->buf)
+			lb += 3;
+	}
 	uint64_t l1 = 1; /* the first line's number, for its errors */
 	for (const char *t = in->buf; t < lb; t++)
 		l1 += *t == '\n';
@@ -450,7 +462,7 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 		float v;
 		h.named = !field_number(h.b[cs->label], h.e[cs->label], &v);
 	}
-	cs->hdr = h.named ? lb : NULL;
+	cs->hdr = h.named ? (lb == in->buf + 3 && cs->bom ? in->buf : lb) : NULL;
 	cs->log = o ? o->csv_log : 0;
 	cs->kind[cs->label] = COL_LABEL;
 	if (o && o->csv_ignore &&

@@ -176,6 +176,22 @@ static void test_shapes(void)
 		row_is(__LINE__, d, 1, -1, 1, s2, v2);
 		boar_dataset_free(d);
 	}
+	/* a byte order mark before the header, and before a first data line */
+	o.csv_label = "y";
+	const char tb[] = "\xEF\xBB\xBFy,x\n1,2\n";
+	CHECK_EQ_INT(load_o(tb, sizeof tb - 1, &o, &d, &e), 0);
+	if (d) {
+		CHECK_EQ_INT(boar_dataset_rows(d), 1);
+		boar_dataset_free(d);
+	}
+	o.csv_label = NULL;
+	const char tc[] = "\xEF\xBB\xBF" "1,2\n0,3\n";
+	CHECK_EQ_INT(load_o(tc, sizeof tc - 1, &o, &d, &e), 0);
+	if (d) {
+		CHECK_EQ_INT(boar_dataset_rows(d), 2);
+		CHECK_NEAR(d->label[0], 1, 0);
+		boar_dataset_free(d);
+	}
 	/* a forced separator; a forced header whose label field is a number */
 	o.csv_separator = ';';
 	o.csv_header = 1;
@@ -387,6 +403,8 @@ static void test_detect(void)
 	CHECK_EQ_INT(boar_detect_format(tsv, strlen(tsv)), BOAR_FORMAT_CSV);
 	const char *ml = "userId,movieId,rating,timestamp\n1,1,4.0,964982703\n";
 	CHECK_EQ_INT(boar_detect_format(ml, strlen(ml)), BOAR_FORMAT_RATINGS);
+	const char *cmt = "1 1:2 3:1 # made by x, y, z, w and v\n";
+	CHECK_EQ_INT(boar_detect_format(cmt, strlen(cmt)), BOAR_FORMAT_LIBSVM);
 	const char *svm = "1\t3:1\t5:1\t7:1\t9:1\n";
 	CHECK_EQ_INT(boar_detect_format(svm, strlen(svm)), BOAR_FORMAT_LIBSVM);
 }
