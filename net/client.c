@@ -87,13 +87,18 @@ static int send_out(struct ps_client *c, struct shard *s)
 	return send_all(c, s, c->out.buf, c->out.len);
 }
 
-static void heartbeat(struct ps_client *c, struct shard *s)
+/* While we wait on one shard, every shard must hear from us, or the
+ * others would drop us from their clocks. A failed heartbeat just closes
+ * that connection; the next request to it reconnects. */
+static void heartbeat_all(struct ps_client *c)
 {
 	uint8_t hb[WIRE_HDR_LEN];
 	struct wire_out o = { .buf = hb, .cap = sizeof hb };
 	wire_begin(&o, WIRE_HEARTBEAT, 0);
 	wire_end(&o);
-	send_all(c, s, hb, o.len);
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
+		if (c->sh[i].fd >= 0)
+			send_all(c, &c->sh[i], hb, o.len);
 }
 
 /* Reads exactly n bytes; heartbeats while waiting (timeout_s < 0: wait
@@ -114,7 +119,7 @@ static int recv_all(struct ps_client *c, struct shard *s, uint8_t *p,
 		if (r <= 0) {
 			if (deadline && net_now() > deadline)
 				return BOAR_ETIMEOUT;
-			heartbeat(c, s);
+			heartbeat_all(c);
 			continue;
 		}
 		ssize_t k = recv(s->fd, p, n, 0);

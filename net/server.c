@@ -319,7 +319,11 @@ static int on_hello(struct ps_server *s, uint32_t slot,
 		c->state = C_CHALLENGED;
 		return 0;
 	}
-	return join(s, slot);
+	if (join(s, slot) || c->state != C_READY)
+		return 0;
+	/* Its clock may be what parked pulls were waiting for. */
+	serve_parked(s);
+	return 0;
 }
 
 /* --------------------------------------------------------------- frames */
@@ -510,6 +514,10 @@ static void on_tick(void *ctx, double now)
 			serve_parked(s);
 		}
 	}
+	/* Belt and braces: every event that moves a clock serves the parked
+	 * pulls, and so does every tick. */
+	if (s->n_pend)
+		serve_parked(s);
 	if (s->cfg.checkpoint_every > 0 && now >= s->next_ckpt) {
 		s->next_ckpt = now + s->cfg.checkpoint_every;
 		if (s->dirty && checkpoint(s, &s->fatal_err)) {
