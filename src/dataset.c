@@ -287,17 +287,22 @@ static int numeric_fields(const char *s, const char *eol)
 /* How much of the text detection looks at (and the cache check peeks). */
 #define DETECT_WINDOW ((size_t)1 << 20)
 
-/* A VW line: a '|' with nothing before it that a LIBSVM comment, a CSV
- * field or a feature would have. */
+/* A VW line: a '|' after at most four tokens (label, importance, base,
+ * tag) holding nothing that a LIBSVM comment, a CSV field or a feature
+ * would have. */
 static int looks_vw(const char *s, const char *eol)
 {
 	const char *bar = memchr(s, '|', (size_t)(eol - s));
 	if (!bar)
 		return 0;
-	for (; s < bar; s++)
-		if (*s == ',' || *s == '#' || *s == ':' || *s == '\t')
+	int tokens = 0;
+	for (; s < bar; s++) {
+		if (*s == ',' || *s == '#' || *s == ':')
 			return 0;
-	return 1;
+		tokens += !pc_is_space((unsigned char)*s) &&
+			  (s + 1 == bar || pc_is_space((unsigned char)s[1]));
+	}
+	return tokens <= 4;
 }
 
 /* A CSV line: five fields or more split by ',' (or by tabs, with no ':'

@@ -306,6 +306,10 @@ static void test_detect(void)
 	CHECK_EQ_INT(boar_detect_format(vw, strlen(vw)), BOAR_FORMAT_VW);
 	const char *vw2 = "\n-1 0.5 'x| a:1 b:2\n";
 	CHECK_EQ_INT(boar_detect_format(vw2, strlen(vw2)), BOAR_FORMAT_VW);
+	const char *vw3 = "1\t2\t|f a b\n";
+	CHECK_EQ_INT(boar_detect_format(vw3, strlen(vw3)), BOAR_FORMAT_VW);
+	const char *tsv = "1\t2\t3\t4\t5\ta|b\n";
+	CHECK_EQ_INT(boar_detect_format(tsv, strlen(tsv)), BOAR_FORMAT_CSV);
 	const char *svm = "1 1:2 3:4 # a|b\n";
 	CHECK_EQ_INT(boar_detect_format(svm, strlen(svm)), BOAR_FORMAT_LIBSVM);
 	/* the bundled fixture loads without --format */
