@@ -5,8 +5,8 @@ On loopback, one shard (boar serve) and W workers (boar train --ps ...
 --worker R/W, one thread each) train logistic regression on a9a:
 
  (a) loss against clock: s = 0 (bulk synchronous), 1, 3, 10 and inf (fully
-     asynchronous), plain SGD with a large step (eta 0.5, where staleness
-     hurts most), test log loss of worker 0's model after every epoch.
+     asynchronous), plain SGD (eta 0.1: the shard adds up the workers'
+     pushed updates, so W workers step about W times as far as one), test log loss of worker 0's model after every epoch.
  (b) a straggler: worker 1 sleeps --throttle-ms after every clock; boar's
      default optimizer (AdaGrad); time to a target test loss (1% above the
      single-node run's best) for BSP (s=0)
@@ -106,7 +106,7 @@ def body():
         test = bl.subsample(test, os.path.join(bl.DATA, "a9a.t-1000"), 1000)
     epochs = bl.pick(10, 5, 2)
     workers = bl.pick(4, 4, 2)
-    sgd = ["--optimizer", "sgd", "--eta", "0.5", "--eta-decay", "0.9", "--l2", "0"]
+    sgd = ["--optimizer", "sgd", "--eta", "0.1", "--eta-decay", "0.9", "--l2", "0"]
     fr = bl.Fragment(NAME, TITLE)
     rows = []
     # single node reference
@@ -116,7 +116,7 @@ def body():
     fr.add("a9a, one shard and %d workers of one thread each on loopback (this "
            "machine has %d cores, so workers share them), sync every 200 rows, "
            "%d epochs. Test log loss of worker 0's model after each epoch; median "
-           "of %d repeats (min..max). (a) plain SGD, eta 0.5 (decay 0.9): single "
+           "of %d repeats (min..max). (a) plain SGD, eta 0.1 (decay 0.9): single "
            "node, 1 thread, final test loss %.4f. (b) boar's defaults (AdaGrad): "
            "single node final test loss %.4f; target %.4f (1%% above its best)." %
            (workers, bl.CORES, epochs, bl.REPEATS, single[-1]["test_loss"],
@@ -166,7 +166,7 @@ def body():
                                               for _, e in res[(s, 0)]])
     parts = ["'plotdata/staleness_%s.csv' using 1:2 with linespoints pt 7 ps 0.6 title 's=%s'" %
              (s, s) for s in svals]
-    if bl.gnuplot("staleness", "set title 'Test log loss per epoch, %d workers, SGD eta 0.5, "
+    if bl.gnuplot("staleness", "set title 'Test log loss per epoch, %d workers, SGD eta 0.1, "
                   "repeat 1'\nset xlabel 'epoch'\nset ylabel 'test log loss'\nplot %s, %f with "
                   "lines dt 2 lc 'grey' title 'single node'\n" %
                   (workers, ", ".join(parts), single[-1]["test_loss"])):
