@@ -129,23 +129,39 @@ int cluster_train_wanted(int argc, char **argv)
 
 void cluster_train_help(FILE *out)
 {
-	fputs("\ncluster options (boar train --ps ... --worker R/W, or "
-	      "--cluster under mpirun/srun):\n",
+	fputs("\ncluster options (boar train --ps ... --worker R/W, or --cluster\n"
+	      "under mpirun/srun):\n",
 	      out);
 	for (const struct copt *o = copts; o->name; o++) {
-		char left[64];
+		char left[64], text[400];
 		snprintf(left, sizeof left, "--%s%s%s", o->name,
 			 o->has_arg ? " " : "", o->has_arg ? o->arg : "");
-		fprintf(out, "  %-28s %s", left, o->help);
-		if (o->def)
-			fprintf(out, " [%s]", o->def);
+		snprintf(text, sizeof text, "%s%s%s%s", o->help,
+			 o->def ? " (default: " : "", o->def ? o->def : "",
+			 o->def ? ")" : "");
+		fprintf(out, "  %-28s", left);
+		/* words wrapped at 79 columns, continued under the text */
+		int col = 30;
+		for (char *save = NULL, *w = strtok_r(text, " ", &save); w;
+		     w = strtok_r(NULL, " ", &save)) {
+			int n = (int)strlen(w);
+			if (col + 1 + n > 79) {
+				fprintf(out, "\n%31s", "");
+				col = 31;
+			} else {
+				fputc(' ', out);
+				col++;
+			}
+			fputs(w, out);
+			col += n;
+		}
 		fputc('\n', out);
 	}
 	fputs("\n  --cluster: ranks come from OMPI_COMM_WORLD_RANK/SIZE, "
-	      "PMI_RANK/SIZE or\n  SLURM_PROCID/NTASKS; rank r < S serves "
-	      "shard r on --cluster-host:(base-port + r),\n  rank r >= S is "
-	      "worker r - S of P - S. Worker 0 gathers the model (-m FILE)\n"
-	      "  and stops the shards.\n",
+	      "PMI_RANK/SIZE,\n  PMIX_RANK/SIZE or SLURM_PROCID/NTASKS. Rank "
+	      "r < S serves shard r on\n  --cluster-host at port base-port + "
+	      "r; rank r >= S is worker r - S of P - S.\n  Worker 0 gathers "
+	      "the model (-m FILE) and stops the shards.\n",
 	      out);
 }
 
