@@ -463,6 +463,9 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		ret = boar_cache_load(cache_path, &w, out, err);
 		if (ret <= 0) {
 			free(cache_path);
+			if (ret == 0) /* the cache keeps arrays, not how ids came */
+				(*out)->slot_ids = format == BOAR_FORMAT_VW ||
+						   format == BOAR_FORMAT_CSV;
 			return ret;
 		}
 	}

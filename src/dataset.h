@@ -25,6 +25,8 @@ struct boar_dataset {
 	int task;        /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
 	int label_kind;  /* enum boar_label_kind */
 	int hash_bits;   /* ids were hashed into 2^hash_bits slots (0: not) */
+	int slot_ids;    /* the parser chose the slots with its own name hash
+			    (VW, CSV): ids are slots, never re-hashed */
 	int all_ones;    /* linear: every value is exactly 1.0 */
 	uint64_t n_rows; /* rows or ratings */
 	uint64_t nnz;    /* linear: non-zeros; MF: n_rows */

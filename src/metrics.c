@@ -14,7 +14,8 @@ static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
 {
 	if (m->task != d->task)
 		return BOAR_EMISMATCH;
-	if (m->task == BOAR_TASK_LINEAR && m->hash_bits != d->hash_bits)
+	if (m->task == BOAR_TASK_LINEAR && (m->hash_bits != d->hash_bits ||
+					    m->slot_ids != d->slot_ids))
 		return BOAR_EMISMATCH;
 	return 0;
 }

@@ -159,7 +159,7 @@ static void class_margins(const boar_model *m, size_t nnz, const uint32_t *idx,
 	for (uint32_t c = 0; c < K; c++)
 		out[c] = bias[c];
 	for (size_t k = 0; k < nnz; k++) {
-		uint32_t j = boar_feature_slot(idx[k], m->hash_bits);
+		uint32_t j = boar_model_slot(m, idx[k]);
 		if (j >= m->dim)
 			continue;
 		double x = val ? val[k] : 1.0;
@@ -223,7 +223,7 @@ double boar_model_predict_row(const boar_model *m, size_t nnz,
 	}
 	double s = m->w[m->dim];
 	for (size_t k = 0; k < nnz; k++) {
-		uint32_t j = boar_feature_slot(idx[k], m->hash_bits);
+		uint32_t j = boar_model_slot(m, idx[k]);
 		if (j < m->dim)
 			s += (double)m->w[j] * (val ? val[k] : 1.0f);
 	}

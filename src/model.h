@@ -19,6 +19,8 @@ struct boar_model {
 	int task;      /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
 	int loss;      /* enum boar_loss; MF: squared */
 	int hash_bits; /* feature ids are hashed into 2^hash_bits (0: not) */
+	int slot_ids;  /* trained on VW/CSV data: callers pass slots (see
+			  boar_hash_feature), which are only masked */
 	uint64_t dim;  /* linear: feature slots; MF: users */
 	uint64_t n_items;
 	uint32_t rank;
@@ -78,6 +80,14 @@ static inline uint32_t boar_feature_slot(uint64_t id, int hash_bits)
 	h *= 0xc4ceb9fe1a85ec53ULL;
 	h ^= h >> 33;
 	return (uint32_t)(h & ((1ULL << hash_bits) - 1));
+}
+
+/* The weight slot a caller's id maps to in this model. */
+static inline uint32_t boar_model_slot(const struct boar_model *m, uint64_t id)
+{
+	if (m->slot_ids)
+		return (uint32_t)(id & ((1ULL << m->hash_bits) - 1));
+	return boar_feature_slot(id, m->hash_bits);
 }
 
 #endif

@@ -19,6 +19,7 @@ static struct boar_model *alloc_like(const struct boar_model *m, uint64_t dim,
 					   m->rank, m->has_bias);
 	if (c) {
 		c->hash_bits = m->hash_bits;
+		c->slot_ids = m->slot_ids;
 		c->mu = m->mu;
 	}
 	return c;
@@ -69,6 +70,12 @@ int boar_model_grow_copy(const struct boar_model *init,
 				 "the initial model was trained with hash-bits "
 				 "%d, the data is loaded with %d",
 				 init->hash_bits, d->hash_bits);
+	if (init->slot_ids != d->slot_ids)
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "the initial model was trained on %s data, "
+				 "this data is %s",
+				 init->slot_ids ? "VW/CSV" : "LIBSVM",
+				 d->slot_ids ? "VW/CSV" : "LIBSVM");
 	if (init->n_classes) {
 		float classes[BOAR_MAX_CLASSES];
 		uint32_t k;

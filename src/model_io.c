@@ -3,7 +3,7 @@
  * Binary format, version 1 (little-endian, as every platform boar targets):
  *   header  64 bytes: "BOARMODL", u32 version, u32 header size, u32 task,
  *           u32 loss, u32 hash_bits, u32 rank, u32 has_bias, u32 n_classes,
- *           u64 dim, u64 n_items, f32 mu, zero padding
+ *           u64 dim, u64 n_items, f32 mu, u32 flags (bit 0: slot ids)
  *   payload linear: w[dim + 1] (bias last); multiclass (n_classes = K > 0):
  *           w[(dim + 1) * K] feature-major, then the K class labels
  *           MF: P[dim * rank], Q[n_items * rank], then bu[dim], bi[n_items]
@@ -29,6 +29,7 @@
 #define MODEL_TRAILER "BEND"
 #define MODEL_VERSION 1
 #define MAX_RANK 65536
+#define MODEL_FLAG_SLOT_IDS 1u
 
 struct model_header {
 	char magic[8];
@@ -36,7 +37,7 @@ struct model_header {
 		n_classes;
 	uint64_t dim, n_items;
 	float mu;
-	uint8_t pad[4];
+	uint32_t flags;
 };
 _Static_assert(sizeof(struct model_header) == 64, "header is 64 bytes");
 
@@ -79,6 +80,7 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	h.rank = m->rank;
 	h.has_bias = (uint32_t)m->has_bias;
 	h.n_classes = m->n_classes;
+	h.flags = m->slot_ids ? MODEL_FLAG_SLOT_IDS : 0;
 	h.dim = m->dim;
 	h.n_items = m->n_items;
 	h.mu = m->mu;
@@ -154,6 +156,7 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	if ((h.task != BOAR_TASK_LINEAR && h.task != BOAR_TASK_MF) ||
 	    h.loss > BOAR_LOSS_SOFTMAX || h.hash_bits > 32 || h.has_bias > 1 ||
 	    h.n_classes == 1 || h.n_classes > BOAR_MAX_CLASSES ||
+	    (h.flags & ~MODEL_FLAG_SLOT_IDS) ||
 	    (h.n_classes && h.task != BOAR_TASK_LINEAR) ||
 	    h.dim > UINT32_MAX + 1ULL || h.n_items > UINT32_MAX + 1ULL ||
 	    (h.task == BOAR_TASK_MF && (h.rank == 0 || h.rank > MAX_RANK))) {
@@ -181,6 +184,7 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 		goto out;
 	}
 	m->hash_bits = (int)h.hash_bits;
+	m->slot_ids = (h.flags & MODEL_FLAG_SLOT_IDS) != 0;
 	m->mu = h.mu;
 	struct section s[4];
 	int n = sections(m, s);

@@ -113,8 +113,10 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 		return "the training set has no rows";
 	if (d && o->test && o->test->task != d->task)
 		return "the test set is not of the training set's task";
-	if (d && o->test && o->test->hash_bits != d->hash_bits)
-		return "the test set must be loaded with the same hash-bits";
+	if (d && o->test && (o->test->hash_bits != d->hash_bits ||
+			     o->test->slot_ids != d->slot_ids))
+		return "the test set must be loaded like the training set "
+		       "(same format family and hash-bits)";
 	return NULL;
 }
 

@@ -207,6 +207,7 @@ void row_out_finish(struct row_piece *pc, size_t n, int threads,
 	d->nnz = N;
 	d->dim = 1ULL << hash_bits;
 	d->hash_bits = hash_bits;
+	d->slot_ids = 1; /* named features, hashed here: ids are slots */
 	d->row_ptr = o->row_ptr;
 	d->idx = o->idx;
 	d->val = o->val;

@@ -75,6 +75,7 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 	if (rc)
 		return rc;
 	m->hash_bits = d->hash_bits;
+	m->slot_ids = d->slot_ids;
 	*out = m;
 	return 0;
 }

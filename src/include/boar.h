@@ -364,6 +364,18 @@ BOAR_API double boar_model_predict_row(const boar_model *m, size_t nnz,
 BOAR_API int boar_model_predict_scores(const boar_model *m, size_t nnz,
 				       const uint32_t *idx, const float *val,
 				       double *scores);
+/* Ids for models trained on Vowpal Wabbit text or CSV data, whose features
+ * are names: pass these as the ids of boar_model_predict_row (the model
+ * keeps their low hash_bits bits).
+ * VW: the hash VW gives feature `name` in namespace `ns` ("" for the
+ * unnamed one): MurmurHash3 x86_32 of the name, seeded with the namespace's
+ * hash; an all-digit name is its number plus that seed.
+ * CSV: numeric column `column` (0-based) is boar_hash_csv(column, NULL)
+ * with the value as the row's value; categorical value `value` of a column
+ * is boar_hash_csv(column, value) with value 1. */
+BOAR_API uint32_t boar_hash_vw(const char *ns, const char *name);
+BOAR_API uint32_t boar_hash_csv(uint32_t column, const char *value);
+
 /* Predicted rating for a (user, item) pair of an MF model. */
 BOAR_API double boar_model_predict_pair(const boar_model *m, uint32_t user,
 					uint32_t item);
