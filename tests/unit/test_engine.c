@@ -9,18 +9,7 @@
 #include <unistd.h>
 
 #include "boar.h"
-
-static int failures;
-
-#define EXPECT(cond, ...)                                                  \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
-			printf(__VA_ARGS__);                               \
-			printf("\n");                                      \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#include "testutil.h"
 
 /* Draws one synthetic set from g, writes it as text and splits its lines:
  * the first `train_rows` into *tr, the rest into *te (a true holdout drawn
@@ -33,14 +22,14 @@ static int gen_split(boar_gen_options *g, uint64_t train_rows, const char *dir,
 	boar_error err;
 	boar_load_options lo;
 	int rc = boar_generate(g, &d, &err);
-	EXPECT(rc == 0, "generate: %s", err.message);
+	CHECK(rc == 0, "generate: %s", err.message);
 	if (rc)
 		return rc;
 	snprintf(all, sizeof all, "%s/all.txt", dir);
 	snprintf(a, sizeof a, "%s/train.txt", dir);
 	snprintf(b, sizeof b, "%s/test.txt", dir);
 	rc = boar_dataset_write_text(d, all, &err);
-	EXPECT(rc == 0, "write_text: %s", err.message);
+	CHECK(rc == 0, "write_text: %s", err.message);
 	boar_dataset_free(d);
 	FILE *in = fopen(all, "r"), *fa = fopen(a, "w"), *fb = fopen(b, "w");
 	for (uint64_t n = 0; fgets(line, sizeof line, in); n++)
@@ -50,10 +39,10 @@ static int gen_split(boar_gen_options *g, uint64_t train_rows, const char *dir,
 	fclose(fb);
 	boar_load_options_default(&lo);
 	rc = boar_dataset_load(a, &lo, tr, &err);
-	EXPECT(rc == 0, "load %s: %s", a, err.message);
+	CHECK(rc == 0, "load %s: %s", a, err.message);
 	if (!rc)
 		rc = boar_dataset_load(b, &lo, te, &err);
-	EXPECT(rc == 0, "load %s: %s", b, err.message);
+	CHECK(rc == 0, "load %s: %s", b, err.message);
 	return rc;
 }
 
@@ -64,11 +53,11 @@ static double train_accuracy(const boar_dataset *train, const boar_dataset *test
 	boar_metrics mt;
 	boar_error err;
 	int rc = boar_train(train, o, &m, &err);
-	EXPECT(rc == 0, "train: %s", err.message);
+	CHECK(rc == 0, "train: %s", err.message);
 	if (rc)
 		return 0;
 	rc = boar_evaluate(m, test, &mt, 0);
-	EXPECT(rc == 0, "evaluate: %d", rc);
+	CHECK(rc == 0, "evaluate: %d", rc);
 	if (keep)
 		*keep = m;
 	else
@@ -90,7 +79,7 @@ static void test_learns_both_policies(const boar_dataset *tr,
 				o.epochs = 5;
 				o.threads = 2;
 				double acc = train_accuracy(tr, te, &o, NULL);
-				EXPECT(acc > 0.85,
+				CHECK(acc > 0.85,
 				       "update %d optimizer %d loss %d: accuracy "
 				       "%.4f, expected > 0.85",
 				       u, opt, loss, acc);
@@ -104,7 +93,7 @@ static void test_regularized(const boar_dataset *tr, const boar_dataset *te)
 	o.l2 = 1e-5;
 	o.l1 = 1e-6;
 	double acc = train_accuracy(tr, te, &o, NULL);
-	EXPECT(acc > 0.85, "l1+l2: accuracy %.4f, expected > 0.85", acc);
+	CHECK(acc > 0.85, "l1+l2: accuracy %.4f, expected > 0.85", acc);
 }
 
 static int same_weights(const boar_model *a, const boar_model *b,
@@ -142,12 +131,12 @@ static void test_reproducible(const boar_dataset *tr, const boar_dataset *te,
 	o.l2 = 1e-6;
 	train_accuracy(tr, te, &o, &a);
 	train_accuracy(tr, te, &o, &b);
-	EXPECT(a && b && same_weights(a, b, dir) == 1,
+	CHECK(a && b && same_weights(a, b, dir) == 1,
 	       "two --threads 1 runs with one seed differ");
 	boar_model_free(b);
 	o.seed = 100;
 	train_accuracy(tr, te, &o, &b);
-	EXPECT(a && b && same_weights(a, b, dir) == 0,
+	CHECK(a && b && same_weights(a, b, dir) == 0,
 	       "different seeds gave identical models");
 	boar_model_free(a);
 	boar_model_free(b);
@@ -164,18 +153,18 @@ static void test_model_file(const boar_dataset *tr, const boar_dataset *te,
 	boar_options_default(&o);
 	train_accuracy(tr, te, &o, &m);
 	snprintf(path, sizeof path, "%s/m.model", dir);
-	EXPECT(boar_model_save(m, path, &err) == 0, "save: %s", err.message);
-	EXPECT(boar_model_load(path, &l, &err) == 0, "load: %s", err.message);
+	CHECK(boar_model_save(m, path, &err) == 0, "save: %s", err.message);
+	CHECK(boar_model_load(path, &l, &err) == 0, "load: %s", err.message);
 	if (!l)
 		return;
 	boar_evaluate(m, te, &a, 0);
 	boar_evaluate(l, te, &b, 0);
-	EXPECT(a.accuracy == b.accuracy && a.loss == b.loss,
+	CHECK(a.accuracy == b.accuracy && a.loss == b.loss,
 	       "loaded model scores differently: %.6f vs %.6f", a.loss, b.loss);
 	/* predict_row on the first rows of the test set agrees with predict */
 	double *p = malloc(boar_dataset_rows(te) * sizeof *p);
-	EXPECT(boar_predict(l, te, p, 1) == 0, "predict");
-	EXPECT(p[0] > 0 && p[0] < 1, "logistic prediction %.4f not in (0,1)",
+	CHECK(boar_predict(l, te, p, 1) == 0, "predict");
+	CHECK(p[0] > 0 && p[0] < 1, "logistic prediction %.4f not in (0,1)",
 	       p[0]);
 	free(p);
 
@@ -190,12 +179,12 @@ static void test_model_file(const boar_dataset *tr, const boar_dataset *te,
 	fclose(f);
 	boar_model *bad = NULL;
 	int rc = boar_model_load(path, &bad, &err);
-	EXPECT(rc == BOAR_ECORRUPT, "flipped bit: rc %d (%s)", rc, err.message);
-	EXPECT(strstr(err.message, "checksum"), "message: %s", err.message);
-	EXPECT(truncate(path, size - 10) == 0, "truncate");
+	CHECK(rc == BOAR_ECORRUPT, "flipped bit: rc %d (%s)", rc, err.message);
+	CHECK(strstr(err.message, "checksum"), "message: %s", err.message);
+	CHECK(truncate(path, size - 10) == 0, "truncate");
 	rc = boar_model_load(path, &bad, &err);
-	EXPECT(rc == BOAR_ECORRUPT, "truncated: rc %d (%s)", rc, err.message);
-	EXPECT(bad == NULL, "out-parameter written on failure");
+	CHECK(rc == BOAR_ECORRUPT, "truncated: rc %d (%s)", rc, err.message);
+	CHECK(bad == NULL, "out-parameter written on failure");
 	boar_model_free(m);
 	boar_model_free(l);
 }
@@ -207,18 +196,18 @@ static void test_errors(const boar_dataset *tr)
 	boar_error err;
 	boar_options_default(&o);
 	o.eta = -0.5;
-	EXPECT(boar_options_check(&o, tr) != NULL, "negative eta accepted");
-	EXPECT(boar_train(tr, &o, &m, &err) == BOAR_EINVAL && !m,
+	CHECK(boar_options_check(&o, tr) != NULL, "negative eta accepted");
+	CHECK(boar_train(tr, &o, &m, &err) == BOAR_EINVAL && !m,
 	       "train with negative eta");
 	boar_options_default(&o);
 	o.epochs = 0;
-	EXPECT(boar_options_check(&o, tr) != NULL, "0 epochs accepted");
+	CHECK(boar_options_check(&o, tr) != NULL, "0 epochs accepted");
 	boar_options_default(&o);
 	o.loss = 9;
-	EXPECT(boar_options_check(&o, tr) != NULL, "unknown loss accepted");
+	CHECK(boar_options_check(&o, tr) != NULL, "unknown loss accepted");
 	boar_options_default(&o);
 	o.task = BOAR_TASK_MF;
-	EXPECT(boar_options_check(&o, tr) != NULL, "mf on libsvm accepted");
+	CHECK(boar_options_check(&o, tr) != NULL, "mf on libsvm accepted");
 
 	/* a step size far too large must stop with an error, not garbage */
 	boar_options_default(&o);
@@ -228,8 +217,8 @@ static void test_errors(const boar_dataset *tr)
 	o.optimizer = BOAR_OPT_SGD;
 	m = NULL;
 	int rc = boar_train(tr, &o, &m, &err);
-	EXPECT(rc == BOAR_EDIVERGED && !m, "divergence: rc %d", rc);
-	EXPECT(strstr(err.message, "diverged"), "message: %s", err.message);
+	CHECK(rc == BOAR_EDIVERGED && !m, "divergence: rc %d", rc);
+	CHECK(strstr(err.message, "diverged"), "message: %s", err.message);
 }
 
 static int stop_after_two(const boar_epoch_stats *s, void *ctx)
@@ -249,7 +238,7 @@ static void test_cancel(const boar_dataset *tr, const boar_dataset *te)
 	o.progress = stop_after_two;
 	o.progress_ctx = &calls;
 	int rc = boar_train(tr, &o, &m, &err);
-	EXPECT(rc == BOAR_ECANCELLED && m && calls == 2,
+	CHECK(rc == BOAR_ECANCELLED && m && calls == 2,
 	       "cancel: rc %d calls %d", rc, calls);
 	boar_model_free(m);
 }
@@ -281,11 +270,11 @@ static void test_mf(const char *dir)
 		o.update = u;
 		o.optimizer = BOAR_OPT_SGD;
 		int rc = boar_train(tr, &o, &m, &err);
-		EXPECT(rc == 0, "train mf: %s", err.message);
+		CHECK(rc == 0, "train mf: %s", err.message);
 		if (rc)
 			continue;
 		boar_evaluate(m, te, &mt, 0);
-		EXPECT(mt.rmse < 0.3, "mf update %d: test rmse %.4f (noise "
+		CHECK(mt.rmse < 0.3, "mf update %d: test rmse %.4f (noise "
 		       "0.1)", u, mt.rmse);
 		boar_model_free(m);
 	}
@@ -325,7 +314,5 @@ int main(void)
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd)) {
 	}
-	if (failures)
-		printf("%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	return TEST_RESULT();
 }

@@ -7,18 +7,7 @@
 #include <unistd.h>
 
 #include "boar.h"
-
-static int failures;
-
-#define EXPECT(cond, ...)                                                  \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
-			printf(__VA_ARGS__);                               \
-			printf("\n");                                      \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#include "testutil.h"
 
 static boar_model *train_file(const char *path, int format, boar_dataset **d)
 {
@@ -29,12 +18,12 @@ static boar_model *train_file(const char *path, int format, boar_dataset **d)
 	boar_load_options_default(&lo);
 	lo.format = format;
 	if (boar_dataset_load(path, &lo, d, &err)) {
-		EXPECT(0, "load %s: %s", path, err.message);
+		CHECK(0, "load %s: %s", path, err.message);
 		return NULL;
 	}
 	boar_options_default(&o);
 	o.threads = 1;
-	EXPECT(boar_train(*d, &o, &m, &err) == 0, "train: %s", err.message);
+	CHECK(boar_train(*d, &o, &m, &err) == 0, "train: %s", err.message);
 	return m;
 }
 
@@ -80,17 +69,17 @@ int main(void)
 		float val[] = {0, 1, 1, 0.5f};
 		double want = first_score(m, d);
 		double got = boar_sigmoid(boar_model_predict_row(m, 4, idx, val));
-		EXPECT(fabs(want - got) < 1e-6, "VW row: %.6f vs parsed %.6f",
+		CHECK(fabs(want - got) < 1e-6, "VW row: %.6f vs parsed %.6f",
 		       got, want);
 		boar_error err;
 		boar_model *l = NULL;
-		EXPECT(boar_model_save(m, saved, &err) == 0 &&
+		CHECK(boar_model_save(m, saved, &err) == 0 &&
 			       boar_model_load(saved, &l, &err) == 0,
 		       "save/load: %s", err.message);
 		if (l) {
 			double again = boar_sigmoid(
 				boar_model_predict_row(l, 4, idx, val));
-			EXPECT(again == got, "loaded VW model scores differently");
+			CHECK(again == got, "loaded VW model scores differently");
 			boar_model_free(l);
 		}
 	}
@@ -105,7 +94,7 @@ int main(void)
 		float val[] = {0, 1};
 		double want = first_score(m, d);
 		double got = boar_sigmoid(boar_model_predict_row(m, 2, idx, val));
-		EXPECT(fabs(want - got) < 1e-6, "CSV row: %.6f vs parsed %.6f",
+		CHECK(fabs(want - got) < 1e-6, "CSV row: %.6f vs parsed %.6f",
 		       got, want);
 	}
 	boar_model_free(m);
@@ -114,7 +103,5 @@ int main(void)
 	remove(csv);
 	remove(saved);
 	rmdir(dir);
-	if (failures)
-		printf("%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	return TEST_RESULT();
 }

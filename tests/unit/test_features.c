@@ -8,18 +8,7 @@
 #include <string.h>
 
 #include "boar.h"
-
-static int failures;
-
-#define EXPECT(cond, ...)                                                  \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			printf("FAIL %s:%d: ", __FILE__, __LINE__);        \
-			printf(__VA_ARGS__);                               \
-			printf("\n");                                      \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#include "testutil.h"
 
 /* K well-separated classes: class c's rows draw most of their features
  * from the block [c * B, (c + 1) * B) and a few from anywhere. */
@@ -51,7 +40,7 @@ static boar_dataset *clusters(uint32_t K, uint64_t rows, uint64_t seed)
 	boar_dataset *d = NULL;
 	boar_error err;
 	int rc = boar_dataset_from_csr(rows, dim, rp, idx, val, y, &d, &err);
-	EXPECT(rc == 0, "from_csr: %s", err.message);
+	CHECK(rc == 0, "from_csr: %s", err.message);
 	free(rp);
 	free(idx);
 	free(val);
@@ -64,7 +53,7 @@ static boar_model *fit(const boar_dataset *tr, boar_options *o, int expect)
 	boar_model *m = NULL;
 	boar_error err;
 	int rc = boar_train(tr, o, &m, &err);
-	EXPECT(rc == expect, "train: rc %d, expected %d (%s)", rc, expect,
+	CHECK(rc == expect, "train: rc %d, expected %d (%s)", rc, expect,
 	       err.message);
 	return m;
 }
@@ -83,11 +72,11 @@ static void test_multiclass(void)
 		if (!m)
 			continue;
 		const float *labels;
-		EXPECT(boar_model_classes(m, &labels) == 5 && labels[0] == 1 &&
+		CHECK(boar_model_classes(m, &labels) == 5 && labels[0] == 1 &&
 			       labels[4] == 5,
 		       "loss %d: classes", losses[i]);
 		boar_evaluate(m, te, &mt, 0);
-		EXPECT(mt.accuracy > 0.95, "loss %d: accuracy %.4f", losses[i],
+		CHECK(mt.accuracy > 0.95, "loss %d: accuracy %.4f", losses[i],
 		       mt.accuracy);
 		/* one row's scores: a distribution for softmax */
 		const uint32_t *idx;
@@ -95,24 +84,24 @@ static void test_multiclass(void)
 		float y;
 		int64_t nnz = boar_dataset_row(te, 0, &idx, &val, &y);
 		double sc[5], sum = 0;
-		EXPECT(boar_model_predict_scores(m, (size_t)nnz, idx, val, sc) == 5,
+		CHECK(boar_model_predict_scores(m, (size_t)nnz, idx, val, sc) == 5,
 		       "scores");
 		for (int c = 0; c < 5; c++)
 			sum += sc[c];
 		if (losses[i] == BOAR_LOSS_SOFTMAX)
-			EXPECT(fabs(sum - 1) < 1e-6, "softmax sums to %.6f", sum);
-		EXPECT(boar_model_predict_row(m, (size_t)nnz, idx, val) == y,
+			CHECK(fabs(sum - 1) < 1e-6, "softmax sums to %.6f", sum);
+		CHECK(boar_model_predict_row(m, (size_t)nnz, idx, val) == y,
 		       "predict_row label");
 		/* save/load keeps the classes */
 		boar_model *l = NULL;
 		boar_error err;
-		EXPECT(boar_model_save(m, "/tmp/boar-mc.model", &err) == 0 &&
+		CHECK(boar_model_save(m, "/tmp/boar-mc.model", &err) == 0 &&
 			       boar_model_load("/tmp/boar-mc.model", &l, &err) == 0,
 		       "mc save/load: %s", err.message);
 		if (l) {
 			boar_metrics ml;
 			boar_evaluate(l, te, &ml, 0);
-			EXPECT(ml.accuracy == mt.accuracy, "loaded mc model differs");
+			CHECK(ml.accuracy == mt.accuracy, "loaded mc model differs");
 			boar_model_free(l);
 		}
 		boar_model_free(m);
@@ -138,7 +127,7 @@ static void test_deterministic(void)
 		uint64_t na, nb;
 		const float *a = boar_model_weights(m[0], &na);
 		const float *b = m[t] ? boar_model_weights(m[t], &nb) : NULL;
-		EXPECT(b && na == nb && !memcmp(a, b, na * sizeof *a),
+		CHECK(b && na == nb && !memcmp(a, b, na * sizeof *a),
 		       "deterministic: %d threads differ from 1", t + 1);
 		boar_model_free(m[t]);
 	}
@@ -158,15 +147,15 @@ static void test_weights(void)
 	boar_model *a = fit(tr, &o, 0);
 	for (uint64_t r = 0; r < n; r++)
 		w[r] = r % 2 ? 0.0f : 1.0f;
-	EXPECT(boar_dataset_set_weights(tr, w, n, &err) == 0, "set_weights");
+	CHECK(boar_dataset_set_weights(tr, w, n, &err) == 0, "set_weights");
 	boar_model *b = fit(tr, &o, 0);
 	uint64_t na, nb;
 	const float *wa = boar_model_weights(a, &na), *wb = boar_model_weights(b, &nb);
-	EXPECT(memcmp(wa, wb, na * 4) != 0, "zero weights changed nothing");
+	CHECK(memcmp(wa, wb, na * 4) != 0, "zero weights changed nothing");
 	w[3] = -1;
-	EXPECT(boar_dataset_set_weights(tr, w, n, &err) == BOAR_EINVAL,
+	CHECK(boar_dataset_set_weights(tr, w, n, &err) == BOAR_EINVAL,
 	       "negative weight accepted");
-	EXPECT(boar_dataset_set_weights(tr, w, n - 1, &err) == BOAR_EINVAL,
+	CHECK(boar_dataset_set_weights(tr, w, n - 1, &err) == BOAR_EINVAL,
 	       "short weights accepted");
 	boar_model_free(a);
 	boar_model_free(b);
@@ -188,7 +177,7 @@ static void test_weights(void)
 		const float *p = boar_model_weights(plain, &k);
 		const float *h = boar_model_weights(heavy, &k);
 		/* binary 1/2 labels are classes, K=2: the bias of class 2 */
-		EXPECT(h[k - 1] - h[k - 2] > p[k - 1] - p[k - 2],
+		CHECK(h[k - 1] - h[k - 2] > p[k - 1] - p[k - 2],
 		       "class weight did not move the bias towards class 2");
 	}
 	boar_model_free(plain);
@@ -211,7 +200,7 @@ static void test_warm_start(void)
 	o.epochs = 3;
 	boar_model *more = fit(tr, &o, 0);
 	boar_evaluate(more, te, &b, 0);
-	EXPECT(b.loss < a.loss, "warm start: loss %.4f not below %.4f", b.loss,
+	CHECK(b.loss < a.loss, "warm start: loss %.4f not below %.4f", b.loss,
 	       a.loss);
 	boar_model_free(more);
 
@@ -228,7 +217,7 @@ static void test_warm_start(void)
 	boar_options_default(&o);
 	o.init_model = first;
 	boar_model *bad = NULL;
-	EXPECT(boar_train(mf, &o, &bad, &err) == BOAR_EINVAL && !bad,
+	CHECK(boar_train(mf, &o, &bad, &err) == BOAR_EINVAL && !bad,
 	       "linear init model accepted for MF data");
 	boar_dataset_free(mf);
 	boar_model_free(first);
@@ -255,7 +244,7 @@ static void test_early_stop_epochs(void)
 	g.features = 20000;
 	g.nnz_per_row = 20;
 	g.noise = 0.2;
-	EXPECT(boar_generate(&g, &tr, &err) == 0, "gen: %s", err.message);
+	CHECK(boar_generate(&g, &tr, &err) == 0, "gen: %s", err.message);
 	boar_options o;
 	int epochs = 0;
 	boar_options_default(&o);
@@ -266,7 +255,7 @@ static void test_early_stop_epochs(void)
 	o.progress = count_epochs;
 	o.progress_ctx = &epochs;
 	boar_model *m = fit(tr, &o, 0);
-	EXPECT(epochs < 200, "early stopping never stopped (%d epochs)", epochs);
+	CHECK(epochs < 200, "early stopping never stopped (%d epochs)", epochs);
 	boar_model_free(m);
 	boar_dataset_free(tr);
 }
@@ -278,7 +267,5 @@ int main(void)
 	test_weights();
 	test_warm_start();
 	test_early_stop_epochs();
-	if (failures)
-		printf("%d check(s) failed\n", failures);
-	return failures ? 1 : 0;
+	return TEST_RESULT();
 }
