@@ -15,7 +15,7 @@ mkdir -p "$DATA"
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.3f (%.3f..%.3f)", m, a[1], a[NR]}'; }
 # wall seconds of a command (stdout/stderr discarded)
-wall() { s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); echo "$e - $s" | bc; }
+wall() { s=$(date +%s.%N); "$@" >/dev/null 2>&1; e=$(date +%s.%N); awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f\n", b - a }'; }
 repeat() { for _ in $(seq "$REPEATS"); do wall "$@"; done | median; }
 json_field() { python3 -c "import json,sys; l=[json.loads(x) for x in sys.stdin]; print($1)"; }
 
@@ -59,7 +59,7 @@ if command -v liblinear-train >/dev/null 2>&1; then
 	liblinear-train -q -s 0 "$big" "$DATA/ll.model"
 	e=$(date +%s.%N)
 	acc=$(liblinear-predict "$DATA/linear-test.svm" "$DATA/ll.model" /dev/null | sed 's/.*= \([0-9.]*\)%.*/\1/')
-	llt=$(echo "$e - $s" | bc)
+	llt=$(awk -v a="$s" -v b="$e" 'BEGIN { printf "%.3f\n", b - a }')
 	# boar: epochs until its test accuracy reaches LIBLINEAR's, then the
 	# wall time of a whole run of that many epochs (parsing included, as
 	# LIBLINEAR's time includes its own)
