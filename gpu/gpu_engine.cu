@@ -14,7 +14,10 @@
  *
  * Row order: resident data is one chunk permuted as a whole; streamed data
  * visits its chunks in a shuffled order and permutes rows inside each chunk
- * (gpu_perm.h), all drawn from (seed, epoch).
+ * (gpu_perm.h), all drawn from (seed, epoch). The positions of an epoch are
+ * the chunks' positions laid end to end in that order; boar_gpu_sweep runs
+ * a slice of them (for cluster workers), boar_gpu_order writes the same
+ * order out on the host.
  *
  * The environment variable BOAR_GPU_CHUNK_BYTES forces streaming with chunks
  * of about that many bytes, so tests exercise the streaming path on small
@@ -99,7 +102,23 @@ struct boar_gpu_ctx {
 	uint32_t rows_per_block; /* 0: GPU_ROWS_PER_BLOCK */
 	void *pinned[6];     /* host ranges registered by us */
 	int n_pinned;
+
+	/* slices (boar_gpu_sweep) and weights by key */
+	int have_order;      /* order/chunk_pos hold order_epoch's chunks */
+	int order_epoch;
+	uint64_t *chunk_pos; /* n_chunks + 1: first position of order[i] */
+	int64_t slot_chunk[GPU_MAX_STREAMS]; /* chunk held by a slot, or -1 */
+	int next_slot;       /* the slot a missing chunk is copied into */
+	uint32_t *host_order; /* boar_gpu_order's array, n_rows */
+	int host_order_epoch;
+	uint32_t *dkey;      /* device key and value buffers, key_cap each */
+	float *dval;
+	uint64_t key_cap;
 };
+
+/* Keys moved per kernel by set/get_weights: bounds the buffers (32 MiB)
+ * when the whole model moves. */
+#define GPU_KEY_BATCH (1ULL << 22)
 
 int gpu_fail(boar_error *err, cudaError_t e, const char *what)
 {
@@ -231,7 +250,8 @@ static int plan_chunks(struct boar_gpu_ctx *c, uint64_t bytes, boar_error *err)
 	c->chunks = ch;
 	c->n_chunks = n;
 	c->order = (uint64_t *)malloc((n ? n : 1) * sizeof *c->order);
-	if (!c->order)
+	c->chunk_pos = (uint64_t *)malloc((n + 1) * sizeof *c->chunk_pos);
+	if (!c->order || !c->chunk_pos)
 		return boar_fail(err, BOAR_ENOMEM, "GPU: chunk plan: out of memory");
 	return 0;
 }
@@ -698,6 +718,9 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	 * the device is done, on the legacy stream that the (non-blocking)
 	 * sweep streams do not wait for. */
 	CK(cudaDeviceSynchronize(), "upload");
+	/* prepare_counts left chunks in slot 0: forget them. */
+	for (int s = 0; s < GPU_MAX_STREAMS; s++)
+		c->slot_chunk[s] = -1;
 	*out = c;
 	return 0;
 fail:
@@ -705,9 +728,12 @@ fail:
 	return rc;
 }
 
-/* Fisher-Yates over the chunk order, drawn from (seed, epoch). */
+/* Fisher-Yates over the chunk order, drawn from (seed, epoch), and the
+ * first position of each chunk in the epoch (streamed data only). */
 static void shuffle_chunks(struct boar_gpu_ctx *c, int epoch)
 {
+	if (c->have_order && c->order_epoch == epoch)
+		return;
 	uint64_t s = c->seed ^ ((uint64_t)epoch * 0x9e3779b97f4a7c15ULL) ^
 		     0x5851f42d4c957f2dULL;
 	for (uint64_t i = 0; i < c->n_chunks; i++)
@@ -718,11 +744,21 @@ static void shuffle_chunks(struct boar_gpu_ctx *c, int epoch)
 		c->order[i - 1] = c->order[j];
 		c->order[j] = t;
 	}
+	c->chunk_pos[0] = 0;
+	for (uint64_t i = 0; i < c->n_chunks; i++) {
+		const struct gpu_chunk *ch = &c->chunks[c->order[i]];
+		c->chunk_pos[i + 1] = c->chunk_pos[i] + (ch->r1 - ch->r0);
+	}
+	c->order_epoch = epoch;
+	c->have_order = 1;
 }
 
-/* Launches the sweep over the chunk now in slot s (rows [r0, r1)). */
+/* Launches the sweep over the chunk now in slot s (rows [r0, r1)): its
+ * positions [q0, q1) (linear; MF sweeps the whole chunk), with `concurrent`
+ * sweeps possibly running at once. */
 static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
-			  uint64_t r1, uint64_t chunk_id, int epoch, float eta)
+			  uint64_t r1, uint64_t chunk_id, int epoch, float eta,
+			  uint64_t q0, uint64_t q1, uint32_t concurrent)
 {
 	const struct boar_dataset *d = c->ds;
 	struct gpu_slot *sl = &c->slot[s];
@@ -735,6 +771,8 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.val = sl->val;
 		a.label = sl->label;
 		gpu_perm_make(&a.perm, r1 - r0, c->seed, (uint64_t)epoch, chunk_id);
+		a.p_begin = q0;
+		a.p_end = q1;
 		a.w = c->w;
 		a.G = c->G;
 		a.reg_scale = c->scale;
@@ -746,10 +784,7 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.hot_ids = c->hot;
 		a.n_hot = c->n_hot;
 		a.rows_per_block = c->rows_per_block;
-		a.concurrent = c->resident ? 1
-			     : (uint32_t)((uint64_t)c->n_slots < c->n_chunks
-						  ? (uint64_t)c->n_slots
-						  : c->n_chunks);
+		a.concurrent = concurrent;
 		return gpu_linear_launch(&c->lv, &a, c->sm_count, sl->stream);
 	}
 	struct gpu_mf_args a;
@@ -789,17 +824,25 @@ extern "C" int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta,
 	   "cudaMemset(loss)");
 	CK(cudaStreamSynchronize(c->slot[0].stream), "cudaMemset(loss)");
 	if (c->resident) {
-		CK(launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta),
+		CK(launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta, 0,
+			  c->ds->n_rows, 1),
 		   "sweep kernel launch");
 	} else {
+		uint32_t conc = (uint32_t)((uint64_t)c->n_slots < c->n_chunks
+						   ? (uint64_t)c->n_slots
+						   : c->n_chunks);
 		shuffle_chunks(c, epoch);
+		/* Every slot is overwritten below. */
+		for (int s = 0; s < GPU_MAX_STREAMS; s++)
+			c->slot_chunk[s] = -1;
 		for (uint64_t i = 0; i < c->n_chunks; i++) {
 			int s = (int)(i % (uint64_t)c->n_slots);
 			uint64_t k = c->order[i];
 			if ((rc = upload_chunk(c, s, k, err)))
 				goto fail;
-			CK(launch(c, s, c->chunks[k].r0, c->chunks[k].r1, k, epoch,
-				  (float)eta),
+			const struct gpu_chunk *ch = &c->chunks[k];
+			CK(launch(c, s, ch->r0, ch->r1, k, epoch, (float)eta, 0,
+				  ch->r1 - ch->r0, conc),
 			   "sweep kernel launch");
 		}
 	}
@@ -808,6 +851,228 @@ extern "C" int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta,
 	CK(cudaMemcpy(&loss, c->loss, sizeof loss, cudaMemcpyDeviceToHost),
 	   "cudaMemcpy(loss)");
 	*loss_sum += loss;
+fail:
+	return rc;
+}
+
+extern "C" int boar_gpu_order(boar_gpu_ctx *c, int epoch,
+			      const uint32_t **order, boar_error *err)
+{
+	if (!c || !order)
+		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
+	if (c->task != BOAR_TASK_LINEAR)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: epoch slices are for linear models");
+	const uint64_t n = c->ds->n_rows;
+	if (n > UINT32_MAX)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: %llu rows: an order of row ids holds 2^32",
+				 (unsigned long long)n);
+	if (c->host_order && c->host_order_epoch == epoch) {
+		*order = c->host_order;
+		return 0;
+	}
+	if (!c->host_order) {
+		c->host_order = (uint32_t *)malloc((n ? n : 1) * sizeof(uint32_t));
+		if (!c->host_order)
+			return boar_fail(err, BOAR_ENOMEM,
+					 "GPU: epoch order: out of memory");
+	}
+	/* The permutations the kernels evaluate (gpu_perm.h is host code
+	 * too), chunk after chunk in the epoch's chunk order. */
+	struct gpu_perm_key key;
+	if (c->resident) {
+		gpu_perm_make(&key, n, c->seed, (uint64_t)epoch, 0);
+		for (uint64_t p = 0; p < n; p++)
+			c->host_order[p] = (uint32_t)gpu_perm_apply(
+				p, n, key.half, key.k[0], key.k[1], key.k[2],
+				key.k[3]);
+	} else {
+		shuffle_chunks(c, epoch);
+		for (uint64_t i = 0; i < c->n_chunks; i++) {
+			uint64_t k = c->order[i];
+			const struct gpu_chunk *ch = &c->chunks[k];
+			uint64_t len = ch->r1 - ch->r0;
+			uint32_t *o = c->host_order + c->chunk_pos[i];
+			gpu_perm_make(&key, len, c->seed, (uint64_t)epoch, k);
+			for (uint64_t p = 0; p < len; p++)
+				o[p] = (uint32_t)(ch->r0 +
+						  gpu_perm_apply(p, len, key.half,
+								 key.k[0], key.k[1],
+								 key.k[2], key.k[3]));
+		}
+	}
+	c->host_order_epoch = epoch;
+	*order = c->host_order;
+	return 0;
+}
+
+/* The slot holding chunk k, copying it into the next slot in rotation when
+ * none does. A copy queues on the slot's stream behind the kernel that
+ * last read the slot, as in an epoch. */
+static int slot_for(struct boar_gpu_ctx *c, uint64_t k, int *slot,
+		    boar_error *err)
+{
+	for (int s = 0; s < c->n_slots; s++)
+		if (c->slot_chunk[s] == (int64_t)k) {
+			*slot = s;
+			return 0;
+		}
+	int s = c->next_slot;
+	c->next_slot = (c->next_slot + 1) % c->n_slots;
+	c->slot_chunk[s] = -1;
+	int rc = upload_chunk(c, s, k, err);
+	if (rc)
+		return rc;
+	c->slot_chunk[s] = (int64_t)k;
+	*slot = s;
+	return 0;
+}
+
+extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
+			      uint64_t end, double eta, double *loss_sum,
+			      boar_error *err)
+{
+	int rc = 0;
+	double loss = 0.0;
+	if (!c || !loss_sum)
+		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
+	if (c->task != BOAR_TASK_LINEAR)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: epoch slices are for linear models");
+	if (begin > end || end > c->ds->n_rows)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: slice [%llu, %llu) outside the %llu rows",
+				 (unsigned long long)begin,
+				 (unsigned long long)end,
+				 (unsigned long long)c->ds->n_rows);
+	if (begin == end)
+		return 0;
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	CK(cudaMemsetAsync(c->loss, 0, sizeof(double), c->slot[0].stream),
+	   "cudaMemset(loss)");
+	CK(cudaStreamSynchronize(c->slot[0].stream), "cudaMemset(loss)");
+	if (c->resident) {
+		CK(launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta, begin,
+			  end, 1),
+		   "sweep kernel launch");
+	} else {
+		shuffle_chunks(c, epoch);
+		/* The chunks that overlap the slice: order[i0 .. i1). */
+		uint64_t i0 = 0, i1;
+		while (c->chunk_pos[i0 + 1] <= begin)
+			i0++;
+		for (i1 = i0 + 1; i1 < c->n_chunks && c->chunk_pos[i1] < end; i1++)
+			;
+		uint32_t conc = (uint32_t)(i1 - i0 < (uint64_t)c->n_slots
+						   ? i1 - i0
+						   : (uint64_t)c->n_slots);
+		for (uint64_t i = i0; i < i1; i++) {
+			uint64_t k = c->order[i];
+			const struct gpu_chunk *ch = &c->chunks[k];
+			uint64_t p0 = c->chunk_pos[i], p1 = c->chunk_pos[i + 1];
+			uint64_t q0 = begin > p0 ? begin - p0 : 0;
+			uint64_t q1 = (end < p1 ? end : p1) - p0;
+			int s;
+			if ((rc = slot_for(c, k, &s, err)))
+				goto fail;
+			CK(launch(c, s, ch->r0, ch->r1, k, epoch, (float)eta, q0,
+				  q1, conc),
+			   "sweep kernel launch");
+		}
+	}
+	for (int s = 0; s < c->n_slots; s++)
+		CK(cudaStreamSynchronize(c->slot[s].stream), "sweep");
+	CK(cudaMemcpy(&loss, c->loss, sizeof loss, cudaMemcpyDeviceToHost),
+	   "cudaMemcpy(loss)");
+	*loss_sum += loss;
+fail:
+	return rc;
+}
+
+/* Checks a key list for set/get and makes room for a batch of keys. */
+static int keys_prepare(struct boar_gpu_ctx *c, const uint32_t *keys,
+			const float *vals, uint64_t n, boar_error *err)
+{
+	int rc = 0;
+	if (!c)
+		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
+	if (c->task != BOAR_TASK_LINEAR)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: weights by key are for linear models");
+	if (n && (!keys || !vals))
+		return boar_fail(err, BOAR_EINVAL, "GPU: no keys or values");
+	for (uint64_t i = 0; i < n; i++)
+		if (keys[i] > c->dim)
+			return boar_fail(err, BOAR_EINVAL,
+					 "GPU: key %u above the model's %llu",
+					 keys[i], (unsigned long long)c->dim);
+	uint64_t want = n < GPU_KEY_BATCH ? n : GPU_KEY_BATCH;
+	if (want <= c->key_cap)
+		return 0;
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	cudaFree(c->dkey);
+	cudaFree(c->dval);
+	c->dkey = NULL;
+	c->dval = NULL;
+	c->key_cap = 0;
+	CK(cudaMalloc(&c->dkey, want * sizeof(uint32_t)), "cudaMalloc(keys)");
+	CK(cudaMalloc(&c->dval, want * sizeof(float)), "cudaMalloc(values)");
+	c->key_cap = want;
+fail:
+	return rc;
+}
+
+extern "C" int boar_gpu_set_weights(boar_gpu_ctx *c, const uint32_t *keys,
+				    const float *vals, uint64_t n,
+				    boar_error *err)
+{
+	int rc = keys_prepare(c, keys, vals, n, err);
+	if (rc || !n)
+		return rc;
+	cudaStream_t st = c->slot[0].stream;
+	uint32_t stride = c->lv.adagrad ? 2 : 1;
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	for (uint64_t lo = 0; lo < n; lo += c->key_cap) {
+		uint64_t m = n - lo < c->key_cap ? n - lo : c->key_cap;
+		CK(cudaMemcpyAsync(c->dkey, keys + lo, m * sizeof(uint32_t),
+				   cudaMemcpyHostToDevice, st),
+		   "cudaMemcpy(keys)");
+		CK(cudaMemcpyAsync(c->dval, vals + lo, m * sizeof(float),
+				   cudaMemcpyHostToDevice, st),
+		   "cudaMemcpy(values)");
+		CK(gpu_scatter_weights(c->w, stride, c->dkey, c->dval, m,
+				       c->sm_count, st),
+		   "scatter kernel launch");
+	}
+	CK(cudaStreamSynchronize(st), "setting weights");
+fail:
+	return rc;
+}
+
+extern "C" int boar_gpu_get_weights(boar_gpu_ctx *c, const uint32_t *keys,
+				    float *vals, uint64_t n, boar_error *err)
+{
+	int rc = keys_prepare(c, keys, vals, n, err);
+	if (rc || !n)
+		return rc;
+	cudaStream_t st = c->slot[0].stream;
+	uint32_t stride = c->lv.adagrad ? 2 : 1;
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	for (uint64_t lo = 0; lo < n; lo += c->key_cap) {
+		uint64_t m = n - lo < c->key_cap ? n - lo : c->key_cap;
+		CK(cudaMemcpyAsync(c->dkey, keys + lo, m * sizeof(uint32_t),
+				   cudaMemcpyHostToDevice, st),
+		   "cudaMemcpy(keys)");
+		CK(gpu_gather_weights(c->w, stride, c->dkey, c->dval, m,
+				      c->sm_count, st),
+		   "gather kernel launch");
+		CK(cudaMemcpyAsync(vals + lo, c->dval, m * sizeof(float),
+				   cudaMemcpyDeviceToHost, st),
+		   "cudaMemcpy(values)");
+		/* A copy into pageable memory may return early. */
+		CK(cudaStreamSynchronize(st), "getting weights");
+	}
 fail:
 	return rc;
 }
@@ -897,8 +1162,12 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 	cudaFree(c->Gu);
 	cudaFree(c->Gi);
 	cudaFree(c->loss);
+	cudaFree(c->dkey);
+	cudaFree(c->dval);
 	(void)cudaGetLastError();
 	free(c->chunks);
 	free(c->order);
+	free(c->chunk_pos);
+	free(c->host_order);
 	free(c);
 }

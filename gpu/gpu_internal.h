@@ -36,7 +36,10 @@ struct gpu_linear_args {
 	const uint32_t *idx;
 	const float *val;
 	const float *label;
-	struct gpu_perm_key perm;
+	struct gpu_perm_key perm; /* the chunk's order: perm.n is its rows */
+	/* Positions [p_begin, p_end) of that order are swept: [0, perm.n)
+	 * for a whole epoch, a slice for boar_gpu_sweep. */
+	uint64_t p_begin, p_end;
 	float *w;                /* dim + 1, bias at w[dim]; with AdaGrad
 				    2 (dim + 1): (w, G) pairs, see load_wg */
 	float *G;                /* unused (NULL) */
@@ -117,6 +120,17 @@ cudaError_t gpu_interleave(float *wg, const float *w, uint64_t n, int sm_count,
 			   cudaStream_t stream);
 cudaError_t gpu_deinterleave(float *w, const float *wg, uint64_t n,
 			     int sm_count, cudaStream_t stream);
+
+/* Weights by key, for boar_gpu_set_weights/get_weights: w[stride * key[i]]
+ * = val[i] (scatter) or val[i] = w[stride * key[i]] (gather) for i < n,
+ * where stride is 2 in the AdaGrad (w, G) layout and 1 otherwise. Keys are
+ * checked by the caller (at most dim). */
+cudaError_t gpu_scatter_weights(float *w, uint32_t stride, const uint32_t *key,
+				const float *val, uint64_t n, int sm_count,
+				cudaStream_t stream);
+cudaError_t gpu_gather_weights(const float *w, uint32_t stride,
+			       const uint32_t *key, float *val, uint64_t n,
+			       int sm_count, cudaStream_t stream);
 
 /* Feature counts of a chunk: count[idx[j]] += 1 for j < nnz (uint32). */
 cudaError_t gpu_count_features(const uint32_t *idx, uint64_t nnz,

@@ -1,7 +1,8 @@
 /* gpu_linear.cu - the Hogwild! sweep of a sparse linear model, one warp a row.
  *
  * A persistent grid of warps walks a chunk's rows in the order of the
- * epoch's Feistel permutation (gpu_perm.h). A warp takes 32 positions at a
+ * epoch's Feistel permutation (gpu_perm.h), all of its positions or a slice
+ * [p_begin, p_end) of them (a cluster worker's clock). A warp takes 32 positions at a
  * time: each lane evaluates the permutation for one of them and loads that
  * row's extent and label, so the 32 independent metadata loads are in
  * flight together; the warp then sweeps the 32 rows one after another,
@@ -226,7 +227,7 @@ linear_sweep(const struct gpu_linear_args a)
 	const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
 	const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
 	const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
-	const uint64_t n = a.perm.n;
+	const uint64_t n = a.perm.n, p_end = a.p_end;
 	const float eta = a.eta, l1 = a.l1, l2 = a.l2;
 	const float alpha = 1.0f / ((float)gridDim.x * (float)a.concurrent);
 	double loss_acc = 0.0;
@@ -264,11 +265,12 @@ linear_sweep(const struct gpu_linear_args a)
 	}
 	uint32_t rot = wib * 32;
 
-	for (uint64_t base = warp * 32; base < n; base += n_warps * 32) {
+	for (uint64_t base = a.p_begin + warp * 32; base < p_end;
+	     base += n_warps * 32) {
 		uint64_t p = base + lane;
 		uint64_t my_s = 0, my_e = 0;
 		float my_y = 0.0f;
-		if (p < n) {
+		if (p < p_end) {
 			uint64_t row = gpu_perm_apply(p, n, a.perm.half,
 						      a.perm.k[0], a.perm.k[1],
 						      a.perm.k[2], a.perm.k[3]);
@@ -276,7 +278,7 @@ linear_sweep(const struct gpu_linear_args a)
 			my_e = __ldg(a.row_ptr + row + 1) - a.nz_base;
 			my_y = __ldg(a.label + row);
 		}
-		const int batch = n - base < 32 ? (int)(n - base) : 32;
+		const int batch = p_end - base < 32 ? (int)(p_end - base) : 32;
 
 		for (int r = 0; r < batch; r++) {
 			const uint64_t s = __shfl_sync(FULL_MASK, my_s, r);
@@ -513,8 +515,12 @@ cudaError_t gpu_linear_launch(const struct gpu_linear_variant *v,
 		if (e != cudaSuccess)
 			return e;
 	}
-	uint64_t blocks = grid_blocks(k, smem, a->perm.n, a->rows_per_block,
-				      sm_count, &e);
+	if (a->p_end > a->perm.n || a->p_begin > a->p_end)
+		return cudaErrorInvalidValue;
+	if (a->p_begin == a->p_end)
+		return cudaSuccess;
+	uint64_t blocks = grid_blocks(k, smem, a->p_end - a->p_begin,
+				      a->rows_per_block, sm_count, &e);
 	if (e != cudaSuccess)
 		return e;
 	k<<<(unsigned)blocks, LIN_BLOCK, smem, stream>>>(*a);

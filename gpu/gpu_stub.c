@@ -26,6 +26,30 @@ int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta, double *loss_sum,
 	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
 }
 
+int boar_gpu_order(boar_gpu_ctx *c, int epoch, const uint32_t **order,
+		   boar_error *err)
+{
+	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
+}
+
+int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin, uint64_t end,
+		   double eta, double *loss_sum, boar_error *err)
+{
+	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
+}
+
+int boar_gpu_set_weights(boar_gpu_ctx *c, const uint32_t *keys,
+			 const float *vals, uint64_t n, boar_error *err)
+{
+	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
+}
+
+int boar_gpu_get_weights(boar_gpu_ctx *c, const uint32_t *keys, float *vals,
+			 uint64_t n, boar_error *err)
+{
+	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
+}
+
 int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m, boar_error *err)
 {
 	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);

@@ -4,6 +4,15 @@
  * stamp array (one uint32 per key: the clock that last saw it), so finding
  * the distinct keys of a chunk costs O(its nnz), then sorted because the
  * wire wants them ascending.
+ *
+ * Two engines sweep a clock's rows. The CPU engine updates the host
+ * replica m->w in place, so the pulled values go straight into it. The GPU
+ * engine keeps its weights on the card for the whole run: the pulled
+ * values are scattered into it before the clock's sweep and gathered back
+ * after (boar_gpu_set_weights/get_weights), and the rows of a clock are
+ * positions of the GPU engine's own epoch order (boar_gpu_order), which,
+ * like the CPU engine's, depends on the seed alone, so the workers'
+ * blocks still cover every row once an epoch.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -14,6 +23,7 @@
 #include "dataset.h"
 #include "engine.h"
 #include "error.h"
+#include "gpu/gpu_engine.h"
 #include "model.h"
 #include "net/worker.h"
 #include "options.h"
@@ -29,6 +39,7 @@ struct scratch {
 	uint64_t *keys;
 	float *before;
 	float *delta;
+	uint32_t *keys32; /* GPU: the keys as the engine takes them */
 	uint64_t cap;
 };
 
@@ -70,6 +81,34 @@ static double now_s(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The GPU engine's clock: loads the nk pulled values s->before of keys
+ * s->keys into the device model, sweeps positions [b, e) of the epoch and
+ * reads the keys back; leaves after - before in s->delta and the new values
+ * in m->w (the host replica, as the CPU engine would). */
+static int sweep_gpu(boar_gpu_ctx *g, struct scratch *s, uint64_t nk,
+		     int epoch, uint64_t b, uint64_t e, double eta,
+		     double *loss, struct boar_model *m, boar_error *err)
+{
+	int rc;
+	double l = 0;
+	for (uint64_t i = 0; i < nk; i++)
+		s->keys32[i] = (uint32_t)s->keys[i];
+	if ((rc = boar_gpu_set_weights(g, s->keys32, s->before, nk, err)) ||
+	    (rc = boar_gpu_sweep(g, epoch, b, e, eta, &l, err)) ||
+	    (rc = boar_gpu_get_weights(g, s->keys32, s->delta, nk, err)))
+		return rc;
+	if (!isfinite(l))
+		return boar_fail(err, BOAR_EDIVERGED,
+				 "training diverged in epoch %d; lower --eta",
+				 epoch);
+	*loss += l;
+	for (uint64_t i = 0; i < nk; i++) {
+		m->w[s->keys[i]] = s->delta[i];
+		s->delta[i] -= s->before[i];
+	}
+	return 0;
 }
 
 /* Pulls every key into m->w (for evaluation and the final replica). */
@@ -124,6 +163,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 	const struct boar_dataset *d = train;
 	struct boar_model *m = NULL;
 	struct boar_engine *e = NULL;
+	boar_gpu_ctx *g = NULL;
 	struct ps_client *c = NULL;
 	struct scratch s = { 0 };
 	int rc;
@@ -137,9 +177,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 				 "cluster training supports linear models "
 				 "(binary, regression, multiclass), not matrix "
 				 "factorization");
-	if (o_in->device != BOAR_DEVICE_CPU)
-		return boar_fail(err, BOAR_EINVAL,
-				 "cluster workers train on the CPU engine");
+	const int gpu = o_in->device == BOAR_DEVICE_GPU;
 	boar_options o = *o_in;
 	boar_options_resolve(&o, train);
 
@@ -160,7 +198,23 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		return rc;
 	uint32_t K = boar_model_width(m);
 	uint64_t keys_total = (d->dim + 1) * K;
-	if ((rc = boar_engine_create(d, &o, m, &e, err)))
+	if (gpu && K > 1) {
+		rc = boar_fail(err, BOAR_EINVAL,
+			       "the GPU engine has no multiclass models yet; "
+			       "use the CPU");
+		goto out;
+	}
+	if (gpu && d->dim >= UINT32_MAX) {
+		rc = boar_fail(err, BOAR_EINVAL,
+			       "GPU cluster workers take fewer than 2^32 - 1 "
+			       "features (the keys are 32-bit)");
+		goto out;
+	}
+	if (gpu)
+		rc = boar_gpu_open(d, &o, m, &g, err);
+	else
+		rc = boar_engine_create(d, &o, m, &e, err);
+	if (rc)
 		goto out;
 
 	/* Clock schedule: the same number of clocks per epoch everywhere. */
@@ -190,7 +244,10 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 	s.keys = malloc(cap * sizeof *s.keys);
 	s.before = malloc(cap * sizeof *s.before);
 	s.delta = malloc(cap * sizeof *s.delta);
-	if (!s.stamp || !s.keys || !s.before || !s.delta) {
+	if (gpu)
+		s.keys32 = malloc(cap * sizeof *s.keys32);
+	if (!s.stamp || !s.keys || !s.before || !s.delta ||
+	    (gpu && !s.keys32)) {
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -205,8 +262,15 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 	uint32_t stamp = 0;
 	for (int epoch = 1; epoch <= o.epochs; epoch++) {
 		double t0 = now_s(), loss = 0;
+		double eta = o.eta * pow(o.eta_decay, epoch - 1);
 		uint64_t nnz = 0;
-		const uint32_t *order = boar_engine_order(e, epoch);
+		const uint32_t *order;
+		if (gpu) {
+			if ((rc = boar_gpu_order(g, epoch, &order, err)))
+				goto out;
+		} else {
+			order = boar_engine_order(e, epoch);
+		}
 		for (uint64_t k = 0; k < clocks; k++) {
 			uint64_t b = b0 + (b1 - b0) * k / clocks;
 			uint64_t en = b0 + (b1 - b0) * (k + 1) / clocks;
@@ -219,17 +283,25 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 			if ((rc = ps_client_pull(c, s.keys, (uint32_t)nk,
 						 s.before, err)))
 				goto out;
-			for (uint64_t i = 0; i < nk; i++)
-				m->w[s.keys[i]] = s.before[i];
-			if ((rc = boar_engine_sweep(e, epoch, b, en, &loss))) {
-				boar_fail(err, rc,
-					  "training diverged in epoch %d; "
-					  "lower --eta",
-					  epoch);
-				goto out;
+			if (gpu) {
+				if ((rc = sweep_gpu(g, &s, nk, epoch, b, en, eta,
+						    &loss, m, err)))
+					goto out;
+			} else {
+				for (uint64_t i = 0; i < nk; i++)
+					m->w[s.keys[i]] = s.before[i];
+				if ((rc = boar_engine_sweep(e, epoch, b, en,
+							    &loss))) {
+					boar_fail(err, rc,
+						  "training diverged in epoch "
+						  "%d; lower --eta",
+						  epoch);
+					goto out;
+				}
+				for (uint64_t i = 0; i < nk; i++)
+					s.delta[i] = m->w[s.keys[i]] -
+						     s.before[i];
 			}
-			for (uint64_t i = 0; i < nk; i++)
-				s.delta[i] = m->w[s.keys[i]] - s.before[i];
 			if ((rc = ps_client_push(c, s.keys, s.delta,
 						 (uint32_t)nk, err)))
 				goto out;
@@ -249,7 +321,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 			st.updates_per_sec = st.seconds > 0 ? nnz / st.seconds
 							    : 0;
 			st.train_loss = b1 > b0 ? loss / (double)(b1 - b0) : 0;
-			st.eta = boar_engine_eta(e, epoch);
+			st.eta = eta;
 			if (o.test && wc->eval_every_epoch) {
 				boar_metrics mt;
 				if ((rc = pull_all(c, m, &s, err)))
@@ -305,10 +377,12 @@ out:
 		ps_client_get_counters(c, &rep->net);
 	ps_client_free(c);
 	boar_engine_free(e);
+	boar_gpu_close(g);
 	boar_model_free(m);
 	free(s.stamp);
 	free(s.keys);
 	free(s.before);
 	free(s.delta);
+	free(s.keys32);
 	return rc;
 }

@@ -1,8 +1,9 @@
-/* worker.h - a cluster worker: the CPU engine between pulls and pushes
- * (library-internal; the `boar train --ps/--cluster` glue calls it).
+/* worker.h - a cluster worker: the CPU or GPU engine between pulls and
+ * pushes (library-internal; the `boar train --ps/--cluster` glue calls it).
  *
  * Every worker loads the whole training file and draws the same row order
- * per epoch (same seed); worker R of W sweeps the contiguous block
+ * per epoch (same seed, same engine: the CPU engine's order, or the GPU
+ * engine's with --device gpu); worker R of W sweeps the contiguous block
  * [R*n/W, (R+1)*n/W) of that order, so within an epoch the workers cover
  * every row exactly once, and a different random subset each epoch. The
  * block is cut into the same number of clocks on every worker (about
@@ -12,8 +13,9 @@
  *
  * Linear models (binary, regression, K-class): the keys are the model's
  * weight slots, (dim + 1) * K of them, feature-major, the bias last; matrix
- * factorization is refused. At the end the worker flushes what the significance filter held
- * back and says DONE; with gather set it then waits for the others and
+ * factorization is refused, and so are K-class models on the GPU (its
+ * engine has none). At the end the worker flushes what the significance
+ * filter held back and says DONE; with gather set it then waits for the others and
  * fetches the whole model.
  */
 #ifndef BOAR_NET_WORKER_H
