@@ -2,8 +2,11 @@
 # device_run.sh - everything the GPU engine needs a lent GPU for, in one call.
 #
 #   bench/gpu/device_run.sh [tests] [sanitize] [bench] [quick] [accuracy]
+#                           [cluster]
 #
-# (no argument: all three). Builds the engine alone (bench/gpu/build.sh) and,
+# (no argument: the first three). `tests` includes the cluster test with GPU
+# workers (tests/cli/net_gpu.sh); `cluster` adds compute-sanitizer memcheck
+# of the epoch-slice and weights-by-key test (test_gpu_partial). Builds the engine alone (bench/gpu/build.sh) and,
 # best effort, the whole tree with the Makefile; runs the GPU unit tests;
 # compute-sanitizer memcheck and racecheck on small inputs; and the
 # benchmarks: the roofline tool's kernels and the engine on the same shape
@@ -45,17 +48,19 @@ if has tests; then
 	for t in $A/test_gpu_*; do
 		n=$(basename $t)
 		echo "== $n" >> "$OUT/tests.log"
+		t1=$(date +%s)
 		timeout 300 $t >> "$OUT/tests.log" 2>&1
-		note "test $n: rc=$?"
+		note "test $n: rc=$? ($(( $(date +%s) - t1 )) s)"
 	done
 	# The CLI tests need the whole tree; the shared MovieLens file travels
 	# in .gpu-carry when the caller carried it.
 	if [ -x $B/boar ]; then
 		[ -d .gpu-carry ] && export BOAR_SHARED=.gpu-carry
-		for t in tests/cli/gpu_*.sh; do
+		for t in tests/cli/gpu_*.sh tests/cli/net_gpu.sh; do
 			echo "== $t" >> "$OUT/tests.log"
+			t1=$(date +%s)
 			BOAR=$B/boar BUILD=$B timeout 300 sh $t >> "$OUT/tests.log" 2>&1
-			note "test $t: rc=$?"
+			note "test $t: rc=$? ($(( $(date +%s) - t1 )) s)"
 		done
 	else
 		note "CLI tests not run: the tree does not build (make.log)"
@@ -82,6 +87,15 @@ if has sanitize; then
 	run_s racecheck_linear --tool racecheck $A/gpu_bench linear 20000 16 12 --epochs 1
 	run_s racecheck_mf --tool racecheck $A/gpu_bench mf 50000 2000 1000 64 --epochs 1
 	run_s synccheck_linear --tool synccheck $A/gpu_bench linear 20000 16 12 --epochs 1
+fi
+
+if has cluster; then
+	echo "== memcheck test_gpu_partial" >> "$OUT/sanitize.log"
+	timeout 150 compute-sanitizer --error-exitcode 9 --tool memcheck \
+		$A/test_gpu_partial > /tmp/san.log 2>&1
+	rc=$?
+	cat /tmp/san.log >> "$OUT/sanitize.log"
+	note "sanitizer memcheck_partial: rc=$rc $(grep -E 'ERROR SUMMARY' /tmp/san.log | tail -1)"
 fi
 
 if has bench || has quick; then

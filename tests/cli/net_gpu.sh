@@ -46,6 +46,7 @@ run() {
 	[ -n "$st" ] || fail "$_name: the shard did not report max_staleness_served"
 	at_most "$_name: max staleness served" "$st" "$_st"
 	echo "$_name: accuracy $got (single node cpu $want, gpu $want_gpu), max staleness served $st"
+	echo "$_name: $(grep '^worker 0/2' "$T/w0.err" | cut -d';' -f1)"
 }
 
 run resident 2
