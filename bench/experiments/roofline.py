@@ -72,7 +72,7 @@ def body():
                         "engine / bare"], [r[:7] for r in table]))
     below = [r for r in table if r[7] < 0.8]
     if below:
-        fr.add("Below 0.8: " + "; ".join("%s %s %dT %s (%.2f)" % (r[0], r[1], r[2], r[3], r[7])
+        fr.add("Below 0.8: " + "; ".join("%s %s %dT %s (%.3f)" % (r[0], r[1], r[2], r[3], r[7])
                                          for r in below) + ".")
     else:
         fr.add("Every shape and thread count is at 0.8 of the bare loop or above.")
