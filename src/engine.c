@@ -17,16 +17,6 @@
  * count. */
 #define ORDER_SEGMENTS 64
 
-static void shuffle(uint32_t *a, uint64_t n, boar_rng *r)
-{
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = boar_rng_below(r, (uint32_t)i);
-		uint32_t t = a[i - 1];
-		a[i - 1] = a[j];
-		a[j] = t;
-	}
-}
-
 /* Per-feature regularization scale n / count_j (Hogwild!'s split of the
  * regularizer over the rows that touch a feature): in expectation over a
  * uniformly drawn row, the per-row penalties add up to the full one. */
@@ -135,7 +125,7 @@ int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
 		       struct boar_model *m, struct boar_engine **out,
 		       boar_error *err)
 {
-	return boar_engine_create_subset(d, o, m, NULL, d->n_rows, out, err);
+	return boar_engine_create_subset(d, o, m, NULL, d->n_rows, 0, out, err);
 }
 
 uint64_t boar_engine_rows(const struct boar_engine *e)
@@ -145,7 +135,7 @@ uint64_t boar_engine_rows(const struct boar_engine *e)
 
 int boar_engine_create_subset(const struct boar_dataset *d,
 			      const boar_options *o, struct boar_model *m,
-			      const uint32_t *rows, uint64_t n,
+			      const uint32_t *rows, uint64_t n, int pack,
 			      struct boar_engine **out, boar_error *err)
 {
 	struct boar_engine *e = calloc(1, sizeof *e);
@@ -168,7 +158,7 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 	for (uint64_t i = 0; i < n; i++)
 		e->order[i] = rows ? rows[i] : (uint32_t)i;
 	boar_rng r = boar_rng_make(o->seed, 0, 0);
-	shuffle(e->order, n, &r);
+	boar_shuffle_u32(e->order, n, &r);
 
 	if (d->task == BOAR_TASK_LINEAR) {
 		uint64_t width = boar_model_width(m);
@@ -185,6 +175,16 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		    !(e->det_buf = malloc(BOAR_DET_BATCH * width *
 					  sizeof *e->det_buf)))
 			goto nomem;
+		e->rows = (struct boar_rows){
+			.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
+			.label = d->label, .row_weight = e->row_weight,
+			.row_class = e->row_class,
+		};
+		/* Packing pays only when the rows do not fit in cache (and
+		 * small data is better shuffled row by row); without room
+		 * for the copy, train from the dataset itself. */
+		if (pack && n >= 1024 * BOAR_ROW_BLOCK)
+			boar_engine_pack_rows(e);
 	} else {
 		if (pack_triplets(e))
 			goto nomem;
@@ -208,6 +208,8 @@ void boar_engine_free(struct boar_engine *e)
 	free(e->accum);
 	free(e->row_weight);
 	free(e->row_class);
+	for (int k = 0; k < 4; k++)
+		free(e->packed[k]);
 	free(e->det_buf);
 	free(e->order);
 	free(e->spare);
@@ -233,7 +235,7 @@ static void reshuffle(struct boar_engine *e, int epoch)
 	for (int s = 0; s < nseg; s++)
 		seg_order[s] = (uint32_t)s;
 	boar_rng r = boar_rng_make(e->o.seed, (uint64_t)epoch, UINT32_MAX);
-	shuffle(seg_order, (uint64_t)nseg, &r);
+	boar_shuffle_u32(seg_order, (uint64_t)nseg, &r);
 	dest[0] = 0;
 	for (int k = 0; k < nseg; k++) {
 		uint32_t s = seg_order[k];
@@ -246,7 +248,7 @@ static void reshuffle(struct boar_engine *e, int epoch)
 		uint32_t *to = e->spare + dest[k];
 		memcpy(to, e->order + lo, len * sizeof *to);
 		boar_rng sr = boar_rng_make(e->o.seed, (uint64_t)epoch, s);
-		shuffle(to, len, &sr);
+		boar_shuffle_u32(to, len, &sr);
 	}
 	uint32_t *t = e->order;
 	e->order = e->spare;
@@ -258,10 +260,15 @@ const uint32_t *boar_engine_order(struct boar_engine *e, int epoch)
 	if (e->trips) {
 		if (e->order_epoch != epoch) {
 			boar_rng r = boar_rng_make(e->o.seed, (uint64_t)epoch, 1);
-			shuffle(e->block_order, e->n_blocks, &r);
+			boar_shuffle_u32(e->block_order, e->n_blocks, &r);
 			e->order_epoch = epoch;
 		}
 		return NULL;
+	}
+	if (e->packed[0]) {
+		if (e->order_epoch != epoch)
+			boar_engine_order_blocks(e, epoch);
+		return e->order;
 	}
 	while (e->order_epoch < epoch)
 		reshuffle(e, ++e->order_epoch);

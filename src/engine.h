@@ -22,10 +22,16 @@ int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
 		       struct boar_model *m, struct boar_engine **out,
 		       boar_error *err);
 
-/* Same, training only on rows[0..n) of d (e.g. all but a holdout). */
+/* Same, training only on rows[0..n) of d (e.g. all but a holdout). With
+ * pack set, a linear engine copies those rows once, shuffled, into its own
+ * arrays and visits them in random blocks (engine_pack.c): faster sweeps
+ * for the price of a copy, so boar_train asks for it when it runs more than
+ * one epoch. The orders a packed engine hands out then index its copy, not
+ * d: callers that map order entries to d's rows (the cluster worker) leave
+ * pack at 0. */
 int boar_engine_create_subset(const struct boar_dataset *d,
 			      const boar_options *o, struct boar_model *m,
-			      const uint32_t *rows, uint64_t n,
+			      const uint32_t *rows, uint64_t n, int pack,
 			      struct boar_engine **out, boar_error *err);
 
 /* Rows in an epoch (n_rows of the dataset, or the subset's size). */
@@ -50,6 +56,20 @@ void boar_engine_free(struct boar_engine *e);
 
 /* ---- shared between engine.c and the sweeps */
 
+/* The rows a linear sweep reads, indexed by the entries of the epoch's
+ * order: the dataset's own arrays, or the engine's packed copy. */
+struct boar_rows {
+	const uint64_t *row_ptr;
+	const uint32_t *idx;
+	const float *val;
+	const float *label;
+	const float *row_weight;   /* instance x class weight, or NULL */
+	const uint32_t *row_class; /* multiclass class index, or NULL */
+};
+
+/* Rows per block of a packed linear engine. */
+#define BOAR_ROW_BLOCK 64
+
 /* One rating, packed so that a sweep touches one cache line per rating. */
 struct boar_triplet {
 	uint32_t user, item;
@@ -63,14 +83,16 @@ struct boar_engine {
 	int threads;
 	float *reg_scale;   /* linear with l1/l2: n_rows / rows-with-feature */
 	float *accum;       /* AdaGrad sums: linear dim+1; MF users + items */
+	struct boar_rows rows; /* what the linear sweeps read */
 	float *row_weight;  /* instance x class weight per row, or NULL */
 	uint32_t *row_class; /* multiclass: class index of each row */
+	void *packed[4];    /* a packed engine's copies of d's CSR arrays */
 	float *det_buf;     /* deterministic: a batch's derivatives */
 	uint64_t n;         /* rows in an epoch */
 	uint32_t *order;    /* the current epoch's row order */
 	uint32_t *spare;    /* scratch of the same size for reshuffling */
 	struct boar_triplet *trips; /* MF: the ratings, packed (engine.c) */
-	uint32_t *block_order; /* MF: the epoch's order of rating blocks */
+	uint32_t *block_order; /* MF or packed rows: the epoch's block order */
 	uint64_t n_blocks;
 	int order_epoch;    /* epoch held in order (0: the initial shuffle) */
 };
@@ -85,6 +107,14 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 
 double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
 				uint64_t begin, uint64_t end, float eta);
+/* engine_pack.c: copies the rows of order[0..n) into the engine's own
+ * arrays (row weights and classes too) and points rows at them; 0 or
+ * BOAR_ENOMEM (then the engine is left as it was). */
+int boar_engine_pack_rows(struct boar_engine *e);
+/* The epoch's order of a packed engine: its blocks in a fresh random order,
+ * expanded into order[]. */
+void boar_engine_order_blocks(struct boar_engine *e, int epoch);
+
 /* Ratings per block of the MF sweep (see engine.c). */
 #define BOAR_MF_BLOCK 256
 

@@ -49,4 +49,15 @@ static inline double boar_rng_unit(boar_rng *r)
 	return (boar_rng_next(r) >> 11) * 0x1.0p-53;
 }
 
+/* Fisher-Yates shuffle of a[0..n) (n < 2^32). */
+static inline void boar_shuffle_u32(uint32_t *a, uint64_t n, boar_rng *r)
+{
+	for (uint64_t i = n; i > 1; i--) {
+		uint64_t j = boar_rng_below(r, (uint32_t)i);
+		uint32_t t = a[i - 1];
+		a[i - 1] = a[j];
+		a[j] = t;
+	}
+}
+
 #endif

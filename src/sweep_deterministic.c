@@ -26,7 +26,7 @@
 static double row_derivatives(const struct boar_engine *e, uint32_t r,
 			      float *d)
 {
-	const struct boar_dataset *ds = e->d;
+	const struct boar_rows *ds = &e->rows;
 	const struct boar_model *mdl = e->m;
 	uint32_t K = boar_model_width(mdl);
 	const float *bias = &mdl->w[mdl->dim * K];
@@ -40,12 +40,12 @@ static double row_derivatives(const struct boar_engine *e, uint32_t r,
 	}
 	double loss;
 	if (mdl->n_classes) {
-		loss = boar_multiclass_loss(mdl->loss, m, K, e->row_class[r], d);
+		loss = boar_multiclass_loss(mdl->loss, m, K, ds->row_class[r], d);
 	} else {
 		float y = boar_loss_target(mdl->loss, ds->label[r]);
 		loss = boar_loss_eval(mdl->loss, m[0], y, &d[0]);
 	}
-	float rw = e->row_weight ? e->row_weight[r] : 1.0f;
+	float rw = ds->row_weight ? ds->row_weight[r] : 1.0f;
 	for (uint32_t c = 0; c < K; c++)
 		d[c] *= rw;
 	return rw * loss;
@@ -56,7 +56,7 @@ static void apply_owned(const struct boar_engine *e, const uint32_t *order,
 			uint64_t b0, uint64_t b1, const float *dbuf,
 			const struct coord_params *cp, int t, int nt)
 {
-	const struct boar_dataset *ds = e->d;
+	const struct boar_rows *ds = &e->rows;
 	struct boar_model *mdl = e->m;
 	uint32_t K = boar_model_width(mdl);
 	int ada = e->o.optimizer == BOAR_OPT_ADAGRAD;

@@ -122,11 +122,11 @@ BOAR_SWEEP_VARIANTS(struct linear_args, sweep_body, linear_variants)
 double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 			 uint64_t begin, uint64_t end, float eta)
 {
-	const struct boar_dataset *d = e->d;
+	const struct boar_rows *d = &e->rows;
 	struct linear_args a = {
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
 		.label = d->label, .w = e->m->w, .reg_scale = e->reg_scale,
-		.G = e->accum, .row_weight = e->row_weight, .dim = e->m->dim,
+		.G = e->accum, .row_weight = d->row_weight, .dim = e->m->dim,
 		.loss = e->m->loss,
 		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2},
 	};

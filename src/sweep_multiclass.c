@@ -83,10 +83,10 @@ BOAR_SWEEP_VARIANTS(struct mc_args, sweep_body, mc_variants)
 double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 			     uint64_t begin, uint64_t end, float eta)
 {
-	const struct boar_dataset *d = e->d;
+	const struct boar_rows *d = &e->rows;
 	struct mc_args a = {
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
-		.row_class = e->row_class, .row_weight = e->row_weight,
+		.row_class = d->row_class, .row_weight = d->row_weight,
 		.w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum,
 		.dim = e->m->dim, .K = e->m->n_classes, .loss = e->m->loss,
 		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2},

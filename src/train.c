@@ -141,8 +141,10 @@ static int start(struct run *r, boar_error *err)
 	if (r->train_rows)
 		return boar_engine_create_subset(r->d, &r->o, r->m,
 						 r->train_rows, r->n_train,
-						 &r->cpu, err);
-	return boar_engine_create(r->d, &r->o, r->m, &r->cpu, err);
+						 r->o.epochs > 1, &r->cpu, err);
+	return boar_engine_create_subset(r->d, &r->o, r->m, NULL,
+					 r->d->n_rows, r->o.epochs > 1,
+					 &r->cpu, err);
 }
 
 static void finish(struct run *r)
