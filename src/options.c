@@ -14,7 +14,7 @@ void boar_options_default(boar_options *o)
 	memset(o, 0, sizeof *o);
 	o->task = BOAR_TASK_AUTO;
 	o->loss = BOAR_LOSS_LOGISTIC;
-	o->optimizer = BOAR_OPT_ADAGRAD;
+	o->optimizer = BOAR_OPT_AUTO;
 	o->update = BOAR_UPDATE_RACY;
 	o->epochs = 10;
 	o->eta = BOAR_AUTO;
@@ -43,8 +43,9 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 		return "task must be auto, linear or mf";
 	if (o->loss < BOAR_LOSS_LOGISTIC || o->loss > BOAR_LOSS_SOFTMAX)
 		return "loss must be logistic, hinge, squared or softmax";
-	if (o->optimizer != BOAR_OPT_SGD && o->optimizer != BOAR_OPT_ADAGRAD)
-		return "optimizer must be sgd or adagrad";
+	if (o->optimizer != BOAR_OPT_SGD && o->optimizer != BOAR_OPT_ADAGRAD &&
+	    o->optimizer != BOAR_OPT_AUTO)
+		return "optimizer must be sgd, adagrad or auto";
 	if (o->update != BOAR_UPDATE_ATOMIC && o->update != BOAR_UPDATE_RACY)
 		return "update must be atomic or racy";
 	if (o->epochs < 1)
@@ -127,6 +128,8 @@ void boar_options_resolve(boar_options *o, const boar_dataset *d)
 	/* Chosen on a9a and MovieLens (bench/RESULTS.md): AdaGrad is flat
 	 * around its best eta, plain SGD needs a smaller one for MF. */
 	int mf = o->task == BOAR_TASK_MF;
+	if (o->optimizer == BOAR_OPT_AUTO)
+		o->optimizer = mf ? BOAR_OPT_SGD : BOAR_OPT_ADAGRAD;
 	if (is_auto(o->eta))
 		o->eta = !mf ? 0.1 : (o->optimizer == BOAR_OPT_ADAGRAD ? 0.05 : 0.02);
 	if (is_auto(o->l2))

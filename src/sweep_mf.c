@@ -80,7 +80,11 @@ rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 	float *qi = &a->Q[(uint64_t)t->item * k];
 	load_row(p, pu, k, policy);
 	load_row(q, qi, k, policy);
+	/* omp simd lets the sums run in vector lanes (a fixed order for a
+	 * given rank, so one-thread runs stay reproducible); a plain loop is
+	 * one chain of k dependent adds. */
 	float dot = 0;
+#pragma omp simd reduction(+ : dot)
 	for (uint32_t f = 0; f < k; f++)
 		dot += p[f] * q[f];
 	float bu_v = a->bu ? boar_load_relaxed(&a->bu[t->user]) : 0.0f;
@@ -90,6 +94,7 @@ rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 	float eta_u = a->eta, eta_i = a->eta;
 	if (adagrad) {
 		float su = 0, si = 0;
+#pragma omp simd reduction(+ : su, si)
 		for (uint32_t f = 0; f < k; f++) {
 			float gu = e * q[f] + l2 * p[f];
 			float gi = e * p[f] + l2 * q[f];

@@ -27,8 +27,9 @@ static const struct cli_opt train_opts[] = {
 	  "loss of the linear model (labels +1/-1 or 1/0; real for squared); "
 	  "labels 1..K: logistic and hinge train one-vs-rest, softmax a "
 	  "multinomial model; --init-model: the model's loss" },
-	{ O_OPTIMIZER, "optimizer", 0, "sgd|adagrad",
-	  "sgd: step eta * decay^epoch; adagrad: per-coordinate steps" },
+	{ O_OPTIMIZER, "optimizer", 0, "sgd|adagrad|auto",
+	  "sgd: step eta * decay^epoch; adagrad: per-coordinate steps; "
+	  "auto: adagrad for linear models, sgd for MF" },
 	{ O_UPDATE, "update", 0, "atomic|racy",
 	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
 	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
@@ -84,13 +85,14 @@ static const struct cli_opt train_opts[] = {
 
 static const char *const task_names[] = { "auto", "linear", "mf", NULL };
 static const char *const loss_names[] = { "logistic", "hinge", "squared", "softmax", NULL };
-static const char *const opt_names[] = { "sgd", "adagrad", NULL };
+static const char *const opt_names[] = { "sgd", "adagrad", "auto", NULL };
 static const char *const update_names[] = { "atomic", "racy", NULL };
 static const char *const device_names[] = { "cpu", "gpu", NULL };
 
 /* Names are indexed by the enum values of boar.h; make sure they stay so. */
 _Static_assert(BOAR_TASK_MF == 2 &&
 		       BOAR_LOSS_SQUARED == 2 && BOAR_OPT_ADAGRAD == 1 &&
+		       BOAR_OPT_AUTO == 2 &&
 		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1,
 	       "CLI name tables out of step with boar.h");
 
