@@ -13,6 +13,7 @@
 #define BOAR_COORD_UPDATE_H
 
 #include <math.h>
+#include <stdint.h>
 
 #include "atomics/atomics.h"
 
@@ -27,6 +28,26 @@ struct coord_params {
 static inline int boar_reg_kind(double l1, double l2)
 {
 	return l1 > 0 ? REG_L1 : (l2 > 0 ? REG_L2 : REG_NONE);
+}
+
+/* w . x over non-zeros [lo, hi) with relaxed loads, in four interleaved
+ * partial sums: one running sum is a chain of dependent adds as long as
+ * the row, four let the loads and adds of neighbouring non-zeros overlap.
+ * The order is fixed, so one-thread runs stay reproducible. */
+static inline float boar_margin(const float *w, const uint32_t *idx,
+				const float *val, uint64_t lo, uint64_t hi)
+{
+	float s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+	uint64_t k = lo;
+	for (; k + 4 <= hi; k += 4) {
+		s0 += boar_load_relaxed(&w[idx[k]]) * val[k];
+		s1 += boar_load_relaxed(&w[idx[k + 1]]) * val[k + 1];
+		s2 += boar_load_relaxed(&w[idx[k + 2]]) * val[k + 2];
+		s3 += boar_load_relaxed(&w[idx[k + 3]]) * val[k + 3];
+	}
+	for (; k < hi; k++)
+		s0 += boar_load_relaxed(&w[idx[k]]) * val[k];
+	return (s0 + s1) + (s2 + s3);
 }
 
 static inline float boar_soft_threshold(float v, float t)

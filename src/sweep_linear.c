@@ -84,9 +84,8 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 		}
 		uint32_t r = order[i];
 		uint64_t lo = row_ptr[r], hi = row_ptr[r + 1];
-		float m = boar_load_relaxed(bias) + bias_pending;
-		for (uint64_t k = lo; k < hi; k++)
-			m += boar_load_relaxed(&w[idx[k]]) * val[k];
+		float m = boar_margin(w, idx, val, lo, hi) +
+			  boar_load_relaxed(bias) + bias_pending;
 		float y = boar_loss_target(loss, a->label[r]), d;
 		float rw = a->row_weight ? a->row_weight[r] : 1.0f;
 		loss_sum += rw * boar_loss_eval(loss, m, y, &d);
