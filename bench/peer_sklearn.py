@@ -1,7 +1,7 @@
 """peer_sklearn.py - scikit-learn's SGDClassifier as a peer of boar.
 
 usage: python3 peer_sklearn.py TRAIN TEST --iters 1,2,5,10 [--repeats R]
-                               [--alphas 1e-3,1e-4,1e-5,1e-6] [--seed S]
+                               [--alphas 1e-3,1e-4,1e-5,1e-6,1e-7] [--seed S]
 
 Runs under whatever interpreter has scikit-learn (Debian's python3-sklearn
 lives in /usr/bin/python3); bench/experiments/peers.py finds one. Logistic
@@ -30,7 +30,7 @@ def main():
     ap.add_argument("test")
     ap.add_argument("--iters", default="1,2,5,10")
     ap.add_argument("--repeats", type=int, default=1)
-    ap.add_argument("--alphas", default="1e-3,1e-4,1e-5,1e-6")
+    ap.add_argument("--alphas", default="1e-3,1e-4,1e-5,1e-6,1e-7")
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
 
