@@ -49,29 +49,19 @@ static int compute_reg_scale(struct boar_engine *e)
  * arrays in a per-rating random order missed the cache three times per
  * rating; a block is one sequential stream, and since the initial shuffle
  * scattered every block's ratings over all users and items, a random order
- * of blocks is as good for SGD as a random order of ratings. The per-rating
- * order arrays are not needed afterwards and are released. */
-static int pack_triplets(struct boar_engine *e)
+ * of blocks is as good for SGD as a random order of ratings. */
+static int pack_triplets(struct boar_engine *e, const uint32_t *rows)
 {
-	const struct boar_dataset *d = e->d;
 	uint64_t n = e->n;
 	e->n_blocks = (n + BOAR_MF_BLOCK - 1) / BOAR_MF_BLOCK;
 	e->trips = malloc((n ? n : 1) * sizeof *e->trips);
 	e->block_order = malloc((e->n_blocks ? e->n_blocks : 1) *
 				sizeof *e->block_order);
-	if (!e->trips || !e->block_order)
+	if (!e->trips || !e->block_order ||
+	    boar_shuffle_ratings(e->d, rows, n, e->o.seed, e->threads, e->trips))
 		return BOAR_ENOMEM;
-#pragma omp parallel for num_threads(e->threads) schedule(static)
-	for (uint64_t i = 0; i < n; i++) {
-		uint32_t r = e->order[i];
-		e->trips[i] = (struct boar_triplet){d->user[r], d->item[r],
-						    d->label[r]};
-	}
 	for (uint64_t b = 0; b < e->n_blocks; b++)
 		e->block_order[b] = (uint32_t)b;
-	free(e->order);
-	free(e->spare);
-	e->order = e->spare = NULL;
 	return 0;
 }
 
@@ -151,16 +141,15 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		return boar_fail(err, BOAR_EINVAL,
 				 "more than 2^32-1 rows; split the data");
 	}
-	e->order = malloc((n ? n : 1) * sizeof *e->order);
-	e->spare = malloc((n ? n : 1) * sizeof *e->spare);
-	if (!e->order || !e->spare)
-		goto nomem;
-	for (uint64_t i = 0; i < n; i++)
-		e->order[i] = rows ? rows[i] : (uint32_t)i;
-	boar_rng r = boar_rng_make(o->seed, 0, 0);
-	boar_shuffle_u32(e->order, n, &r);
-
 	if (d->task == BOAR_TASK_LINEAR) {
+		e->order = malloc((n ? n : 1) * sizeof *e->order);
+		e->spare = malloc((n ? n : 1) * sizeof *e->spare);
+		if (!e->order || !e->spare)
+			goto nomem;
+		for (uint64_t i = 0; i < n; i++)
+			e->order[i] = rows ? rows[i] : (uint32_t)i;
+		boar_rng r = boar_rng_make(o->seed, 0, 0);
+		boar_shuffle_u32(e->order, n, &r);
 		uint64_t width = boar_model_width(m);
 		if ((o->l1 > 0 || o->l2 > 0) && compute_reg_scale(e))
 			goto nomem;
@@ -186,7 +175,7 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		if (pack && n >= 1024 * BOAR_ROW_BLOCK)
 			boar_engine_pack_rows(e);
 	} else {
-		if (pack_triplets(e))
+		if (pack_triplets(e, rows))
 			goto nomem;
 		if (o->optimizer == BOAR_OPT_ADAGRAD &&
 		    !(e->accum = calloc(m->dim + m->n_items + 1,

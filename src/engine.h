@@ -115,6 +115,13 @@ int boar_engine_pack_rows(struct boar_engine *e);
  * expanded into order[]. */
 void boar_engine_order_blocks(struct boar_engine *e, int epoch);
 
+/* shuffle_ratings.c: the ratings rows[0..n) (rows NULL: the first n) of d
+ * into out[n] in a uniformly random order drawn from seed; the same order
+ * at any thread count. 0 or BOAR_ENOMEM. */
+int boar_shuffle_ratings(const struct boar_dataset *d, const uint32_t *rows,
+			 uint64_t n, uint64_t seed, int threads,
+			 struct boar_triplet *out);
+
 /* Ratings per block of the MF sweep (see engine.c). */
 #define BOAR_MF_BLOCK 256
 
