@@ -139,6 +139,14 @@ sweep_body(const struct mf_args *a, uint64_t bbegin, uint64_t bend, int policy,
 		uint64_t lo = (uint64_t)a->block_order[b] * BOAR_MF_BLOCK;
 		uint64_t hi = lo + BOAR_MF_BLOCK < a->n ? lo + BOAR_MF_BLOCK
 							: a->n;
+		/* The next block starts somewhere random: ask for its first
+		 * lines now, the hardware prefetcher takes over from there. */
+		if (b + 1 < bend) {
+			const char *next = (const char *)&a->trips
+				[(uint64_t)a->block_order[b + 1] * BOAR_MF_BLOCK];
+			for (int l = 0; l < 4; l++)
+				__builtin_prefetch(next + 64 * l);
+		}
 		for (uint64_t i = lo; i < hi; i++) {
 			if (i + PREFETCH_RATINGS < hi) {
 				const struct boar_triplet *tn =
