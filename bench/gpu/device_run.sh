@@ -99,7 +99,7 @@ if has cluster; then
 fi
 
 if has bench || has quick; then
-	nvcc -O3 -arch=sm_90 bench/gpu/gpu_roofline.cu -o $A/gpu_roofline
+	nvcc -O3 -arch=sm_90 bench/tools/gpu_roofline.cu -o $A/gpu_roofline
 	if has quick; then ROWS=2000000; NR=10000000; else ROWS=20000000; NR=100000000; fi
 	timeout 200 $A/gpu_roofline $ROWS 40 > "$OUT/roofline.log" 2>&1
 	note "$(cat "$OUT/roofline.log")"
