@@ -64,6 +64,15 @@ STATIC := $(BUILD)/libboar.a
 SHARED := $(BUILD)/libboar.so.$(VERSION)
 CLI := $(BUILD)/boar
 
+# Quiet by default (one line per file); V=1 shows the commands.
+ifeq ($(V),1)
+Q :=
+say = @true
+else
+Q := @
+say = @printf '  %-6s %s\n' $(1) $(2)
+endif
+
 .PHONY: FORCE all deps lib cli demo check test-bin bench-bin install uninstall bench clean
 all: deps lib cli
 
@@ -75,25 +84,30 @@ cli: $(CLI)
 
 $(BUILD)/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
 
 $(BUILD)/gpu/%.o: gpu/%.cu $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(NVCC) $(NVCC_FLAGS) -c $< -o $@
+	$(call say,NVCC,$<)
+	$(Q)$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
 $(BUILD)/src/cli/%.o: src/cli/%.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BOAR_CFLAGS) -c $< -o $@
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BOAR_CFLAGS) -c $< -o $@
 
 $(STATIC): $(LIB_OBJ)
 	@rm -f $@
-	ar rcs $@ $^
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
 
 $(SHARED): $(LIB_OBJ) src/libboar.map
-	$(CC) -shared -fopenmp -Wl,-soname,libboar.so.$(SOVERSION) \
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -fopenmp -Wl,-soname,libboar.so.$(SOVERSION) \
 		-Wl,--version-script=src/libboar.map -o $@ $(LIB_OBJ) $(LIBS) $(LDFLAGS)
-	ln -sf libboar.so.$(VERSION) $(BUILD)/libboar.so.$(SOVERSION)
-	ln -sf libboar.so.$(SOVERSION) $(BUILD)/libboar.so
+	$(Q)ln -sf libboar.so.$(VERSION) $(BUILD)/libboar.so.$(SOVERSION)
+	$(Q)ln -sf libboar.so.$(SOVERSION) $(BUILD)/libboar.so
 
 # Regenerated on every run (FORCE) so that `make install PREFIX=...` never
 # installs paths from an earlier build's PREFIX.
@@ -108,15 +122,18 @@ FORCE:
 # The CLI links the static library (one self-contained binary) and jemalloc,
 # its allocator; the library itself works with any malloc.
 $(CLI): $(CLI_OBJ) $(STATIC)
-	$(CC) -fopenmp -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) -ljemalloc $(LDFLAGS)
+	$(call say,LD,$@)
+	$(Q)$(CC) -fopenmp -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) -ljemalloc $(LDFLAGS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(STATIC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BOAR_CFLAGS) -Itests -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BOAR_CFLAGS) -Itests -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
 
 $(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(BOAR_CFLAGS) -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BOAR_CFLAGS) -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
 
 # The bare loop boar is measured against (../shared/tools/roofline.c; a
 # copy is kept in bench/ so a clean clone can measure).
