@@ -233,8 +233,8 @@ def plot(fr, plot_sets, threads, summary):
     labels = ", ".join('"%s" %d' % (d.split(" (")[0], i) for i, (d, _, _) in enumerate(plot_sets))
     w = 0.8 / len(METHODS)
     series = ", ".join(
-        "'%s' using ($1+%f):%d:%d:%d with boxerrorbars title '%s'" %
-        (dat, (k - (len(METHODS) - 1) / 2) * w, 2 + 3 * k, 3 + 3 * k, 4 + 3 * k, m)
+        "'%s' using ($1+%f):%d:%d:%d:(%f) with boxerrorbars title '%s'" %
+        (dat, (k - (len(METHODS) - 1) / 2) * w, 2 + 3 * k, 3 + 3 * k, 4 + 3 * k, w, m)
         for k, m in enumerate(METHODS))
     if bl.gnuplot("scaling_speedup",
                   "set title 'Speedup at %d threads over 1 thread (median, bars: min..max)'\n"
