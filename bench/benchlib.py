@@ -42,7 +42,7 @@ def pick(full, quick, tiny):
     return tiny if TINY else (quick if QUICK else full)
 
 
-REPEATS = int(os.environ.get("REPEATS", pick(3, 3, 1)))
+REPEATS = int(os.environ.get("REPEATS", pick(3, 2, 1)))
 
 
 def thread_counts():

@@ -56,11 +56,15 @@ def machine():
     flags = flags.split(" -c ")[0] if flags else "(make -n gave nothing)"
     commit = sh("git rev-parse HEAD") or "(not a git checkout)"
     dirty = sh("git status --porcelain --untracked-files=no")
-    started = ""
+    started, commit_at_start = "", ""
     p = os.path.join(bl.OUT, "started.txt")
     if os.path.exists(p):
         with open(p) as f:
-            started = f.read().strip().replace("\n", "; ")
+            for line in f.read().splitlines():
+                if line.startswith("commit "):
+                    commit_at_start = line[7:]
+                else:
+                    started += ("; " if started else "") + line
     try:
         with open("/proc/loadavg") as f:
             load_end = " ".join(f.read().split()[:3])
@@ -76,8 +80,10 @@ def machine():
         ("OS, kernel", "%s, Linux %s" % (os_name, platform.release())),
         ("compiler", sh("cc --version | head -n 1")),
         ("flags", "`%s`" % flags),
-        ("commit", commit + (" (tree dirty: uncommitted changes to tracked files)" if dirty
-                             else " (clean tree)")),
+        ("commit", (commit_at_start + " at the start; " if commit_at_start and
+                    not commit_at_start.startswith(commit) else "") +
+         commit + (" (tree dirty: uncommitted changes to tracked files)" if dirty
+                   else " (clean tree)") + "; the binaries in %s are what ran" % rel),
         ("load average", "at start: %s; at end: %s (other work on the machine makes timings "
                          "noisy: see the spreads)" % (started.split("loadavg ")[-1] if started
                                                       else "?", load_end)),

@@ -32,7 +32,7 @@ def body():
     train, test = bl.bundled("a9a"), bl.bundled("a9a.t")
     sets = [("a9a", train, test)]
     if not bl.TINY:
-        n = bl.pick(1000000, 200000, 3000)
+        n = bl.pick(1000000, 100000, 3000)
         sets.append(("synthetic %dk x 2^20 power law" % (n // 1000),) +
                     bl.gen_linear("peers-syn-%d" % n, n, max(1000, n // 10), 1 << 20, 30, 1))
     table = []

@@ -33,7 +33,7 @@ def datasets():
         out.append(("MovieLens small (90/10)", ml[0], ml[1]))
     else:
         bl.log("mf: no movielens-small under %s: skipped" % bl.DATASETS)
-    n = bl.pick(9000000, 2000000, 20000)
+    n = bl.pick(9000000, 1000000, 20000)
     users, items = bl.pick((20000, 10000), (20000, 10000), (500, 300))
     tr, te = bl.gen_mf("mf-syn-%d" % n, n, max(2000, n // 10), users, items, RANK)
     out.append(("synthetic %s ratings, %dx%d, rank %d" % (

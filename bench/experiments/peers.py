@@ -61,7 +61,7 @@ def datasets():
             out.append(("news20 %s-vs-rest" % n20[2], n20[0], n20[1], True))
         else:
             bl.log("peers: no news20 under %s: skipped" % bl.DATASETS)
-    rows = bl.pick(1000000, 200000, 3000)
+    rows = bl.pick(1000000, 100000, 3000)
     tr, te = bl.gen_linear("peers-syn-%d" % rows, rows, max(1000, rows // 10),
                            bl.pick(1 << 20, 1 << 20, 1 << 14), 30, 1)
     # The C search (many 5-fold cross validations) would dominate the run

@@ -33,7 +33,7 @@ def body():
     for p in (roof, eng):
         if not os.path.exists(p):
             raise bl.Skip("%s is not built (make BUILD=... bench-bin)" % p)
-    rows = int(os.environ.get("ROOFLINE_ROWS", bl.pick(1000000, 500000, 20000)))
+    rows = int(os.environ.get("ROOFLINE_ROWS", bl.pick(1000000, 300000, 20000)))
     nnz = int(os.environ.get("ROOFLINE_NNZ", 40))
     bits_list = bl.pick([20, 26], [20, 26], [16])
     modes = ["racy", "atomic"]

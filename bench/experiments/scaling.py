@@ -32,12 +32,12 @@ METHODS = ["boar-racy", "boar-atomic", "aig", "rr", "free"]
 ETA, DECAY = 0.1, 0.9
 # Seconds of sweep after which a locking baseline's run is cut short (round
 # robin on a loaded machine can wait a scheduler tick per row).
-TIME_LIMIT = bl.pick(30, 20, 5)
+TIME_LIMIT = bl.pick(30, 10, 5)
 
 
 def datasets():
     """(name, train, test) of every data set this mode runs."""
-    rows = bl.pick(300000, 200000, 3000)
+    rows = bl.pick(300000, 100000, 3000)
     test_rows = max(1000, rows // 10)
     nnz = bl.pick(30, 30, 10)
     out = []
@@ -95,7 +95,7 @@ def body():
     prog = os.path.join(bl.BUILD, "bench", "baseline_locking")
     if not os.path.exists(prog):
         raise bl.Skip("%s is not built (make BUILD=... bench-bin)" % prog)
-    epochs = bl.pick(8, 5, 2)
+    epochs = bl.pick(8, 4, 2)
     threads = bl.thread_counts()
     rows, summary = [], []
     fr = bl.Fragment(NAME, TITLE)
