@@ -5,7 +5,7 @@ MovieLens (the small ratings file, split 90/10 by line: every 10th rating
 is held out) and synthetic low-rank ratings (boar gen --task mf: full mode
 9M ratings, 20000 users x 10000 items, rank 16, the shape LIBMF's 5.0 s on
 2 threads was measured on), rank 16, at 1..N threads, REPEATS times each:
-boar train --task mf with its defaults (AdaGrad, biases, l2 0.05),
+boar train --task mf with its defaults (optimizer, step, biases, l2),
 evaluating the test ratings after every epoch (untimed). LIBMF runs at the
 same rank, epochs and threads when `mf-train` is installed (Debian 12 has
 no LIBMF package: skipped with a message otherwise).
@@ -59,8 +59,8 @@ def body():
     threads = bl.thread_counts()
     rows, summary, notes = [], [], []
     fr = bl.Fragment(NAME, TITLE)
-    fr.add("boar train --task mf, rank %d, its defaults otherwise (AdaGrad, user/item "
-           "biases, l2 0.05), %d epochs, %d repeats, threads %s. *sweep*: seconds "
+    fr.add("boar train --task mf, rank %d, its defaults otherwise (`boar train "
+           "--help` names them), %d epochs, %d repeats, threads %s. *sweep*: seconds "
            "of training for all epochs (test evaluation excluded); *wall*: the whole "
            "process, reading the binary cache included; *speedup* pair by pair within "
            "a repeat. Medians (min..max)." %
