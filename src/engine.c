@@ -43,26 +43,75 @@ static int compute_reg_scale(struct boar_engine *e)
 	return 0;
 }
 
-/* MF: the ratings packed once, in the initial shuffled order, as
- * (user, item, rating) triplets cut into blocks of BOAR_MF_BLOCK; an epoch
- * visits the blocks in a fresh random order. Reading the dataset's three
- * arrays in a per-rating random order missed the cache three times per
- * rating; a block is one sequential stream, and since the initial shuffle
- * scattered every block's ratings over all users and items, a random order
- * of blocks is as good for SGD as a random order of ratings. */
+/* Grid cell of a rating: its user range times G plus its item range. */
+static inline uint32_t mf_cell(const struct boar_model *m, uint32_t G,
+			       const struct boar_triplet *t)
+{
+	uint32_t a = (uint32_t)((uint64_t)t->user * G / (m->dim ? m->dim : 1));
+	uint32_t b = (uint32_t)((uint64_t)t->item * G /
+				(m->n_items ? m->n_items : 1));
+	return (a < G ? a : G - 1) * G + (b < G ? b : G - 1);
+}
+
+/* MF: the ratings packed once, uniformly shuffled, as (user, item, rating)
+ * triplets, then laid out by grid cell: users and items are each cut into
+ * G ranges (G = threads), and cell (a, b) holds the ratings of user range a
+ * and item range b, cut into blocks of BOAR_MF_BLOCK. An epoch runs G
+ * strata; in stratum s thread t sweeps cell (t, t + s mod G), so no two
+ * threads ever touch the same factor row at once (the schedule of DSGD and
+ * LIBMF): with small factor matrices, Hogwild!'s free-for-all made every
+ * update a cache-line transfer between the cores and two threads ran no
+ * faster than one. Within a cell the blocks come in a fresh random order
+ * each epoch; reading the dataset's three arrays in a random order per
+ * rating missed the cache three times per rating, a block is one stream.
+ * Small data (or one thread) is a single cell. */
 static int pack_triplets(struct boar_engine *e, const uint32_t *rows)
 {
+	const struct boar_model *m = e->m;
 	uint64_t n = e->n;
-	e->n_blocks = (n + BOAR_MF_BLOCK - 1) / BOAR_MF_BLOCK;
+	uint32_t G = (uint32_t)e->threads;
+	if (G < 1 || n < (uint64_t)G * G * BOAR_MF_BLOCK * 16 || G > 64)
+		G = 1;
+	e->grid = G;
+	struct boar_triplet *mixed = malloc((n ? n : 1) * sizeof *mixed);
 	e->trips = malloc((n ? n : 1) * sizeof *e->trips);
-	e->block_order = malloc((e->n_blocks ? e->n_blocks : 1) *
-				sizeof *e->block_order);
-	if (!e->trips || !e->block_order ||
-	    boar_shuffle_ratings(e->d, rows, n, e->o.seed, e->threads, e->trips))
-		return BOAR_ENOMEM;
-	for (uint64_t b = 0; b < e->n_blocks; b++)
+	e->cell_block = calloc((size_t)G * G + 1, sizeof *e->cell_block);
+	uint64_t *cell_at = calloc((size_t)G * G + 1, sizeof *cell_at);
+	int rc = BOAR_ENOMEM;
+	if (!mixed || !e->trips || !e->cell_block || !cell_at ||
+	    boar_shuffle_ratings(e->d, rows, n, e->o.seed, e->threads, mixed))
+		goto out;
+	/* counting sort by cell: stable, so each cell stays shuffled */
+	for (uint64_t i = 0; i < n; i++)
+		cell_at[mf_cell(m, G, &mixed[i]) + 1]++;
+	for (uint32_t c = 0; c < G * G; c++)
+		cell_at[c + 1] += cell_at[c];
+	uint64_t blocks = 0;
+	for (uint32_t c = 0; c < G * G; c++) {
+		e->cell_block[c] = blocks;
+		blocks += (cell_at[c + 1] - cell_at[c] + BOAR_MF_BLOCK - 1) /
+			  BOAR_MF_BLOCK;
+	}
+	e->cell_block[G * G] = blocks;
+	e->n_blocks = blocks;
+	e->block_start = malloc((blocks + 1) * sizeof *e->block_start);
+	e->block_order = malloc((blocks ? blocks : 1) * sizeof *e->block_order);
+	if (!e->block_start || !e->block_order)
+		goto out;
+	for (uint32_t c = 0; c < G * G; c++)
+		for (uint64_t b = e->cell_block[c], at = cell_at[c];
+		     b < e->cell_block[c + 1]; b++, at += BOAR_MF_BLOCK)
+			e->block_start[b] = at;
+	e->block_start[blocks] = n;
+	for (uint64_t b = 0; b < blocks; b++)
 		e->block_order[b] = (uint32_t)b;
-	return 0;
+	for (uint64_t i = 0; i < n; i++)
+		e->trips[cell_at[mf_cell(m, G, &mixed[i])]++] = mixed[i];
+	rc = 0;
+out:
+	free(mixed);
+	free(cell_at);
+	return rc;
 }
 
 /* The class weight of a label (1 when none is given for it). */
@@ -203,6 +252,8 @@ void boar_engine_free(struct boar_engine *e)
 	free(e->order);
 	free(e->spare);
 	free(e->trips);
+	free(e->block_start);
+	free(e->cell_block);
 	free(e->block_order);
 	free(e);
 }
@@ -248,8 +299,15 @@ const uint32_t *boar_engine_order(struct boar_engine *e, int epoch)
 {
 	if (e->trips) {
 		if (e->order_epoch != epoch) {
-			boar_rng r = boar_rng_make(e->o.seed, (uint64_t)epoch, 1);
-			boar_shuffle_u32(e->block_order, e->n_blocks, &r);
+			for (uint32_t c = 0; c < e->grid * e->grid; c++) {
+				boar_rng r = boar_rng_make(e->o.seed,
+							   (uint64_t)epoch,
+							   (uint64_t)c + 16);
+				boar_shuffle_u32(e->block_order + e->cell_block[c],
+						 e->cell_block[c + 1] -
+							 e->cell_block[c],
+						 &r);
+			}
 			e->order_epoch = epoch;
 		}
 		return NULL;
@@ -275,8 +333,7 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 		return 0;
 	double s;
 	if (e->d->task == BOAR_TASK_MF)
-		s = boar_sweep_mf(e, begin / BOAR_MF_BLOCK,
-				  (end + BOAR_MF_BLOCK - 1) / BOAR_MF_BLOCK, eta);
+		s = boar_sweep_mf(e, begin, end, eta);
 	else if (e->o.deterministic)
 		s = boar_sweep_deterministic(e, order, begin, end, eta);
 	else if (e->m->n_classes)

@@ -92,6 +92,10 @@ struct boar_engine {
 	uint32_t *order;    /* the current epoch's row order */
 	uint32_t *spare;    /* scratch of the same size for reshuffling */
 	struct boar_triplet *trips; /* MF: the ratings, packed (engine.c) */
+	uint64_t *block_start; /* MF: block b is trips[block_start[b]..[b+1]) */
+	uint64_t *cell_block;  /* MF: grid cell c owns block ids
+				  cell_block[c]..cell_block[c+1] */
+	uint32_t grid;         /* MF: users and items cut into grid ranges */
 	uint32_t *block_order; /* MF or packed rows: the epoch's block order */
 	uint64_t n_blocks;
 	int order_epoch;    /* epoch held in order (0: the initial shuffle) */
@@ -125,9 +129,8 @@ int boar_shuffle_ratings(const struct boar_dataset *d, const uint32_t *rows,
 /* Ratings per block of the MF sweep (see engine.c). */
 #define BOAR_MF_BLOCK 256
 
-/* MF sweeps the blocks at positions [begin, end) of the epoch's block
- * order (MF works in whole blocks: boar_engine_sweep rounds its rating range
- * to blocks). */
+/* MF sweeps a whole epoch (the range arguments are not used: the cluster
+ * does not train MF), cell stratum by cell stratum (engine.c). */
 double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 		     float eta);
 

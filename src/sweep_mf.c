@@ -24,6 +24,7 @@
  * per-coordinate sums, and a row's components share a scale anyway.
  */
 #include <math.h>
+#include <omp.h>
 #include <string.h>
 
 #include "atomics/atomics.h"
@@ -39,7 +40,7 @@
 struct mf_args {
 	const struct boar_triplet *trips;
 	const uint32_t *block_order;
-	uint64_t n; /* ratings */
+	const uint64_t *block_start;
 	float *P, *Q, *bu, *bi;
 	float *Gu, *Gi; /* AdaGrad row sums or NULL */
 	float mu, eta, l2;
@@ -136,14 +137,13 @@ sweep_body(const struct mf_args *a, uint64_t bbegin, uint64_t bend, int policy,
 	double loss_sum = 0;
 
 	for (uint64_t b = bbegin; b < bend; b++) {
-		uint64_t lo = (uint64_t)a->block_order[b] * BOAR_MF_BLOCK;
-		uint64_t hi = lo + BOAR_MF_BLOCK < a->n ? lo + BOAR_MF_BLOCK
-							: a->n;
+		uint64_t lo = a->block_start[a->block_order[b]];
+		uint64_t hi = a->block_start[a->block_order[b] + 1];
 		/* The next block starts somewhere random: ask for its first
 		 * lines now, the hardware prefetcher takes over from there. */
 		if (b + 1 < bend) {
 			const char *next = (const char *)&a->trips
-				[(uint64_t)a->block_order[b + 1] * BOAR_MF_BLOCK];
+				[a->block_start[a->block_order[b + 1]]];
 			for (int l = 0; l < 4; l++)
 				__builtin_prefetch(next + 64 * l);
 		}
@@ -205,7 +205,8 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 {
 	struct boar_model *m = e->m;
 	struct mf_args a = {
-		.trips = e->trips, .block_order = e->block_order, .n = e->n,
+		.trips = e->trips, .block_order = e->block_order,
+		.block_start = e->block_start,
 		.P = m->P, .Q = m->Q, .bu = m->has_bias ? m->bu : 0,
 		.bi = m->has_bias ? m->bi : 0,
 		.Gu = e->accum, .Gi = e->accum ? e->accum + m->dim : 0,
@@ -214,5 +215,24 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 	};
 	boar_slice_fn fn = pick(e->o.update == BOAR_UPDATE_ATOMIC,
 			   e->o.optimizer == BOAR_OPT_ADAGRAD, m->rank);
-	return boar_run_slices(e->threads, fn, &a, NULL, begin, end);
+	if (e->grid <= 1)
+		return boar_run_slices(e->threads, fn, &a, NULL, 0, e->n_blocks);
+	/* Stratum s: grid row r sweeps cell (r, r + s mod G); the rows of a
+	 * stratum share no user or item, so the threads never collide. */
+	uint32_t G = e->grid;
+	double total = 0;
+#pragma omp parallel num_threads(G) reduction(+ : total)
+	{
+		uint32_t t = (uint32_t)omp_get_thread_num();
+		uint32_t nt = (uint32_t)omp_get_num_threads();
+		for (uint32_t s = 0; s < G; s++) {
+			for (uint32_t r = t; r < G; r += nt) {
+				uint32_t c = r * G + (r + s) % G;
+				total += fn(&a, NULL, e->cell_block[c],
+					    e->cell_block[c + 1]);
+			}
+#pragma omp barrier
+		}
+	}
+	return total;
 }
