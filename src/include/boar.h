@@ -250,9 +250,9 @@ typedef struct boar_epoch_stats {
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
-/* For eta and l2: pick the default of the task being trained
- * (linear: eta 0.1, l2 0; MF: eta 0.05 with AdaGrad or 0.02 with SGD,
- * l2 0.1). */
+/* For eta and l2: pick the default of the task and optimizer (eta with
+ * AdaGrad: linear 0.3, MF 0.05; with SGD: linear 0.1, MF 0.02; l2: linear
+ * 0, MF 0.1). */
 #define BOAR_AUTO (-1.0)
 
 typedef struct boar_options {
