@@ -147,7 +147,7 @@ bench-bin: $(BENCH_BIN) $(BUILD)/bench/roofline
 demo: all
 	@sh datasets/demo.sh $(CLI)
 
-check: all test-bin
+check: all test-bin bench-bin
 	@BUILD=$(BUILD) sh tests/run-tests
 
 install: lib cli
