@@ -111,6 +111,20 @@ static int sweep_gpu(boar_gpu_ctx *g, struct scratch *s, uint64_t nk,
 	return 0;
 }
 
+/* The bias is touched by every row of every worker: each worker's delta
+ * for it sums a clock's worth of steps taken from one stale value, and the
+ * shard adding W of them steps W times too far (plain SGD diverged with two
+ * workers). Pushing the bias as 1/W of the delta makes the shard's bias the
+ * average of the workers' replicas, as the GPU engine does for its hot
+ * coordinates per block; sparse features rarely collide and are summed. */
+static void damp_bias(struct scratch *s, uint64_t nk, uint64_t bias_key,
+		      uint32_t W)
+{
+	for (uint64_t i = 0; i < nk; i++)
+		if (s->keys[i] >= bias_key)
+			s->delta[i] /= (float)W;
+}
+
 /* Pulls every key into m->w (for evaluation and the final replica). */
 static int pull_all(struct ps_client *c, struct boar_model *m,
 		    struct scratch *s, boar_error *err)
@@ -302,6 +316,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 					s.delta[i] = m->w[s.keys[i]] -
 						     s.before[i];
 			}
+			damp_bias(&s, nk, keys_total - K, W);
 			if ((rc = ps_client_push(c, s.keys, s.delta,
 						 (uint32_t)nk, err)))
 				goto out;
