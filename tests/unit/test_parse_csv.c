@@ -16,24 +16,11 @@
 #include "parse_common.h"
 #include "testutil.h"
 
-static char dir[256];
-
-static const char *put_file(const char *name, const void *data, size_t len)
-{
-	static char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "cannot write %s\n", path);
-		exit(1);
-	}
-	return path;
-}
 
 static int load_o(const char *text, size_t len, const boar_load_options *o,
 		  boar_dataset **d, boar_error *e)
 {
-	const char *p = put_file("in.csv", text, len);
+	const char *p = test_put_file("in.csv", text, len);
 	memset(e, 0, sizeof *e);
 	return boar_dataset_load(p, o, d, e);
 }
@@ -240,10 +227,10 @@ static void bad_case(int lineno, const char *text, const boar_load_options *o,
 	}
 	char pre[600];
 	if (line)
-		snprintf(pre, sizeof pre, "%s/in.csv:%llu: ", dir,
+		snprintf(pre, sizeof pre, "%s/in.csv:%llu: ", test_dir,
 			 (unsigned long long)line);
 	else
-		snprintf(pre, sizeof pre, "%s/in.csv: ", dir);
+		snprintf(pre, sizeof pre, "%s/in.csv: ", test_dir);
 	CHECK(!strncmp(e.message, pre, strlen(pre)),
 	      "message \"%s\" should start with \"%s\"", e.message, pre);
 	boar_dataset_free(d);
@@ -411,9 +398,9 @@ static void test_detect(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/boar-test-csv.XXXXXX",
+	snprintf(test_dir, sizeof test_dir, "%s/boar-test-csv.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (!mkdtemp(test_dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -424,8 +411,8 @@ int main(void)
 	test_real_criteo();
 	test_detect();
 	char p[600];
-	snprintf(p, sizeof p, "%s/in.csv", dir);
+	snprintf(p, sizeof p, "%s/in.csv", test_dir);
 	unlink(p);
-	rmdir(dir);
+	rmdir(test_dir);
 	return TEST_RESULT();
 }

@@ -16,19 +16,6 @@
 #include "model.h"
 #include "testutil.h"
 
-static char dir[256];
-
-static const char *put_file(const char *name, const void *data, size_t len)
-{
-	static char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "cannot write %s\n", path);
-		exit(1);
-	}
-	return path;
-}
 
 static int load(const char *text, size_t len, int threads, int hash_bits,
 		boar_dataset **d, boar_error *e)
@@ -38,7 +25,7 @@ static int load(const char *text, size_t len, int threads, int hash_bits,
 	o.threads = threads;
 	o.hash_bits = hash_bits;
 	o.format = BOAR_FORMAT_LIBSVM;
-	const char *p = put_file("in.svm", text, len);
+	const char *p = test_put_file("in.svm", text, len);
 	return boar_dataset_load(p, &o, d, e);
 }
 
@@ -61,7 +48,7 @@ static void bad_case(int lineno, const char *text, size_t len, int code,
 	/* the message starts with PATH:LINE */
 	if (r == code && line) {
 		char pre[600];
-		snprintf(pre, sizeof pre, "%s/in.svm:%llu: ", dir,
+		snprintf(pre, sizeof pre, "%s/in.svm:%llu: ", test_dir,
 			 (unsigned long long)line);
 		CHECK(!strncmp(e.message, pre, strlen(pre)),
 		      "message \"%s\" should start with \"%s\"", e.message, pre);
@@ -176,12 +163,12 @@ static void test_files(void)
 	boar_load_options o;
 	boar_load_options_default(&o);
 	char p[600];
-	snprintf(p, sizeof p, "%s/does-not-exist", dir);
+	snprintf(p, sizeof p, "%s/does-not-exist", test_dir);
 	CHECK_EQ_INT(boar_dataset_load(p, &o, &d, &e), BOAR_EIO);
 	CHECK(strstr(e.message, "does-not-exist") &&
 		      strstr(e.message, "No such file"),
 	      "got \"%s\"", e.message);
-	CHECK_EQ_INT(boar_dataset_load(dir, &o, &d, &e), BOAR_EIO);
+	CHECK_EQ_INT(boar_dataset_load(test_dir, &o, &d, &e), BOAR_EIO);
 	CHECK(strstr(e.message, "is a directory"), "got \"%s\"", e.message);
 	/* a NULL error pointer is fine */
 	CHECK_EQ_INT(boar_dataset_load(p, NULL, &d, NULL), BOAR_EIO);
@@ -450,7 +437,7 @@ static void test_random_bytes(void)
 		o.hash_bits = round % 5 == 0 ? 4 : 0;
 		boar_dataset *d = NULL;
 		boar_error e;
-		int r = boar_dataset_load(put_file("rnd", buf, n), &o, &d, &e);
+		int r = boar_dataset_load(test_put_file("rnd", buf, n), &o, &d, &e);
 		CHECK(r == 0 || r == BOAR_EPARSE, "round %d: code %d \"%s\"",
 		      round, r, e.message);
 		if (r)
@@ -475,7 +462,7 @@ static void test_random_bytes(void)
 	CHECK(loaded >= 5, "only %d random inputs loaded at all", loaded);
 	fprintf(stderr, "random inputs: %d of 1500 loaded\n", loaded);
 	char p[600];
-	snprintf(p, sizeof p, "%s/rnd", dir);
+	snprintf(p, sizeof p, "%s/rnd", test_dir);
 	unlink(p);
 }
 
@@ -530,9 +517,9 @@ static void test_fixtures(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/boar-test-libsvm.XXXXXX",
+	snprintf(test_dir, sizeof test_dir, "%s/boar-test-libsvm.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (!mkdtemp(test_dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -547,8 +534,8 @@ int main(void)
 	test_fixtures();
 	test_random_bytes();
 	char p[600];
-	snprintf(p, sizeof p, "%s/in.svm", dir);
+	snprintf(p, sizeof p, "%s/in.svm", test_dir);
 	unlink(p);
-	rmdir(dir);
+	rmdir(test_dir);
 	return TEST_RESULT();
 }

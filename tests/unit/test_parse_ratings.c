@@ -11,19 +11,6 @@
 #include "dataset.h"
 #include "testutil.h"
 
-static char dir[256];
-
-static const char *put_file(const char *name, const void *data, size_t len)
-{
-	static char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "cannot write %s\n", path);
-		exit(1);
-	}
-	return path;
-}
 
 static int load_as(const char *text, size_t len, int task, int format,
 		   int threads, boar_dataset **d, boar_error *e)
@@ -33,7 +20,7 @@ static int load_as(const char *text, size_t len, int task, int format,
 	o.task = task;
 	o.format = format;
 	o.threads = threads;
-	return boar_dataset_load(put_file("r.txt", text, len), &o, d, e);
+	return boar_dataset_load(test_put_file("r.txt", text, len), &o, d, e);
 }
 
 static int load(const char *text, size_t len, int threads, boar_dataset **d,
@@ -245,9 +232,9 @@ static void test_movielens(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/boar-test-ratings.XXXXXX",
+	snprintf(test_dir, sizeof test_dir, "%s/boar-test-ratings.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (!mkdtemp(test_dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -257,8 +244,8 @@ int main(void)
 	test_threads();
 	test_movielens();
 	char p[600];
-	snprintf(p, sizeof p, "%s/r.txt", dir);
+	snprintf(p, sizeof p, "%s/r.txt", test_dir);
 	unlink(p);
-	rmdir(dir);
+	rmdir(test_dir);
 	return TEST_RESULT();
 }

@@ -15,19 +15,6 @@
 #include "parse_common.h"
 #include "testutil.h"
 
-static char dir[256];
-
-static const char *put_file(const char *name, const void *data, size_t len)
-{
-	static char path[512];
-	snprintf(path, sizeof path, "%s/%s", dir, name);
-	FILE *f = fopen(path, "wb");
-	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
-		fprintf(stderr, "cannot write %s\n", path);
-		exit(1);
-	}
-	return path;
-}
 
 static int load_fmt(const char *text, size_t len, int format, int threads,
 		    int hash_bits, boar_dataset **d, boar_error *e)
@@ -37,7 +24,7 @@ static int load_fmt(const char *text, size_t len, int format, int threads,
 	o.threads = threads;
 	o.hash_bits = hash_bits;
 	o.format = format;
-	const char *p = put_file("in.vw", text, len);
+	const char *p = test_put_file("in.vw", text, len);
 	return boar_dataset_load(p, &o, d, e);
 }
 
@@ -213,7 +200,7 @@ static void bad_case(int lineno, const char *text, uint64_t line,
 		test_failures++;
 	}
 	char pre[600];
-	snprintf(pre, sizeof pre, "%s/in.vw:%llu: ", dir,
+	snprintf(pre, sizeof pre, "%s/in.vw:%llu: ", test_dir,
 		 (unsigned long long)line);
 	CHECK(!strncmp(e.message, pre, strlen(pre)),
 	      "message \"%s\" should start with \"%s\"", e.message, pre);
@@ -336,9 +323,9 @@ static void test_detect(void)
 
 int main(void)
 {
-	snprintf(dir, sizeof dir, "%s/boar-test-vw.XXXXXX",
+	snprintf(test_dir, sizeof test_dir, "%s/boar-test-vw.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(dir)) {
+	if (!mkdtemp(test_dir)) {
 		perror("mkdtemp");
 		return 1;
 	}
@@ -348,8 +335,8 @@ int main(void)
 	test_threads();
 	test_detect();
 	char p[600];
-	snprintf(p, sizeof p, "%s/in.vw", dir);
+	snprintf(p, sizeof p, "%s/in.vw", test_dir);
 	unlink(p);
-	rmdir(dir);
+	rmdir(test_dir);
 	return TEST_RESULT();
 }

@@ -57,6 +57,23 @@ static int test_failures;
 		exit(77);                                                    \
 	} while (0)
 
+/* A scratch directory the test creates (mkdtemp) and files written into
+ * it; a file that cannot be written ends the test. */
+static char test_dir[256];
+
+static inline const char *test_put_file(const char *name, const void *data,
+					size_t len)
+{
+	static char path[512];
+	snprintf(path, sizeof path, "%s/%s", test_dir, name);
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(data, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+	return path;
+}
+
 #define TEST_RESULT() (test_failures ? 1 : 0)
 
 #endif
