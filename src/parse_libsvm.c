@@ -29,6 +29,7 @@
 #include "model.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
+#include "parse_rows.h"
 
 struct lsvm_piece {
 	const char *beg, *end;
@@ -79,55 +80,6 @@ static void fail(struct lsvm_piece *c, int code, uint64_t line,
 	va_start(ap, fmt);
 	vsnprintf(c->err_msg, sizeof c->err_msg, fmt, ap);
 	va_end(ap);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-/* Hashing scrambles the order of a row: sort it by slot and add up the
- * values of slots that collided. Returns the row's new length. */
-static size_t sort_merge_row(struct lsvm_piece *c, uint32_t *ix, float *vx,
-			     size_t n)
-{
-	if (n < 2)
-		return n;
-	uint64_t *s = c->scratch;
-	for (size_t k = 0; k < n; k++) {
-		uint32_t bits;
-		memcpy(&bits, &vx[k], 4);
-		s[k] = (uint64_t)ix[k] << 32 | bits;
-	}
-	if (n <= 32) {
-		for (size_t k = 1; k < n; k++) {
-			uint64_t x = s[k];
-			size_t j = k;
-			/* compare by slot only: keeps equal slots in order */
-			while (j > 0 && (s[j - 1] >> 32) > (x >> 32)) {
-				s[j] = s[j - 1];
-				j--;
-			}
-			s[j] = x;
-		}
-	} else {
-		qsort(s, n, sizeof *s, cmp_u64);
-	}
-	size_t o = 0;
-	for (size_t k = 0; k < n; k++) {
-		uint32_t slot = (uint32_t)(s[k] >> 32), bits = (uint32_t)s[k];
-		float v;
-		memcpy(&v, &bits, 4);
-		if (o && ix[o - 1] == slot) {
-			vx[o - 1] += v;
-		} else {
-			ix[o] = slot;
-			vx[o] = v;
-			o++;
-		}
-	}
-	return o;
 }
 
 /* Sorts out why an idx:val token did not start with "digits:" and either
@@ -262,8 +214,9 @@ static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
 				     "out of memory while parsing");
 				break;
 			}
-			nnz = row_start + sort_merge_row(c, idx + row_start,
-							 val + row_start, n);
+			nnz = row_start + boar_sort_merge_row(idx + row_start,
+							      val + row_start,
+							      n, c->scratch);
 		}
 		label[rows] = y; /* rows < rows_ub: its line was counted */
 		rows++;

@@ -52,8 +52,8 @@ static size_t merge_sorted(const uint32_t *ss, const float *sv, size_t n,
 	return o;
 }
 
-size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
-		      float *vx, size_t n)
+size_t boar_sort_merge_row(uint32_t *ix, float *vx, size_t n,
+			   uint64_t *scratch)
 {
 	if (n < 2)
 		return n;
@@ -71,23 +71,10 @@ size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		}
 		return merge_sorted(ss, sv, n, ix, vx);
 	}
-	if (n > c->cap_scratch) {
-		size_t cap = c->cap_scratch ? c->cap_scratch : 64;
-		while (cap < n)
-			cap *= 2;
-		uint64_t *s = realloc(c->scratch, cap * sizeof *s);
-		if (!s) {
-			row_piece_fail(c, BOAR_ENOMEM, line,
-				       "out of memory while parsing");
-			return (size_t)-1;
-		}
-		c->scratch = s;
-		c->cap_scratch = cap;
-	}
 	/* (slot, index) in one word: sorting words sorts by slot and keeps
 	 * equal slots in order, so a slot's sum is added up in file order
 	 * either way */
-	uint64_t *s = c->scratch;
+	uint64_t *s = scratch;
 	for (size_t k = 0; k < n; k++)
 		s[k] = (uint64_t)ix[k] << 32 | k;
 	qsort(s, n, sizeof *s, cmp_u64);
@@ -111,6 +98,25 @@ size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		}
 	}
 	return o;
+}
+
+size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
+		      float *vx, size_t n)
+{
+	if (n > RANK_MAX && n > c->cap_scratch) {
+		size_t cap = c->cap_scratch ? c->cap_scratch : 64;
+		while (cap < n)
+			cap *= 2;
+		uint64_t *s = realloc(c->scratch, cap * sizeof *s);
+		if (!s) {
+			row_piece_fail(c, BOAR_ENOMEM, line,
+				       "out of memory while parsing");
+			return (size_t)-1;
+		}
+		c->scratch = s;
+		c->cap_scratch = cap;
+	}
+	return boar_sort_merge_row(ix, vx, n, c->scratch);
 }
 
 int row_out_alloc(struct row_piece *pc, size_t n, int with_weight,

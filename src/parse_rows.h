@@ -43,8 +43,14 @@ struct row_out {
 void row_piece_fail(struct row_piece *c, int code, uint64_t line,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
-/* Sorts the n entries of a row by slot and sums the values of equal
- * slots. Returns the new length, or (size_t)-1 when the scratch space
+/* Sorts the n entries of a hashed row by slot (stably) and sums the values
+ * of equal slots; returns the new length. scratch must hold n words when n
+ * is over 64 (shorter rows are ranked on the stack). Shared by every
+ * parser that hashes ids: LIBSVM with hash_bits, VW, CSV. */
+size_t boar_sort_merge_row(uint32_t *ix, float *vx, size_t n,
+			   uint64_t *scratch);
+
+/* row_sort_merge: the same for a piece, growing its scratch first. Returns the new length, or (size_t)-1 when the scratch space
  * cannot grow (the error is recorded in c). */
 size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		      float *vx, size_t n);
