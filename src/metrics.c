@@ -21,8 +21,9 @@ static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
 }
 
 /* Multiclass: class probabilities (or hinge margins) of row r into s[K]. */
-static void class_scores(const struct boar_model *m,
-			 const struct boar_dataset *d, uint64_t r, double *s)
+/* Multiclass: the K margins of row r into s[K]. */
+static void class_margins(const struct boar_model *m,
+			  const struct boar_dataset *d, uint64_t r, double *s)
 {
 	uint32_t K = m->n_classes;
 	const float *bias = &m->w[m->dim * K];
@@ -35,7 +36,6 @@ static void class_scores(const struct boar_model *m,
 		for (uint32_t c = 0; c < K; c++)
 			s[c] += (double)wj[c] * d->val[k];
 	}
-	boar_class_probabilities(m->loss, s, K);
 }
 
 /* The class index of a label, or K if the model never saw it. */
@@ -53,8 +53,9 @@ static inline double score_row(const struct boar_model *m,
 			       const struct boar_dataset *d, uint64_t r)
 {
 	if (m->n_classes) {
+		/* sigmoid and softmax keep the margins' order */
 		double s[BOAR_MAX_CLASSES];
-		class_scores(m, d, r, s);
+		class_margins(m, d, r, s);
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
 	if (m->task == BOAR_TASK_MF)
@@ -99,8 +100,10 @@ int boar_predict_scores(const boar_model *m, const boar_dataset *d,
 		return boar_predict(m, d, out, threads);
 	uint32_t K = m->n_classes;
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
-	for (uint64_t r = 0; r < d->n_rows; r++)
-		class_scores(m, d, r, &out[r * K]);
+	for (uint64_t r = 0; r < d->n_rows; r++) {
+		class_margins(m, d, r, &out[r * K]);
+		boar_class_probabilities(m->loss, &out[r * K], K);
+	}
 	return 0;
 }
 
@@ -137,6 +140,32 @@ static double auc(struct scored *s, uint64_t n)
 	return (rank_sum - pos * (pos + 1) / 2) / (pos * neg);
 }
 
+/* The loss of one row's margins for class y, from the margins directly
+ * (softmax: log-sum-exp minus the true margin; one-vs-rest: a binary loss
+ * per class). A label the model never saw, or a probability below 1e-30,
+ * costs -log(1e-30). */
+static double class_loss(int loss, const double *s, uint32_t K, uint32_t y)
+{
+	const double cap = -log(1e-30);
+	if (loss == BOAR_LOSS_SOFTMAX) {
+		if (y >= K)
+			return cap;
+		double mx = s[0], sum = 0;
+		for (uint32_t c = 1; c < K; c++)
+			mx = s[c] > mx ? s[c] : mx;
+		for (uint32_t c = 0; c < K; c++)
+			sum += exp(s[c] - mx);
+		return fmin(mx + log(sum) - s[y], cap);
+	}
+	double l = 0;
+	for (uint32_t c = 0; c < K; c++) {
+		float dd;
+		l += boar_loss_eval(loss, (float)s[c], c == y ? 1.0f : -1.0f,
+				    &dd);
+	}
+	return l;
+}
+
 /* Multiclass: mean loss of the model's kind and accuracy of the argmax.
  * A label the model never saw counts as an error with the loss of the
  * smallest probability representable. */
@@ -152,22 +181,9 @@ static void evaluate_classes(const struct boar_model *m,
 		uint64_t r = rows ? rows[i] : i;
 		double s[BOAR_MAX_CLASSES];
 		uint32_t y = class_of(m, d->label[r]);
-		class_scores(m, d, r, s);
+		class_margins(m, d, r, s);
 		correct += boar_argmax(s, K) == y;
-		if (m->loss == BOAR_LOSS_SOFTMAX) {
-			loss += -log(fmax(y < K ? s[y] : 0, 1e-30));
-			continue;
-		}
-		for (uint32_t c = 0; c < K; c++) {
-			float dd, t = c == y ? 1.0f : -1.0f;
-			/* logistic OvR scores are probabilities: back to
-			 * margins for the loss */
-			double mg = m->loss == BOAR_LOSS_LOGISTIC
-					    ? log(fmax(s[c], 1e-30) /
-						  fmax(1 - s[c], 1e-30))
-					    : s[c];
-			loss += boar_loss_eval(m->loss, (float)mg, t, &dd);
-		}
+		loss += class_loss(m->loss, s, K, y);
 	}
 	res->loss = n ? loss / n : NAN;
 	res->accuracy = n ? correct / n : NAN;
