@@ -45,6 +45,7 @@ struct boar_dataset {
 	 * them with boar_label_sign(). */
 	float *label;
 	float *weight;   /* per-row instance weights, or NULL (all 1) */
+	struct boar_input_spec *input; /* how a file was read, or NULL */
 
 	void *owned[6];  /* [5] is reserved for weight */  /* heap blocks to free, NULL-terminated */
 	void *map;       /* read-only cache mapping, or NULL */

@@ -6,6 +6,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "options.h"
+#include "train_state.h"
 
 #define MAX_CPU_RANK 1024
 
@@ -87,6 +88,10 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 	     (d && d->weight)))
 		return "the GPU engine does not take --deterministic, weights "
 		       "or a holdout; use the CPU";
+	if (o->device == BOAR_DEVICE_GPU &&
+	    (o->save_resume || (o->init_model && o->init_model->state)))
+		return "the GPU engine keeps its optimizer state on the card: "
+		       "save-resume and resuming it need the CPU";
 	if (o->device == BOAR_DEVICE_GPU && o->loss == BOAR_LOSS_SOFTMAX)
 		return "the GPU engine has no multiclass models yet; use the "
 		       "CPU";

@@ -19,6 +19,8 @@
 #include "model_copy.h"
 #include "options.h"
 #include "rng.h"
+#include "input_spec.h"
+#include "train_state.h"
 
 static double mean_label(const struct boar_dataset *d)
 {
@@ -93,6 +95,7 @@ struct run {
 	struct boar_model *best; /* early stopping: best model so far */
 	double best_loss;
 	int best_epoch;
+	int epochs_run;
 };
 
 /* Splits rows into training and holdout by a hash of (seed, row), so the
@@ -261,6 +264,7 @@ static int epochs(struct run *r, boar_error *err)
 					 "training diverged in epoch %d "
 					 "(non-finite loss); lower --eta",
 					 epoch);
+		r->epochs_run = epoch;
 		if ((rc = evaluate(r, &st, err)))
 			return rc;
 		int stop = early_stop_check(r, &st, err);
@@ -292,12 +296,20 @@ int boar_train(const boar_dataset *train, const boar_options *o_in,
 				 o_in->hash_bits, train->hash_bits);
 	boar_error_clear(err);
 	struct run r = {.d = train, .o = *o_in};
+	const struct boar_train_state *prev =
+		o_in->init_model ? o_in->init_model->state : NULL;
+	if (prev && (why = boar_train_state_resume_options(prev, &r.o)))
+		return boar_fail(err, BOAR_EINVAL, "%s", why);
 	boar_options_resolve(&r.o, train);
 	int rc = new_model(train, &r.o, &r.m, err);
 	if (rc)
 		return rc;
-	if (!(rc = start(&r, err)))
+	if (!(rc = start(&r, err))) {
+		if (prev && r.cpu)
+			boar_train_state_resume_sums(prev, o_in->init_model,
+						     r.cpu);
 		rc = epochs(&r, err);
+	}
 	if (rc && rc != BOAR_ECANCELLED)
 		goto fail;
 	if (r.best) { /* early stopping: hand back the best epoch's model */
@@ -309,6 +321,15 @@ int boar_train(const boar_dataset *train, const boar_options *o_in,
 		rc = boar_fail(err, BOAR_EDIVERGED,
 			       "training diverged (non-finite weights); lower "
 			       "--eta or add regularization");
+		goto fail;
+	}
+	int rc2 = boar_model_note_input(r.m, train, err);
+	if (!rc2 && (r.o.save_resume || prev) &&
+	    !(r.m->state = boar_train_state_take(r.m, r.cpu, &r.o, prev,
+						 r.epochs_run)))
+		rc2 = boar_fail(err, BOAR_ENOMEM, "out of memory");
+	if (rc2) {
+		rc = rc2;
 		goto fail;
 	}
 	finish(&r);

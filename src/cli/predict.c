@@ -54,8 +54,10 @@ void cmd_predict_help(FILE *out)
 	      "or the predicted rating (matrix factorization); for a multiclass model\n"
 	      "the predicted label, or with --probabilities the K class scores, one\n"
 	      "column per class in ascending label order (`boar dump` lists them).\n"
-	      "FILE is read the way the model was trained (task, feature hashing);\n"
-	      "its labels are ignored. For CSV give the --csv-* options used in training.\n"
+	      "FILE is read the way the model's training data was (format, hashing,\n"
+	      "CSV columns and transforms: the model remembers them); a --format or\n"
+	      "--csv-* option that contradicts the model is refused.\n"
+	      "Labels are optional: a row without one is scored all the same.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -75,12 +77,14 @@ int cmd_predict(int argc, char **argv)
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	boar_load_options data;
+	unsigned given = 0; /* data options on the command line */
 	boar_load_options_default(&data);
 	cli_init(&p, argc, argv);
 	while ((id = cli_next(&p, predict_opts)) != CLI_END) {
 		if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
 			if (cli_data_apply(&data, &p, id))
 				return cli_usage("predict", "%s", p.why);
+			given |= CLI_DATA_BIT(id);
 			continue;
 		}
 		switch (id) {
@@ -140,7 +144,12 @@ int cmd_predict(int argc, char **argv)
 	 * (a binary logistic model's score already is P(+1)). */
 	uint64_t width = probabilities && K ? K : 1;
 	data.threads = threads;
-	rc = cli_load_for_model(data_path, m, &data, &d, &err);
+	rc = cli_load_for_model("predict", data_path, model_path, m, &data,
+				given, &d, &err);
+	if (rc == CLI_LOAD_USAGE) {
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;

@@ -297,6 +297,11 @@ typedef struct boar_options {
 	const float *class_weight_labels;
 	const float *class_weight_values;
 	int n_class_weights;
+	/* Keep the optimizer state (AdaGrad sums, the step schedule) in the
+	 * model, so that a warm start from it continues where this run
+	 * stopped (VW's --save_resume). A warm start from a model that has
+	 * the state resumes it and keeps it. CPU only. */
+	int save_resume;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
@@ -342,6 +347,14 @@ BOAR_API uint32_t boar_model_classes(const boar_model *m, const float **labels);
 /* Linear: feature slots (ids 0..dim-1; weights per slot: one, or K for a
  * multiclass model, plus the bias); MF: users. */
 BOAR_API uint64_t boar_model_dim(const boar_model *m);
+
+/* How the model's training data was read, so that data for it is read
+ * alike: *o gets the model's task and hashing and, for a model trained on
+ * a file, the format that read it and (CSV) its columns and transforms
+ * (strings pointing into the model); the rest is boar_load_options_default.
+ * @return 1 when the model knows how its file was read, 0 when it does not
+ * (trained on arrays, or saved by boar 0.1 before it kept this). */
+BOAR_API int boar_model_load_options(const boar_model *m, boar_load_options *o);
 
 /* Versioned binary file with checksum, written atomically (temp + rename). */
 BOAR_API int boar_model_save(const boar_model *m, const char *path,
