@@ -28,15 +28,16 @@ static const struct cli_opt train_opts[] = {
 	  "labels 1..K: logistic and hinge train one-vs-rest, softmax a "
 	  "multinomial model; --init-model: the model's loss" },
 	{ O_OPTIMIZER, "optimizer", 0, "sgd|adagrad|auto",
-	  "sgd: step eta * decay^epoch; adagrad: per-coordinate steps; "
-	  "auto: adagrad for linear models, sgd for MF" },
+	  "sgd: one step for all coordinates; adagrad: per-coordinate "
+	  "steps; auto: the task's default" },
 	{ O_UPDATE, "update", 0, "atomic|racy",
 	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
 	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
 	{ O_ETA, "eta", 0, "X|auto", "initial step size (> 0)" },
 	{ O_ETA_DECAY, "eta-decay", 0, "X",
-	  "sgd: step multiplied by this after every epoch" },
+	  "the step is multiplied by this after every epoch, with any "
+	  "optimizer (AdaGrad's too); 1 = no decay, for long runs" },
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
 	  "L2 regularization (>= 0; linear: split by feature frequency)" },
@@ -111,6 +112,40 @@ void train_args_default(struct train_args *a)
 	boar_load_options_default(&a->load);
 }
 
+/* What an AUTO optimizer, eta or l2 becomes, per task, as the library
+ * resolves it (boar_options_resolve_task): e.g. eta "auto: linear 0.3
+ * (adagrad), 0.1 (sgd); mf 0.02 (sgd), 0.05 (adagrad)". */
+static void auto_default(int id, char *buf, size_t n)
+{
+	static const int tasks[2] = { BOAR_TASK_LINEAR, BOAR_TASK_MF };
+	size_t at = (size_t)snprintf(buf, n, "auto:");
+	for (int t = 0; t < 2 && at < n; t++) {
+		boar_options d;
+		boar_options_default(&d);
+		boar_options_resolve_task(&d, tasks[t]);
+		const char *task = tasks[t] == BOAR_TASK_MF ? "mf" : "linear";
+		const char *sep = t ? ";" : "";
+		if (id == O_OPTIMIZER) {
+			at += (size_t)snprintf(buf + at, n - at, "%s %s %s", sep,
+					       task, name_of(opt_names, d.optimizer));
+		} else if (id == O_L2) {
+			at += (size_t)snprintf(buf + at, n - at, "%s %s %g", sep,
+					       task, d.l2);
+		} else {
+			int other = d.optimizer == BOAR_OPT_SGD ? BOAR_OPT_ADAGRAD
+								: BOAR_OPT_SGD;
+			boar_options e;
+			boar_options_default(&e);
+			e.optimizer = other;
+			boar_options_resolve_task(&e, tasks[t]);
+			at += (size_t)snprintf(buf + at, n - at,
+					       "%s %s %g (%s), %g (%s)", sep, task,
+					       d.eta, name_of(opt_names, d.optimizer),
+					       e.eta, name_of(opt_names, other));
+		}
+	}
+}
+
 static void default_of(int id, char *buf, size_t n)
 {
 	struct train_args d;
@@ -129,7 +164,10 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%s", name_of(loss_names, o->loss));
 		break;
 	case O_OPTIMIZER:
-		snprintf(buf, n, "%s", name_of(opt_names, o->optimizer));
+		if (o->optimizer == BOAR_OPT_AUTO)
+			auto_default(O_OPTIMIZER, buf, n);
+		else
+			snprintf(buf, n, "%s", name_of(opt_names, o->optimizer));
 		break;
 	case O_UPDATE:
 		snprintf(buf, n, "%s", name_of(update_names, o->update));
@@ -139,7 +177,7 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_ETA:
 		if (o->eta == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0.1 linear, 0.01 mf");
+			auto_default(O_ETA, buf, n);
 		else
 			snprintf(buf, n, "%g", o->eta);
 		break;
@@ -151,7 +189,7 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_L2:
 		if (o->l2 == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0 linear, 0.05 mf");
+			auto_default(O_L2, buf, n);
 		else
 			snprintf(buf, n, "%g", o->l2);
 		break;

@@ -250,9 +250,8 @@ typedef struct boar_epoch_stats {
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
-/* For eta and l2: pick the default of the task and optimizer (eta with
- * AdaGrad: linear 0.3, MF 0.05; with SGD: linear 0.1, MF 0.02; l2: linear
- * 0, MF 0.1). */
+/* For eta and l2: pick the default of the task and optimizer
+ * (boar_options_resolve_task says which). */
 #define BOAR_AUTO (-1.0)
 
 typedef struct boar_options {
@@ -308,6 +307,12 @@ typedef struct boar_options {
  * 10 epochs, eta and l2 BOAR_AUTO, decay 0.9, no L1, seed 1, all cores, rank 16, MF
  * biases on, CPU, 4 streams). */
 BOAR_API void boar_options_default(boar_options *o);
+
+/* The options boar_train uses on data of `task` (BOAR_TASK_LINEAR or
+ * BOAR_TASK_MF, for an AUTO o->task): the optimizer, eta and l2 that
+ * BOAR_OPT_AUTO / BOAR_AUTO stand for, replaced in place. The one place
+ * these defaults live. */
+BOAR_API void boar_options_resolve_task(boar_options *o, int task);
 
 /* @return NULL if *o is usable with this dataset (may be NULL), else a
  *         static reason such as "eta must be > 0". */
