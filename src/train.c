@@ -122,7 +122,7 @@ static int start(struct run *r, boar_error *err)
 {
 	if (r->o.early_stop && !r->o.test && r->o.holdout == 0)
 		r->o.holdout = 0.1; /* early stopping needs something to watch */
-	if (r->o.holdout > 0 && !r->o.test) {
+	if (r->o.holdout > 0) {
 		if (split_holdout(r))
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
 		if (!r->n_train || !r->n_holdout)
@@ -192,7 +192,11 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 		st->test_rmse = r->m->task == BOAR_TASK_MF ? sqrt(t.loss)
 							   : t.rmse;
 		st->holdout_loss = t.loss;
-	} else {
+	}
+	/* Held-out rows, when asked for, are what early stopping watches,
+	 * even beside a test set: the test set then stays unseen by the
+	 * choice of epoch. */
+	if (r->holdout_rows) {
 		rc = boar_evaluate_rows(r->m, r->d, r->holdout_rows,
 					r->n_holdout, &t, r->o.threads);
 		if (rc)

@@ -206,19 +206,19 @@ static int warm_start(struct train_args *a, boar_model **init)
 static void say_early_stop(const struct run *r, int stopped_early)
 {
 	const boar_options *o = &r->a->opt;
+	const char *watched = o->holdout > 0 || !r->a->test_path ? "holdout"
+								  : "test";
 	if (!o->early_stop || !r->best_epoch)
 		return;
 	if (stopped_early)
 		fprintf(stderr, "early stop: no improvement for %d epoch%s; "
 				"keeping epoch %d (%s loss %.4f)\n",
 			o->early_stop, o->early_stop == 1 ? "" : "s",
-			r->best_epoch, r->a->test_path ? "test" : "holdout",
-			r->best_loss);
+			r->best_epoch, watched, r->best_loss);
 	else if (r->best_epoch != r->last_epoch)
 		fprintf(stderr, "early stop: ran all %d epochs; keeping epoch "
 				"%d (%s loss %.4f)\n",
-			r->last_epoch, r->best_epoch,
-			r->a->test_path ? "test" : "holdout", r->best_loss);
+			r->last_epoch, r->best_epoch, watched, r->best_loss);
 }
 
 int cmd_train(int argc, char **argv)
@@ -297,7 +297,7 @@ int cmd_train(int argc, char **argv)
 	struct run r = { .a = &a, .best_loss = NAN };
 	r.kind = metric_kind(train, &a.opt, init);
 	progress_init(&r.pr, a.quiet);
-	r.pr.holdout = a.opt.holdout > 0 && !test;
+	r.pr.holdout = a.opt.holdout > 0;
 	a.opt.progress = on_epoch;
 	a.opt.progress_ctx = &r;
 

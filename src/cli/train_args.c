@@ -65,12 +65,14 @@ static const struct cli_opt train_opts[] = {
 	  "warm start: continue training MODEL (its task, loss, classes "
 	  "and hashing) on FILE" },
 	{ O_EARLY_STOP, "early-stop", 0, "N",
-	  "stop after N epochs without a lower loss on --test (or on the "
-	  "--holdout rows) and keep the best epoch's model; 0 = off" },
+	  "stop after N epochs without a lower loss on the --holdout rows "
+	  "(or, without them, on --test) and keep the best epoch's model; "
+	  "0 = off" },
 	{ O_HOLDOUT, "holdout", 0, "FRACTION",
 	  "hold this fraction of the training rows out (drawn from the "
-	  "seed) and report their loss; early stopping watches them "
-	  "(0.1 if --early-stop is on without --test)" },
+	  "seed) and report their loss, beside --test if given; early "
+	  "stopping watches them (0.1 if --early-stop is on without "
+	  "--test)" },
 	{ O_DETERMINISTIC, "deterministic", 0, NULL,
 	  "the same model at any --threads (fixed row batches applied in "
 	  "order; slower than Hogwild!)" },
@@ -441,13 +443,6 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	if (a->opt.n_class_weights) {
 		a->opt.class_weight_labels = a->cw_labels;
 		a->opt.class_weight_values = a->cw_values;
-	}
-	/* With a test set the library watches it and ignores a holdout:
-	 * say so rather than silently train on fewer rows or not. */
-	if (a->test_path && a->opt.holdout > 0) {
-		cli_fail(&p, "--holdout and --test both given: early stopping "
-			 "watches the test set; drop one of them");
-		goto fail;
 	}
 	/* The library is the authority on what combinations make sense. */
 	const char *reason = boar_options_check(&a->opt, NULL);

@@ -282,9 +282,11 @@ typedef struct boar_options {
 	 * not seen start at 0). The caller keeps ownership. */
 	const boar_model *init_model;
 	/* Early stopping: stop after this many epochs without a lower loss on
-	 * the test set (or, without one, on a `holdout` fraction of the
-	 * training rows, drawn from the seed) and return the best epoch's
-	 * model. 0 = off. */
+	 * a `holdout` fraction of the training rows (drawn from the seed;
+	 * 0.1 when early stopping is on with neither holdout nor test set),
+	 * or without a holdout on the test set, and return the best epoch's
+	 * model. 0 = off. A holdout beside a test set is held out and its
+	 * loss reported either way. */
 	int early_stop;
 	double holdout;
 	/* Same model at any thread count: rows are taken in fixed batches,
