@@ -37,6 +37,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	return CLI_EXIT_USAGE;
 }
 
+const char *cli_data_path(const char *arg)
+{
+	return arg && !strcmp(arg, "-") ? "/dev/stdin" : arg;
+}
+
 double cli_now(void)
 {
 	struct timespec ts;

@@ -22,6 +22,9 @@ int cli_report(const boar_error *err, int code);
 int cli_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A data file argument as the library opens it: "-" is standard input. */
+const char *cli_data_path(const char *arg);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 

@@ -106,6 +106,7 @@ int cmd_eval(int argc, char **argv)
 	if (!data_path)
 		return cli_usage("eval", "eval needs a data FILE");
 
+	data_path = cli_data_path(data_path);
 	rc = boar_model_load(model_path, &m, &err);
 	if (rc) {
 		status = cli_report(&err, rc);

@@ -3,9 +3,9 @@
  * Human-readable progress goes to stderr (one line per epoch, or one line
  * rewritten in place when stderr is a terminal); --json objects go to
  * stdout, one per epoch, so `boar train --json ... | jq` sees only JSON.
- * The first Ctrl-C stops training at the end of the running epoch and
- * keeps (and saves, with -m) the model trained so far; a second one
- * kills the process.
+ * The first Ctrl-C or SIGTERM stops training at the end of the running
+ * epoch and keeps (and saves, with -m) the best model so far; a second one
+ * quits at once (interrupt.h). FILE "-" is standard input.
  *
  * Warm start (--init-model) loads the model first, because it decides how
  * the data is read (its feature hashing) and what is trained (its task,
@@ -20,6 +20,7 @@
 #include "cluster.h"
 #include "commands.h"
 #include "common.h"
+#include "interrupt.h"
 #include "json.h"
 #include "progress.h"
 #include "train_args.h"
@@ -28,14 +29,6 @@ void cmd_train_help(FILE *out)
 {
 	train_args_help(out);
 	cluster_train_help(out);
-}
-
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-	interrupted = 1;
-	signal(sig, SIG_DFL);
 }
 
 struct run {
@@ -81,7 +74,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 			r->best_loss = s->holdout_loss;
 	}
 	progress_epoch(&r->pr, s, r->a->opt.epochs, r->kind);
-	return interrupted;
+	return interrupt_requested();
 }
 
 static void describe(const char *what, const char *path, const boar_dataset *d,
@@ -232,6 +225,7 @@ int cmd_train(int argc, char **argv)
 
 	if (cluster_train_wanted(argc, argv))
 		return cluster_train(argc, argv);
+	interrupt_install();
 	switch (train_args_parse(&a, argc, argv, why, sizeof why)) {
 	case TRAIN_ARGS_HELP:
 		cmd_train_help(stdout);
@@ -301,11 +295,10 @@ int cmd_train(int argc, char **argv)
 	a.opt.progress = on_epoch;
 	a.opt.progress_ctx = &r;
 
-	signal(SIGINT, on_interrupt);
+	interrupt_training();
 	double t_train = cli_now();
 	rc = boar_train(train, &a.opt, &model, &err);
 	t_train = cli_now() - t_train;
-	signal(SIGINT, SIG_DFL);
 	progress_done(&r.pr);
 	if (rc == BOAR_ECANCELLED && model) {
 		fprintf(stderr, "boar: interrupted: keeping the model of "
@@ -321,7 +314,10 @@ int cmd_train(int argc, char **argv)
 		say_early_stop(&r, r.last_epoch < a.opt.epochs);
 
 	if (a.model_out) {
+		sigset_t held;
+		interrupt_hold(&held); /* the file is written whole */
 		rc = boar_model_save(model, a.model_out, &err);
+		interrupt_release(&held);
 		if (rc) {
 			status = cli_report(&err, rc);
 			goto out;
@@ -352,7 +348,8 @@ int cmd_train(int argc, char **argv)
 		if (a.model_out)
 			fprintf(stderr, "model saved to %s\n", a.model_out);
 	}
-	status = interrupted ? 128 + SIGINT : CLI_EXIT_OK;
+	status = interrupt_requested() ? 128 + interrupt_requested()
+				       : CLI_EXIT_OK;
 out:
 	boar_model_free(model);
 	boar_model_free(init);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "common.h"
 #include "data_args.h"
 #include "train_args.h"
 
@@ -259,7 +260,9 @@ void train_args_help(FILE *out)
 	      "FILE.csv; the model remembers how its data was read (format, hashing,\n"
 	      "CSV columns and transforms), so eval and predict need none of it again.\n"
 	      "Progress goes to stderr, --json objects to stdout. Every option takes\n"
-	      "its value as --opt VALUE or --opt=VALUE.\n"
+	      "its value as --opt VALUE or --opt=VALUE. FILE - is standard input.\n"
+	      "Ctrl-C or SIGTERM: the running epoch ends and the best model so far\n"
+	      "is kept (and saved with -m), exit 128+signal; a second one quits now.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -440,6 +443,13 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		cli_fail(&p, "train needs a training FILE");
 		goto fail;
 	}
+	if (a->test_path && !strcmp(a->test_path, "-") &&
+	    !strcmp(a->train_path, "-")) {
+		cli_fail(&p, "FILE and --test cannot both be standard input (-)");
+		goto fail;
+	}
+	a->train_path = cli_data_path(a->train_path);
+	a->test_path = cli_data_path(a->test_path);
 	if (a->opt.n_class_weights) {
 		a->opt.class_weight_labels = a->cw_labels;
 		a->opt.class_weight_values = a->cw_values;
