@@ -216,8 +216,10 @@ bench-bin: $(BENCH_BIN) $(BUILD)/bench/roofline
 demo: deps all
 	@sh datasets/demo.sh $(CLI)
 
+# `make check -jN` runs N tests at a time (JOBS=N says the same).
+MAKE_JOBS := $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS)))
 check: all test-bin bench-bin
-	@BUILD=$(BUILD) sh tests/run-tests
+	@BUILD=$(BUILD) JOBS=$(or $(JOBS),$(MAKE_JOBS),1) sh tests/run-tests
 
 # Portable code unless MARCH is given: built in a tree of its own
 # (BUILD/portable), so that installing does not rebuild the native tree.
