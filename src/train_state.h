@@ -18,7 +18,7 @@
 #include "boar.h"
 
 struct boar_model;
-struct boar_engine;
+struct boar_engine_ops;
 
 struct boar_train_state {
 	uint32_t epochs;   /* epochs trained so far, over every warm start */
@@ -32,13 +32,13 @@ struct boar_train_state {
 
 void boar_train_state_free(struct boar_train_state *s);
 
-/* The state a model of m's shape trained by engine e after `epochs` more
- * epochs of resolved options o (an AdaGrad engine's sums are copied), on
- * top of the initial model's state prev (may be NULL). NULL when out of
- * memory. */
+/* The state of model m after `epochs` more epochs of resolved options o,
+ * on top of the initial model's state prev (may be NULL): the step the
+ * schedule reached and, from the CPU engine eng (ops), its AdaGrad sums.
+ * NULL when out of memory. */
 struct boar_train_state *boar_train_state_take(const struct boar_model *m,
-					       const struct boar_engine *e,
-					       const boar_options *o,
+					       const struct boar_engine_ops *ops,
+					       void *eng, const boar_options *o,
 					       const struct boar_train_state *prev,
 					       int epochs);
 
@@ -48,10 +48,11 @@ struct boar_train_state *boar_train_state_take(const struct boar_model *m,
 const char *boar_train_state_resume_options(const struct boar_train_state *s,
 					    boar_options *o);
 
-/* Warm start: AdaGrad sums of the initial model `init` into engine e,
- * whose model m grew from it (new features, users or items start at 0). */
+/* Warm start: AdaGrad sums of the initial model `init` into the CPU
+ * engine eng (ops), whose model grew from init (new features, users or
+ * items start at 0). Other engines keep their own (refused earlier). */
 void boar_train_state_resume_sums(const struct boar_train_state *s,
 				  const struct boar_model *init,
-				  struct boar_engine *e);
+				  const struct boar_engine_ops *ops, void *eng);
 
 #endif
