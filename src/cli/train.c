@@ -190,7 +190,24 @@ static int warm_start(struct train_args *a, boar_model **init)
 		a->opt.loss = boar_model_loss(m);
 		a->opt.hash_bits = a->load.hash_bits = bits;
 	} else {
-		a->opt.rank = boar_model_rank(m); /* the library keeps it */
+		uint32_t rank = boar_model_rank(m);
+		const float *P, *Q, *bu, *bi;
+		float mu;
+		uint64_t items;
+		int biases = !boar_model_factors(m, &P, &Q, &bu, &bi, &mu,
+						 &items) && bu;
+		if (a->rank_given && a->opt.rank != rank)
+			return cli_usage("train", "--rank %u, but the initial "
+					 "model %s has rank %u (warm start "
+					 "keeps the model's factors)",
+					 a->opt.rank, a->init_model_path, rank);
+		if (a->biases_given && a->opt.mf_biases != biases)
+			return cli_usage("train", "--%smf-biases, but the initial "
+					 "model %s has %s", a->opt.mf_biases
+						 ? "" : "no-", a->init_model_path,
+					 biases ? "biases" : "no biases");
+		a->opt.rank = rank;
+		a->opt.mf_biases = biases;
 	}
 	return CLI_EXIT_OK;
 }

@@ -18,7 +18,7 @@ enum {
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT,
-	O_DETERMINISTIC,
+	O_DETERMINISTIC, O_SAVE_RESUME,
 };
 
 static const struct cli_opt train_opts[] = {
@@ -64,8 +64,14 @@ static const struct cli_opt train_opts[] = {
 	  "scale the loss of rows labelled LABEL by W >= 0 (LIBLINEAR's "
 	  "-wi); repeat for more classes" },
 	{ O_INIT_MODEL, "init-model", 0, "MODEL",
-	  "warm start: continue training MODEL (its task, loss, classes "
-	  "and hashing) on FILE" },
+	  "warm start: continue training MODEL (its task, loss, classes, "
+	  "hashing, rank and biases; options that contradict them are "
+	  "refused) on FILE" },
+	{ O_SAVE_RESUME, "save-resume", 0, NULL,
+	  "keep the optimizer state (AdaGrad sums, where the step schedule "
+	  "is) in the model, so that --init-model continues training rather "
+	  "than restarting it (as VW's --save_resume); a model that has it "
+	  "keeps it when continued" },
 	{ O_EARLY_STOP, "early-stop", 0, "N",
 	  "stop after N epochs without a lower loss on the --holdout rows "
 	  "(or, without them, on --test) and keep the best epoch's model; "
@@ -253,6 +259,7 @@ static void default_of(int id, char *buf, size_t n)
 	case O_JSON:
 	case O_QUIET:
 	case O_DETERMINISTIC:
+	case O_SAVE_RESUME:
 		snprintf(buf, n, "off");
 		break;
 	case O_WEIGHTS:
@@ -381,12 +388,18 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		a->hash_bits_given = 1;
 		return 0;
 	case O_RANK:
+		a->rank_given = 1;
 		return cli_u32(p, 1, 65536, &o->rank);
 	case O_MF_BIASES:
 		o->mf_biases = 1;
+		a->biases_given = 1;
 		return 0;
 	case O_NO_MF_BIASES:
 		o->mf_biases = 0;
+		a->biases_given = 1;
+		return 0;
+	case O_SAVE_RESUME:
+		o->save_resume = 1;
 		return 0;
 	case O_INIT_SCALE:
 		return cli_double_gt(p, 0, 1e6, &o->init_scale);
