@@ -47,6 +47,8 @@ void boar_dataset_free(boar_dataset *d)
 	if (d->map)
 		munmap(d->map, d->map_len);
 	boar_input_spec_free(d->input);
+	free(d->csv_kinds[0]);
+	free(d->csv_kinds[1]);
 	free(d);
 }
 

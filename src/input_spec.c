@@ -20,6 +20,8 @@ static const struct {
 	{ "csv_ignore", offsetof(struct boar_input_spec, csv_ignore) },
 	{ "csv_categorical", offsetof(struct boar_input_spec, csv_categorical) },
 	{ "csv_numeric", offsetof(struct boar_input_spec, csv_numeric) },
+	{ "csv_cat_settled", offsetof(struct boar_input_spec, csv_cat_settled) },
+	{ "csv_num_settled", offsetof(struct boar_input_spec, csv_num_settled) },
 };
 #define N_STR (sizeof str_fields / sizeof str_fields[0])
 
@@ -31,6 +33,8 @@ static const struct {
 	{ "csv_separator", offsetof(struct boar_input_spec, csv_separator), 0, 127 },
 	{ "csv_header", offsetof(struct boar_input_spec, csv_header), -1, 1 },
 	{ "csv_log", offsetof(struct boar_input_spec, csv_log), 0, 1 },
+	{ "csv_label_at", offsetof(struct boar_input_spec, csv_label_at), 0,
+	  1 << 30 },
 };
 #define N_INT (sizeof int_fields / sizeof int_fields[0])
 
@@ -72,10 +76,12 @@ struct boar_input_spec *boar_input_spec_new(int format,
 	if (format != BOAR_FORMAT_CSV)
 		return s; /* the CSV options mean nothing to other formats */
 	const char *src[N_STR] = { o->csv_label, o->csv_ignore,
-				   o->csv_categorical, o->csv_numeric };
+				   o->csv_categorical, o->csv_numeric, NULL,
+				   NULL };
 	s->csv_separator = o->csv_separator;
 	s->csv_header = o->csv_header;
 	s->csv_log = o->csv_log;
+	s->csv_label_at = o->csv_label_at;
 	if (set_strings(s, src)) {
 		boar_input_spec_free(s);
 		return NULL;
@@ -85,10 +91,20 @@ struct boar_input_spec *boar_input_spec_new(int format,
 
 struct boar_input_spec *boar_input_spec_copy(const struct boar_input_spec *s)
 {
-	boar_load_options o;
-	boar_load_options_default(&o);
-	boar_input_spec_fill(s, &o);
-	return boar_input_spec_new(s->format, &o);
+	struct boar_input_spec *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	*c = *s;
+	const char *src[N_STR];
+	for (size_t k = 0; k < N_STR; k++) {
+		src[k] = *str_at(c, k);
+		*str_at(c, k) = NULL;
+	}
+	if (set_strings(c, src)) {
+		boar_input_spec_free(c);
+		return NULL;
+	}
+	return c;
 }
 
 void boar_input_spec_fill(const struct boar_input_spec *s,
@@ -97,11 +113,16 @@ void boar_input_spec_fill(const struct boar_input_spec *s,
 	o->format = s->format;
 	o->csv_label = s->csv_label;
 	o->csv_ignore = s->csv_ignore;
-	o->csv_categorical = s->csv_categorical;
-	o->csv_numeric = s->csv_numeric;
+	o->csv_categorical = s->csv_cat_settled || s->csv_num_settled
+				     ? s->csv_cat_settled
+				     : s->csv_categorical;
+	o->csv_numeric = s->csv_cat_settled || s->csv_num_settled
+				 ? s->csv_num_settled
+				 : s->csv_numeric;
 	o->csv_separator = s->csv_separator;
 	o->csv_header = s->csv_header;
 	o->csv_log = s->csv_log;
+	o->csv_label_at = s->csv_label_at;
 }
 
 int boar_input_spec_encode(const struct boar_input_spec *s, char **buf,
@@ -226,7 +247,18 @@ out:
 int boar_dataset_note_input(boar_dataset **d, int format,
 			    const boar_load_options *o, boar_error *err)
 {
-	if (((*d)->input = boar_input_spec_new(format, o)))
+	boar_load_options at = *o;
+	at.csv_label_at = (int)(*d)->csv_label_col; /* where it really was */
+	struct boar_input_spec *s = boar_input_spec_new(format, &at);
+	const char *settled[2] = { (*d)->csv_kinds[0], (*d)->csv_kinds[1] };
+	if (s && format == BOAR_FORMAT_CSV) {
+		if ((settled[0] && !(s->csv_cat_settled = strdup(settled[0]))) ||
+		    (settled[1] && !(s->csv_num_settled = strdup(settled[1])))) {
+			boar_input_spec_free(s);
+			s = NULL;
+		}
+	}
+	if (((*d)->input = s))
 		return 0;
 	boar_dataset_free(*d);
 	*d = NULL;

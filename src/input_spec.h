@@ -22,7 +22,12 @@ struct boar_input_spec {
 	int format;  /* BOAR_FORMAT_* that read the data (never AUTO) */
 	/* CSV; NULL: not given */
 	char *csv_label, *csv_ignore, *csv_categorical, *csv_numeric;
+	/* CSV: every categorical and numeric column as the training file
+	 * settled them (its auto columns included), so that a test file
+	 * whose values look otherwise is still read alike; NULL: none */
+	char *csv_cat_settled, *csv_num_settled;
 	int csv_separator, csv_header, csv_log;
+	int csv_label_at; /* 1 + the label's column in the file; 0 unknown */
 };
 
 /* A note of how data of `format` was read with o (strings copied).
@@ -42,8 +47,9 @@ int boar_input_spec_decode(const char *buf, size_t len,
 			   struct boar_input_spec **out, char *why,
 			   size_t why_len);
 
-/* The note's fields into o (strings point into s); o's other fields are
- * left alone. */
+/* The note's fields into o (strings point into s), the settled column
+ * kinds as o's categorical and numeric lists; o's other fields are left
+ * alone. */
 void boar_input_spec_fill(const struct boar_input_spec *s,
 			  boar_load_options *o);
 

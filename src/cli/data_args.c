@@ -100,6 +100,30 @@ static int same_str(const char *a, const char *b)
 	return (!a && !b) || (a && b && !strcmp(a, b));
 }
 
+/* Is every item of the list `part` ("C1,C3") an item of `whole`? The
+ * model keeps every categorical (numeric) column it settled on, a
+ * superset of what the user listed in training. */
+static int covers(const char *whole, const char *part)
+{
+	if (!part)
+		return 1;
+	if (!whole)
+		return 0;
+	for (const char *p = part; *p;) {
+		size_t n = strcspn(p, ",");
+		int found = 0;
+		for (const char *w = whole; *w && !found;) {
+			size_t m = strcspn(w, ",");
+			found = m == n && !memcmp(w, p, n);
+			w += m + (w[m] == ',');
+		}
+		if (!found)
+			return 0;
+		p += n + (p[n] == ',');
+	}
+	return 1;
+}
+
 /* "--csv-label Label" or "no --csv-ignore" for a message. */
 static void describe(char *buf, size_t n, const char *opt, const char *v)
 {
@@ -151,8 +175,11 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		  want.csv_log ? "" : NULL },
 	};
 	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		int lists = cols[k].id == CLI_DATA_CSV_CATEGORICAL ||
+			    cols[k].id == CLI_DATA_CSV_NUMERIC;
 		if (!(given & CLI_DATA_BIT(cols[k].id)) ||
-		    same_str(cols[k].have, cols[k].model))
+		    (lists ? covers(cols[k].model, cols[k].have)
+			   : same_str(cols[k].have, cols[k].model)))
 			continue;
 		char a[128], b[128];
 		describe(a, sizeof a, cols[k].opt, cols[k].have);
@@ -170,6 +197,7 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		     CLI_DATA_BIT(CLI_DATA_NO_CSV_HEADER)))
 		want.csv_header = lo->csv_header;
 	want.threads = lo->threads;
+	want.labels_optional = lo->labels_optional;
 	want.use_cache = lo->use_cache;
 	want.cache_path = lo->cache_path;
 	*lo = want;

@@ -8,11 +8,14 @@
  * when complete (temp file + rename).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "args.h"
 #include "commands.h"
 #include "common.h"
 #include "data_args.h"
+#include "predict_stream.h"
+#include "vw_tags.h"
 
 enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_PROBABILITIES, O_HELP };
 
@@ -64,6 +67,29 @@ void cmd_predict_help(FILE *out)
 	cli_print_options(out, predict_opts, default_of);
 }
 
+/* Standard input, a line at a time (predict_stream.h), into out_path. */
+static int stream(const boar_model *m, const char *model_path,
+		  boar_load_options *data, unsigned given, uint64_t width,
+		  const char *out_path)
+{
+	char why[400];
+	boar_error err = { 0 };
+	struct cli_out out;
+	if (cli_data_for_model(m, model_path, data, given, why, sizeof why))
+		return cli_usage("predict", "%s", why);
+	if (!data->format)
+		return cli_usage("predict", "%s does not say how its data was "
+				 "read: give --format to predict from "
+				 "standard input", model_path);
+	int rc = cli_out_open(&out, out_path, &err);
+	if (!rc)
+		rc = predict_stream(m, data, width, stdin, out.f, &err);
+	if (!rc)
+		rc = cli_out_commit(&out, &err);
+	cli_out_abort(&out);
+	return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	struct cli_parser p;
@@ -73,6 +99,8 @@ int cmd_predict(int argc, char **argv)
 	boar_model *m = NULL;
 	boar_dataset *d = NULL;
 	double *scores = NULL;
+	char **tags = NULL;
+	size_t n_tags = 0;
 	struct cli_out out = { 0 };
 	int rc, status = CLI_EXIT_RUNTIME;
 
@@ -145,6 +173,11 @@ int cmd_predict(int argc, char **argv)
 	 * (a binary logistic model's score already is P(+1)). */
 	uint64_t width = probabilities && K ? K : 1;
 	data.threads = threads;
+	data.labels_optional = 1; /* rows to predict need no label */
+	if (!strcmp(data_path, "/dev/stdin")) {
+		status = stream(m, model_path, &data, given, width, out_path);
+		goto out;
+	}
 	rc = cli_load_for_model("predict", data_path, model_path, m, &data,
 				given, &d, &err);
 	if (rc == CLI_LOAD_USAGE) {
@@ -155,7 +188,19 @@ int cmd_predict(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
+	/* VW rows carry tags: read them to print beside the scores. */
+	if (data.format == BOAR_FORMAT_VW &&
+	    vw_tags_read(data_path, &tags, &n_tags)) {
+		status = cli_report(NULL, BOAR_EIO);
+		goto out;
+	}
 	uint64_t n = boar_dataset_rows(d);
+	if (tags && n_tags != n) {
+		fprintf(stderr, "boar: %s: %zu VW rows with tags, but %llu "
+				"rows parsed\n", data_path, n_tags,
+			(unsigned long long)n);
+		goto out;
+	}
 	if (n && width > UINT64_MAX / sizeof *scores / n) {
 		status = cli_report(NULL, BOAR_ENOMEM);
 		goto out;
@@ -176,13 +221,9 @@ int cmd_predict(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	/* %.9g round-trips a float score exactly. */
-	for (uint64_t r = 0; r < n; r++) {
-		const double *s = &scores[r * width];
-		for (uint64_t c = 0; c < width; c++)
-			fprintf(out.f, "%.9g%c", s[c],
-				c + 1 < width ? ' ' : '\n');
-	}
+	for (uint64_t r = 0; r < n; r++)
+		predict_put_row(out.f, &scores[r * width], width,
+				tags ? tags[r] : NULL, tags ? strlen(tags[r]) : 0);
 	rc = cli_out_commit(&out, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
@@ -191,6 +232,7 @@ int cmd_predict(int argc, char **argv)
 	status = CLI_EXIT_OK;
 out:
 	cli_out_abort(&out);
+	vw_tags_free(tags, n_tags);
 	free(scores);
 	boar_dataset_free(d);
 	boar_model_free(m);

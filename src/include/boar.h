@@ -140,6 +140,16 @@ typedef struct boar_load_options {
 	 * size it would need) before it is allocated. 0: 3/4 of physical
 	 * memory. */
 	uint64_t max_memory;
+	/* Rows for prediction: a row may have no label (a VW row that starts
+	 * at its tag or '|', an empty CSV label field, or, with
+	 * csv_label_at, a CSV file without the label column); its label
+	 * reads as 0. */
+	int labels_optional;
+	/* CSV with labels_optional: 1 + the index the label column had in
+	 * the training file (0: unknown), so that a file without that column
+	 * hashes its other columns as training did. Set by
+	 * boar_model_load_options. */
+	int csv_label_at;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache. */
@@ -151,6 +161,16 @@ BOAR_API void boar_load_options_default(boar_load_options *o);
  *         naming file and line. */
 BOAR_API int boar_dataset_load(const char *path, const boar_load_options *o,
 			       boar_dataset **out, boar_error *err);
+
+/* The same from text in memory (len bytes, not NUL-terminated; `name`
+ * names it in error messages): for rows that come a few at a time, from a
+ * pipe or a socket. Format AUTO is detected from the text; a CSV with a
+ * header needs its header line at the start of the text. n_rows may be 0
+ * (only blank lines). */
+BOAR_API int boar_dataset_parse_text(const char *text, size_t len,
+				     const char *name,
+				     const boar_load_options *o,
+				     boar_dataset **out, boar_error *err);
 
 /* Builds a linear-task dataset from the caller's CSR arrays (copied).
  * row_ptr has n_rows+1 entries; idx are 0-based feature ids < n_features,

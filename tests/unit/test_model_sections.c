@@ -114,7 +114,12 @@ int main(void)
 		      "label %s", back.csv_label ? back.csv_label : "NULL");
 		CHECK(back.csv_ignore && !strcmp(back.csv_ignore, "Id"),
 		      "ignore");
-		CHECK(!back.csv_categorical && !back.csv_numeric, "lists");
+		/* the kinds the training file settled on, by header name */
+		CHECK(back.csv_categorical &&
+			      !strcmp(back.csv_categorical, "color"),
+		      "categorical %s", back.csv_categorical);
+		CHECK(back.csv_numeric && !strcmp(back.csv_numeric, "count"),
+		      "numeric %s", back.csv_numeric);
 		CHECK_EQ_INT(back.csv_log, 1);
 		CHECK_EQ_INT(back.hash_bits, 18);
 		/* Data read the model's way scores as the training data. */
