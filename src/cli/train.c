@@ -20,6 +20,7 @@
 #include "cluster.h"
 #include "commands.h"
 #include "common.h"
+#include "cv.h"
 #include "data_summary.h"
 #include "interrupt.h"
 #include "json.h"
@@ -267,6 +268,10 @@ int cmd_train(int argc, char **argv)
 			status = cli_report(&err, rc);
 			goto out;
 		}
+	}
+	if (a.cv) {
+		status = cv_run(train, &a.opt, a.cv, a.json, a.train_path);
+		goto out;
 	}
 	if (a.test_path) {
 		/* The test file is read as the training file was: same task

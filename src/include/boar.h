@@ -189,6 +189,13 @@ BOAR_API int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
 
 BOAR_API void boar_dataset_free(boar_dataset *d);
 
+/* A dataset of rows[0..n) of d (copied, in that order, instance weights
+ * too): folds for cross-validation or any split the caller draws. Rows
+ * may repeat (a bootstrap sample). @return 0, BOAR_EINVAL or NOMEM. */
+BOAR_API int boar_dataset_subset(const boar_dataset *d, const uint64_t *rows,
+				 uint64_t n, boar_dataset **out,
+				 boar_error *err);
+
 /* Instance weights: row r's loss is scaled by w[r] (finite, >= 0); n must
  * be the dataset's row count. Copied. Call before sharing the dataset. */
 BOAR_API int boar_dataset_set_weights(boar_dataset *d, const float *w,
