@@ -150,6 +150,11 @@ typedef struct boar_load_options {
 	 * hashes its other columns as training did. Set by
 	 * boar_model_load_options. */
 	int csv_label_at;
+	/* VW: namespaces, by first letter as VW's --ignore and --keep name
+	 * them (' ' the unnamed one), whose features are dropped, or the
+	 * only ones kept; NULL: none. */
+	const char *vw_ignore;
+	const char *vw_keep;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache. */
