@@ -289,8 +289,9 @@ int cmd_train(int argc, char **argv)
 		a.opt.test = test;
 	}
 	const char *reason = boar_options_check(&a.opt, train);
+	char words[256];
 	if (reason) {
-		status = cli_usage("train", "%s", reason);
+		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
 		goto out;
 	}
 
