@@ -225,7 +225,8 @@ demo: deps all
 	@sh datasets/demo.sh $(CLI)
 
 # `make check -jN` runs N tests at a time (JOBS=N says the same).
-MAKE_JOBS := $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS)))
+# (a bare -j: one per core).
+MAKE_JOBS = $(if $(filter -j,$(MAKEFLAGS)),$(shell nproc),$(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))))
 check: all test-bin bench-bin
 	@BUILD=$(BUILD) JOBS=$(or $(JOBS),$(MAKE_JOBS),1) sh tests/run-tests
 
