@@ -262,3 +262,67 @@ bench: all bench-bin
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- Fuzzing and sanitizer builds (tests/fuzz/fuzz.h tells the scheme).
+#
+#   make check           also replays every fuzz corpus: $(BUILD)/tests/fuzz_NAME
+#                        feeds tests/fuzz/corpus/NAME/ to tests/fuzz/fuzz_NAME.c
+#   make fuzz [SECONDS=60] [FUZZ='csv model']
+#                        libFuzzer (clang, ASan, UBSan) on each harness for
+#                        SECONDS; new crashers in $(BUILD)-fuzz/crashes/NAME/
+#   make check-asan      the whole suite built with ASan+UBSan in $(BUILD)-asan
+#   make check-tsan      the unit and CLI tests built with TSan in $(BUILD)-tsan
+FUZZ_SRC := $(filter-out tests/fuzz/fuzz_util.c,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_DEPS := tests/fuzz/fuzz.h tests/fuzz/fuzz_util.c
+FUZZ ?= $(FUZZ_NAMES)
+# SECONDS from the command line only: bash keeps its own SECONDS.
+ifneq ($(origin SECONDS),command line)
+SECONDS := 60
+endif
+FUZZ_CC ?= clang-14
+FUZZ_BUILD := $(BUILD)-fuzz
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+TSAN_FLAGS := -fsanitize=thread
+# The sanitizers' verdicts: any report fails the test that caused it.
+SAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66
+
+.PHONY: fuzz fuzz-bin check-asan check-tsan
+test-bin: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%)
+
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS) \
+		$(INTERNAL) $(NET) $(GPU_TEST) $(BUILD)/.flags-cli
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BOAR_CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c \
+		tests/fuzz/fuzz_util.c $(TEST_LIBS) $(LDFLAGS)
+
+# The library once more, instrumented for libFuzzer's coverage, then one
+# fuzzer per harness.
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS) $(FUZZ_BUILD)/libboar.a
+	$(call say,CC,$<)
+	$(Q)$(FUZZ_CC) $(BOAR_CFLAGS) -fsanitize=fuzzer $(SAN_FLAGS) -o $@ $< \
+		tests/fuzz/fuzz_util.c $(FUZZ_BUILD)/libboar.a $(LIBS)
+$(FUZZ_BUILD)/libboar.a: FORCE
+	@sh .ci/deps .ci/packages-fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CUDA=0 \
+		OPT=-O1 EXTRA_CFLAGS='-fsanitize=fuzzer-no-link $(SAN_FLAGS)' $@
+fuzz-bin: $(FUZZ:%=$(FUZZ_BUILD)/fuzz_%)
+fuzz: fuzz-bin
+	@BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(SECONDS) $(FUZZ)
+
+# The tests run with the flags in the environment too, so that a test that
+# builds (make install, the TSan program) builds the same way.
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan CUDA=0 OPT=-O1 \
+		EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' all test-bin bench-bin
+	@$(SAN_ENV) CUDA=0 OPT=-O1 EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' \
+		BUILD=$(BUILD)-asan sh tests/run-tests
+check-tsan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-tsan CUDA=0 OPT=-O1 \
+		EXTRA_CFLAGS='$(TSAN_FLAGS)' LDFLAGS='$(TSAN_FLAGS)' all test-bin bench-bin
+	@$(SAN_ENV) CUDA=0 OPT=-O1 EXTRA_CFLAGS='$(TSAN_FLAGS)' LDFLAGS='$(TSAN_FLAGS)' \
+		BUILD=$(BUILD)-tsan sh tests/run-tests

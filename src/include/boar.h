@@ -139,6 +139,10 @@ typedef struct boar_load_options {
 			      header when its label field is not a number */
 	int csv_log;       /* 1: a numeric value v becomes sign(v) log(1+|v|),
 			      for long-tailed counts such as Criteo's */
+	/* Bytes the dataset may take; more is refused (BOAR_ENOMEM, with the
+	 * size it would need) before it is allocated. 0: 3/4 of physical
+	 * memory. */
+	uint64_t max_memory;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache (a
@@ -333,6 +337,11 @@ typedef struct boar_options {
 	int gpu_racy_kernels;
 	uint64_t gpu_chunk_bytes;
 	uint32_t gpu_rows_per_block;
+	/* Bytes the model and its training state may take; a larger model
+	 * (an id near 2^32 in a tiny file) is refused with BOAR_ENOMEM and
+	 * the size it would need, before it is allocated. 0: 3/4 of
+	 * physical memory. */
+	uint64_t max_memory;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
