@@ -6,6 +6,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "options.h"
+#include "train_state.h"
 
 #define MAX_CPU_RANK 1024
 
@@ -85,6 +86,10 @@ const char *boar_options_validate(const boar_options *o,
 			return "class weights must be finite and >= 0";
 	/* What an engine cannot do is refused by the driver from its
 	 * capabilities (engine_caps.c), not here. */
+	if (o->device == BOAR_DEVICE_GPU &&
+	    (o->save_resume || (o->init_model && o->init_model->state)))
+		return "the GPU engine keeps its optimizer state on the card: "
+		       "save-resume and resuming it need the CPU";
 	if (o->init_model && d && o->init_model->task != d->task)
 		return "the initial model is of another task than the data";
 	int task = o->task;
@@ -116,14 +121,15 @@ const char *boar_options_validate(const boar_options *o,
 	return NULL;
 }
 
-void boar_options_resolve(boar_options *o, const boar_dataset *d)
+void boar_options_resolve_task(boar_options *o, int task)
 {
 	if (o->task == BOAR_TASK_AUTO)
-		o->task = d->task;
+		o->task = task;
 	/* Chosen on a9a, the RCV1 sample, 20 Newsgroups, synthetic data and
 	 * MovieLens (bench/RESULTS.md): AdaGrad at 0.3 is at or near the best
 	 * accuracy on all four linear sets (0.1 was too timid for unit-length
-	 * text rows); plain SGD needs smaller steps. */
+	 * text rows); plain SGD needs smaller steps. `boar help train` prints
+	 * these by calling this function, so help and code cannot disagree. */
 	int mf = o->task == BOAR_TASK_MF;
 	if (o->optimizer == BOAR_OPT_AUTO)
 		o->optimizer = mf ? BOAR_OPT_SGD : BOAR_OPT_ADAGRAD;
@@ -134,4 +140,9 @@ void boar_options_resolve(boar_options *o, const boar_dataset *d)
 		o->l2 = mf ? 0.1 : 0.0;
 	if (o->task == BOAR_TASK_MF)
 		o->loss = BOAR_LOSS_SQUARED;
+}
+
+void boar_options_resolve(boar_options *o, const boar_dataset *d)
+{
+	boar_options_resolve_task(o, d->task);
 }

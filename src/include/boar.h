@@ -143,6 +143,16 @@ typedef struct boar_load_options {
 	 * size it would need) before it is allocated. 0: 3/4 of physical
 	 * memory. */
 	uint64_t max_memory;
+	/* Rows for prediction: a row may have no label (a VW row that starts
+	 * at its tag or '|', an empty CSV label field, or, with
+	 * csv_label_at, a CSV file without the label column); its label
+	 * reads as 0. */
+	int labels_optional;
+	/* CSV with labels_optional: 1 + the index the label column had in
+	 * the training file (0: unknown), so that a file without that column
+	 * hashes its other columns as training did. Set by
+	 * boar_model_load_options. */
+	int csv_label_at;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache (a
@@ -156,6 +166,16 @@ BOAR_API void boar_load_options_init(boar_load_options *o, size_t size);
  *         naming file and line. */
 BOAR_API int boar_dataset_load(const char *path, const boar_load_options *o,
 			       boar_dataset **out, boar_error *err);
+
+/* The same from text in memory (len bytes, not NUL-terminated; `name`
+ * names it in error messages): for rows that come a few at a time, from a
+ * pipe or a socket. Format AUTO is detected from the text; a CSV with a
+ * header needs its header line at the start of the text. n_rows may be 0
+ * (only blank lines). */
+BOAR_API int boar_dataset_parse_text(const char *text, size_t len,
+				     const char *name,
+				     const boar_load_options *o,
+				     boar_dataset **out, boar_error *err);
 
 /* Builds a linear-task dataset from the caller's CSR arrays (copied).
  * row_ptr has n_rows+1 entries; idx are 0-based feature ids < n_features,
@@ -276,9 +296,8 @@ typedef struct boar_epoch_stats {
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
-/* For eta and l2: pick the default of the task and optimizer (eta with
- * AdaGrad: linear 0.3, MF 0.05; with SGD: linear 0.1, MF 0.02; l2: linear
- * 0, MF 0.1). */
+/* For eta and l2: pick the default of the task and optimizer
+ * (boar_options_resolve_task says which). */
 #define BOAR_AUTO (-1.0)
 
 typedef struct boar_options {
@@ -312,9 +331,11 @@ typedef struct boar_options {
 	 * not seen start at 0). The caller keeps ownership. */
 	const boar_model *init_model;
 	/* Early stopping: stop after this many epochs without a lower loss on
-	 * the test set (or, without one, on a `holdout` fraction of the
-	 * training rows, drawn from the seed) and return the best epoch's
-	 * model. 0 = off. */
+	 * a `holdout` fraction of the training rows (drawn from the seed;
+	 * 0.1 when early stopping is on with neither holdout nor test set),
+	 * or without a holdout on the test set, and return the best epoch's
+	 * model. 0 = off. A holdout beside a test set is held out and its
+	 * loss reported either way. */
 	int early_stop;
 	double holdout;
 	/* Same model at any thread count: rows are taken in fixed batches,
@@ -342,6 +363,11 @@ typedef struct boar_options {
 	 * the size it would need, before it is allocated. 0: 3/4 of
 	 * physical memory. */
 	uint64_t max_memory;
+	/* Keep the optimizer state (AdaGrad sums, the step schedule) in the
+	 * model, so that a warm start from it continues where this run
+	 * stopped (VW's --save_resume). A warm start from a model that has
+	 * the state resumes it and keeps it. CPU only. */
+	int save_resume;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
@@ -350,6 +376,12 @@ typedef struct boar_options {
  * caller's: boar_options_init fills exactly that many bytes. */
 #define boar_options_default(o) boar_options_init((o), sizeof *(o))
 BOAR_API void boar_options_init(boar_options *o, size_t size);
+
+/* The options boar_train uses on data of `task` (BOAR_TASK_LINEAR or
+ * BOAR_TASK_MF, for an AUTO o->task): the optimizer, eta and l2 that
+ * BOAR_OPT_AUTO / BOAR_AUTO stand for, replaced in place. The one place
+ * these defaults live. */
+BOAR_API void boar_options_resolve_task(boar_options *o, int task);
 
 /* @return NULL if *o is usable with this dataset (may be NULL), else a
  *         static reason such as "eta must be > 0". */
@@ -434,6 +466,14 @@ BOAR_API uint32_t boar_model_classes(const boar_model *m, const float **labels);
 /* Linear: feature slots (ids 0..dim-1; weights per slot: one, or K for a
  * multiclass model, plus the bias); MF: users. */
 BOAR_API uint64_t boar_model_dim(const boar_model *m);
+
+/* How the model's training data was read, so that data for it is read
+ * alike: *o gets the model's task and hashing and, for a model trained on
+ * a file, the format that read it and (CSV) its columns and transforms
+ * (strings pointing into the model); the rest is boar_load_options_default.
+ * @return 1 when the model knows how its file was read, 0 when it does not
+ * (trained on arrays, or saved by boar 0.1 before it kept this). */
+BOAR_API int boar_model_load_options(const boar_model *m, boar_load_options *o);
 
 /* Versioned binary file with checksum, written atomically (temp + rename). */
 BOAR_API int boar_model_save(const boar_model *m, const char *path,
