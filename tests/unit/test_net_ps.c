@@ -413,6 +413,8 @@ static void test_fragmented(void)
 	}
 	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME,
 	      "welcome after a byte-by-byte HELLO");
+	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_READY,
+	      "ready after the welcome (no secret: joined at once)");
 
 	uint64_t k[3] = { 0, 17, 999 };
 	float d[3] = { 0.5f, -1.5f, 8.0f };
