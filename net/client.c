@@ -587,6 +587,18 @@ static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 	return rc;
 }
 
+/* Whether v survives float16 rounding as a finite value (|v| <= 65504,
+ * plus what rounds down to it). A frame holding any value that does not is
+ * sent as float32: held back instead, a delta over 65504 waited in the
+ * residual until the final flush, and the shard trained without it all
+ * along (weights of 2e7 instead of 2e5). Small values need no such care:
+ * what float16 rounds off (subnormals included) stays in the residual and
+ * travels later. */
+static int f16_fits(float v)
+{
+	return isfinite(wire_f16_to_f32(wire_f32_to_f16(v)));
+}
+
 int ps_client_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err)
 {
@@ -609,23 +621,23 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 	uint32_t a = 0;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		uint32_t b = lower_bound(keys, a, n, c->sh[i].hi), m = 0;
+		int f16 = c->cfg.f16;
 		for (uint32_t j = a; j < b; j++) {
 			float *r = &c->res[keys[j]];
 			*r += deltas[j];
-			if (!(fabsf(*r) > thr) || *r == 0)
-				continue;
-			/* What travels is what the shard will add: keep the
-			 * rounding error of float16 in the residual. */
-			float sent = c->cfg.f16
-					     ? wire_f16_to_f32(wire_f32_to_f16(*r))
-					     : *r;
-			if (!isfinite(sent))
+			if (!(fabsf(*r) > thr) || *r == 0 || !isfinite(*r))
 				continue;
 			c->kbuf[m] = keys[j];
 			c->vbuf[m++] = *r;
-			*r -= sent;
+			f16 = f16 && f16_fits(*r);
 		}
-		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, c->cfg.f16, err);
+		/* What travels is what the shard will add: the rounding error
+		 * of float16 stays in the residual. */
+		for (uint32_t j = 0; j < m; j++)
+			c->res[c->kbuf[j]] -=
+				f16 ? wire_f16_to_f32(wire_f32_to_f16(c->vbuf[j]))
+				    : c->vbuf[j];
+		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, err);
 		if (rc)
 			return rc;
 		a = b;
