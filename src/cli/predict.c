@@ -12,6 +12,7 @@
 #include "args.h"
 #include "commands.h"
 #include "common.h"
+#include "same_file.h"
 #include "data_args.h"
 
 enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_PROBABILITIES, O_HELP };
@@ -115,6 +116,9 @@ int cmd_predict(int argc, char **argv)
 		return cli_usage("predict", "predict needs -m MODEL");
 	if (!data_path)
 		return cli_usage("predict", "predict needs a data FILE");
+	const char *inputs[] = {data_path, model_path};
+	if ((rc = cli_refuse_overwrite("-o", out_path, inputs, 2, &err)))
+		return cli_report(&err, rc);
 
 	rc = boar_model_load(model_path, &m, &err);
 	if (rc) {
