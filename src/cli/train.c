@@ -23,6 +23,7 @@
 #include "interrupt.h"
 #include "json.h"
 #include "progress.h"
+#include "same_file.h"
 #include "train_args.h"
 
 void cmd_train_help(FILE *out)
@@ -250,6 +251,8 @@ int cmd_train(int argc, char **argv)
 	case TRAIN_ARGS_ERROR:
 		return cli_usage("train", "%s", why);
 	}
+	if ((rc = cli_refuse_model_over_inputs(&a, &err)))
+		return cli_report(&err, rc);
 
 	if (a.init_model_path) {
 		status = warm_start(&a, &init);
