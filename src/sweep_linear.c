@@ -144,11 +144,11 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 					  BOAR_POLICY_RACY, adagrad, REG_NONE);
 		}
 		if (++since_sync == BOAR_REP_SYNC_ROWS) {
-			boar_rep_round(&rep, w, a->G, policy);
+			boar_rep_round(&rep, w, policy);
 			since_sync = 0;
 		}
 	}
-	boar_rep_close(&rep, w, a->G, policy);
+	boar_rep_close(&rep, w, policy);
 	return loss_sum;
 }
 
