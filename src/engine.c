@@ -305,11 +305,6 @@ void boar_engine_free(struct boar_engine *e)
 	free(e);
 }
 
-double boar_engine_eta(const struct boar_engine *e, int epoch)
-{
-	return e->o.eta * pow(e->o.eta_decay, epoch - 1);
-}
-
 /* Next epoch's order from the current one: segments are visited in a fresh
  * random order and each is shuffled within, all from (seed, epoch). */
 static void reshuffle(struct boar_engine *e, int epoch)
@@ -370,10 +365,10 @@ const uint32_t *boar_engine_order(struct boar_engine *e, int epoch)
 }
 
 int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
-		      uint64_t end, double *loss_sum)
+		      uint64_t end, double eta_d, double *loss_sum)
 {
 	const uint32_t *order = boar_engine_order(e, epoch);
-	float eta = (float)boar_engine_eta(e, epoch);
+	float eta = (float)eta_d;
 	if (end > e->n)
 		end = e->n;
 	if (begin >= end)

@@ -1,7 +1,9 @@
 /* engine.h - the CPU Hogwild! engine as a library-internal API.
  *
- * boar_train() uses it for whole epochs; the cluster worker uses it for
- * slices of an epoch between its pushes and pulls. The engine owns the
+ * The driver (train.c) reaches it only through the engine interface
+ * (engine_cpu.c implements engine_ops.h with the functions below), for
+ * whole epochs or, in cluster training, slices of one between pulls and
+ * pushes. The engine owns the
  * training-only state (per-feature regularization scales, AdaGrad sums, the
  * row order) and updates the caller's model in place.
  */
@@ -45,14 +47,11 @@ uint64_t boar_engine_rows(const struct boar_engine *e);
  * one, which keeps reshuffling O(n) and parallel. */
 const uint32_t *boar_engine_order(struct boar_engine *e, int epoch);
 
-/* Step size of an epoch: eta * eta_decay^(epoch-1). */
-double boar_engine_eta(const struct boar_engine *e, int epoch);
-
 /* One Hogwild! sweep over order[begin..end) of `epoch` on the engine's
- * threads, updating the model in place. Adds the progressive loss of the
- * visited rows to *loss_sum. */
+ * threads with step size eta (the driver's schedule), updating the model in
+ * place. Adds the progressive loss of the visited rows to *loss_sum. */
 int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
-		      uint64_t end, double *loss_sum);
+		      uint64_t end, double eta, double *loss_sum);
 
 void boar_engine_free(struct boar_engine *e);
 
