@@ -73,6 +73,6 @@ check() {
 check pl-sgd "$T/pl" "$T/pl.t" --optimizer sgd --eta 0.1
 check pl-default "$T/pl" "$T/pl.t"
 check a9a-default datasets/a9a datasets/a9a.t
-check c3-softmax "$T/c3.train" "$T/c3.test" --loss softmax --optimizer sgd --eta 0.1
+check c3-softmax "$T/c3.train" "$T/c3.test" --loss softmax
 check c3-ovr "$T/c3.train" "$T/c3.test"
 exit 0
