@@ -23,6 +23,7 @@
 #include "input_spec.h"
 #include "murmur3.h"
 #include "dataset.h"
+#include "options.h"
 #include "error.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
@@ -224,9 +225,10 @@ int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
 
 /* ------------------------------------------------------- from files */
 
-void boar_load_options_default(boar_load_options *o)
+void boar_load_options_fill(boar_load_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->size = sizeof *o;
 	o->task = BOAR_TASK_AUTO;
 	o->format = BOAR_FORMAT_AUTO;
 	o->threads = 0;
@@ -476,10 +478,11 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		      boar_dataset **out, boar_error *err)
 {
 	boar_load_options def;
-	if (!o) {
-		boar_load_options_default(&def);
-		o = &def;
-	}
+	if (boar_load_options_widen(o, &def))
+		return boar_fail(err, BOAR_EINVAL, "boar_load_options.size is "
+				 "not a size this libboar knows: fill the "
+				 "options with boar_load_options_default()");
+	o = &def;
 	if (!path || !out)
 		return boar_fail(err, BOAR_EINVAL,
 				 "path and out must not be NULL");

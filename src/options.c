@@ -55,7 +55,7 @@ const char *boar_options_validate(const boar_options *o,
 	if (!is_auto(o->eta) && !(o->eta > 0 && isfinite(o->eta)))
 		return "eta must be a positive finite number";
 	if (!(o->eta_decay > 0 && o->eta_decay <= 1))
-		return "eta-decay must be in (0, 1]";
+		return "eta_decay must be in (0, 1]";
 	if (!(o->l1 >= 0 && isfinite(o->l1)))
 		return "l1 must be >= 0";
 	if (!is_auto(o->l2) && !(o->l2 >= 0 && isfinite(o->l2)))
@@ -63,17 +63,17 @@ const char *boar_options_validate(const boar_options *o,
 	if (o->threads < 0 || o->threads > 4096)
 		return "threads must be 0 (all cores) to 4096";
 	if (o->hash_bits < 0 || o->hash_bits > 32)
-		return "hash-bits must be 0 (off) to 32";
+		return "hash_bits must be 0 (off) to 32";
 	if (o->device != BOAR_DEVICE_CPU && o->device != BOAR_DEVICE_GPU)
 		return "device must be cpu or gpu";
 	if (o->gpu_id < 0)
-		return "gpu must be >= 0";
+		return "gpu_id must be >= 0";
 	if (o->streams < 1 || o->streams > 64)
 		return "streams must be 1 to 64";
 	if (!(o->init_scale > 0 && isfinite(o->init_scale)))
-		return "init-scale must be > 0";
+		return "init_scale must be > 0";
 	if (o->early_stop < 0)
-		return "early-stop must be >= 0 (0: off)";
+		return "early_stop must be >= 0 (0: off)";
 	if (!(o->holdout >= 0 && o->holdout < 1))
 		return "holdout must be a fraction in [0, 1)";
 	if (o->n_class_weights < 0 ||
@@ -108,7 +108,7 @@ const char *boar_options_validate(const boar_options *o,
 			return "l1 is for linear models; MF takes l2";
 		if (o->deterministic)
 			return "deterministic training is for linear models; "
-			       "for MF use --threads 1";
+			       "for MF use threads = 1";
 	}
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";

@@ -52,8 +52,8 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 	if (boar_collect_classes(d, classes, BOAR_MAX_CLASSES, &k) || k < 2)
 		return boar_fail(err, BOAR_EINVAL,
 				 "%s loss needs class labels (+1/-1, 1/0, or up "
-				 "to %d distinct integers); use --loss squared "
-				 "for real-valued targets",
+				 "to %d distinct integers); use the squared "
+				 "loss for real-valued targets",
 				 o->loss == BOAR_LOSS_SOFTMAX ? "softmax"
 				 : o->loss == BOAR_LOSS_HINGE ? "hinge"
 							      : "logistic",

@@ -13,6 +13,7 @@
 #include "args.h"
 #include "commands.h"
 #include "common.h"
+#include "same_file.h"
 #include "data_args.h"
 #include "predict_stream.h"
 #include "vw_tags.h"
@@ -147,6 +148,9 @@ int cmd_predict(int argc, char **argv)
 		return cli_usage("predict", "predict needs -m MODEL");
 	if (!data_path)
 		return cli_usage("predict", "predict needs a data FILE");
+	const char *inputs[] = {data_path, model_path};
+	if ((rc = cli_refuse_overwrite("-o", out_path, inputs, 2, &err)))
+		return cli_report(&err, rc);
 
 	data_path = cli_data_path(data_path);
 	rc = boar_model_load(model_path, &m, &err);

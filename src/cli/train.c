@@ -25,6 +25,7 @@
 #include "interrupt.h"
 #include "json.h"
 #include "progress.h"
+#include "same_file.h"
 #include "train_args.h"
 
 void cmd_train_help(FILE *out)
@@ -234,6 +235,8 @@ int cmd_train(int argc, char **argv)
 	case TRAIN_ARGS_ERROR:
 		return cli_usage("train", "%s", why);
 	}
+	if ((rc = cli_refuse_model_over_inputs(&a, &err)))
+		return cli_report(&err, rc);
 
 	if (a.init_model_path) {
 		status = warm_start(&a, &init);
@@ -289,8 +292,9 @@ int cmd_train(int argc, char **argv)
 		a.opt.test = test;
 	}
 	const char *reason = boar_options_check(&a.opt, train);
+	char words[256];
 	if (reason) {
-		status = cli_usage("train", "%s", reason);
+		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
 		goto out;
 	}
 

@@ -21,10 +21,12 @@
  *  - The library reads no environment variables: whatever a program takes
  *    from its environment it passes in options.
  *
- * Option structs (boar_options, boar_ps_transport) can grow without
+ * Option structs (boar_options, boar_load_options, boar_gen_options,
+ * boar_ps_transport) can grow without
  * breaking programs built against an older boar.h: their first field is
  * `size`, which boar_options_default() sets to the size the caller was
- * compiled with (fill a boar_ps_transport's yourself: sizeof). The library
+ * compiled with (and so do the other *_default macros; fill a
+ * boar_ps_transport's yourself: sizeof). The library
  * reads only that many bytes and takes its defaults for fields added
  * later; a size it does not know (0, or larger than its own) is refused
  * with BOAR_EINVAL. New fields are only ever added at the end.
@@ -116,6 +118,7 @@ enum boar_format {
 };
 
 typedef struct boar_load_options {
+	size_t size;      /* sizeof, set by boar_load_options_default */
 	int task;         /* enum boar_task */
 	int format;       /* enum boar_format */
 	int threads;      /* parser threads; 0 = all cores */
@@ -157,8 +160,10 @@ typedef struct boar_load_options {
 	const char *vw_keep;
 } boar_load_options;
 
-/* Fills *o with defaults: auto task and format, all cores, no cache. */
-BOAR_API void boar_load_options_default(boar_load_options *o);
+/* Fills *o with defaults: auto task and format, all cores, no cache (a
+ * macro passing the caller's size, see "Option structs" above). */
+#define boar_load_options_default(o) boar_load_options_init((o), sizeof *(o))
+BOAR_API void boar_load_options_init(boar_load_options *o, size_t size);
 
 /* Parses a LIBSVM/SVMlight, ratings, VW or CSV file, gzip-compressed or
  * not (or maps its valid cache).
@@ -226,6 +231,7 @@ BOAR_API int64_t boar_dataset_row(const boar_dataset *d, uint64_t r,
 
 /* Synthetic data with a known ground truth. */
 typedef struct boar_gen_options {
+	size_t size;       /* sizeof, set by boar_gen_options_default */
 	int task;          /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
 	uint64_t rows;     /* rows (linear) or ratings (MF) */
 	uint32_t features; /* linear: dimension; MF: users */
@@ -237,7 +243,8 @@ typedef struct boar_gen_options {
 	uint64_t seed;
 } boar_gen_options;
 
-BOAR_API void boar_gen_options_default(boar_gen_options *o);
+#define boar_gen_options_default(o) boar_gen_options_init((o), sizeof *(o))
+BOAR_API void boar_gen_options_init(boar_gen_options *o, size_t size);
 /* Draws a dataset from a hidden model (sparse linear weights, or low-rank
  * factors) so that a fit can be checked against a known optimum.
  * @return 0 and *out, BOAR_EINVAL with the reason in *err, or NOMEM. */
