@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "common.h"
 #include "cv.h"
+#include "data_args.h"
 #include "data_summary.h"
 #include "interrupt.h"
 #include "json.h"
@@ -194,6 +195,19 @@ static int warm_start(struct train_args *a, boar_model **init)
 		a->opt.rank = rank;
 		a->opt.mf_biases = biases;
 	}
+	/* The data is read the way the model's was (CSV columns, VW
+	 * namespaces); options that say otherwise are refused. */
+	char why[400];
+	if (cli_data_for_model(m, a->init_model_path, &a->load, a->data_given,
+			       why, sizeof why))
+		return cli_usage("train", "%s", why);
+	/* Only CSV columns cannot be told from the file: other formats are
+	 * still detected, so data of another task is named as such below. */
+	if (a->load.format != BOAR_FORMAT_CSV &&
+	    !(a->data_given & CLI_DATA_BIT(CLI_DATA_FORMAT))) {
+		a->load.format = BOAR_FORMAT_AUTO;
+		a->load.task = a->opt.task;
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -214,6 +228,53 @@ static void say_early_stop(const struct run *r, int stopped_early)
 		fprintf(stderr, "early stop: ran all %d epochs; keeping epoch "
 				"%d (%s loss %.4f)\n",
 			r->last_epoch, r->best_epoch, watched, r->best_loss);
+}
+
+/* The training file (its weights) and the --test file; with --cv, the
+ * cross-validation too. @return the exit status so far. */
+static int load_data(struct train_args *a, const boar_model *init,
+		     boar_dataset **train, boar_dataset **test)
+{
+	boar_error err = { 0 };
+	int rc;
+	double t0 = cli_now();
+	rc = boar_dataset_load(a->train_path, &a->load, train, &err);
+	if (rc)
+		return cli_report(&err, rc);
+	if (!a->quiet)
+		data_describe("train", a->train_path, *train, cli_now() - t0);
+	if (init && boar_dataset_task(*train) != boar_model_task(init)) {
+		int mf = boar_model_task(init) == BOAR_TASK_MF;
+		fprintf(stderr, "boar: %s is a %s model but %s holds %s; "
+				"warm start needs data of the model's task\n",
+			a->init_model_path,
+			mf ? "matrix-factorization" : "linear", a->train_path,
+			mf ? "linear data (LIBSVM rows)" : "ratings");
+		return CLI_EXIT_RUNTIME;
+	}
+	warn_unused_class_weights(*train, a);
+	data_warn_one_class(a->train_path, *train, a->opt.loss);
+	if (a->weights_path) {
+		rc = boar_dataset_load_weights(*train, a->weights_path, &err);
+		if (rc)
+			return cli_report(&err, rc);
+	}
+	if (a->cv)
+		return cv_run(*train, &a->opt, a->cv, a->json, a->train_path);
+	if (a->test_path) {
+		/* The test file is read as the training file was: same task
+		 * and hashing, so feature ids land on the same weights. */
+		boar_load_options lo = a->load;
+		lo.task = boar_dataset_task(*train);
+		double t1 = cli_now();
+		rc = boar_dataset_load(a->test_path, &lo, test, &err);
+		if (rc)
+			return cli_report(&err, rc);
+		if (!a->quiet)
+			data_describe("test", a->test_path, *test, cli_now() - t1);
+		a->opt.test = *test;
+	}
+	return CLI_EXIT_OK;
 }
 
 int cmd_train(int argc, char **argv)
@@ -246,51 +307,10 @@ int cmd_train(int argc, char **argv)
 		a.opt.init_model = init;
 	}
 
-	double t0 = cli_now();
-	rc = boar_dataset_load(a.train_path, &a.load, &train, &err);
-	if (rc) {
-		status = cli_report(&err, rc);
+	status = load_data(&a, init, &train, &test);
+	if (status != CLI_EXIT_OK || a.cv)
 		goto out;
-	}
-	if (!a.quiet)
-		data_describe("train", a.train_path, train, cli_now() - t0);
-	if (init && boar_dataset_task(train) != boar_model_task(init)) {
-		int mf = boar_model_task(init) == BOAR_TASK_MF;
-		fprintf(stderr, "boar: %s is a %s model but %s holds %s; "
-				"warm start needs data of the model's task\n",
-			a.init_model_path,
-			mf ? "matrix-factorization" : "linear", a.train_path,
-			mf ? "linear data (LIBSVM rows)" : "ratings");
-		goto out;
-	}
-	warn_unused_class_weights(train, &a);
-	data_warn_one_class(a.train_path, train, a.opt.loss);
-	if (a.weights_path) {
-		rc = boar_dataset_load_weights(train, a.weights_path, &err);
-		if (rc) {
-			status = cli_report(&err, rc);
-			goto out;
-		}
-	}
-	if (a.cv) {
-		status = cv_run(train, &a.opt, a.cv, a.json, a.train_path);
-		goto out;
-	}
-	if (a.test_path) {
-		/* The test file is read as the training file was: same task
-		 * and hashing, so feature ids land on the same weights. */
-		boar_load_options lo = a.load;
-		lo.task = boar_dataset_task(train);
-		double t1 = cli_now();
-		rc = boar_dataset_load(a.test_path, &lo, &test, &err);
-		if (rc) {
-			status = cli_report(&err, rc);
-			goto out;
-		}
-		if (!a.quiet)
-			data_describe("test", a.test_path, test, cli_now() - t1);
-		a.opt.test = test;
-	}
+	status = CLI_EXIT_RUNTIME;
 	const char *reason = boar_options_check(&a.opt, train);
 	char words[256];
 	if (reason) {

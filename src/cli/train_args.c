@@ -375,8 +375,10 @@ static int class_weight(struct train_args *a, struct cli_parser *p)
 static int apply(struct train_args *a, struct cli_parser *p, int id)
 {
 	boar_options *o = &a->opt;
-	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST)
+	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+		a->data_given |= CLI_DATA_BIT(id);
 		return cli_data_apply(&a->load, p, id);
+	}
 	switch (id) {
 	case O_TASK:
 		if (cli_choice(p, task_names, &o->task))
