@@ -17,7 +17,8 @@ OUT=${OUT:-bench/results/$(date -u +%Y%m%d)-$(hostname)/net}
 mkdir -p "$OUT"
 cc -std=c11 -D_GNU_SOURCE -O2 -fopenmp -I. -Isrc -Isrc/include \
 	bench/net/bench_net.c bench/net/blocking_server.c \
-	"$BUILD/libboar.a" -luring -lz -lsodium -lm -lpthread \
+	"$BUILD/libboar-net.a" "$BUILD/libboar-internal.a" \
+	-luring -lz -lsodium -lm -lpthread -ldl \
 	$(ls /usr/local/cuda/lib64/libcudart.so >/dev/null 2>&1 &&
 		echo "-L/usr/local/cuda/lib64 -Wl,-rpath,/usr/local/cuda/lib64 -lcudart -lstdc++") \
 	-o "$BUILD/bench_net"
