@@ -356,8 +356,9 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		a->opt.test = test;
 	}
 	const char *reason = boar_options_check(&a->opt, train);
+	char words[256];
 	if (reason) {
-		status = cli_usage("train", "%s", reason);
+		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };
