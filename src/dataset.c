@@ -452,6 +452,16 @@ static int data_hash_bits(int format, int hash_bits)
  * rebuilt. 0 for the other formats. */
 static uint64_t csv_options_key(int format, const boar_load_options *o)
 {
+	if (format == BOAR_FORMAT_VW && (o->vw_ignore || o->vw_keep)) {
+		/* dropped namespaces shape the rows too */
+		uint32_t h = boar_murmur3_32("vw", 2, 0);
+		h = o->vw_ignore ? boar_murmur3_32(o->vw_ignore,
+						   strlen(o->vw_ignore), h)
+				 : h * 31 + 7;
+		h = o->vw_keep ? boar_murmur3_32(o->vw_keep, strlen(o->vw_keep), h)
+			       : h * 31 + 7;
+		return (uint64_t)h << 1 | 1;
+	}
 	if (format != BOAR_FORMAT_CSV)
 		return 0;
 	const char *s[4] = { o->csv_label, o->csv_ignore, o->csv_categorical,
@@ -486,6 +496,8 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 			o->csv_numeric || o->csv_separator || o->csv_header ||
 			o->csv_log))
 		format = BOAR_FORMAT_CSV; /* CSV options say what it is */
+	if (!format && (o->vw_ignore || o->vw_keep))
+		format = BOAR_FORMAT_VW;
 	int detected = !format;
 	int threads = parse_threads(o->threads);
 

@@ -62,6 +62,14 @@ int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id)
 	case CLI_DATA_CSV_LOG:
 		lo->csv_log = 1;
 		return 0;
+	case CLI_DATA_VW_IGNORE:
+	case CLI_DATA_VW_KEEP:
+		if (!p->value[0])
+			return cli_fail(p, "%s: give namespaces by their first "
+					"letter, e.g. %s ab", p->opt, p->opt);
+		*(id == CLI_DATA_VW_IGNORE ? &lo->vw_ignore : &lo->vw_keep) =
+			p->value;
+		return 0;
 	}
 	return cli_fail(p, "internal: data option %d not handled", id);
 }
@@ -91,6 +99,10 @@ void cli_data_default(int id, char *buf, size_t n)
 		break;
 	case CLI_DATA_CSV_LOG:
 		snprintf(buf, n, "off");
+		break;
+	case CLI_DATA_VW_IGNORE:
+	case CLI_DATA_VW_KEEP:
+		snprintf(buf, n, "none");
 		break;
 	}
 }
@@ -153,8 +165,16 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		return -1;
 	}
 	unsigned csv = 0;
-	for (int id = CLI_DATA_CSV_LABEL; id <= CLI_DATA_LAST; id++)
+	for (int id = CLI_DATA_CSV_LABEL; id <= CLI_DATA_CSV_LOG; id++)
 		csv |= CLI_DATA_BIT(id);
+	unsigned vw = CLI_DATA_BIT(CLI_DATA_VW_IGNORE) |
+		      CLI_DATA_BIT(CLI_DATA_VW_KEEP);
+	if ((given & vw) && want.format != BOAR_FORMAT_VW) {
+		snprintf(why, why_len, "--ignore/--keep given, but %s was "
+			 "trained on %s data", model_path,
+			 format_names[want.format]);
+		return -1;
+	}
 	if ((given & csv) && want.format != BOAR_FORMAT_CSV) {
 		snprintf(why, why_len, "--csv-* options given, but %s was "
 			 "trained on %s data", model_path,
@@ -173,6 +193,8 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		  want.csv_numeric },
 		{ CLI_DATA_CSV_LOG, "csv-log", lo->csv_log ? "" : NULL,
 		  want.csv_log ? "" : NULL },
+		{ CLI_DATA_VW_IGNORE, "ignore", lo->vw_ignore, want.vw_ignore },
+		{ CLI_DATA_VW_KEEP, "keep", lo->vw_keep, want.vw_keep },
 	};
 	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
 		int lists = cols[k].id == CLI_DATA_CSV_CATEGORICAL ||
@@ -185,8 +207,8 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		describe(a, sizeof a, cols[k].opt, cols[k].have);
 		describe(b, sizeof b, cols[k].opt, cols[k].model);
 		snprintf(why, why_len, "%s, but %s was trained with %s; leave "
-			 "the --csv-* options out (the model remembers how its "
-			 "data was read)", a, model_path, b);
+			 "the option out (the model remembers how its data was "
+			 "read)", a, model_path, b);
 		return -1;
 	}
 	/* One file may be a TSV or headerless where the training file was
