@@ -45,6 +45,7 @@ void boar_dataset_free(boar_dataset *d)
 		free(d->owned[k]);
 	if (d->map)
 		munmap(d->map, d->map_len);
+	free(d->path);
 	free(d);
 }
 
@@ -459,9 +460,11 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		ret = boar_cache_load(cache_path, &w, out, err);
 		if (ret <= 0) {
 			free(cache_path);
-			if (ret == 0) /* the cache keeps arrays, not how ids came */
+			if (ret == 0) { /* the cache keeps arrays, not how ids came */
 				(*out)->slot_ids = format == BOAR_FORMAT_VW ||
 						   format == BOAR_FORMAT_CSV;
+				(*out)->path = strdup(path);
+			}
 			return ret;
 		}
 	}
@@ -474,6 +477,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	if (ret)
 		goto out;
 	boar_dataset_classify(d);
+	d->path = strdup(path); /* NULL when out of memory: messages do without */
 	/* The cache records the identity of what was actually read (the
 	 * reader checked it did not change while it read), so a file changed
 	 * since the stat above is simply seen as stale next time. */

@@ -26,7 +26,8 @@ enum {
 	CLI_DATA_CSV_HEADER,
 	CLI_DATA_NO_CSV_HEADER,
 	CLI_DATA_CSV_LOG,
-	CLI_DATA_LAST = CLI_DATA_CSV_LOG,
+	CLI_DATA_MAX_MEMORY,
+	CLI_DATA_LAST = CLI_DATA_MAX_MEMORY,
 };
 
 #define CLI_DATA_OPTS                                                        \
@@ -53,7 +54,11 @@ enum {
 	  "csv: line 1 is data" },                                           \
 	{ CLI_DATA_CSV_LOG, "csv-log", 0, NULL,                              \
 	  "csv: numeric values v become sign(v) log(1+|v|) (long-tailed "    \
-	  "counts such as Criteo's I1-I13)" }
+	  "counts such as Criteo's I1-I13)" },                              \
+	{ CLI_DATA_MAX_MEMORY, "max-memory", 0, "SIZE",                      \
+	  "refuse data or a model that would need more memory than SIZE "   \
+	  "(bytes, or with K, M, G, T: powers of 1024), with the size it "   \
+	  "would need, before allocating it" }
 
 /* Applies a data option to lo. @return 0, or -1 with p->why set. */
 int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id);
