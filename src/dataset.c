@@ -1,9 +1,10 @@
 /* dataset.c - the dataset API: loading a file (text or its cache),
  * building from the caller's arrays, the accessors, and freeing.
  *
- * Loading: options are checked, the source is stat'ed (missing file and
- * directory are BOAR_EIO), a valid cache is mapped if asked for, otherwise
- * the text is mapped, its format detected unless forced, parsed on threads,
+ * Loading: options are checked, the source is stat'ed (missing file,
+ * directory and device are BOAR_EIO), a valid cache is read if asked for,
+ * otherwise the text is read block by block (parse_stream.c), its format
+ * detected from the first block unless forced, parsed on threads,
  * classified, and (if asked) written back as a cache. A cache that cannot be
  * written does not fail the load: the data is good, the cache is only a
  * speed-up, and the next load simply tries again. A cache that is corrupt
