@@ -47,6 +47,7 @@ void boar_dataset_free(boar_dataset *d)
 	if (d->map)
 		munmap(d->map, d->map_len);
 	free(d->path);
+	free(d->csv_kinds);
 	free(d);
 }
 
@@ -88,6 +89,11 @@ uint64_t boar_dataset_nnz(const boar_dataset *d)
 uint64_t boar_dataset_features(const boar_dataset *d)
 {
 	return d ? d->dim : 0;
+}
+
+const char *boar_dataset_csv_kinds(const boar_dataset *d)
+{
+	return d ? d->csv_kinds : NULL;
 }
 
 uint64_t boar_dataset_items(const boar_dataset *d)
@@ -392,10 +398,10 @@ static uint64_t csv_options_key(int format, const boar_load_options *o)
 {
 	if (format != BOAR_FORMAT_CSV)
 		return 0;
-	const char *s[4] = { o->csv_label, o->csv_ignore, o->csv_categorical,
-			     o->csv_numeric };
+	const char *s[5] = { o->csv_label, o->csv_ignore, o->csv_categorical,
+			     o->csv_numeric, o->csv_kinds };
 	uint32_t h = boar_murmur3_32("csv", 3, 0);
-	for (int k = 0; k < 4; k++)
+	for (int k = 0; k < 5; k++)
 		h = s[k] ? boar_murmur3_32(s[k], strlen(s[k]), h) : h * 31 + 7;
 	int tail[3] = { o->csv_separator, o->csv_header, o->csv_log };
 	h = boar_murmur3_32(tail, sizeof tail, h);

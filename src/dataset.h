@@ -51,6 +51,7 @@ struct boar_dataset {
 	size_t map_len;
 	char *path;      /* the file it was loaded from (owned), or NULL: for
 			    messages about the data found after loading */
+	char *csv_kinds; /* CSV: a letter per column, l n c i (owned), or NULL */
 };
 
 /* +1 for a positive label, -1 for the negative one (-1 or 0). */

@@ -415,6 +415,51 @@ static int is_name_list(const char *list)
 	return 0;
 }
 
+/* The letters of the kinds, in the order of enum col_kind. */
+static const char kind_letter[] = { '?', 'n', 'c', 'i', 'l', 'n' };
+
+/* csv_kinds given: every column's kind, the label's place. */
+static int take_kinds(const char *k, struct csv_setup *cs, const char *path,
+		      boar_error *err)
+{
+	size_t n = strlen(k), labels = 0;
+	if (n != cs->ncols)
+		return boar_fail_line(err, BOAR_EINVAL, path, 0,
+				      "the CSV column kinds (csv_kinds, from the model) are for %zu columns, the file has %u",
+				      n, cs->ncols);
+	for (uint32_t j = 0; j < cs->ncols; j++) {
+		const char *at = memchr("ncil", k[j], 4);
+		if (!k[j] || !at)
+			return boar_fail_line(err, BOAR_EINVAL, path, 0,
+					      "csv_kinds: '%c' for column %u is not one of l n c i",
+					      k[j], j);
+		cs->kind[j] = (unsigned char)(k[j] == 'n' ? COL_NUM
+					      : k[j] == 'c' ? COL_CAT
+					      : k[j] == 'i' ? COL_IGNORE
+							    : COL_LABEL);
+		if (k[j] == 'l') {
+			cs->label = j;
+			labels++;
+		}
+	}
+	if (labels != 1)
+		return boar_fail_line(err, BOAR_EINVAL, path, 0,
+				      "csv_kinds: %zu label columns, not one", labels);
+	return 0;
+}
+
+/* The settled kinds as letters, for the dataset to report. */
+static char *kinds_string(const struct csv_setup *cs)
+{
+	char *s = malloc(cs->ncols + 1);
+	if (!s)
+		return NULL;
+	for (uint32_t j = 0; j < cs->ncols; j++)
+		s[j] = kind_letter[cs->kind[j]];
+	s[cs->ncols] = '\0';
+	return s;
+}
+
 static int setup(const struct parse_input *in, struct csv_setup *cs,
 		 boar_error *err)
 {
@@ -489,6 +534,11 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 		goto out;
 	}
 
+	if (o && o->csv_kinds) {
+		ret = take_kinds(o->csv_kinds, cs, path, err);
+		if (ret)
+			goto out;
+	}
 	/* the header, and the label column */
 	int hdr = o ? o->csv_header : 0;
 	const char *lab = o ? o->csv_label : NULL;
@@ -501,7 +551,13 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 		goto out;
 	}
 	h.named = hdr > 0 || names;
-	cs->label = 0;
+	if (o && o->csv_kinds) {
+		/* the kinds say everything: lists and label are not read */
+		lab = NULL;
+		names = 0;
+	} else {
+		cs->label = 0;
+	}
 	if (lab) {
 		if (find_col(&h, lab, strlen(lab), &cs->label)) {
 			ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
@@ -518,6 +574,8 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	cs->hdr = h.named ? lb : NULL;
 	cs->log = o ? o->csv_log : 0;
 	cs->kind[cs->label] = COL_LABEL;
+	if (o && o->csv_kinds)
+		goto seeds;
 	if (o && o->csv_ignore &&
 	    (ret = mark_list(o->csv_ignore, "ignored columns", COL_IGNORE, &h,
 			     cs->kind, path, err)))
@@ -530,6 +588,7 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	    (ret = mark_list(o->csv_numeric, "numeric columns", COL_NUM, &h,
 			     cs->kind, path, err)))
 		goto out;
+seeds:
 	for (uint32_t j = 0; j < h.n; j++) {
 		uint8_t le4[4] = { (uint8_t)j, (uint8_t)(j >> 8),
 				   (uint8_t)(j >> 16), (uint8_t)(j >> 24) };
@@ -592,6 +651,8 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 	if (ret)
 		goto out;
 	settle_kinds(cs, pc, n);
+	if (in->first_block && !(d->csv_kinds = kinds_string(cs)))
+		goto nomem;
 	if (row_out_alloc(pc, n, 0, &o, d))
 		goto nomem;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)

@@ -125,6 +125,14 @@ typedef struct boar_load_options {
 	 * size it would need) before it is allocated. 0: 3/4 of physical
 	 * memory. */
 	uint64_t max_memory;
+	/* CSV: every column's kind, one letter each: l (the label), n
+	 * (numeric), c (categorical), i (ignored), as
+	 * boar_dataset_csv_kinds() reports them for the training data. When
+	 * set, it replaces csv_label and the column lists and nothing is
+	 * detected, so an eval or predict file is read exactly as the
+	 * training file was (a word in a numeric column is then an error, not
+	 * a column turned categorical). NULL: detect. */
+	const char *csv_kinds;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache. */
@@ -168,6 +176,9 @@ BOAR_API uint64_t boar_dataset_nnz(const boar_dataset *d);
 BOAR_API uint64_t boar_dataset_features(const boar_dataset *d);
 /* Ratings: largest item id + 1; linear: 0. */
 BOAR_API uint64_t boar_dataset_items(const boar_dataset *d);
+/* CSV data: the kind each column was read as, one letter per column (see
+ * boar_load_options.csv_kinds), e.g. "ilnnnc"; NULL for other formats. */
+BOAR_API const char *boar_dataset_csv_kinds(const boar_dataset *d);
 
 /* Row r of a linear dataset: its ids (0-based; already hashed if the data
  * was loaded with hash_bits, so not for boar_model_predict_row of a hashed
