@@ -18,7 +18,8 @@
 #   gzip: the whole file was inflated into memory before parsing (cap*2
 #      reallocs: under a 1 GB address-space limit, 1.5 GB of inflated text
 #      failed with "out of memory inflating gzip data");
-#   /dev/zero was read until memory ran out.
+#   /dev/zero was read until memory ran out, and --weights /dev/zero
+#      read it for ever.
 # (1, a file cut while parsed, and 8, a forged cache, are unit tests:
 # test_parse_stream and test_cache.)
 . tests/cli/lib/common.sh
@@ -156,6 +157,8 @@ fi
 # ---- devices are refused, pipes still read
 refused_1 "/dev/zero" /dev/zero 'is a device' \
 	"$BOAR" train --quiet -m "$T/out.model" /dev/zero
+refused_1 "--weights /dev/zero" /dev/zero 'is a device' \
+	"$BOAR" train --quiet --weights /dev/zero -m "$T/out.model" "$T/small.svm"
 printf '+1 1:1\n-1 2:1\n' | "$BOAR" train --quiet --epochs 1 \
 	-m "$T/pipe.model" /dev/stdin || fail "training from a pipe failed"
 mkfifo "$T/fifo" 2>/dev/null && {
