@@ -8,7 +8,6 @@
  *         linear: row_ptr (n_rows+1 x u64), idx (nnz x u32), val (nnz x f32),
  *                 label (n_rows x f32)
  *         MF:     user, item (n_rows x u32), rating (n_rows x f32)
- *         then the CSV column kinds (a letter per column, often none)
  *
  * header_crc (zlib crc32) covers the header up to itself; payload_sum is
  * the block checksum of checksum.h over each array's bytes (padding
@@ -38,8 +37,7 @@
 #define BYTE_ORDER_MARK 0x01020304u
 #define HEADER_SPACE 256
 #define ALIGN 64
-#define N_ARRAYS 5
-#define KINDS 4 /* the CSV column kinds: letters, no NUL */
+#define N_ARRAYS 4
 
 struct cache_header {
 	char magic[8];
@@ -111,8 +109,6 @@ static void arrays_of(const struct boar_dataset *d, const void *ptr[N_ARRAYS],
 		ptr[3] = NULL;
 		len[3] = 0;
 	}
-	ptr[KINDS] = d->csv_kinds;
-	len[KINDS] = d->csv_kinds ? strlen(d->csv_kinds) : 0;
 }
 
 static uint64_t align_up(uint64_t x)
@@ -294,28 +290,6 @@ static int check_arrays(const struct boar_dataset *d, const char *path,
 		       (unsigned long long)r);
 }
 
-/* The CSV column kinds: letters l n c i, one label. */
-static int take_kinds(struct boar_dataset *d, const char *k, uint64_t n,
-		      const char *path, boar_error *err)
-{
-	if (!n)
-		return 0;
-	uint64_t labels = 0;
-	for (uint64_t j = 0; j < n; j++) {
-		if (!memchr("lnci", k[j], 4) || !k[j])
-			return corrupt(err, path,
-				       "CSV column kind %llu is not one of l n c i",
-				       (unsigned long long)j);
-		labels += k[j] == 'l';
-	}
-	if (labels != 1)
-		return corrupt(err, path, "CSV column kinds: %llu labels",
-			       (unsigned long long)labels);
-	if (!(d->csv_kinds = strndup(k, (size_t)n)))
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	return 0;
-}
-
 /* Reads the whole cache into a private anonymous mapping (the dataset's
  * arrays point into it; boar_dataset_free unmaps it). */
 static int read_whole(int fd, uint64_t size, int threads, void **out,
@@ -417,7 +391,6 @@ int boar_cache_load(const char *cache_path, const struct cache_want *w,
 	uint64_t want_len[N_ARRAYS];
 	arrays_of(d, unused, want_len);
 	int ret = 0;
-	want_len[KINDS] = h.len[KINDS] <= (1u << 24) ? h.len[KINDS] : 0;
 	for (int k = 0; k < N_ARRAYS; k++)
 		if (h.len[k] != want_len[k] || h.off[k] % ALIGN ||
 		    h.off[k] < HEADER_SPACE || h.off[k] > h.file_size ||
@@ -458,9 +431,7 @@ int boar_cache_load(const char *cache_path, const struct cache_want *w,
 		d->item = (uint32_t *)(base + h.off[1]);
 		d->label = (float *)(base + h.off[2]);
 	}
-	if ((ret = check_arrays(d, cache_path, w->threads, err)) ||
-	    (ret = take_kinds(d, base + h.off[KINDS], h.len[KINDS], cache_path,
-			      err)))
+	if ((ret = check_arrays(d, cache_path, w->threads, err)))
 		goto fail;
 	close(fd);
 	*out = d;

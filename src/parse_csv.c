@@ -66,6 +66,7 @@ struct csv_setup {
 	unsigned char *kind;    /* enum col_kind per column */
 	uint32_t *seed;         /* per column */
 	int log;                /* numeric values through sign(v) log1p(|v|) */
+	int labels_optional;    /* an empty label reads as 0 (prediction) */
 };
 
 void boar_csv_setup_free(struct csv_setup *cs)
@@ -218,6 +219,8 @@ static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 			float v;
 			switch (cs->kind[j]) {
 			case COL_LABEL:
+				if (fb == fe && cs->labels_optional)
+					break;
 				if (fb == fe) {
 					row_piece_fail(c, BOAR_EPARSE, line,
 						       "empty label (column %u)", j);
@@ -415,51 +418,6 @@ static int is_name_list(const char *list)
 	return 0;
 }
 
-/* The letters of the kinds, in the order of enum col_kind. */
-static const char kind_letter[] = { '?', 'n', 'c', 'i', 'l', 'n' };
-
-/* csv_kinds given: every column's kind, the label's place. */
-static int take_kinds(const char *k, struct csv_setup *cs, const char *path,
-		      boar_error *err)
-{
-	size_t n = strlen(k), labels = 0;
-	if (n != cs->ncols)
-		return boar_fail_line(err, BOAR_EINVAL, path, 0,
-				      "the CSV column kinds (csv_kinds, from the model) are for %zu columns, the file has %u",
-				      n, cs->ncols);
-	for (uint32_t j = 0; j < cs->ncols; j++) {
-		const char *at = memchr("ncil", k[j], 4);
-		if (!k[j] || !at)
-			return boar_fail_line(err, BOAR_EINVAL, path, 0,
-					      "csv_kinds: '%c' for column %u is not one of l n c i",
-					      k[j], j);
-		cs->kind[j] = (unsigned char)(k[j] == 'n' ? COL_NUM
-					      : k[j] == 'c' ? COL_CAT
-					      : k[j] == 'i' ? COL_IGNORE
-							    : COL_LABEL);
-		if (k[j] == 'l') {
-			cs->label = j;
-			labels++;
-		}
-	}
-	if (labels != 1)
-		return boar_fail_line(err, BOAR_EINVAL, path, 0,
-				      "csv_kinds: %zu label columns, not one", labels);
-	return 0;
-}
-
-/* The settled kinds as letters, for the dataset to report. */
-static char *kinds_string(const struct csv_setup *cs)
-{
-	char *s = malloc(cs->ncols + 1);
-	if (!s)
-		return NULL;
-	for (uint32_t j = 0; j < cs->ncols; j++)
-		s[j] = kind_letter[cs->kind[j]];
-	s[cs->ncols] = '\0';
-	return s;
-}
-
 static int setup(const struct parse_input *in, struct csv_setup *cs,
 		 boar_error *err)
 {
@@ -534,11 +492,6 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 		goto out;
 	}
 
-	if (o && o->csv_kinds) {
-		ret = take_kinds(o->csv_kinds, cs, path, err);
-		if (ret)
-			goto out;
-	}
 	/* the header, and the label column */
 	int hdr = o ? o->csv_header : 0;
 	const char *lab = o ? o->csv_label : NULL;
@@ -551,14 +504,16 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 		goto out;
 	}
 	h.named = hdr > 0 || names;
-	if (o && o->csv_kinds) {
-		/* the kinds say everything: lists and label are not read */
-		lab = NULL;
-		names = 0;
-	} else {
-		cs->label = 0;
-	}
-	if (lab) {
+	cs->label = 0;
+	cs->labels_optional = o && o->labels_optional;
+	/* Prediction on a file without the (named) label column: the other
+	 * columns are seeded by their position in the training file. */
+	uint32_t gone = UINT32_MAX;
+	if (lab && cs->labels_optional && o->csv_label_at && is_name_list(lab) &&
+	    find_col(&h, lab, strlen(lab), &cs->label)) {
+		gone = (uint32_t)(o->csv_label_at - 1);
+		cs->label = UINT32_MAX;
+	} else if (lab) {
 		if (find_col(&h, lab, strlen(lab), &cs->label)) {
 			ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
 					     "label column '%s' not found (a 0-based index below %u%s)",
@@ -573,9 +528,8 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	}
 	cs->hdr = h.named ? lb : NULL;
 	cs->log = o ? o->csv_log : 0;
-	cs->kind[cs->label] = COL_LABEL;
-	if (o && o->csv_kinds)
-		goto seeds;
+	if (cs->label != UINT32_MAX)
+		cs->kind[cs->label] = COL_LABEL;
 	if (o && o->csv_ignore &&
 	    (ret = mark_list(o->csv_ignore, "ignored columns", COL_IGNORE, &h,
 			     cs->kind, path, err)))
@@ -588,10 +542,10 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	    (ret = mark_list(o->csv_numeric, "numeric columns", COL_NUM, &h,
 			     cs->kind, path, err)))
 		goto out;
-seeds:
 	for (uint32_t j = 0; j < h.n; j++) {
-		uint8_t le4[4] = { (uint8_t)j, (uint8_t)(j >> 8),
-				   (uint8_t)(j >> 16), (uint8_t)(j >> 24) };
+		uint32_t t = j >= gone ? j + 1 : j; /* its training position */
+		uint8_t le4[4] = { (uint8_t)t, (uint8_t)(t >> 8),
+				   (uint8_t)(t >> 16), (uint8_t)(t >> 24) };
 		cs->seed[j] = boar_murmur3_32(le4, 4, 0);
 	}
 out:
@@ -613,6 +567,40 @@ static void settle_kinds(struct csv_setup *cs, const struct row_piece *pc,
 			if (pc[k].flags[j])
 				cs->kind[j] = COL_CAT;
 	}
+}
+
+/* The columns of a kind (one of two) as a list the options take: header
+ * names (which a file without the label column still matches), or 0-based
+ * indices without a header or when a name holds a ','. NULL when none (or
+ * out of memory: then the model simply does not pin its columns). */
+static char *kind_list(const struct csv_setup *cs, const char *hdr,
+		       const char *eol, int k1, int k2)
+{
+	size_t cap = 16 + (size_t)(eol - hdr) + 11 * (size_t)cs->ncols, n = 0;
+	char *out = malloc(cap);
+	int names = hdr != NULL;
+	for (const char *t = hdr; names && t < eol; t++)
+		names = *t != '"'; /* a quoted name may hold the separator */
+	const char *s = hdr;
+	for (uint32_t j = 0; out && j < cs->ncols; j++) {
+		const char *fb = NULL, *fe = NULL, *bad = NULL;
+		int more = 0;
+		if (names && s)
+			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+		if (cs->kind[j] != k1 && cs->kind[j] != k2)
+			continue;
+		if (names && fb && fe > fb && !memchr(fb, ',', (size_t)(fe - fb)))
+			n += (size_t)snprintf(out + n, cap - n, "%s%.*s",
+					      n ? "," : "", (int)(fe - fb), fb);
+		else
+			n += (size_t)snprintf(out + n, cap - n, "%s%u",
+					      n ? "," : "", j);
+	}
+	if (out && !n) {
+		free(out);
+		out = NULL;
+	}
+	return out;
 }
 
 int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
@@ -651,8 +639,6 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 	if (ret)
 		goto out;
 	settle_kinds(cs, pc, n);
-	if (in->first_block && !(d->csv_kinds = kinds_string(cs)))
-		goto nomem;
 	if (row_out_alloc(pc, n, 0, &o, d))
 		goto nomem;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
@@ -664,6 +650,14 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 	if (in->lines)
 		*in->lines = row_pieces_lines(pc, n);
 	row_out_finish(pc, n, in->threads, bits, &o, d);
+	d->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
+	if (in->first_block) { /* the kinds this file settled on */
+		const char *hdr = cs->hdr, *eol = NULL;
+		if (hdr && !(eol = memchr(hdr, '\n', (size_t)(in->buf + in->len - hdr))))
+			eol = in->buf + in->len;
+		d->csv_kinds[0] = kind_list(cs, hdr, eol, COL_CAT, COL_CAT);
+		d->csv_kinds[1] = kind_list(cs, hdr, eol, COL_NUM, COL_AUTO_NUM);
+	}
 	goto out;
 nomem:
 	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");

@@ -426,58 +426,6 @@ static void test_detect(void)
 	CHECK_EQ_INT(boar_detect_format(svm, strlen(svm)), BOAR_FORMAT_LIBSVM);
 }
 
-/* The kinds the training file settled are reported, survive the cache,
- * and, given back as csv_kinds, read another file the same way: no
- * detection, so a word in a numeric column is an error and a number in a
- * categorical column a category. */
-static void test_kinds_pinned(void)
-{
-	boar_load_options o = csv_opts();
-	boar_dataset *d = NULL;
-	boar_error e;
-	const char tr[] = "y,a,b,c\n1,2,x,7\n0,3,y,NA\n";
-	CHECK_EQ_INT(load_o(tr, sizeof tr - 1, &o, &d, &e), 0);
-	CHECK(d && boar_dataset_csv_kinds(d) &&
-		      !strcmp(boar_dataset_csv_kinds(d), "lncn"),
-	      "kinds %s", d ? boar_dataset_csv_kinds(d) : "-");
-	boar_dataset_free(d);
-	o.use_cache = 1;
-	const char *path = test_put_file("kinds.csv", tr, sizeof tr - 1);
-	for (int k = 0; k < 2; k++) { /* parsed, then from the cache */
-		d = NULL;
-		CHECK_EQ_INT(boar_dataset_load(path, &o, &d, &e), 0);
-		CHECK(d && (d->map != NULL) == k &&
-			      !strcmp(boar_dataset_csv_kinds(d), "lncn"),
-		      "kinds through the cache (%d)", k);
-		boar_dataset_free(d);
-	}
-	char cache[700];
-	snprintf(cache, sizeof cache, "%s.boarcache", path);
-	unlink(cache);
-	unlink(path);
-	o.use_cache = 0;
-	o.csv_kinds = "lncn";
-	const char te[] = "y,a,b,c\n1,word,x,7\n";
-	CHECK_EQ_INT(load_o(te, sizeof te - 1, &o, &d, &e), BOAR_EPARSE);
-	CHECK(strstr(e.message, ":2: column 1 is numeric but holds 'word'"),
-	      "%s", e.message);
-	const char te2[] = "y,a,b,c\n1,NA,5,7\n";
-	CHECK_EQ_INT(load_o(te2, sizeof te2 - 1, &o, &d, &e), 0);
-	if (d) {
-		uint32_t s2[] = { cat_slot(2, "5", 18), num_slot(3, 18) };
-		float v2[] = { 1, 7 };
-		row_is(__LINE__, d, 0, 1, 2, s2, v2);
-		boar_dataset_free(d);
-	}
-	o.csv_kinds = "lnc";
-	CHECK_EQ_INT(load_o(te2, sizeof te2 - 1, &o, &d, &e), BOAR_EINVAL);
-	CHECK(strstr(e.message, "for 3 columns, the file has 4"), "%s",
-	      e.message);
-	o.csv_kinds = "nncn";
-	CHECK_EQ_INT(load_o(te2, sizeof te2 - 1, &o, &d, &e), BOAR_EINVAL);
-	CHECK(strstr(e.message, "0 label columns"), "%s", e.message);
-}
-
 int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "%s/boar-test-csv.XXXXXX",
@@ -492,7 +440,6 @@ int main(void)
 	test_threads();
 	test_real_criteo();
 	test_detect();
-	test_kinds_pinned();
 	char p[600];
 	snprintf(p, sizeof p, "%s/in.csv", test_dir);
 	unlink(p);
