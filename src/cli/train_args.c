@@ -377,7 +377,9 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 	boar_options *o = &a->opt;
 	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
 		a->data_given |= CLI_DATA_BIT(id);
-		return cli_data_apply(&a->load, p, id);
+		int rc = cli_data_apply(&a->load, p, id);
+		a->opt.max_memory = a->load.max_memory; /* data and model */
+		return rc;
 	}
 	switch (id) {
 	case O_TASK:
