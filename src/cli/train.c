@@ -253,7 +253,6 @@ static int load_data(struct train_args *a, const boar_model *init,
 		return CLI_EXIT_RUNTIME;
 	}
 	warn_unused_class_weights(*train, a);
-	data_warn_one_class(a->train_path, *train, a->opt.loss);
 	if (a->weights_path) {
 		rc = boar_dataset_load_weights(*train, a->weights_path, &err);
 		if (rc)
@@ -339,6 +338,8 @@ int cmd_train(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
+	/* Said once a model exists, so that a refusal stays one line. */
+	data_warn_one_class(a.train_path, train, a.opt.loss);
 	/* The model kept is not the last epoch's: say which one. */
 	if (rc != BOAR_ECANCELLED && !a.quiet)
 		say_early_stop(&r, r.last_epoch < a.opt.epochs);
