@@ -1,9 +1,10 @@
 /* dataset.c - the dataset API: loading a file (text or its cache),
  * building from the caller's arrays, the accessors, and freeing.
  *
- * Loading: options are checked, the source is stat'ed (missing file and
- * directory are BOAR_EIO), a valid cache is mapped if asked for, otherwise
- * the text is mapped, its format detected unless forced, parsed on threads,
+ * Loading: options are checked, the source is stat'ed (missing file,
+ * directory and device are BOAR_EIO), a valid cache is read if asked for,
+ * otherwise the text is read block by block (parse_stream.c), its format
+ * detected from the first block unless forced, parsed on threads,
  * classified, and (if asked) written back as a cache. A cache that cannot be
  * written does not fail the load: the data is good, the cache is only a
  * speed-up, and the next load simply tries again. A cache that is corrupt
@@ -47,6 +48,7 @@ void boar_dataset_free(boar_dataset *d)
 		free(d->owned[k]);
 	if (d->map)
 		munmap(d->map, d->map_len);
+	free(d->path);
 	boar_input_spec_free(d->input);
 	free(d->csv_kinds[0]);
 	free(d->csv_kinds[1]);
@@ -541,11 +543,12 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		ret = boar_cache_load(cache_path, &w, out, err);
 		if (ret <= 0) {
 			free(cache_path);
-			if (ret == 0) /* the cache keeps arrays, not how ids came */
+			if (ret == 0) { /* the cache keeps arrays, not how ids came */
 				(*out)->slot_ids = format == BOAR_FORMAT_VW ||
 						   format == BOAR_FORMAT_CSV;
-			if (ret == 0)
+				(*out)->path = strdup(path); /* NULL: messages do without */
 				ret = boar_dataset_note_input(out, format, o, err);
+			}
 			return ret;
 		}
 	}
@@ -560,6 +563,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	if (ret)
 		goto out;
 	boar_dataset_classify(d);
+	d->path = strdup(path); /* NULL when out of memory: messages do without */
 	/* The cache records the identity of what was actually read (the
 	 * reader checked it did not change while it read), so a file changed
 	 * since the stat above is simply seen as stale next time. */

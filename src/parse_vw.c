@@ -314,6 +314,8 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;
+	if (in->lines)
+		*in->lines = row_pieces_lines(pc, n);
 	row_out_finish(pc, n, in->threads, bits, &o, d);
 	goto out;
 nomem:

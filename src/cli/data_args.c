@@ -1,5 +1,6 @@
 /* data_args.c - --format and the --csv-* options (see data_args.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data_args.h"
@@ -21,6 +22,30 @@ static int col_list(struct cli_parser *p, const char **out)
 		return cli_fail(p, "%s: '%s' is not a list of columns (e.g. "
 			        "Id or 0,2-5 or C1-C26)", p->opt, v);
 	*out = v;
+	return 0;
+}
+
+/* A size: a number of bytes, or with K, M, G, T (powers of 1024). */
+static int size_arg(struct cli_parser *p, uint64_t *out)
+{
+	char *end;
+	double v = strtod(p->value, &end);
+	double mult = 1;
+	switch (*end) {
+	case 'K': case 'k': mult = 1024.0; end++; break;
+	case 'M': case 'm': mult = 1048576.0; end++; break;
+	case 'G': case 'g': mult = 1073741824.0; end++; break;
+	case 'T': case 't': mult = 1099511627776.0; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (end == p->value || *end || !(v * mult >= 1) ||
+	    v * mult > 1.8e19)
+		return cli_fail(p, "%s: '%s' is not a size (e.g. 512M, 16G)",
+				p->opt, p->value);
+	*out = (uint64_t)(v * mult);
 	return 0;
 }
 
@@ -62,6 +87,8 @@ int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id)
 	case CLI_DATA_CSV_LOG:
 		lo->csv_log = 1;
 		return 0;
+	case CLI_DATA_MAX_MEMORY:
+		return size_arg(p, &lo->max_memory);
 	case CLI_DATA_VW_IGNORE:
 	case CLI_DATA_VW_KEEP:
 		if (!p->value[0])
@@ -99,6 +126,9 @@ void cli_data_default(int id, char *buf, size_t n)
 		break;
 	case CLI_DATA_CSV_LOG:
 		snprintf(buf, n, "off");
+		break;
+	case CLI_DATA_MAX_MEMORY:
+		snprintf(buf, n, "3/4 of physical memory");
 		break;
 	case CLI_DATA_VW_IGNORE:
 	case CLI_DATA_VW_KEEP:

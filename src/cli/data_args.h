@@ -29,7 +29,8 @@ enum {
 	CLI_DATA_CSV_LOG,
 	CLI_DATA_VW_IGNORE,
 	CLI_DATA_VW_KEEP,
-	CLI_DATA_LAST = CLI_DATA_VW_KEEP,
+	CLI_DATA_MAX_MEMORY,
+	CLI_DATA_LAST = CLI_DATA_MAX_MEMORY,
 };
 
 #define CLI_DATA_OPTS                                                        \
@@ -61,7 +62,11 @@ enum {
 	  "vw: drop the features of these namespaces, named by first "      \
 	  "letter as VW's --ignore (' ' the unnamed one)" },                 \
 	{ CLI_DATA_VW_KEEP, "keep", 0, "NS",                                 \
-	  "vw: keep only these namespaces' features (VW's --keep)" }
+	  "vw: keep only these namespaces' features (VW's --keep)" },        \
+	{ CLI_DATA_MAX_MEMORY, "max-memory", 0, "SIZE",                      \
+	  "refuse data or a model that would need more memory than SIZE "   \
+	  "(bytes, or with K, M, G, T: powers of 1024), with the size it "   \
+	  "would need, before allocating it" }
 
 /* Applies a data option to lo. @return 0, or -1 with p->why set. */
 int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id);

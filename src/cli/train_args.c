@@ -375,8 +375,11 @@ static int class_weight(struct train_args *a, struct cli_parser *p)
 static int apply(struct train_args *a, struct cli_parser *p, int id)
 {
 	boar_options *o = &a->opt;
-	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST)
-		return cli_data_apply(&a->load, p, id);
+	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+		int rc = cli_data_apply(&a->load, p, id);
+		a->opt.max_memory = a->load.max_memory; /* data and model */
+		return rc;
+	}
 	switch (id) {
 	case O_TASK:
 		if (cli_choice(p, task_names, &o->task))
