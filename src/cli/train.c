@@ -211,7 +211,8 @@ static void say_early_stop(const struct run *r, int stopped_early)
 	if (stopped_early)
 		fprintf(stderr, "early stop: no improvement for %d epoch%s; "
 				"keeping epoch %d (%s loss %.4f)\n",
-			o->early_stop, o->early_stop == 1 ? "" : "s",
+			r->last_epoch - r->best_epoch,
+			r->last_epoch - r->best_epoch == 1 ? "" : "s",
 			r->best_epoch, r->a->test_path ? "test" : "holdout",
 			r->best_loss);
 	else if (r->best_epoch != r->last_epoch)

@@ -35,7 +35,7 @@ static const struct cli_opt train_opts[] = {
 	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
 	{ O_ETA, "eta", 0, "X|auto", "initial step size (> 0)" },
-	{ O_ETA_DECAY, "eta-decay", 0, "X",
+	{ O_ETA_DECAY, "eta-decay", 0, "X|auto",
 	  "sgd: step multiplied by this after every epoch" },
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
@@ -49,7 +49,7 @@ static const struct cli_opt train_opts[] = {
 	  "mf: learn a global mean and user/item biases" },
 	{ O_NO_MF_BIASES, "no-mf-biases", 0, NULL, "mf: factors only" },
 	{ O_INIT_SCALE, "init-scale", 0, "X",
-	  "mf: factors start as U(0, X) / sqrt(rank)" },
+	  "mf: factors start as U(-X, X) / sqrt(rank)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
 	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
@@ -139,19 +139,24 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_ETA:
 		if (o->eta == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0.1 linear, 0.01 mf");
+			snprintf(buf, n, "auto: 0.1 linear, 0.08 / rating "
+					 "stddev mf");
 		else
 			snprintf(buf, n, "%g", o->eta);
 		break;
 	case O_ETA_DECAY:
-		snprintf(buf, n, "%g", o->eta_decay);
+		if (o->eta_decay == BOAR_AUTO)
+			snprintf(buf, n, "auto: 0.9 linear, 1 mf");
+		else
+			snprintf(buf, n, "%g", o->eta_decay);
 		break;
 	case O_L1:
 		snprintf(buf, n, "%g", o->l1);
 		break;
 	case O_L2:
 		if (o->l2 == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0 linear, 0.05 mf");
+			snprintf(buf, n, "auto: 0 linear, 0.002 x rating "
+					 "stddev mf");
 		else
 			snprintf(buf, n, "%g", o->l2);
 		break;
@@ -186,7 +191,12 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%d", o->streams);
 		break;
 	case O_EARLY_STOP:
-		snprintf(buf, n, "%d", o->early_stop);
+		if (o->early_stop == BOAR_EARLY_STOP_AUTO)
+			snprintf(buf, n, "auto: 2 mf (a 0.02 holdout without "
+					 "--test; gpu: only with --test), 0 "
+					 "linear");
+		else
+			snprintf(buf, n, "%d", o->early_stop);
 		break;
 	case O_HOLDOUT:
 		snprintf(buf, n, "%g", o->holdout);
@@ -297,6 +307,10 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		}
 		return cli_double_gt(p, 0, 1e6, &o->eta);
 	case O_ETA_DECAY:
+		if (!strcmp(p->value, "auto")) {
+			o->eta_decay = BOAR_AUTO;
+			return 0;
+		}
 		return cli_double_gt(p, 0, 1e3, &o->eta_decay);
 	case O_L1:
 		return cli_double(p, 0, 1e6, &o->l1);

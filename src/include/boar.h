@@ -254,6 +254,9 @@ typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
  * AdaGrad: linear 0.3, MF 0.05; with SGD: linear 0.1, MF 0.02; l2: linear
  * 0, MF 0.1). */
 #define BOAR_AUTO (-1.0)
+/* early_stop: 2 epochs for MF (on the CPU a 2% holdout when there is no
+ * test set), off for linear models. */
+#define BOAR_EARLY_STOP_AUTO (-1)
 
 typedef struct boar_options {
 	int task;          /* enum boar_task; AUTO = from the dataset */
@@ -300,8 +303,9 @@ typedef struct boar_options {
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
- * 10 epochs, eta and l2 BOAR_AUTO, decay 0.9, no L1, seed 1, all cores, rank 16, MF
- * biases on, CPU, 4 streams). */
+ * 10 epochs, eta, eta_decay and l2 BOAR_AUTO (linear: decay 0.9; MF: constant
+ * step), early_stop BOAR_EARLY_STOP_AUTO, no L1, seed 1, all cores, rank 16,
+ * MF biases on, CPU, 4 streams). */
 BOAR_API void boar_options_default(boar_options *o);
 
 /* @return NULL if *o is usable with this dataset (may be NULL), else a
