@@ -15,7 +15,7 @@ enum {
 	O_ETA_DECAY, O_L1, O_L2, O_SEED, O_THREADS, O_HASH_BITS, O_RANK,
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
-	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT,
+	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
 	O_DETERMINISTIC,
 };
 
@@ -66,6 +66,9 @@ static const struct cli_opt train_opts[] = {
 	{ O_EARLY_STOP, "early-stop", 0, "N",
 	  "stop after N epochs without a lower loss on --test (or on the "
 	  "--holdout rows) and keep the best epoch's model; 0 = off" },
+	{ O_TARGET_RMSE, "target-rmse", 0, "X",
+	  "mf: stop once the --test RMSE is at most X and report the time "
+	  "to it (sweeps and wall clock); 0 = off" },
 	{ O_HOLDOUT, "holdout", 0, "FRACTION",
 	  "hold this fraction of the training rows out (drawn from the "
 	  "seed) and report their loss; early stopping watches them "
@@ -197,6 +200,9 @@ static void default_of(int id, char *buf, size_t n)
 					 "linear");
 		else
 			snprintf(buf, n, "%d", o->early_stop);
+		break;
+	case O_TARGET_RMSE:
+		snprintf(buf, n, "%g", d.target_rmse);
 		break;
 	case O_HOLDOUT:
 		snprintf(buf, n, "%g", o->holdout);
@@ -376,6 +382,8 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return cli_int(p, 0, 1000000, &o->early_stop);
 	case O_HOLDOUT:
 		return cli_double(p, 0, 0.99, &o->holdout);
+	case O_TARGET_RMSE:
+		return cli_double(p, 0, 1e30, &a->target_rmse);
 	case O_DETERMINISTIC:
 		o->deterministic = 1;
 		return 0;
@@ -422,6 +430,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	if (a->test_path && a->opt.holdout > 0) {
 		cli_fail(&p, "--holdout and --test both given: early stopping "
 			 "watches the test set; drop one of them");
+		goto fail;
+	}
+	if (a->target_rmse > 0 && !a->test_path) {
+		cli_fail(&p, "--target-rmse needs a --test set to watch");
 		goto fail;
 	}
 	/* The library is the authority on what combinations make sense. */
