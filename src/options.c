@@ -100,6 +100,12 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 		return task == BOAR_TASK_MF
 			       ? "task mf needs a ratings file (user item rating)"
 			       : "task linear needs a LIBSVM file, not ratings";
+	if (o->mf_storage < BOAR_STORAGE_F32 || o->mf_storage > BOAR_STORAGE_BF16)
+		return "mf-storage must be f32, f16 or bf16";
+	if (o->mf_storage != BOAR_STORAGE_F32 &&
+	    (o->device != BOAR_DEVICE_GPU || (d && task != BOAR_TASK_MF)))
+		return "mf-storage f16 and bf16 are for MF on the GPU (the CPU "
+		       "keeps fp32)";
 	if (task == BOAR_TASK_MF) {
 		if (o->rank < 1)
 			return "rank must be at least 1";

@@ -16,6 +16,7 @@ enum {
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
+	O_MF_STORAGE,
 	O_DETERMINISTIC,
 };
 
@@ -51,6 +52,9 @@ static const struct cli_opt train_opts[] = {
 	{ O_INIT_SCALE, "init-scale", 0, "X",
 	  "mf: factors start as U(-X, X) / sqrt(rank)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
+	{ O_MF_STORAGE, "mf-storage", 0, "f32|f16|bf16",
+	  "gpu mf: how factors are stored (f16/bf16: half the memory "
+	  "traffic, fp32 arithmetic, stochastic rounding)" },
 	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
 	{ O_TEST, "test", 0, "FILE", "evaluate on FILE after every epoch" },
@@ -91,12 +95,14 @@ static const char *const loss_names[] = { "logistic", "hinge", "squared", "softm
 static const char *const opt_names[] = { "sgd", "adagrad", "auto", NULL };
 static const char *const update_names[] = { "atomic", "racy", NULL };
 static const char *const device_names[] = { "cpu", "gpu", NULL };
+static const char *const storage_names[] = { "f32", "f16", "bf16", NULL };
 
 /* Names are indexed by the enum values of boar.h; make sure they stay so. */
 _Static_assert(BOAR_TASK_MF == 2 &&
 		       BOAR_LOSS_SQUARED == 2 && BOAR_OPT_ADAGRAD == 1 &&
 		       BOAR_OPT_AUTO == 2 &&
-		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1,
+		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1 &&
+		       BOAR_STORAGE_BF16 == 2,
 	       "CLI name tables out of step with boar.h");
 
 static const char *name_of(const char *const *names, int v)
@@ -200,6 +206,9 @@ static void default_of(int id, char *buf, size_t n)
 					 "linear");
 		else
 			snprintf(buf, n, "%d", o->early_stop);
+		break;
+	case O_MF_STORAGE:
+		snprintf(buf, n, "%s", name_of(storage_names, o->mf_storage));
 		break;
 	case O_TARGET_RMSE:
 		snprintf(buf, n, "%g", d.target_rmse);
@@ -384,6 +393,8 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return cli_double(p, 0, 0.99, &o->holdout);
 	case O_TARGET_RMSE:
 		return cli_double(p, 0, 1e30, &a->target_rmse);
+	case O_MF_STORAGE:
+		return cli_choice(p, storage_names, &o->mf_storage);
 	case O_DETERMINISTIC:
 		o->deterministic = 1;
 		return 0;

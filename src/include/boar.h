@@ -229,6 +229,16 @@ enum boar_device {
 	BOAR_DEVICE_GPU = 1,
 };
 
+/* How the GPU engine keeps MF factors (boar_options.mf_storage). f16 and
+ * bf16 halve the memory traffic of each row; the arithmetic stays fp32 and
+ * the stored values are rounded stochastically (unbiased), so small steps
+ * are not rounded away. The CPU keeps fp32. */
+enum boar_storage {
+	BOAR_STORAGE_F32 = 0,
+	BOAR_STORAGE_F16 = 1,
+	BOAR_STORAGE_BF16 = 2,
+};
+
 /* What one epoch did; passed to the progress callback. */
 typedef struct boar_epoch_stats {
 	int epoch;              /* 1-based */
@@ -300,6 +310,7 @@ typedef struct boar_options {
 	const float *class_weight_labels;
 	const float *class_weight_values;
 	int n_class_weights;
+	int mf_storage;    /* enum boar_storage; GPU MF only (default F32) */
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
