@@ -702,8 +702,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		c->mv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
 		c->mv.biases = init->has_bias;
 		c->mv.storage = o->mf_storage;
-		c->mv.atomic = atomic_updates(o) &&
-			       o->mf_storage == BOAR_STORAGE_F32;
+		c->mv.atomic = atomic_updates(o);
 	}
 	if ((rc = upload_model(c, init, err)))
 		goto fail;

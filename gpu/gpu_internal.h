@@ -90,7 +90,7 @@ struct gpu_linear_variant {
 struct gpu_mf_variant {
 	int adagrad;
 	int biases;
-	int atomic;   /* f32 only: f16/bf16 rows are stored whole */
+	int atomic;
 	int storage;  /* BOAR_STORAGE_*: how P and Q are kept on the device */
 };
 

@@ -20,9 +20,12 @@
  * An SGD step is often smaller than half a 16-bit ulp of the value it
  * moves, so rounding to nearest would drop most of them; the new values are
  * rounded stochastically instead (up with probability equal to the
- * fraction of the ulp), which keeps every step in expectation. Reduced
- * rows are written whole with plain stores (a 16-bit atomicAdd would round
- * to nearest), as LIBMF and cuMF_SGD write theirs.
+ * fraction of the ulp), which keeps every step in expectation. With
+ * atomic updates (the default) the rounded new value is turned back into a
+ * delta from the value read, which two 16-bit values that close represent
+ * exactly, and that delta is added atomically (f16x2/bf16x2 adds where a
+ * lane holds neighbours): alone on the row the result is the rounded value
+ * itself, and a concurrent update is added to, not overwritten.
  *
  * AdaGrad keeps one accumulator per user row and per item row, the mean of
  * the squared gradient components of that row (as LIBMF does): the
@@ -88,6 +91,25 @@ static __device__ __forceinline__ uint16_t pack16(float x, uint32_t r)
 	return fabsf(x) - lo > u * (hi - lo) ? (uint16_t)(b + 1) : b;
 }
 
+/* Atomic adds of 16-bit deltas: one value, or a pair at an even index. */
+template <int ST>
+static __device__ __forceinline__ void add16(uint16_t *at, float d)
+{
+	if (ST == BOAR_STORAGE_BF16)
+		atomicAdd((__nv_bfloat16 *)at, __float2bfloat16_rn(d));
+	else
+		atomicAdd((__half *)at, __float2half_rn(d));
+}
+
+template <int ST>
+static __device__ __forceinline__ void add16x2(uint16_t *at, float d0, float d1)
+{
+	if (ST == BOAR_STORAGE_BF16)
+		atomicAdd((__nv_bfloat162 *)at, __floats2bfloat162_rn(d0, d1));
+	else
+		atomicAdd((__half2 *)at, __floats2half2_rn(d0, d1));
+}
+
 /* Lane `lane`'s factors of P[u] and Q[i] (0 past the rank). */
 template <int KPL, bool VEC, int ST>
 static __device__ __forceinline__ void load_rows(float *pv, float *qv,
@@ -148,8 +170,9 @@ static __device__ __forceinline__ void load_rows(float *pv, float *qv,
 
 /* The 16-bit rows' write-back: new values p - step_u (e q + l2 p) and
  * q - step_i (e p + l2 q), rounded stochastically with bits drawn from
- * `seed` (distinct per rating and lane) and stored whole. */
-template <int KPL, bool VEC, int ST>
+ * `seed` (distinct per rating and lane), then stored whole or (ATOMIC)
+ * added as the delta from the values read. */
+template <int KPL, bool VEC, bool ATOMIC, int ST>
 static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 						    const float *pv,
 						    const float *qv, float e,
@@ -169,6 +192,19 @@ static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 #pragma unroll
 		for (int g = 0; g < KPL / 4; g++) {
 			uint32_t k = fidx<true>(lane, 4 * g);
+			if (ATOMIC) {
+#pragma unroll
+				for (int j = 0; j < 4; j += 2) {
+					int t = 4 * g + j;
+					add16x2<ST>(Pu + k + j,
+						    unpack16<ST>(np[t]) - pv[t],
+						    unpack16<ST>(np[t + 1]) - pv[t + 1]);
+					add16x2<ST>(Qi + k + j,
+						    unpack16<ST>(nq[t]) - qv[t],
+						    unpack16<ST>(nq[t + 1]) - qv[t + 1]);
+				}
+				continue;
+			}
 			uint2 p4 = make_uint2(np[4 * g] | (uint32_t)np[4 * g + 1] << 16,
 					      np[4 * g + 2] | (uint32_t)np[4 * g + 3] << 16);
 			uint2 q4 = make_uint2(nq[4 * g] | (uint32_t)nq[4 * g + 1] << 16,
@@ -180,7 +216,12 @@ static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 #pragma unroll
 		for (int t = 0; t < KPL; t++) {
 			uint32_t k = lane + 32 * t;
-			if (k < rank) {
+			if (k >= rank)
+				continue;
+			if (ATOMIC) {
+				add16<ST>(Pu + k, unpack16<ST>(np[t]) - pv[t]);
+				add16<ST>(Qi + k, unpack16<ST>(nq[t]) - qv[t]);
+			} else {
 				__stcg(Pu + k, np[t]);
 				__stcg(Qi + k, nq[t]);
 			}
@@ -358,7 +399,7 @@ mf_sweep(const struct gpu_mf_args a)
 					(float *)a.Q + (uint64_t)i * rank, pv,
 					qv, e, step_u, step_i, l2, rank, lane);
 			else
-				write_rows16<KPL, VEC, ST>(
+				write_rows16<KPL, VEC, ATOMIC, ST>(
 					(uint16_t *)a.P + (uint64_t)u * rank,
 					(uint16_t *)a.Q + (uint64_t)i * rank, pv,
 					qv, e, step_u, step_i, l2, rank, lane,
@@ -426,20 +467,18 @@ typedef void (*mf_kernel)(const struct gpu_mf_args);
 template <int KPL, bool VEC, int ST>
 static mf_kernel pick_policy(const struct gpu_mf_variant *v)
 {
-	/* 16-bit rows are stored whole: no atomic variants of them. */
-	constexpr bool AT = ST == BOAR_STORAGE_F32;
 	if (v->adagrad) {
 		if (v->biases)
-			return v->atomic && AT ? mf_sweep<KPL, VEC, true, true, AT, ST>
-					       : mf_sweep<KPL, VEC, true, true, false, ST>;
-		return v->atomic && AT ? mf_sweep<KPL, VEC, true, false, AT, ST>
-				       : mf_sweep<KPL, VEC, true, false, false, ST>;
+			return v->atomic ? mf_sweep<KPL, VEC, true, true, true, ST>
+					 : mf_sweep<KPL, VEC, true, true, false, ST>;
+		return v->atomic ? mf_sweep<KPL, VEC, true, false, true, ST>
+				 : mf_sweep<KPL, VEC, true, false, false, ST>;
 	}
 	if (v->biases)
-		return v->atomic && AT ? mf_sweep<KPL, VEC, false, true, AT, ST>
-				       : mf_sweep<KPL, VEC, false, true, false, ST>;
-	return v->atomic && AT ? mf_sweep<KPL, VEC, false, false, AT, ST>
-			       : mf_sweep<KPL, VEC, false, false, false, ST>;
+		return v->atomic ? mf_sweep<KPL, VEC, false, true, true, ST>
+				 : mf_sweep<KPL, VEC, false, true, false, ST>;
+	return v->atomic ? mf_sweep<KPL, VEC, false, false, true, ST>
+			 : mf_sweep<KPL, VEC, false, false, false, ST>;
 }
 
 template <int KPL, bool VEC>

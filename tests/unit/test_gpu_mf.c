@@ -12,7 +12,8 @@
  * layouts; one case streams small chunks on several streams. Factors
  * stored as fp16 and bf16 (fp32 arithmetic, stochastic rounding) must
  * reach the fp32 CPU rules' RMSE within the same tolerance, at ranks 32
- * (one factor a lane) and 128 (four consecutive factors a lane).
+ * (one factor a lane) and 128 (four consecutive factors a lane), with
+ * atomic adds of the rounded deltas and (f16) with plain stores.
  *
  * Exit 77 (skip) when the build has no GPU support or no device is present.
  */
@@ -348,6 +349,10 @@ int main(void)
 	o.mf_storage = BOAR_STORAGE_BF16;
 	run_case("rank 32 sgd biases bf16", tr, te, &o, 32, 1);
 	run_case("rank 128 sgd bf16", tr, te, &o, 128, 0);
+	o.gpu_racy_kernels = 1; /* 16-bit rows stored whole */
+	o.mf_storage = BOAR_STORAGE_F16;
+	run_case("rank 128 sgd biases f16 plain stores", tr, te, &o, 128, 1);
+	o.gpu_racy_kernels = 0;
 	o.mf_storage = BOAR_STORAGE_F32;
 
 	free_data(tr);
