@@ -6,6 +6,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "options.h"
+#include "train_state.h"
 
 #define MAX_CPU_RANK 1024
 
@@ -55,7 +56,7 @@ const char *boar_options_validate(const boar_options *o,
 	if (!is_auto(o->eta) && !(o->eta > 0 && isfinite(o->eta)))
 		return "eta must be a positive finite number";
 	if (!is_auto(o->eta_decay) && !(o->eta_decay > 0 && o->eta_decay <= 1))
-		return "eta-decay must be in (0, 1]";
+		return "eta_decay must be in (0, 1]";
 	if (!(o->l1 >= 0 && isfinite(o->l1)))
 		return "l1 must be >= 0";
 	if (!is_auto(o->l2) && !(o->l2 >= 0 && isfinite(o->l2)))
@@ -63,17 +64,17 @@ const char *boar_options_validate(const boar_options *o,
 	if (o->threads < 0 || o->threads > 4096)
 		return "threads must be 0 (all cores) to 4096";
 	if (o->hash_bits < 0 || o->hash_bits > 32)
-		return "hash-bits must be 0 (off) to 32";
+		return "hash_bits must be 0 (off) to 32";
 	if (o->device != BOAR_DEVICE_CPU && o->device != BOAR_DEVICE_GPU)
 		return "device must be cpu or gpu";
 	if (o->gpu_id < 0)
-		return "gpu must be >= 0";
+		return "gpu_id must be >= 0";
 	if (o->streams < 1 || o->streams > 64)
 		return "streams must be 1 to 64";
 	if (!(o->init_scale > 0 && isfinite(o->init_scale)))
-		return "init-scale must be > 0";
+		return "init_scale must be > 0";
 	if (o->early_stop < 0 && o->early_stop != BOAR_EARLY_STOP_AUTO)
-		return "early-stop must be >= 0 (0: off)";
+		return "early_stop must be >= 0 (0: off)";
 	if (!(o->holdout >= 0 && o->holdout < 1))
 		return "holdout must be a fraction in [0, 1)";
 	if (o->n_class_weights < 0 ||
@@ -86,6 +87,10 @@ const char *boar_options_validate(const boar_options *o,
 			return "class weights must be finite and >= 0";
 	/* What an engine cannot do is refused by the driver from its
 	 * capabilities (engine_caps.c), not here. */
+	if (o->device == BOAR_DEVICE_GPU &&
+	    (o->save_resume || (o->init_model && o->init_model->state)))
+		return "the GPU engine keeps its optimizer state on the card: "
+		       "save-resume and resuming it need the CPU";
 	if (o->init_model && d && o->init_model->task != d->task)
 		return "the initial model is of another task than the data";
 	int task = o->task;
@@ -110,7 +115,7 @@ const char *boar_options_validate(const boar_options *o,
 			return "l1 is for linear models; MF takes l2";
 		if (o->deterministic)
 			return "deterministic training is for linear models; "
-			       "for MF use --threads 1";
+			       "for MF use threads = 1";
 	}
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
@@ -144,10 +149,11 @@ static double rating_std(const boar_dataset *d)
  * keeps the bias of the shrinkage below the noise of clean low-rank data;
  * what it lets noisy data overfit (MovieLens, rows with fewer ratings than
  * the rank) early stopping takes back, by watching 2% of the training
- * ratings held out, unless a --test set or a holdout is given. */
-static void resolve_mf(boar_options *o, const boar_dataset *d)
+ * ratings held out (beside --test, which it does not watch). The GPU
+ * engine trains on every row: it stops early on --test, when given. eta
+ * and l2 follow the ratings' spread (1 without data). */
+static void resolve_mf(boar_options *o, double spread)
 {
-	double spread = rating_std(d);
 	if (o->optimizer == BOAR_OPT_AUTO)
 		o->optimizer = BOAR_OPT_SGD;
 	if (is_auto(o->eta))
@@ -158,28 +164,27 @@ static void resolve_mf(boar_options *o, const boar_dataset *d)
 	if (is_auto(o->l2))
 		o->l2 = 0.002 * spread;
 	if (o->early_stop == BOAR_EARLY_STOP_AUTO) {
-		/* The GPU engine trains on all rows: it watches only --test. */
-		int watch = o->test || o->holdout > 0 ||
-			    o->device == BOAR_DEVICE_CPU;
-		o->early_stop = watch ? 2 : 0;
-		if (watch && !o->test && o->holdout == 0)
+		int cpu = o->device == BOAR_DEVICE_CPU;
+		o->early_stop = cpu || o->test || o->holdout > 0 ? 2 : 0;
+		if (cpu && o->holdout == 0)
 			o->holdout = 0.02;
 	}
 	o->loss = BOAR_LOSS_SQUARED;
 }
 
-void boar_options_resolve(boar_options *o, const boar_dataset *d)
+/* Chosen on a9a, the RCV1 sample, 20 Newsgroups and synthetic data
+ * (bench/RESULTS.md): AdaGrad at 0.3 is at or near the best accuracy on
+ * all four linear sets (0.1 was too timid for unit-length text rows);
+ * plain SGD needs smaller steps. `boar help train` prints these by calling
+ * boar_options_resolve_task, so help and code cannot disagree. */
+static void resolve(boar_options *o, int task, double spread)
 {
 	if (o->task == BOAR_TASK_AUTO)
-		o->task = d->task;
+		o->task = task;
 	if (o->task == BOAR_TASK_MF) {
-		resolve_mf(o, d);
+		resolve_mf(o, spread);
 		return;
 	}
-	/* Chosen on a9a, the RCV1 sample, 20 Newsgroups and synthetic data
-	 * (bench/RESULTS.md): AdaGrad at 0.3 is at or near the best accuracy
-	 * on all four linear sets (0.1 was too timid for unit-length text
-	 * rows); plain SGD needs smaller steps. */
 	if (o->optimizer == BOAR_OPT_AUTO)
 		o->optimizer = BOAR_OPT_ADAGRAD;
 	if (is_auto(o->eta))
@@ -190,4 +195,14 @@ void boar_options_resolve(boar_options *o, const boar_dataset *d)
 		o->l2 = 0.0;
 	if (o->early_stop == BOAR_EARLY_STOP_AUTO)
 		o->early_stop = 0;
+}
+
+void boar_options_resolve_task(boar_options *o, int task)
+{
+	resolve(o, task, 1.0);
+}
+
+void boar_options_resolve(boar_options *o, const boar_dataset *d)
+{
+	resolve(o, d->task, d->task == BOAR_TASK_MF ? rating_std(d) : 1.0);
 }
