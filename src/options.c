@@ -150,9 +150,11 @@ static double rating_std(const boar_dataset *d)
  * what it lets noisy data overfit (MovieLens, rows with fewer ratings than
  * the rank) early stopping takes back, by watching 2% of the training
  * ratings held out (beside --test, which it does not watch). The GPU
- * engine trains on every row: it stops early on --test, when given. eta
- * and l2 follow the ratings' spread (1 without data). */
-static void resolve_mf(boar_options *o, double spread)
+ * engine trains on every row: it stops early on --test, when given, as
+ * the CPU does on data too small to hold 2% out (under MF_MIN_HOLDOUT
+ * ratings). eta and l2 follow the ratings' spread (1 without data). */
+#define MF_MIN_HOLDOUT 20
+static void resolve_mf(boar_options *o, double spread, uint64_t rows)
 {
 	if (o->optimizer == BOAR_OPT_AUTO)
 		o->optimizer = BOAR_OPT_SGD;
@@ -164,9 +166,10 @@ static void resolve_mf(boar_options *o, double spread)
 	if (is_auto(o->l2))
 		o->l2 = 0.002 * spread;
 	if (o->early_stop == BOAR_EARLY_STOP_AUTO) {
-		int cpu = o->device == BOAR_DEVICE_CPU;
-		o->early_stop = cpu || o->test || o->holdout > 0 ? 2 : 0;
-		if (cpu && o->holdout == 0)
+		int hold = o->device == BOAR_DEVICE_CPU &&
+			   rows * 0.02 >= MF_MIN_HOLDOUT;
+		o->early_stop = hold || o->test || o->holdout > 0 ? 2 : 0;
+		if (hold && o->holdout == 0)
 			o->holdout = 0.02;
 	}
 	o->loss = BOAR_LOSS_SQUARED;
@@ -177,12 +180,12 @@ static void resolve_mf(boar_options *o, double spread)
  * all four linear sets (0.1 was too timid for unit-length text rows);
  * plain SGD needs smaller steps. `boar help train` prints these by calling
  * boar_options_resolve_task, so help and code cannot disagree. */
-static void resolve(boar_options *o, int task, double spread)
+static void resolve(boar_options *o, int task, double spread, uint64_t rows)
 {
 	if (o->task == BOAR_TASK_AUTO)
 		o->task = task;
 	if (o->task == BOAR_TASK_MF) {
-		resolve_mf(o, spread);
+		resolve_mf(o, spread, rows);
 		return;
 	}
 	if (o->optimizer == BOAR_OPT_AUTO)
@@ -199,10 +202,11 @@ static void resolve(boar_options *o, int task, double spread)
 
 void boar_options_resolve_task(boar_options *o, int task)
 {
-	resolve(o, task, 1.0);
+	resolve(o, task, 1.0, UINT64_MAX);
 }
 
 void boar_options_resolve(boar_options *o, const boar_dataset *d)
 {
-	resolve(o, d->task, d->task == BOAR_TASK_MF ? rating_std(d) : 1.0);
+	resolve(o, d->task, d->task == BOAR_TASK_MF ? rating_std(d) : 1.0,
+		d->n_rows);
 }

@@ -36,13 +36,16 @@ static const struct cli_opt train_opts[] = {
 	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
 	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
-	{ O_ETA, "eta", 0, "X|auto", "initial step size (> 0)" },
+	{ O_ETA, "eta", 0, "X|auto",
+	  "initial step size (> 0; auto mf sgd: divided by the ratings' "
+	  "standard deviation)" },
 	{ O_ETA_DECAY, "eta-decay", 0, "X|auto",
 	  "the step is multiplied by this after every epoch, with any "
 	  "optimizer (AdaGrad's too); 1 = no decay, for long runs" },
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
-	  "L2 regularization (>= 0; linear: split by feature frequency)" },
+	  "L2 regularization (>= 0; linear: split by feature frequency; "
+	  "auto mf: times the ratings' standard deviation)" },
 	{ O_SEED, "seed", 0, "S", "seed for shuffling and initialization" },
 	{ O_THREADS, "threads", 0, "N", "training and parsing threads, 0 = all cores" },
 	{ O_HASH_BITS, "hash-bits", 0, "B",
@@ -206,15 +209,6 @@ static void auto_default(int id, char *buf, size_t n)
 	}
 }
 
-/* MF's automatic eta and l2 follow the spread of the ratings: say so
- * after the values for a spread of 1. */
-static void mf_scaled(char *buf, size_t n, const char *how)
-{
-	size_t at = strlen(buf);
-	if (at < n)
-		snprintf(buf + at, n - at, " (mf %s)", how);
-}
-
 static void default_of(int id, char *buf, size_t n)
 {
 	struct train_args d;
@@ -245,10 +239,9 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%d", o->epochs);
 		break;
 	case O_ETA:
-		if (o->eta == BOAR_AUTO) {
+		if (o->eta == BOAR_AUTO)
 			auto_default(O_ETA, buf, n);
-			mf_scaled(buf, n, "sgd / rating stddev");
-		} else
+		else
 			snprintf(buf, n, "%g", o->eta);
 		break;
 	case O_ETA_DECAY:
@@ -261,10 +254,9 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%g", o->l1);
 		break;
 	case O_L2:
-		if (o->l2 == BOAR_AUTO) {
+		if (o->l2 == BOAR_AUTO)
 			auto_default(O_L2, buf, n);
-			mf_scaled(buf, n, "x rating stddev");
-		} else
+		else
 			snprintf(buf, n, "%g", o->l2);
 		break;
 	case O_SEED:
