@@ -151,8 +151,7 @@ static double rating_std(const boar_dataset *d)
  * the rank) early stopping takes back, by watching 2% of the training
  * ratings held out (beside --test, which it does not watch). The GPU
  * engine trains on every row: it stops early on --test, when given, as
- * the CPU does on data too small to hold 2% out (under MF_MIN_HOLDOUT
- * ratings). eta and l2 follow the ratings' spread (1 without data). */
+ * the CPU does on data too small for 2% to be MF_MIN_HOLDOUT ratings. eta and l2 follow the ratings' spread (1 without data). */
 #define MF_MIN_HOLDOUT 20
 static void resolve_mf(boar_options *o, double spread, uint64_t rows)
 {
