@@ -244,13 +244,16 @@ void fuzz_check_dataset(const boar_dataset *ds)
 void fuzz_parse(const uint8_t *data, size_t size, int format,
 		const boar_load_options *o)
 {
+	struct csv_setup *csv = NULL; /* CSV: the layout of the first block */
 	struct parse_input in = {
 		.path = PARSE_PATH,
 		.buf = (const char *)data,
 		.len = size,
+		.first_block = 1,
 		.threads = 1,
 		.hash_bits = o->hash_bits,
 		.opt = o,
+		.csv = &csv,
 	};
 	struct boar_dataset *d = NULL;
 	boar_error err;
@@ -268,6 +271,7 @@ void fuzz_parse(const uint8_t *data, size_t size, int format,
 		break;
 	case BOAR_FORMAT_CSV:
 		rc = boar_parse_csv(&in, &d, &err);
+		boar_csv_setup_free(csv);
 		break;
 	default:
 		fuzz_fail("fuzz_parse: no parser for format %d", format);
