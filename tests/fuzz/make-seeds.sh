@@ -10,8 +10,10 @@
 # the CLI, and checkpoints by hand (checkpoint.h gives the layout); the
 # nasty variants are then edited with python3: a bad checksum, lying
 # counts, NaN weights, a key range beyond the shard. A binary seed starts
-# with the harness's mode byte (fuzz.h): 01 has the harness recompute the
-# checksums, so the seed's lie gets past them. gzip seeds are gzip -n of
+# with the harness's mode byte (fuzz.h): bit 0 has the harness recompute
+# the checksums, so that the seed's lie, and the fuzzer's mutations, get
+# past them (valid seeds have it too; *-as-is and bad-checksum seeds have
+# it clear). gzip seeds are gzip -n of
 # the text ones and damaged copies. The wire seeds are left alone.
 #
 # Inputs that once crashed a harness (after their fix) are added by hand
@@ -147,8 +149,9 @@ def put(kind, name, mode, data):
 # Models (src/model_io.c): a 64-byte header (28 rank, 36 n_classes, 40
 # dim, 48 n_items), floats, crc32, "BEND" (src/model_io.c).
 for name in ['binary', 'hashed', 'softmax', 'ovr', 'squared', 'vw', 'mf', 'mf-nobias']:
-    put('model', name, 0, open('%s/%s.model' % (T, name), 'rb').read())
+    put('model', name, 1, open('%s/%s.model' % (T, name), 'rb').read())
 b = bytearray(open(T + '/binary.model', 'rb').read())
+put('model', 'binary-as-is', 0, b)
 c = bytearray(b); c[64] ^= 1
 put('model', 'bad-crc', 0, c)
 put('model', 'truncated', 0, b[:-5])
@@ -175,8 +178,9 @@ put('model', 'mf-rank0', 1, c)
 # Fields at: 20 task, 24 label_kind, 28 hash_bits, 32 all_ones, 56 n_rows,
 # 64 nnz, 72 dim, 80 n_items, 88 file_size, 96 off[4], 128 len[4].
 for name, src in [('linear', 'bin'), ('hashed', 'k3'), ('mf', 'mf'), ('vw', 'vw')]:
-    put('cache', name, 0, open('%s/%s.boarcache' % (T, src), 'rb').read())
+    put('cache', name, 1, open('%s/%s.boarcache' % (T, src), 'rb').read())
 b = bytearray(open(T + '/bin.boarcache', 'rb').read())
+put('cache', 'linear-as-is', 0, b)
 off = struct.unpack('<4Q', b[96:128])
 c = bytearray(b); c[-1] ^= 1
 put('cache', 'bad-sum', 0, c)
@@ -212,11 +216,13 @@ def ckpt(shard, n, dim, lo, hi, clocks, w, staleness=2):
     b += struct.pack('<%df' % len(w), *w)
     return b + struct.pack('<I', zlib.crc32(b))
 # mode bits 2-3 pick the shard asked for: 0: 0/1, 4: 0/2, 8: 1/2, 12: 2/3
-put('checkpoint', 'whole', 0, ckpt(0, 1, 5, 0, 5, [3, 4 | 1 << 63], [0.5, -1, 0, 2, 1e-3]))
-put('checkpoint', 'half', 4, ckpt(0, 2, 5, 0, 2, [1], [1, 2]))
-put('checkpoint', 'second-half', 8, ckpt(1, 2, 5, 2, 5, [1, 1], [1, 2, 3]))
-put('checkpoint', 'third', 12, ckpt(2, 3, 9, 6, 9, [], [1, 2, 3]))
-put('checkpoint', 'empty-shard', 12, ckpt(2, 3, 2, 1, 2, [7], [0.25]))
+whole = ckpt(0, 1, 5, 0, 5, [3, 4 | 1 << 63], [0.5, -1, 0, 2, 1e-3])
+put('checkpoint', 'whole', 1, whole)
+put('checkpoint', 'whole-as-is', 0, whole)
+put('checkpoint', 'half', 5, ckpt(0, 2, 5, 0, 2, [1], [1, 2]))
+put('checkpoint', 'second-half', 9, ckpt(1, 2, 5, 2, 5, [1, 1], [1, 2, 3]))
+put('checkpoint', 'third', 13, ckpt(2, 3, 9, 6, 9, [], [1, 2, 3]))
+put('checkpoint', 'empty-shard', 13, ckpt(2, 3, 2, 1, 2, [7], [0.25]))
 good = ckpt(0, 2, 5, 0, 2, [1], [1, 2])
 c = bytearray(good); c[-1] ^= 1
 put('checkpoint', 'bad-crc', 4, c)
