@@ -193,7 +193,8 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 TSAN_FLAGS := -fsanitize=thread
 # The sanitizers' verdicts: any report fails the test that caused it.
-SAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	TSAN_OPTIONS=halt_on_error=1:exitcode=66
 
