@@ -52,6 +52,7 @@ printf '1 1:1 2:2' | put libsvm no-newline
 printf '\n\n\n' | put libsvm blank
 printf '1 1:1\000 2:1\n' | put libsvm nul
 printf '2 1:1\n3 2:1\n16777217 3:1\n16777216 3:1\n' | put libsvm classes
+printf '1 1:3e38 2:3e38 3:3e38 4:3e38 5:3e38 6:3e38 7:3e38 8:3e38 9:3e38\n' | put libsvm hashed-sum-overflow
 
 # ---------------------------------------------------------------- ratings
 printf '1 1 5\n1 2 3.5\n2 1 1\n' | put ratings space
@@ -73,6 +74,7 @@ printf '1 |ns:0.5 a:1 b\n-1 |:2 c\n' | put vw scaled
 printf '1 |a 12345 67:0.5\n' | put vw numeric-names
 printf '1 1e30 |a:1e30 x:1e30\n' | put vw overflow
 printf '1 |a x:nan\n' | put vw nan
+printf '1 |a x:3e38 x:3e38\n' | put vw repeat-overflow
 printf -- '1 -1 |a x\n' | put vw negative-weight
 printf '1 | \n|\n1\n |a b\n' | put vw empty
 printf '\357\273\2771 |a b\r\n\r\n-1 |a c' | put vw bom-crlf
@@ -174,14 +176,14 @@ put('model', 'mf-nan-bias', 1, c)
 c = bytearray(m); c[28:32] = struct.pack('<I', 0)       # rank 0
 put('model', 'mf-rank0', 1, c)
 
-# Caches: a 256-byte header, then 64-byte aligned arrays (src/cache.c).
-# Fields at: 20 task, 24 label_kind, 28 hash_bits, 32 all_ones, 56 n_rows,
-# 64 nnz, 72 dim, 80 n_items, 88 file_size, 96 off[4], 128 len[4].
+# Caches: a 256-byte header, then 64-byte aligned arrays (src/cache.c,
+# version 3). Field offsets in the header:
+ALL_ONES, N_ROWS, DIM, OFF = 32, 88, 104, 128
 for name, src in [('linear', 'bin'), ('hashed', 'k3'), ('mf', 'mf'), ('vw', 'vw')]:
     put('cache', name, 1, open('%s/%s.boarcache' % (T, src), 'rb').read())
 b = bytearray(open(T + '/bin.boarcache', 'rb').read())
+off = struct.unpack('<4Q', b[OFF:OFF + 32])
 put('cache', 'linear-as-is', 0, b)
-off = struct.unpack('<4Q', b[96:128])
 c = bytearray(b); c[-1] ^= 1
 put('cache', 'bad-sum', 0, c)
 put('cache', 'truncated', 0, b[:-40])
@@ -195,14 +197,14 @@ c[off[0] + 16:off[0] + 24] = struct.pack('<Q', 1)
 put('cache', 'row-offsets-descend', 1, c)
 c = bytearray(b); c[off[2]:off[2] + 4] = struct.pack('<f', float('nan'))
 put('cache', 'nan-value', 1, c)
-c = bytearray(b); c[32:36] = struct.pack('<i', 1)       # all_ones, but not
+c = bytearray(b); c[ALL_ONES:ALL_ONES + 4] = struct.pack('<i', 1)  # a lie
 put('cache', 'all-ones-lie', 1, c)
-c = bytearray(b); c[56:64] = struct.pack('<Q', 5)       # n_rows: wrong count
+c = bytearray(b); c[N_ROWS:N_ROWS + 8] = struct.pack('<Q', 5)  # wrong count
 put('cache', 'wrong-count', 1, c)
-c = bytearray(b); c[72:80] = struct.pack('<Q', 1 << 40)
+c = bytearray(b); c[DIM:DIM + 8] = struct.pack('<Q', 1 << 40)
 put('cache', 'huge-dim', 1, c)
 m = bytearray(open(T + '/mf.boarcache', 'rb').read())
-moff = struct.unpack('<4Q', m[96:128])
+moff = struct.unpack('<4Q', m[OFF:OFF + 32])
 c = bytearray(m); c[moff[0]:moff[0] + 4] = struct.pack('<I', 1 << 30)
 put('cache', 'mf-user-beyond', 1, c)
 
