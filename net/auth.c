@@ -1,8 +1,10 @@
 /* auth.c - shared-secret proofs for the shard handshake, on libsodium.
  *
- * No home-made cryptography: key derivation and MACs are libsodium's keyed
- * BLAKE2b (crypto_generichash), randomness is randombytes_buf, comparison is
- * sodium_memcmp. See auth.h for the exchange.
+ * No home-made cryptography: key derivation and handshake proofs are
+ * libsodium's keyed BLAKE2b (crypto_generichash), frame tags its
+ * ChaCha20-Poly1305 AEAD with an empty message (the frame is the associated
+ * data), randomness is randombytes_buf, comparison is sodium_memcmp. See
+ * auth.h for the exchange.
  */
 #include <errno.h>
 #include <sodium.h>
@@ -11,6 +13,7 @@
 
 #include "error.h"
 #include "net/auth.h"
+#include "net/wire.h"
 
 static int ready(void)
 {
@@ -78,4 +81,97 @@ int net_auth_check(const uint8_t key[NET_KEY_LEN], char role,
 	uint8_t want[32];
 	net_auth_proof(key, role, a, b, want);
 	return sodium_memcmp(want, proof, 32) == 0;
+}
+
+/* ------------------------------------------------------------- sessions */
+
+static void derive(const uint8_t key[NET_KEY_LEN], const char *label,
+		   const uint8_t *nonce_c, const uint8_t *nonce_s,
+		   uint8_t out[NET_KEY_LEN])
+{
+	crypto_generichash_state st;
+	crypto_generichash_init(&st, key, NET_KEY_LEN, NET_KEY_LEN);
+	crypto_generichash_update(&st, (const unsigned char *)label,
+				  strlen(label));
+	crypto_generichash_update(&st, nonce_c, WIRE_NONCE_LEN);
+	crypto_generichash_update(&st, nonce_s, WIRE_NONCE_LEN);
+	crypto_generichash_final(&st, out, NET_KEY_LEN);
+}
+
+void net_session_start(struct net_session *s, const uint8_t key[NET_KEY_LEN],
+		       int is_shard, const uint8_t *nonce_c,
+		       const uint8_t *nonce_s)
+{
+	uint8_t c2s[NET_KEY_LEN], s2c[NET_KEY_LEN];
+	/* Labels unlike the proofs' one-letter roles: a proof is never a
+	 * session key. */
+	derive(key, "session c2s", nonce_c, nonce_s, c2s);
+	derive(key, "session s2c", nonce_c, nonce_s, s2c);
+	memcpy(s->send_key, is_shard ? s2c : c2s, NET_KEY_LEN);
+	memcpy(s->recv_key, is_shard ? c2s : s2c, NET_KEY_LEN);
+	sodium_memzero(c2s, sizeof c2s);
+	sodium_memzero(s2c, sizeof s2c);
+	s->sent = s->received = 0;
+	s->on = 1;
+}
+
+void net_session_end(struct net_session *s)
+{
+	sodium_memzero(s, sizeof *s);
+}
+
+/* The 96-bit AEAD nonce of frame `counter`: unique per key, since each
+ * direction has its own key and counts from 0. */
+static void nonce_of(uint64_t counter,
+		     uint8_t n[crypto_aead_chacha20poly1305_IETF_NPUBBYTES])
+{
+	memset(n, 0, crypto_aead_chacha20poly1305_IETF_NPUBBYTES);
+	for (int i = 0; i < 8; i++)
+		n[4 + i] = (uint8_t)(counter >> (8 * i));
+}
+
+_Static_assert(NET_TAG_LEN == crypto_aead_chacha20poly1305_IETF_ABYTES,
+	       "a tag is a ChaCha20-Poly1305 tag");
+_Static_assert(NET_KEY_LEN == crypto_aead_chacha20poly1305_IETF_KEYBYTES,
+	       "session keys are AEAD keys");
+
+int net_seal(struct net_session *s, struct wire_out *o)
+{
+	if (o->failed || o->len < WIRE_HDR_LEN)
+		return -1;
+	uint8_t *b = o->buf;
+	uint32_t len = (uint32_t)b[8] | (uint32_t)b[9] << 8 |
+		       (uint32_t)b[10] << 16 | (uint32_t)b[11] << 24;
+	if (o->len != WIRE_HDR_LEN + (size_t)len)
+		return -1; /* not exactly one frame */
+	len += NET_TAG_LEN;
+	for (int i = 0; i < 4; i++)
+		b[8 + i] = (uint8_t)(len >> (8 * i));
+	/* ChaCha20-Poly1305 with nothing to encrypt: the frame is the
+	 * associated data, so the tag covers it without hiding it. */
+	uint8_t tag[NET_TAG_LEN], nonce[crypto_aead_chacha20poly1305_IETF_NPUBBYTES];
+	unsigned long long tag_len;
+	nonce_of(s->sent++, nonce);
+	crypto_aead_chacha20poly1305_ietf_encrypt_detached(
+		NULL, tag, &tag_len, NULL, 0, b, o->len, NULL, nonce,
+		s->send_key);
+	wire_put_bytes(o, tag, sizeof tag);
+	return o->failed ? -1 : 0;
+}
+
+long net_unseal(struct net_session *s, const uint8_t *hdr,
+		const uint8_t *payload, uint32_t len)
+{
+	if (len < NET_TAG_LEN || payload != hdr + WIRE_HDR_LEN)
+		return -1;
+	uint8_t nonce[crypto_aead_chacha20poly1305_IETF_NPUBBYTES];
+	len -= NET_TAG_LEN;
+	nonce_of(s->received, nonce);
+	if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(
+		    NULL, NULL, NULL, 0, payload + len, hdr,
+		    WIRE_HDR_LEN + (unsigned long long)len, nonce,
+		    s->recv_key))
+		return -1;
+	s->received++;
+	return (long)len;
 }

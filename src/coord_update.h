@@ -50,6 +50,13 @@ static inline float boar_margin(const float *w, const uint32_t *idx,
 	return (s0 + s1) + (s2 + s3);
 }
 
+/* AdaGrad's step size for a coordinate whose squared gradients sum to acc
+ * (the vectorized path of sweep_linear.c calls it too). */
+static inline float boar_adagrad_rate(float eta, float acc)
+{
+	return eta / (sqrtf(acc) + ADAGRAD_EPS);
+}
+
 static inline float boar_soft_threshold(float v, float t)
 {
 	return v > t ? v - t : (v < -t ? v + t : 0.0f);
@@ -69,7 +76,7 @@ boar_update_coord(const struct coord_params *a, float *p, float *G, float gl,
 		 * racing threads is harmless, so they are always racy. */
 		float acc = boar_load_relaxed(G) + g * g;
 		boar_store_relaxed(G, acc);
-		eta = eta / (sqrtf(acc) + ADAGRAD_EPS);
+		eta = boar_adagrad_rate(eta, acc);
 	}
 	/* The L2 shrink is capped at the weight itself, so that a rare
 	 * feature's large scale n/count_j never flips the weight's sign. */

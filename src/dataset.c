@@ -1,9 +1,10 @@
 /* dataset.c - the dataset API: loading a file (text or its cache),
  * building from the caller's arrays, the accessors, and freeing.
  *
- * Loading: options are checked, the source is stat'ed (missing file and
- * directory are BOAR_EIO), a valid cache is mapped if asked for, otherwise
- * the text is mapped, its format detected unless forced, parsed on threads,
+ * Loading: options are checked, the source is stat'ed (missing file,
+ * directory and device are BOAR_EIO), a valid cache is read if asked for,
+ * otherwise the text is read block by block (parse_stream.c), its format
+ * detected from the first block unless forced, parsed on threads,
  * classified, and (if asked) written back as a cache. A cache that cannot be
  * written does not fail the load: the data is good, the cache is only a
  * speed-up, and the next load simply tries again. A cache that is corrupt
@@ -20,8 +21,10 @@
 
 #include "cache.h"
 #include "gzip_input.h"
+#include "input_spec.h"
 #include "murmur3.h"
 #include "dataset.h"
+#include "options.h"
 #include "error.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
@@ -45,6 +48,10 @@ void boar_dataset_free(boar_dataset *d)
 		free(d->owned[k]);
 	if (d->map)
 		munmap(d->map, d->map_len);
+	free(d->path);
+	boar_input_spec_free(d->input);
+	free(d->csv_kinds[0]);
+	free(d->csv_kinds[1]);
 	free(d);
 }
 
@@ -220,9 +227,10 @@ int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
 
 /* ------------------------------------------------------- from files */
 
-void boar_load_options_default(boar_load_options *o)
+void boar_load_options_fill(boar_load_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->size = sizeof *o;
 	o->task = BOAR_TASK_AUTO;
 	o->format = BOAR_FORMAT_AUTO;
 	o->threads = 0;
@@ -319,10 +327,40 @@ static int looks_csv(const char *s, const char *eol)
 	return commas >= 4 || (tabs >= 4 && !colons);
 }
 
+/* Does the line start with two ids ("user item", digits only, then a
+ * separator)? Ratings need them; "1,0.5,3" is a CSV row, not a rating. */
+static int leading_ids(const char *s, const char *eol)
+{
+	for (int k = 0; k < 2; k++) {
+		const char *t = s;
+		while (t < eol && pc_is_digit((unsigned char)*t))
+			t++;
+		if (t == s || t == eol ||
+		    !(pc_is_space((unsigned char)*t) || *t == ',' || *t == ':'))
+			return 0;
+		s = pc_skip_space(t, eol);
+		if (s < eol && *s == ',')
+			s++;
+		else if (s + 1 < eol && s[0] == ':' && s[1] == ':')
+			s += 2;
+		s = pc_skip_space(s, eol);
+	}
+	return 1;
+}
+
+/* Fields split by ',' or a tab (LIBSVM and VW rows have neither)? */
+static int has_separator(const char *s, const char *eol)
+{
+	for (; s < eol && *s != '#'; s++)
+		if (*s == ',' || *s == '\t')
+			return 1;
+	return 0;
+}
+
 int boar_detect_format(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + (len < DETECT_WINDOW ? len : DETECT_WINDOW);
-	int looked = 0;
+	int looked = 0, separated = 0;
 	while (p < end && looked < 32) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -338,11 +376,39 @@ int boar_detect_format(const char *buf, size_t len)
 			return BOAR_FORMAT_CSV;
 		if (has_feature_token(s, eol))
 			return BOAR_FORMAT_LIBSVM;
-		if (numeric_fields(s, eol) >= 3)
+		if (numeric_fields(s, eol) >= 3 && leading_ids(s, eol))
 			return BOAR_FORMAT_RATINGS;
+		if (has_separator(s, eol)) {
+			float v;
+			const char *t = pc_parse_float(s, eol, &v);
+			/* a number, then a separator: a CSV row of any width
+			 * ("1,free entry", "1,0.5,3") */
+			const char *u = pc_skip_space(t, eol);
+			if (t > s && t < eol &&
+			    (*t == '\t' || (u < eol && *u == ',')))
+				return BOAR_FORMAT_CSV;
+			separated++;
+		}
 		/* a label-only row or a header line: look further */
 	}
-	return BOAR_FORMAT_LIBSVM;
+	/* Only separated lines that start with text ("ham,Go until..."):
+	 * CSV, whose parser names the first label that is not a number. */
+	return separated && separated == looked ? BOAR_FORMAT_CSV
+						: BOAR_FORMAT_LIBSVM;
+}
+
+/* A parse error in a file whose format was guessed: say which format it
+ * was read as and how to force another. */
+static void boar_note_detected(boar_error *err, int format)
+{
+	static const char *const names[] = { "auto", "libsvm", "ratings",
+					     "vw", "csv" };
+	if (!err)
+		return;
+	size_t n = strlen(err->message);
+	snprintf(err->message + n, sizeof err->message - n,
+		 " (read as %s, detected from the first lines; force another "
+		 "with --format libsvm|vw|csv|ratings)", names[format]);
 }
 
 static int check_load_options(const boar_load_options *o, boar_error *err)
@@ -388,6 +454,16 @@ static int data_hash_bits(int format, int hash_bits)
  * rebuilt. 0 for the other formats. */
 static uint64_t csv_options_key(int format, const boar_load_options *o)
 {
+	if (format == BOAR_FORMAT_VW && (o->vw_ignore || o->vw_keep)) {
+		/* dropped namespaces shape the rows too */
+		uint32_t h = boar_murmur3_32("vw", 2, 0);
+		h = o->vw_ignore ? boar_murmur3_32(o->vw_ignore,
+						   strlen(o->vw_ignore), h)
+				 : h * 31 + 7;
+		h = o->vw_keep ? boar_murmur3_32(o->vw_keep, strlen(o->vw_keep), h)
+			       : h * 31 + 7;
+		return (uint64_t)h << 1 | 1;
+	}
 	if (format != BOAR_FORMAT_CSV)
 		return 0;
 	const char *s[4] = { o->csv_label, o->csv_ignore, o->csv_categorical,
@@ -404,10 +480,11 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		      boar_dataset **out, boar_error *err)
 {
 	boar_load_options def;
-	if (!o) {
-		boar_load_options_default(&def);
-		o = &def;
-	}
+	if (boar_load_options_widen(o, &def))
+		return boar_fail(err, BOAR_EINVAL, "boar_load_options.size is "
+				 "not a size this libboar knows: fill the "
+				 "options with boar_load_options_default()");
+	o = &def;
 	if (!path || !out)
 		return boar_fail(err, BOAR_EINVAL,
 				 "path and out must not be NULL");
@@ -417,6 +494,13 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	int format = o->format;
 	if (!format && o->task == BOAR_TASK_MF)
 		format = BOAR_FORMAT_RATINGS;
+	if (!format && (o->csv_label || o->csv_ignore || o->csv_categorical ||
+			o->csv_numeric || o->csv_separator || o->csv_header ||
+			o->csv_log))
+		format = BOAR_FORMAT_CSV; /* CSV options say what it is */
+	if (!format && (o->vw_ignore || o->vw_keep))
+		format = BOAR_FORMAT_VW;
+	int detected = !format;
 	int threads = parse_threads(o->threads);
 
 	struct src_id id;
@@ -459,9 +543,12 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		ret = boar_cache_load(cache_path, &w, out, err);
 		if (ret <= 0) {
 			free(cache_path);
-			if (ret == 0) /* the cache keeps arrays, not how ids came */
+			if (ret == 0) { /* the cache keeps arrays, not how ids came */
 				(*out)->slot_ids = format == BOAR_FORMAT_VW ||
 						   format == BOAR_FORMAT_CSV;
+				(*out)->path = strdup(path); /* NULL: messages do without */
+				ret = boar_dataset_note_input(out, format, o, err);
+			}
 			return ret;
 		}
 	}
@@ -471,9 +558,12 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	int read_regular;
 	ret = boar_parse_file(path, o, threads, &format, &read_id,
 			      &read_regular, &d, err);
+	if (ret == BOAR_EPARSE && detected && format)
+		boar_note_detected(err, format);
 	if (ret)
 		goto out;
 	boar_dataset_classify(d);
+	d->path = strdup(path); /* NULL when out of memory: messages do without */
 	/* The cache records the identity of what was actually read (the
 	 * reader checked it did not change while it read), so a file changed
 	 * since the stat above is simply seen as stale next time. */
@@ -486,5 +576,5 @@ out:
 		return ret;
 	}
 	*out = d;
-	return 0;
+	return boar_dataset_note_input(out, format, o, err);
 }

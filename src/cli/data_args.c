@@ -1,5 +1,6 @@
 /* data_args.c - --format and the --csv-* options (see data_args.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data_args.h"
@@ -21,6 +22,30 @@ static int col_list(struct cli_parser *p, const char **out)
 		return cli_fail(p, "%s: '%s' is not a list of columns (e.g. "
 			        "Id or 0,2-5 or C1-C26)", p->opt, v);
 	*out = v;
+	return 0;
+}
+
+/* A size: a number of bytes, or with K, M, G, T (powers of 1024). */
+static int size_arg(struct cli_parser *p, uint64_t *out)
+{
+	char *end;
+	double v = strtod(p->value, &end);
+	double mult = 1;
+	switch (*end) {
+	case 'K': case 'k': mult = 1024.0; end++; break;
+	case 'M': case 'm': mult = 1048576.0; end++; break;
+	case 'G': case 'g': mult = 1073741824.0; end++; break;
+	case 'T': case 't': mult = 1099511627776.0; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (end == p->value || *end || !(v * mult >= 1) ||
+	    v * mult > 1.8e19)
+		return cli_fail(p, "%s: '%s' is not a size (e.g. 512M, 16G)",
+				p->opt, p->value);
+	*out = (uint64_t)(v * mult);
 	return 0;
 }
 
@@ -62,6 +87,16 @@ int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id)
 	case CLI_DATA_CSV_LOG:
 		lo->csv_log = 1;
 		return 0;
+	case CLI_DATA_MAX_MEMORY:
+		return size_arg(p, &lo->max_memory);
+	case CLI_DATA_VW_IGNORE:
+	case CLI_DATA_VW_KEEP:
+		if (!p->value[0])
+			return cli_fail(p, "%s: give namespaces by their first "
+					"letter, e.g. %s ab", p->opt, p->opt);
+		*(id == CLI_DATA_VW_IGNORE ? &lo->vw_ignore : &lo->vw_keep) =
+			p->value;
+		return 0;
 	}
 	return cli_fail(p, "internal: data option %d not handled", id);
 }
@@ -92,5 +127,131 @@ void cli_data_default(int id, char *buf, size_t n)
 	case CLI_DATA_CSV_LOG:
 		snprintf(buf, n, "off");
 		break;
+	case CLI_DATA_MAX_MEMORY:
+		snprintf(buf, n, "3/4 of physical memory");
+		break;
+	case CLI_DATA_VW_IGNORE:
+	case CLI_DATA_VW_KEEP:
+		snprintf(buf, n, "none");
+		break;
 	}
+}
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Is every item of the list `part` ("C1,C3") an item of `whole`? The
+ * model keeps every categorical (numeric) column it settled on, a
+ * superset of what the user listed in training. */
+static int covers(const char *whole, const char *part)
+{
+	if (!part)
+		return 1;
+	if (!whole)
+		return 0;
+	for (const char *p = part; *p;) {
+		size_t n = strcspn(p, ",");
+		int found = 0;
+		for (const char *w = whole; *w && !found;) {
+			size_t m = strcspn(w, ",");
+			found = m == n && !memcmp(w, p, n);
+			w += m + (w[m] == ',');
+		}
+		if (!found)
+			return 0;
+		p += n + (p[n] == ',');
+	}
+	return 1;
+}
+
+/* "--csv-label Label" or "no --csv-ignore" for a message. */
+static void describe(char *buf, size_t n, const char *opt, const char *v)
+{
+	if (v)
+		snprintf(buf, n, "--%s %s", opt, v);
+	else
+		snprintf(buf, n, "no --%s", opt);
+}
+
+int cli_data_for_model(const boar_model *m, const char *model_path,
+		       boar_load_options *lo, unsigned given, char *why,
+		       size_t why_len)
+{
+	boar_load_options want;
+	if (!boar_model_load_options(m, &want)) {
+		/* An older model: only its task and hashing are known. */
+		lo->task = want.task;
+		lo->hash_bits = want.hash_bits;
+		return 0;
+	}
+	if ((given & CLI_DATA_BIT(CLI_DATA_FORMAT)) &&
+	    lo->format != BOAR_FORMAT_AUTO && lo->format != want.format) {
+		snprintf(why, why_len, "--format %s, but %s was trained on %s "
+			 "data; leave --format out (the model remembers how "
+			 "its data was read)", format_names[lo->format],
+			 model_path, format_names[want.format]);
+		return -1;
+	}
+	unsigned csv = 0;
+	for (int id = CLI_DATA_CSV_LABEL; id <= CLI_DATA_CSV_LOG; id++)
+		csv |= CLI_DATA_BIT(id);
+	unsigned vw = CLI_DATA_BIT(CLI_DATA_VW_IGNORE) |
+		      CLI_DATA_BIT(CLI_DATA_VW_KEEP);
+	if ((given & vw) && want.format != BOAR_FORMAT_VW) {
+		snprintf(why, why_len, "--ignore/--keep given, but %s was "
+			 "trained on %s data", model_path,
+			 format_names[want.format]);
+		return -1;
+	}
+	if ((given & csv) && want.format != BOAR_FORMAT_CSV) {
+		snprintf(why, why_len, "--csv-* options given, but %s was "
+			 "trained on %s data", model_path,
+			 format_names[want.format]);
+		return -1;
+	}
+	const struct {
+		int id;
+		const char *opt, *have, *model;
+	} cols[] = {
+		{ CLI_DATA_CSV_LABEL, "csv-label", lo->csv_label, want.csv_label },
+		{ CLI_DATA_CSV_IGNORE, "csv-ignore", lo->csv_ignore, want.csv_ignore },
+		{ CLI_DATA_CSV_CATEGORICAL, "csv-categorical", lo->csv_categorical,
+		  want.csv_categorical },
+		{ CLI_DATA_CSV_NUMERIC, "csv-numeric", lo->csv_numeric,
+		  want.csv_numeric },
+		{ CLI_DATA_CSV_LOG, "csv-log", lo->csv_log ? "" : NULL,
+		  want.csv_log ? "" : NULL },
+		{ CLI_DATA_VW_IGNORE, "ignore", lo->vw_ignore, want.vw_ignore },
+		{ CLI_DATA_VW_KEEP, "keep", lo->vw_keep, want.vw_keep },
+	};
+	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		int lists = cols[k].id == CLI_DATA_CSV_CATEGORICAL ||
+			    cols[k].id == CLI_DATA_CSV_NUMERIC;
+		if (!(given & CLI_DATA_BIT(cols[k].id)) ||
+		    (lists ? covers(cols[k].model, cols[k].have)
+			   : same_str(cols[k].have, cols[k].model)))
+			continue;
+		char a[128], b[128];
+		describe(a, sizeof a, cols[k].opt, cols[k].have);
+		describe(b, sizeof b, cols[k].opt, cols[k].model);
+		snprintf(why, why_len, "%s, but %s was trained with %s; leave "
+			 "the option out (the model remembers how its data was "
+			 "read)", a, model_path, b);
+		return -1;
+	}
+	/* One file may be a TSV or headerless where the training file was
+	 * not: those two are the user's to say. */
+	if (given & CLI_DATA_BIT(CLI_DATA_CSV_SEPARATOR))
+		want.csv_separator = lo->csv_separator;
+	if (given & (CLI_DATA_BIT(CLI_DATA_CSV_HEADER) |
+		     CLI_DATA_BIT(CLI_DATA_NO_CSV_HEADER)))
+		want.csv_header = lo->csv_header;
+	want.threads = lo->threads;
+	want.labels_optional = lo->labels_optional;
+	want.use_cache = lo->use_cache;
+	want.cache_path = lo->cache_path;
+	*lo = want;
+	return 0;
 }

@@ -3,9 +3,10 @@
  *
  * A command puts CLI_DATA_OPTS into its option table, hands ids from
  * CLI_DATA_FIRST on to cli_data_apply() and asks cli_data_default() for
- * their --help defaults; the values land in a boar_load_options. The CSV
- * options are not stored in a model, so eval and predict take them again
- * (the same ones that trained it).
+ * their --help defaults; the values land in a boar_load_options. A model
+ * remembers how its training data was read, so eval and predict need none
+ * of them again: cli_data_for_model() merges what the model says with what
+ * the user gave and refuses a contradiction.
  */
 #ifndef BOAR_CLI_DATA_ARGS_H
 #define BOAR_CLI_DATA_ARGS_H
@@ -26,7 +27,10 @@ enum {
 	CLI_DATA_CSV_HEADER,
 	CLI_DATA_NO_CSV_HEADER,
 	CLI_DATA_CSV_LOG,
-	CLI_DATA_LAST = CLI_DATA_CSV_LOG,
+	CLI_DATA_VW_IGNORE,
+	CLI_DATA_VW_KEEP,
+	CLI_DATA_MAX_MEMORY,
+	CLI_DATA_LAST = CLI_DATA_MAX_MEMORY,
 };
 
 #define CLI_DATA_OPTS                                                        \
@@ -53,10 +57,31 @@ enum {
 	  "csv: line 1 is data" },                                           \
 	{ CLI_DATA_CSV_LOG, "csv-log", 0, NULL,                              \
 	  "csv: numeric values v become sign(v) log(1+|v|) (long-tailed "    \
-	  "counts such as Criteo's I1-I13)" }
+	  "counts such as Criteo's I1-I13)" },                            \
+	{ CLI_DATA_VW_IGNORE, "ignore", 0, "NS",                             \
+	  "vw: drop the features of these namespaces, named by first "      \
+	  "letter as VW's --ignore (' ' the unnamed one)" },                 \
+	{ CLI_DATA_VW_KEEP, "keep", 0, "NS",                                 \
+	  "vw: keep only these namespaces' features (VW's --keep)" },        \
+	{ CLI_DATA_MAX_MEMORY, "max-memory", 0, "SIZE",                      \
+	  "refuse data or a model that would need more memory than SIZE "   \
+	  "(bytes, or with K, M, G, T: powers of 1024), with the size it "   \
+	  "would need, before allocating it" }
 
 /* Applies a data option to lo. @return 0, or -1 with p->why set. */
 int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id);
+
+/* The bit of a data option id in a mask of the options given. */
+#define CLI_DATA_BIT(id) (1u << ((id) - CLI_DATA_FIRST))
+
+/* Data for model m (from model_path): *lo starts as the way m's training
+ * data was read (format, hashing, CSV columns and transforms) and keeps
+ * the options the user gave (bits in `given`) where they agree with it;
+ * the CSV separator and header describe one file and may differ.
+ * @return 0, or -1 with why naming the option that contradicts the model. */
+int cli_data_for_model(const boar_model *m, const char *model_path,
+		       boar_load_options *lo, unsigned given, char *why,
+		       size_t why_len);
 
 /* The --help default of a data option id (empty for others). */
 void cli_data_default(int id, char *buf, size_t n);
