@@ -16,17 +16,7 @@ def main():
     data = bytearray(open(sys.argv[1], "rb").read())
     body = data[:-8]
     hdr_fields = list(struct.unpack_from("<8sIIIIIIIIQQfI", body, 0))
-    n_classes = hdr_fields[8]
-    # The payload ends where the header says: version 2 files have tagged
-    # sections after it (model_sections.h).
-    task, rank, has_bias, dim, n_items = (hdr_fields[3], hdr_fields[6],
-                                          hdr_fields[7], hdr_fields[9],
-                                          hdr_fields[10])
-    if task == 1:
-        floats = (dim + 1) * max(n_classes, 1) + n_classes
-    else:
-        floats = (dim + n_items) * rank + (dim + n_items if has_bias else 0)
-    payload_end = 64 + 4 * floats
+    n_classes = hdr_fields[8]  # as read, before any edit
     for arg in sys.argv[3:]:
         name, value = arg.split("=", 1)
         if name in FIELDS:
@@ -40,7 +30,8 @@ def main():
             struct.pack_into("<f", body, 64 + 4 * i, float(value))
         elif name.startswith("class["):
             i = int(name[6:-1])
-            off = payload_end - 4 * (n_classes - i)
+            dim = hdr_fields[9]
+            off = 64 + 4 * ((dim + 1) * n_classes + i)  # after w, K labels
             struct.pack_into("<f", body, off, float(value))
         else:
             sys.exit("forge_model.py: unknown field " + name)
