@@ -193,13 +193,17 @@ $(BUILD)/boar.pc: src/boar.pc.in FORCE
 	@$(PC_SED) > $@.tmp && mv $@.tmp $@
 FORCE:
 
+# The CLI's allocator (empty in the sanitizer builds, whose own malloc must
+# not meet another).
+CLI_MALLOC ?= -ljemalloc
+
 # The CLI links the core and the cluster transport statically (one
 # self-contained binary) and jemalloc, its allocator; the library itself
 # works with any malloc. It does not link cudart: --device gpu opens the
 # plugin beside it.
 $(CLI): $(CLI_OBJ) $(INTERNAL) $(NET) $(BUILD)/.flags-ld $(PLUGIN)
 	$(call say,LD,$@)
-	$(Q)$(CC) -fopenmp -o $@ $(CLI_OBJ) $(NET) $(INTERNAL) $(LIBS) -ljemalloc $(LDFLAGS)
+	$(Q)$(CC) -fopenmp -o $@ $(CLI_OBJ) $(NET) $(INTERNAL) $(LIBS) $(CLI_MALLOC) $(LDFLAGS)
 
 TEST_LIBS = $(GPU_TEST) $(NET) $(INTERNAL) $(LIBS) $(CUDA_LIBS)
 $(BUILD)/tests/%: tests/unit/%.c $(INTERNAL) $(NET) $(GPU_TEST) $(BUILD)/.flags-cli
@@ -321,9 +325,9 @@ fuzz: fuzz-bin
 # The tests run with the flags in the environment too, so that a test that
 # builds (make install, the TSan program) builds the same way.
 check-asan:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan CUDA=0 OPT=-O1 \
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan CUDA=0 OPT=-O1 CLI_MALLOC= \
 		EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' all test-bin bench-bin
-	@$(SAN_ENV) CUDA=0 OPT=-O1 EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' \
+	@$(SAN_ENV) CUDA=0 OPT=-O1 CLI_MALLOC= EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' \
 		BUILD=$(BUILD)-asan sh tests/run-tests
 # TSan with clang and its OpenMP runtime, whose Archer tool tells TSan what
 # OpenMP's barriers order (gcc's libgomp would show every parallel loop as
@@ -332,9 +336,9 @@ TSAN_CC ?= clang-14
 ARCHER ?= $(firstword $(wildcard /usr/lib/llvm-14/lib/libarcher.so))
 check-tsan:
 	@sh .ci/deps .ci/packages-fuzz
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)-tsan CC=$(TSAN_CC) CUDA=0 OPT=-O1 \
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-tsan CC=$(TSAN_CC) CUDA=0 OPT=-O1 CLI_MALLOC= \
 		EXTRA_CFLAGS='$(TSAN_FLAGS) -Wno-pass-failed' LDFLAGS='$(TSAN_FLAGS)' \
 		all test-bin bench-bin
-	@$(SAN_ENV) OMP_TOOL_LIBRARIES=$(ARCHER) CC=$(TSAN_CC) CUDA=0 OPT=-O1 \
+	@$(SAN_ENV) OMP_TOOL_LIBRARIES=$(ARCHER) CC=$(TSAN_CC) CUDA=0 OPT=-O1 CLI_MALLOC= \
 		EXTRA_CFLAGS='$(TSAN_FLAGS) -Wno-pass-failed' LDFLAGS='$(TSAN_FLAGS)' \
 		BUILD=$(BUILD)-tsan sh tests/run-tests
