@@ -119,6 +119,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.push = w_push,
 		.clock = w_clock,
 		.finish = w_finish,
+		.local_rows = wc->local_rows,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

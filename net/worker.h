@@ -26,6 +26,7 @@ struct ps_worker_config {
 	int eval_every_epoch;        /* evaluate o->test after every epoch
 					(pulls every key); else o->test is
 					not used */
+	int local_rows;              /* the data is this worker's part */
 };
 
 struct ps_worker_report {

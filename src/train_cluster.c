@@ -12,6 +12,7 @@
  * ascending. The engine (CPU or GPU, through engine_ops.h) loads the
  * pulled values by key before the sweep and hands the new ones back after.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,6 +30,7 @@
 
 struct cluster {
 	const boar_ps_transport *t;
+	int local_rows; /* t->local_rows, where t's size has it */
 	uint64_t n_keys;
 	uint32_t width; /* keys per feature: K, or 1 */
 	uint32_t stamp_now;
@@ -88,11 +90,16 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	uint64_t n = r->ops->rows(r->eng);
 	uint64_t sync = t->sync_every ? t->sync_every : 1000;
 	uint64_t per_worker = (n + W - 1) / W;
+	*first = n * R / W;
+	*last = n * (R + 1) / W;
+	if (c->local_rows) { /* the rows are this worker's part already */
+		per_worker = n;
+		*first = 0;
+		*last = n;
+	}
 	*clocks = (per_worker + sync - 1) / sync;
 	if (!*clocks)
 		*clocks = 1;
-	*first = n * R / W;
-	*last = n * (R + 1) / W;
 
 	c->width = boar_model_width(r->m);
 	c->n_keys = (d->dim + 1) * c->width;
@@ -189,7 +196,8 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 
 static int transport_check(const boar_ps_transport *t, boar_error *err)
 {
-	if (!t || t->size != sizeof *t)
+	if (!t || (t->size != sizeof *t &&
+		   t->size != offsetof(boar_ps_transport, local_rows)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -212,6 +220,8 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	if (rc)
 		return rc;
 	struct cluster c = {.t = t};
+	if (t->size > offsetof(boar_ps_transport, local_rows))
+		c.local_rows = t->local_rows;
 	const struct train_hook hook = {
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,

@@ -19,6 +19,7 @@
 #include "net/ssp.h"
 #include "net/worker.h"
 #include "progress.h"
+#include "read_part.h"
 #include "same_file.h"
 #include "train_args.h"
 
@@ -42,6 +43,8 @@ struct cluster_args {
 	unsigned throttle_ms;
 	int shutdown_servers;
 	double reconnect_timeout;
+	int read_part;           /* --read-part */
+	uint64_t features;       /* --features N */
 };
 
 struct copt {
@@ -94,6 +97,15 @@ static const struct copt copts[] = {
 	{ "reconnect-timeout", 1, "SEC", "keep reconnecting to a lost shard "
 					 "this long",
 	  "30" },
+	{ "read-part", 0, NULL, "read and parse only this worker's 1/W of "
+				"the training file (a line-aligned byte "
+				"range); each row is still swept once per "
+				"epoch by one worker",
+	  NULL },
+	{ "features", 1, "N", "--read-part on unhashed ids: the ids of the "
+			      "whole file are below N (every worker must "
+			      "build the same model)",
+	  NULL },
 	{ NULL },
 };
 
@@ -286,6 +298,13 @@ static int split_args(int argc, char **argv, struct cluster_args *c,
 			c->throttle_ms = (unsigned)u;
 		} else if (!strcmp(name, "shutdown-servers")) {
 			c->shutdown_servers = 1;
+		} else if (!strcmp(name, "read-part")) {
+			c->read_part = 1;
+		} else if (!strcmp(name, "features")) {
+			if (parse_u(v, 1ull << 32, &u) || !u)
+				return cli_usage("train", "--features wants "
+							  "N >= 1");
+			c->features = u;
 		} else if (!strcmp(name, "reconnect-timeout")) {
 			if (parse_d(v, &d) || d <= 0)
 				return cli_usage("train", "bad "
@@ -343,7 +362,12 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		return cli_report(&err, rc);
 	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
 		return cli_report(&err, rc);
-	rc = boar_dataset_load(a->train_path, &a->load, &train, &err);
+	struct part_info part = { 0 };
+	if (c->read_part)
+		rc = read_part(a->train_path, c->rank, c->n_workers,
+			       c->features, &a->load, &train, &part, &err);
+	else
+		rc = boar_dataset_load(a->train_path, &a->load, &train, &err);
 	if (rc)
 		return cli_report(&err, rc);
 	if (a->test_path) {
@@ -383,6 +407,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		.gather = c->rank == 0,
 		.shutdown = c->rank == 0 && (cluster || c->shutdown_servers),
 		.eval_every_epoch = c->rank == 0 && test != NULL,
+		.local_rows = c->read_part,
 	};
 	struct ps_worker_report rep;
 	rc = boar_ps_train(train, &a->opt, &wc, &model, &rep, &err);
@@ -408,7 +433,17 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	double bpk = rep.net.keys_offered
 			     ? (double)rep.net.push_bytes / rep.net.keys_offered
 			     : 0;
+	uint64_t parsed = boar_dataset_rows(train);
 	if (!a->quiet) {
+		if (c->read_part)
+			fprintf(stderr,
+				"worker %u/%u: parsed %llu rows, bytes "
+				"%llu-%llu of %llu\n",
+				c->rank, c->n_workers,
+				(unsigned long long)parsed,
+				(unsigned long long)part.lo,
+				(unsigned long long)part.hi,
+				(unsigned long long)part.file_bytes);
 		fprintf(stderr,
 			"worker %u/%u: %llu clocks, %llu rows in %.2f s; sent "
 			"%llu bytes (%llu of %llu keys pushed, %.2f bytes per "
@@ -444,6 +479,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		json_int(&j, "workers", c->n_workers);
 		json_int(&j, "shards", n_shards);
 		json_uint(&j, "clocks", rep.clocks);
+		json_uint(&j, "rows_parsed", parsed);
 		json_num(&j, "seconds", rep.seconds);
 		json_uint(&j, "bytes_sent", rep.net.bytes_sent);
 		json_uint(&j, "keys_pushed", rep.net.keys_pushed);

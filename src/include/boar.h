@@ -459,6 +459,10 @@ typedef struct boar_ps_transport {
 	 * the servers'; else it is this worker's replica). */
 	int (*finish)(void *ctx, float *w, uint64_t n_keys, int *gathered,
 		      boar_error *err);
+	/* 1: the dataset holds only this worker's part of the rows (each
+	 * worker read its own): sweep all of it every epoch. 0: every worker
+	 * holds all rows and sweeps its 1/n_workers of each epoch's order. */
+	int local_rows;
 } boar_ps_transport;
 
 /* Trains as worker t->rank over the transport: the options of boar_train

@@ -1,0 +1,145 @@
+/* read_part.c - worker r of W reads only its part of a training file
+ * (read_part.h says which lines are a part's). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dataset.h"
+#include "error.h"
+#include "read_part.h"
+
+static int read_at(int fd, char *dst, size_t n, uint64_t at, size_t *got)
+{
+	*got = 0;
+	while (*got < n) {
+		ssize_t k = pread(fd, dst + *got, n - *got, (off_t)(at + *got));
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			return -1;
+		if (k == 0)
+			break;
+		*got += (size_t)k;
+	}
+	return 0;
+}
+
+/* The first line start at or after cut: cut itself when the byte before
+ * it is '\n' (or cut is 0), else just after the next '\n'; size when the
+ * file ends first. */
+static int line_start(int fd, uint64_t cut, uint64_t size, uint64_t *out)
+{
+	char buf[65536];
+	if (cut == 0 || cut >= size) {
+		*out = cut < size ? cut : size;
+		return 0;
+	}
+	for (uint64_t at = cut - 1; at < size;) {
+		size_t got;
+		if (read_at(fd, buf, sizeof buf, at, &got))
+			return -1;
+		if (!got)
+			break;
+		char *nl = memchr(buf, '\n', got);
+		if (nl) {
+			*out = at + (uint64_t)(nl - buf) + 1;
+			return 0;
+		}
+		at += got;
+	}
+	*out = size;
+	return 0;
+}
+
+/* Every worker must build the same model: the same number of keys. */
+static int agree_dim(boar_dataset *d, uint64_t features, const char *path,
+		     boar_error *err)
+{
+	if (d->hash_bits || !features)
+		return 0;
+	if (d->dim > features)
+		return boar_fail(err, BOAR_EINVAL,
+				 "%s: feature id %llu, but --features says the "
+				 "ids are below %llu",
+				 path, (unsigned long long)(d->dim - 1),
+				 (unsigned long long)features);
+	d->dim = features;
+	return 0;
+}
+
+static int parse_range(int fd, const char *path, uint32_t rank,
+		       uint32_t n_parts, uint64_t features,
+		       const boar_load_options *o, boar_dataset **out,
+		       const struct part_info *info, boar_error *err)
+{
+	size_t n = (size_t)(info->hi - info->lo), got;
+	char *text = malloc(n ? n : 1);
+	if (!text)
+		return boar_fail(err, BOAR_ENOMEM,
+				 "%s: out of memory for part %u of %u "
+				 "(%zu bytes)",
+				 path, rank, n_parts, n);
+	if (read_at(fd, text, n, info->lo, &got) || got != n) {
+		free(text);
+		return boar_fail(err, BOAR_EIO, "%s: short read of part %u of "
+						"%u (did the file change?)",
+				 path, rank, n_parts);
+	}
+	char name[512];
+	snprintf(name, sizeof name, "%s (part %u/%u from byte %llu)", path,
+		 rank, n_parts, (unsigned long long)info->lo);
+	int rc = boar_dataset_parse_text(text, n, name, o, out, err);
+	free(text);
+	if (!rc && (rc = agree_dim(*out, features, path, err))) {
+		boar_dataset_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int read_part(const char *path, uint32_t rank, uint32_t n_parts,
+	      uint64_t features, const boar_load_options *o,
+	      boar_dataset **out, struct part_info *info, boar_error *err)
+{
+	*out = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return boar_fail(err, BOAR_EIO, "%s: %s", path, strerror(errno));
+	struct stat st;
+	unsigned char magic[2] = { 0, 0 };
+	size_t got = 0;
+	int rc = 0;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode))
+		rc = boar_fail(err, BOAR_EIO, "%s: not a regular file: a worker "
+					      "reads its part of a file by "
+					      "offset",
+			       path);
+	else if (read_at(fd, (char *)magic, 2, 0, &got) ||
+		 (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
+		rc = boar_fail(err, BOAR_EINVAL, "%s: gzip input cannot be "
+						 "read in parts: unpack it "
+						 "(or read it whole)",
+			       path);
+	uint64_t size = (uint64_t)st.st_size;
+	if (!rc) {
+		info->file_bytes = size;
+		/* 128-bit free: size * rank / n_parts without overflow */
+		uint64_t a = size / n_parts * rank +
+			     size % n_parts * rank / n_parts;
+		uint64_t b = size / n_parts * (rank + 1) +
+			     size % n_parts * (rank + 1) / n_parts;
+		if (line_start(fd, a, size, &info->lo) ||
+		    line_start(fd, b, size, &info->hi))
+			rc = boar_fail(err, BOAR_EIO, "%s: %s", path,
+				       strerror(errno));
+	}
+	if (!rc)
+		rc = parse_range(fd, path, rank, n_parts, features, o, out,
+				 info, err);
+	close(fd);
+	return rc;
+}
