@@ -58,7 +58,7 @@ UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HEADERS := $(wildcard src/include/*.h src/*.h atomics/*.h net/*.h gpu/*.h src/cli/*.h)
+HEADERS := $(wildcard src/include/*.h src/*.h src/math/*.h atomics/*.h net/*.h gpu/*.h src/cli/*.h)
 
 STATIC := $(BUILD)/libboar.a
 SHARED := $(BUILD)/libboar.so.$(VERSION)

@@ -24,6 +24,8 @@
 #include "engine.h"
 #include "error.h"
 #include "gpu/gpu_engine.h"
+#include "math/loss.h"
+#include "math/step.h"
 #include "model.h"
 #include "net/worker.h"
 #include "options.h"
@@ -150,8 +152,9 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 {
 	struct boar_model *m;
 	int binary = d->label_kind == BOAR_LABELS_BINARY;
-	if (o->loss == BOAR_LOSS_SQUARED ||
-	    (binary && o->loss != BOAR_LOSS_SOFTMAX)) {
+	int kind = boar_loss_kind(o->loss);
+	if (kind == BOAR_LOSS_KIND_REGRESSION ||
+	    (binary && kind != BOAR_LOSS_KIND_MULTINOMIAL)) {
 		m = boar_model_alloc(BOAR_TASK_LINEAR, o->loss, d->dim, 0, 0, 0);
 	} else {
 		float classes[BOAR_MAX_CLASSES];
@@ -165,6 +168,7 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 	}
 	if (!m)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory for the model");
+	m->loss_param = (float)o->loss_param;
 	m->hash_bits = d->hash_bits;
 	*out = m;
 	return 0;
@@ -276,7 +280,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 	uint32_t stamp = 0;
 	for (int epoch = 1; epoch <= o.epochs; epoch++) {
 		double t0 = now_s(), loss = 0;
-		double eta = o.eta * pow(o.eta_decay, epoch - 1);
+		double eta = boar_step_size(o.eta, o.eta_decay, epoch);
 		uint64_t nnz = 0;
 		const uint32_t *order;
 		if (gpu) {

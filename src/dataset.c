@@ -345,11 +345,37 @@ int boar_detect_format(const char *buf, size_t len)
 	return BOAR_FORMAT_LIBSVM;
 }
 
+/* The task of a format's data (BOAR_TASK_LINEAR for AUTO). */
+static int format_task(int format)
+{
+	switch (format) {
+#define FORMAT_TASK(N, code, name, task, hashed, help) \
+	case BOAR_FORMAT_##N:                           \
+		return BOAR_TASK_##task;
+		BOAR_FORMAT_MAP(FORMAT_TASK)
+#undef FORMAT_TASK
+	}
+	return BOAR_TASK_LINEAR;
+}
+
+/* 1 when a format's features are names, hashed into slots. */
+static int format_hashed(int format)
+{
+	switch (format) {
+#define FORMAT_HASHED(N, code, name, task, hashed, help) \
+	case BOAR_FORMAT_##N:                             \
+		return hashed;
+		BOAR_FORMAT_MAP(FORMAT_HASHED)
+#undef FORMAT_HASHED
+	}
+	return 0;
+}
+
 static int check_load_options(const boar_load_options *o, boar_error *err)
 {
 	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
 		return boar_fail(err, BOAR_EINVAL, "unknown task %d", o->task);
-	if (o->format < BOAR_FORMAT_AUTO || o->format > BOAR_FORMAT_CSV)
+	if (o->format < BOAR_FORMAT_AUTO || o->format >= BOAR_FORMAT_CODES)
 		return boar_fail(err, BOAR_EINVAL, "unknown format %d",
 				 o->format);
 	if (o->threads < 0)
@@ -358,9 +384,8 @@ static int check_load_options(const boar_load_options *o, boar_error *err)
 	if (o->hash_bits < 0 || o->hash_bits > 32)
 		return boar_fail(err, BOAR_EINVAL,
 				 "hash_bits must be between 0 and 32");
-	if ((o->task == BOAR_TASK_LINEAR && o->format == BOAR_FORMAT_RATINGS) ||
-	    (o->task == BOAR_TASK_MF && o->format != BOAR_FORMAT_AUTO &&
-	     o->format != BOAR_FORMAT_RATINGS))
+	if (o->task != BOAR_TASK_AUTO && o->format != BOAR_FORMAT_AUTO &&
+	    o->task != format_task(o->format))
 		return boar_fail(err, BOAR_EINVAL,
 				 "task and format disagree: the linear task reads LIBSVM, VW or CSV, matrix factorization reads ratings");
 	return 0;
@@ -380,7 +405,7 @@ static int detect_for(int task, const char *buf, size_t len)
 /* The hash_bits a format's data ends up with. */
 static int data_hash_bits(int format, int hash_bits)
 {
-	if (!hash_bits && (format == BOAR_FORMAT_VW || format == BOAR_FORMAT_CSV))
+	if (!hash_bits && format_hashed(format))
 		return BOAR_VW_DEFAULT_HASH_BITS;
 	return hash_bits;
 }
@@ -455,8 +480,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		struct cache_want w = {
 			.src_size = size,
 			.src_mtime_ns = mtime ^ key,
-			.task = format == BOAR_FORMAT_RATINGS ? BOAR_TASK_MF
-								: BOAR_TASK_LINEAR,
+			.task = format_task(format),
 			.hash_bits = data_hash_bits(format, o->hash_bits),
 			.threads = threads,
 		};
@@ -464,8 +488,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		if (ret <= 0) {
 			free(cache_path);
 			if (ret == 0) /* the cache keeps arrays, not how ids came */
-				(*out)->slot_ids = format == BOAR_FORMAT_VW ||
-						   format == BOAR_FORMAT_CSV;
+				(*out)->slot_ids = format_hashed(format);
 			return ret;
 		}
 	}
@@ -490,14 +513,16 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		.hash_bits = o->hash_bits,
 		.opt = o,
 	};
-	if (format == BOAR_FORMAT_LIBSVM)
-		ret = boar_parse_libsvm(&in, &d, err);
-	else if (format == BOAR_FORMAT_VW)
-		ret = boar_parse_vw(&in, &d, err);
-	else if (format == BOAR_FORMAT_CSV)
-		ret = boar_parse_csv(&in, &d, err);
-	else
-		ret = boar_parse_ratings(&in, &d, err);
+	switch (format) {
+#define FORMAT_PARSE(N, code, name, task, hashed, help) \
+	case BOAR_FORMAT_##N:                            \
+		ret = boar_parse_##name(&in, &d, err);   \
+		break;
+		BOAR_FORMAT_MAP(FORMAT_PARSE)
+#undef FORMAT_PARSE
+	default:
+		ret = boar_fail(err, BOAR_EINVAL, "unknown format %d", format);
+	}
 	if (ret)
 		goto out;
 	if (d->n_rows == 0) {

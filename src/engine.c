@@ -9,6 +9,7 @@
 #include "dataset.h"
 #include "engine.h"
 #include "error.h"
+#include "math/step.h"
 #include "model.h"
 #include "rng.h"
 
@@ -202,7 +203,7 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		uint64_t width = boar_model_width(m);
 		if ((o->l1 > 0 || o->l2 > 0) && compute_reg_scale(e))
 			goto nomem;
-		if (o->optimizer == BOAR_OPT_ADAGRAD &&
+		if (boar_opt_accumulates(o->optimizer) &&
 		    !(e->accum = calloc((m->dim + 1) * width, sizeof *e->accum)))
 			goto nomem;
 		if (compute_row_weights(e))
@@ -226,7 +227,7 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 	} else {
 		if (pack_triplets(e, rows))
 			goto nomem;
-		if (o->optimizer == BOAR_OPT_ADAGRAD &&
+		if (boar_opt_accumulates(o->optimizer) &&
 		    !(e->accum = calloc(m->dim + m->n_items + 1,
 					sizeof *e->accum)))
 			goto nomem;
@@ -260,7 +261,7 @@ void boar_engine_free(struct boar_engine *e)
 
 double boar_engine_eta(const struct boar_engine *e, int epoch)
 {
-	return e->o.eta * pow(e->o.eta_decay, epoch - 1);
+	return boar_step_size(e->o.eta, e->o.eta_decay, epoch);
 }
 
 /* Next epoch's order from the current one: segments are visited in a fresh

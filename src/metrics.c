@@ -6,7 +6,7 @@
 
 #include "dataset.h"
 #include "error.h"
-#include "loss.h"
+#include "math/loss.h"
 #include "metrics.h"
 #include "model.h"
 
@@ -79,7 +79,7 @@ int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
 	if (rc)
 		return rc;
 	int logistic = m->task == BOAR_TASK_LINEAR && !m->n_classes &&
-		       m->loss == BOAR_LOSS_LOGISTIC;
+		       boar_loss_probabilistic(m->loss);
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
 		double s = score_row(m, d, r);
@@ -144,24 +144,20 @@ static double auc(struct scored *s, uint64_t n)
  * (softmax: log-sum-exp minus the true margin; one-vs-rest: a binary loss
  * per class). A label the model never saw, or a probability below 1e-30,
  * costs -log(1e-30). */
-static double class_loss(int loss, const double *s, uint32_t K, uint32_t y)
+static double class_loss(const struct boar_model *m, const double *s,
+			 uint32_t K, uint32_t y)
 {
-	const double cap = -log(1e-30);
-	if (loss == BOAR_LOSS_SOFTMAX) {
+	if (boar_loss_kind(m->loss) == BOAR_LOSS_KIND_MULTINOMIAL) {
 		if (y >= K)
-			return cap;
-		double mx = s[0], sum = 0;
-		for (uint32_t c = 1; c < K; c++)
-			mx = s[c] > mx ? s[c] : mx;
-		for (uint32_t c = 0; c < K; c++)
-			sum += exp(s[c] - mx);
-		return fmin(mx + log(sum) - s[y], cap);
+			return BOAR_LOSS_CAP;
+		double p[BOAR_MAX_CLASSES];
+		return fmin(boar_softmax_d(s, K, p) - s[y], BOAR_LOSS_CAP);
 	}
 	double l = 0;
 	for (uint32_t c = 0; c < K; c++) {
 		float dd;
-		l += boar_loss_eval(loss, (float)s[c], c == y ? 1.0f : -1.0f,
-				    &dd);
+		l += boar_loss_eval(m->loss, (float)s[c], c == y ? 1.0f : -1.0f,
+				    m->loss_param, &dd);
 	}
 	return l;
 }
@@ -183,7 +179,7 @@ static void evaluate_classes(const struct boar_model *m,
 		uint32_t y = class_of(m, d->label[r]);
 		class_margins(m, d, r, s);
 		correct += boar_argmax(s, K) == y;
-		loss += class_loss(m->loss, s, K, y);
+		loss += class_loss(m, s, K, y);
 	}
 	res->loss = n ? loss / n : NAN;
 	res->accuracy = n ? correct / n : NAN;
@@ -211,7 +207,8 @@ int boar_evaluate_rows(const struct boar_model *m,
 		*out = res;
 		return 0;
 	}
-	int binary = m->task == BOAR_TASK_LINEAR && m->loss != BOAR_LOSS_SQUARED;
+	int binary = m->task == BOAR_TASK_LINEAR &&
+		     boar_loss_kind(m->loss) != BOAR_LOSS_KIND_REGRESSION;
 	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
 	if (binary && !s)
 		return BOAR_ENOMEM;
@@ -221,14 +218,13 @@ int boar_evaluate_rows(const struct boar_model *m,
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t r = rows ? rows[i] : i;
 		double sc = score_row(m, d, r);
+		float y = boar_loss_target(m->loss, d->label[r]), dd;
+		loss += boar_loss_eval(m->loss, (float)sc, y, m->loss_param, &dd);
 		if (m->task == BOAR_TASK_MF) {
 			double e = sc - d->label[r];
-			loss += e * e;
 			sq += e * e;
 			continue;
 		}
-		float y = boar_loss_target(m->loss, d->label[r]), dd;
-		loss += boar_loss_eval(m->loss, (float)sc, y, &dd);
 		if (binary) {
 			correct += (sc > 0) == (y > 0);
 			s[i].score = sc;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "dataset.h"
+#include "math/loss.h"
 #include "model.h"
 #include "rng.h"
 
@@ -170,15 +171,9 @@ static void class_margins(const boar_model *m, size_t nnz, const uint32_t *idx,
 
 void boar_class_probabilities(int loss, double *s, uint32_t K)
 {
-	if (loss == BOAR_LOSS_SOFTMAX) {
-		double mx = s[0], sum = 0;
-		for (uint32_t c = 1; c < K; c++)
-			mx = s[c] > mx ? s[c] : mx;
-		for (uint32_t c = 0; c < K; c++)
-			sum += (s[c] = exp(s[c] - mx));
-		for (uint32_t c = 0; c < K; c++)
-			s[c] /= sum;
-	} else if (loss == BOAR_LOSS_LOGISTIC) {
+	if (boar_loss_kind(loss) == BOAR_LOSS_KIND_MULTINOMIAL) {
+		boar_softmax_d(s, K, s);
+	} else if (boar_loss_probabilistic(loss)) {
 		for (uint32_t c = 0; c < K; c++)
 			s[c] = boar_sigmoid(s[c]);
 	}
@@ -201,7 +196,7 @@ int boar_model_predict_scores(const boar_model *m, size_t nnz,
 		return BOAR_EINVAL;
 	if (!m->n_classes) {
 		double s = boar_model_predict_row(m, nnz, idx, val);
-		scores[0] = m->loss == BOAR_LOSS_LOGISTIC ? boar_sigmoid(s) : s;
+		scores[0] = boar_loss_probabilistic(m->loss) ? boar_sigmoid(s) : s;
 		return 1;
 	}
 	class_margins(m, nnz, idx, val, scores);

@@ -18,6 +18,7 @@
 struct boar_model {
 	int task;      /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
 	int loss;      /* enum boar_loss; MF: squared */
+	float loss_param; /* the loss's parameter (Huber's delta), or 0 */
 	int hash_bits; /* feature ids are hashed into 2^hash_bits (0: not) */
 	int slot_ids;  /* trained on VW/CSV data: callers pass slots (see
 			  boar_hash_feature), which are only masked */

@@ -2,8 +2,10 @@
  *
  * Binary format, version 1 (little-endian, as every platform boar targets):
  *   header  64 bytes: "BOARMODL", u32 version, u32 header size, u32 task,
- *           u32 loss, u32 hash_bits, u32 rank, u32 has_bias, u32 n_classes,
- *           u64 dim, u64 n_items, f32 mu, u32 flags (bit 0: slot ids)
+ *           u32 loss (a BOAR_LOSS_MAP code), u32 hash_bits, u32 rank,
+ *           u32 has_bias, u32 n_classes, u64 dim, u64 n_items,
+ *           f32 mu (MF: the global mean; linear: the loss's parameter,
+ *           0 for a loss without one), u32 flags (bit 0: slot ids)
  *   payload linear: w[dim + 1] (bias last); multiclass (n_classes = K > 0):
  *           w[(dim + 1) * K] feature-major, then the K class labels
  *           MF: P[dim * rank], Q[n_items * rank], then bu[dim], bi[n_items]
@@ -83,7 +85,7 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	h.flags = m->slot_ids ? MODEL_FLAG_SLOT_IDS : 0;
 	h.dim = m->dim;
 	h.n_items = m->n_items;
-	h.mu = m->mu;
+	h.mu = m->task == BOAR_TASK_MF ? m->mu : m->loss_param;
 
 	int rc = boar_atomic_open(&f, path, err);
 	if (rc)
@@ -107,6 +109,17 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	fwrite(&c, sizeof c, 1, f.fp);
 	fwrite(MODEL_TRAILER, 4, 1, f.fp);
 	return boar_atomic_commit(&f, err);
+}
+
+/* A linear model's loss parameter: positive and finite for a loss that has
+ * one, 0 otherwise. */
+static int loss_param_fits(const struct model_header *h)
+{
+	if (h->task == BOAR_TASK_MF)
+		return h->loss == BOAR_LOSS_SQUARED;
+	if (!boar_loss_describe((int)h->loss)->param[0])
+		return h->mu == 0.0f;
+	return h->mu > 0.0f && isfinite(h->mu);
 }
 
 static int corrupt(boar_error *err, const char *path, const char *why)
@@ -154,7 +167,8 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	int rc = 0;
 	struct boar_model *m = NULL;
 	if ((h.task != BOAR_TASK_LINEAR && h.task != BOAR_TASK_MF) ||
-	    h.loss > BOAR_LOSS_SOFTMAX || h.hash_bits > 32 || h.has_bias > 1 ||
+	    !boar_loss_describe((int)h.loss) || !loss_param_fits(&h) ||
+	    h.hash_bits > 32 || h.has_bias > 1 ||
 	    h.n_classes == 1 || h.n_classes > BOAR_MAX_CLASSES ||
 	    (h.flags & ~MODEL_FLAG_SLOT_IDS) ||
 	    (h.n_classes && h.task != BOAR_TASK_LINEAR) ||
@@ -185,7 +199,10 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	}
 	m->hash_bits = (int)h.hash_bits;
 	m->slot_ids = (h.flags & MODEL_FLAG_SLOT_IDS) != 0;
-	m->mu = h.mu;
+	if (h.task == BOAR_TASK_MF)
+		m->mu = h.mu;
+	else
+		m->loss_param = h.mu;
 	struct section s[4];
 	int n = sections(m, s);
 	uLong crc = crc32(0L, (const Bytef *)&h, sizeof h);
@@ -225,9 +242,8 @@ out:
 
 static const char *loss_name(int loss)
 {
-	static const char *names[] = {"logistic", "hinge", "squared",
-				      "softmax"};
-	return loss >= 0 && loss <= 3 ? names[loss] : "?";
+	const boar_loss_desc *l = boar_loss_describe(loss);
+	return l ? l->name : "?";
 }
 
 static void export_factor_rows(FILE *fp, char tag, const float *F,
@@ -285,6 +301,9 @@ int boar_model_export_text(const boar_model *m, const char *path,
 		fprintf(fp, "task linear\nloss %s\ndim %" PRIu64
 			    "\nhash_bits %d\nbias %.9g\n",
 			loss_name(m->loss), m->dim, m->hash_bits, m->w[m->dim]);
+		const boar_loss_desc *l = boar_loss_describe(m->loss);
+		if (l && l->param[0])
+			fprintf(fp, "%s %.9g\n", l->param, m->loss_param);
 		/* Unhashed ids are written 1-based, as in the LIBSVM input;
 		 * hashed ones as their slot. */
 		fprintf(fp, "# %s weight (non-zero weights only)\n",

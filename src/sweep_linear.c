@@ -22,8 +22,8 @@
 #include "dataset.h"
 #include "engine.h"
 #include "coord_update.h"
+#include "math/loss.h"
 #include "sweep_common.h"
-#include "loss.h"
 #include "model.h"
 
 #define BIAS_FLUSH 64
@@ -46,6 +46,7 @@ struct linear_args {
 	const float *row_weight; /* per-row loss scale, or NULL */
 	uint64_t dim;
 	int loss;
+	float loss_param;
 	struct coord_params cp;
 };
 
@@ -88,7 +89,7 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 			  boar_load_relaxed(bias) + bias_pending;
 		float y = boar_loss_target(loss, a->label[r]), d;
 		float rw = a->row_weight ? a->row_weight[r] : 1.0f;
-		loss_sum += rw * boar_loss_eval(loss, m, y, &d);
+		loss_sum += rw * boar_loss_eval(loss, m, y, a->loss_param, &d);
 		d *= rw;
 		if (d == 0.0f && reg == REG_NONE)
 			continue;
@@ -126,13 +127,14 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
 		.label = d->label, .w = e->m->w, .reg_scale = e->reg_scale,
 		.G = e->accum, .row_weight = d->row_weight, .dim = e->m->dim,
-		.loss = e->m->loss,
-		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2},
+		.loss = e->m->loss, .loss_param = e->m->loss_param,
+		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
+		       .opt = e->o.optimizer},
 	};
 	int reg = boar_reg_kind(e->o.l1, e->o.l2);
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
-	int ada = e->o.optimizer == BOAR_OPT_ADAGRAD;
+	int ada = boar_opt_accumulates(e->o.optimizer);
 	boar_slice_fn fn = linear_variants[policy][ada][reg];
 	return boar_run_slices(e->threads, fn, &a, order, begin, end);
 }

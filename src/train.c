@@ -14,6 +14,8 @@
 #include "engine.h"
 #include "error.h"
 #include "gpu/gpu_engine.h"
+#include "math/loss.h"
+#include "math/step.h"
 #include "metrics.h"
 #include "model.h"
 #include "model_copy.h"
@@ -34,8 +36,9 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 		      struct boar_model **out, boar_error *err)
 {
 	int binary = d->label_kind == BOAR_LABELS_BINARY;
-	if (o->loss == BOAR_LOSS_SQUARED ||
-	    (binary && o->loss != BOAR_LOSS_SOFTMAX)) {
+	int kind = boar_loss_kind(o->loss);
+	if (kind == BOAR_LOSS_KIND_REGRESSION ||
+	    (binary && kind != BOAR_LOSS_KIND_MULTINOMIAL)) {
 		*out = boar_model_alloc(BOAR_TASK_LINEAR, o->loss, d->dim, 0, 0, 0);
 		return *out ? 0 : BOAR_ENOMEM;
 	}
@@ -46,9 +49,7 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 				 "%s loss needs class labels (+1/-1, 1/0, or up "
 				 "to %d distinct integers); use --loss squared "
 				 "for real-valued targets",
-				 o->loss == BOAR_LOSS_SOFTMAX ? "softmax"
-				 : o->loss == BOAR_LOSS_HINGE ? "hinge"
-							      : "logistic",
+				 boar_loss_describe(o->loss)->name,
 				 BOAR_MAX_CLASSES);
 	*out = boar_model_alloc_multiclass(o->loss, d->dim, k, classes);
 	return *out ? 0 : BOAR_ENOMEM;
@@ -63,6 +64,8 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 		rc = boar_model_grow_copy(o->init_model, d, &m, err);
 	} else if (d->task == BOAR_TASK_LINEAR) {
 		rc = new_linear(d, o, &m, err);
+		if (!rc)
+			m->loss_param = (float)o->loss_param;
 	} else {
 		m = boar_model_alloc(BOAR_TASK_MF, BOAR_LOSS_SQUARED, d->dim,
 				     d->n_items, o->rank, o->mf_biases);
@@ -186,8 +189,7 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 		st->test_loss = t.loss;
 		st->test_accuracy = t.accuracy;
 		st->test_auc = t.auc;
-		st->test_rmse = r->m->task == BOAR_TASK_MF ? sqrt(t.loss)
-							   : t.rmse;
+		st->test_rmse = t.rmse;
 		st->holdout_loss = t.loss;
 	} else {
 		rc = boar_evaluate_rows(r->m, r->d, r->holdout_rows,
@@ -247,7 +249,7 @@ static int epochs(struct run *r, boar_error *err)
 	for (int epoch = 1; epoch <= r->o.epochs; epoch++) {
 		boar_epoch_stats st = {.epoch = epoch, .best_epoch = epoch};
 		double loss = 0;
-		double eta = r->o.eta * pow(r->o.eta_decay, epoch - 1);
+		double eta = boar_step_size(r->o.eta, r->o.eta_decay, epoch);
 		double t0 = omp_get_wtime();
 		int rc = sweep(r, epoch, eta, &loss, err);
 		if (rc)
