@@ -237,7 +237,10 @@ BOAR_API int boar_dataset_write_text(const boar_dataset *d, const char *path,
 	X(SQUARED, 2, squared, REGRESSION, 0, "", 0.0,                       \
 	  "least squares, (m - y)^2 / 2; real-valued targets")               \
 	X(SOFTMAX, 3, softmax, MULTINOMIAL, 1, "", 0.0,                      \
-	  "multinomial logistic over K classes")
+	  "multinomial logistic over K classes")                             \
+	X(HUBER, 4, huber, REGRESSION, 0, "delta", 1.0,                      \
+	  "robust regression: squared within delta of the target, linear "   \
+	  "beyond, so outliers pull with a force of at most delta")
 
 enum boar_loss_kind {
 	BOAR_LOSS_KIND_BINARY = 0,      /* label sign; one-vs-rest for classes */

@@ -50,6 +50,20 @@ BOAR_HD float boar_loss_squared(float m, float y, float param, float *d)
 	return 0.5f * e * e;
 }
 
+/* Huber: (m - y)^2 / 2 within delta of the target, delta (|m - y| - delta/2)
+ * beyond: squared loss near the target, absolute loss far from it, so an
+ * outlier's gradient is at most delta. */
+BOAR_HD float boar_loss_huber(float m, float y, float delta, float *d)
+{
+	float e = m - y, a = fabsf(e);
+	if (a <= delta) {
+		*d = e;
+		return 0.5f * e * e;
+	}
+	*d = e > 0 ? delta : -delta;
+	return delta * (a - 0.5f * delta);
+}
+
 /* Softmax over the two margins {0, m}: exactly the logistic loss. Softmax
  * models have K >= 2 margins and go through boar_multiclass_loss. */
 BOAR_HD float boar_loss_softmax(float m, float y, float param, float *d)
