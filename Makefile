@@ -21,47 +21,66 @@ DESTDIR ?=
 BUILD ?= build
 
 CC ?= cc
-# The CPU the build runs on; MARCH=x86-64-v2 (or similar) for a portable build.
+# The CPU the build runs on; MARCH=x86-64-v2 (or similar) for a portable
+# build. `make install` builds portable code (INSTALL_MARCH) in its own tree
+# unless MARCH is given.
 MARCH ?= native
+INSTALL_MARCH ?= x86-64-v2
 OPT ?= -O3
 CFLAGS ?= $(OPT) -g
+# -MMD -MP: each object's exact header dependencies, in BUILD/**/*.d.
 BOAR_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-parameter \
-	-march=$(MARCH) -fopenmp -fPIC -Isrc/include -Isrc -I. $(CFLAGS) $(EXTRA_CFLAGS)
+	-march=$(MARCH) -fopenmp -fPIC -MMD -MP -Isrc/include -Isrc -I. $(CFLAGS) $(EXTRA_CFLAGS)
 LIB_CFLAGS := $(BOAR_CFLAGS) -fvisibility=hidden -DBOAR_BUILDING_LIBRARY
-LIBS := -luring -lz -lsodium -lm
+# What each library needs: the core only zlib and libm (and dlopen for the
+# GPU plugin); the cluster transport io_uring and libsodium; the plugin cudart.
+CORE_LIBS := -lz -lm -ldl
+NET_LIBS := -luring -lsodium
+LIBS := $(NET_LIBS) $(CORE_LIBS)
 LDFLAGS ?=
 
-# ---- GPU engine: built when nvcc is present unless CUDA=0.
+# ---- GPU engine: a plugin, libboar-gpu.so, built when nvcc is present
+# unless CUDA=0; libboar opens it at device GPU (src/engine_gpu.c).
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA ?= $(if $(NVCC),1,0)
 CUDA_ARCHS ?= 80 90
 CUDA_HOME ?= $(patsubst %/bin/nvcc,%,$(NVCC))
+CUDA_LIBS :=
 ifeq ($(CUDA),1)
 GPU_C_SRC := $(filter-out %_stub.c,$(wildcard gpu/*.c))
 GPU_CU_SRC := $(wildcard gpu/*.cu)
-NVCC_FLAGS := -O3 -std=c++17 -Xcompiler -fPIC,-fvisibility=hidden -Isrc/include -Isrc -I. \
-	-DBOAR_BUILDING_LIBRARY -DBOAR_HAVE_CUDA \
+NVCC_FLAGS := -O3 -std=c++17 -MMD -MP -Xcompiler -fPIC,-fvisibility=hidden \
+	-Isrc/include -Isrc -I. -DBOAR_BUILDING_LIBRARY -DBOAR_HAVE_CUDA \
 	$(foreach a,$(CUDA_ARCHS),-gencode arch=compute_$(a),code=sm_$(a))
 # By full path, not -L: pkg-config would prefix an -L with a sysroot.
-LIBS += $(CUDA_HOME)/lib64/libcudart.so -Wl,-rpath,$(CUDA_HOME)/lib64 -lstdc++
-LIB_CFLAGS += -DBOAR_HAVE_CUDA
+CUDA_LIBS := $(CUDA_HOME)/lib64/libcudart.so -Wl,-rpath,$(CUDA_HOME)/lib64 -lstdc++
 else
+# Without CUDA the unit tests of the GPU engine link its stub (every call
+# BOAR_ENOGPU); libboar itself answers BOAR_ENOGPU when no plugin opens.
 GPU_C_SRC := $(wildcard gpu/*_stub.c)
 GPU_CU_SRC :=
 endif
 
-LIB_SRC := $(wildcard src/*.c) $(wildcard net/*.c) $(GPU_C_SRC)
-LIB_OBJ := $(LIB_SRC:%.c=$(BUILD)/%.o) $(GPU_CU_SRC:%.cu=$(BUILD)/%.o)
+CORE_SRC := $(wildcard src/*.c)
+CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
+NET_SRC := $(wildcard net/*.c)
+NET_OBJ := $(NET_SRC:%.c=$(BUILD)/%.o)
+GPU_OBJ := $(GPU_C_SRC:%.c=$(BUILD)/%.o) $(GPU_CU_SRC:%.cu=$(BUILD)/%.o)
 CLI_SRC := $(wildcard src/cli/*.c)
 CLI_OBJ := $(CLI_SRC:%.c=$(BUILD)/%.o)
 UNIT_SRC := $(wildcard tests/unit/*.c)
 UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
-HEADERS := $(wildcard src/include/*.h src/*.h src/math/*.h atomics/*.h net/*.h gpu/*.h src/cli/*.h)
 
 STATIC := $(BUILD)/libboar.a
 SHARED := $(BUILD)/libboar.so.$(VERSION)
+# Every core object with its internal symbols visible: for the CLI, the
+# tests and the benchmarks, which reach inside. Not installed.
+INTERNAL := $(BUILD)/libboar-internal.a
+NET := $(BUILD)/libboar-net.a
+GPU_TEST := $(BUILD)/libboar-gpu-test.a
+PLUGIN := $(if $(filter 1,$(CUDA)),$(BUILD)/libboar-gpu.so.$(SOVERSION))
 CLI := $(BUILD)/boar
 
 # Quiet by default (one line per file); V=1 shows the commands.
@@ -73,67 +92,117 @@ Q := @
 say = @printf '  %-6s %s\n' $(1) $(2)
 endif
 
-.PHONY: FORCE all deps lib cli demo check test-bin bench-bin install uninstall bench clean
-all: deps lib cli
+.PHONY: FORCE all deps lib cli demo check test-bin bench-bin install \
+	install-files uninstall bench clean
+all: lib cli
 
+# Package installation happens here (and in `make demo`, .ci/run), never in
+# a plain `make`.
 deps:
 	@sh .ci/deps
 
-lib: $(STATIC) $(SHARED) $(BUILD)/boar.pc
+lib: $(STATIC) $(SHARED) $(PLUGIN) $(BUILD)/boar.pc
 cli: $(CLI)
 
-$(BUILD)/%.o: %.c $(HEADERS)
+# ---- flags stamps: an object is rebuilt when the command that made it
+# would change (OPT, MARCH, CFLAGS, CC ...), not only when a file did.
+# Rewritten only when different, so an unchanged build stays up to date.
+stamp = @mkdir -p $(BUILD) && echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
+$(BUILD)/.flags-lib: FORCE
+	$(call stamp,$(CC) $(LIB_CFLAGS))
+$(BUILD)/.flags-cli: FORCE
+	$(call stamp,$(CC) $(BOAR_CFLAGS))
+$(BUILD)/.flags-nvcc: FORCE
+	$(call stamp,$(NVCC) $(NVCC_FLAGS))
+$(BUILD)/.flags-ld: FORCE
+	$(call stamp,$(CC) $(LDFLAGS) $(LIBS) $(CUDA_LIBS))
+
+$(BUILD)/%.o: %.c $(BUILD)/.flags-lib
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(LIB_CFLAGS) -c $< -o $@
 
-$(BUILD)/gpu/%.o: gpu/%.cu $(HEADERS)
+$(BUILD)/gpu/%.o: gpu/%.cu $(BUILD)/.flags-nvcc
 	@mkdir -p $(dir $@)
 	$(call say,NVCC,$<)
 	$(Q)$(NVCC) $(NVCC_FLAGS) -c $< -o $@
 
-$(BUILD)/src/cli/%.o: src/cli/%.c $(HEADERS)
+$(BUILD)/src/cli/%.o: src/cli/%.c $(BUILD)/.flags-cli
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(BOAR_CFLAGS) -c $< -o $@
 
-$(STATIC): $(LIB_OBJ)
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The installed static library: the core objects linked into one object
+# whose hidden (internal) symbols are then made local, so that a program
+# linking libboar.a sees only the public boar_* API, as with libboar.so.
+$(STATIC): $(CORE_OBJ)
+	@rm -f $@ $(BUILD)/libboar-all.o
+	$(call say,AR,$@)
+	$(Q)ld -r -o $(BUILD)/libboar-all.o $(CORE_OBJ)
+	$(Q)objcopy --localize-hidden $(BUILD)/libboar-all.o
+	$(Q)ar rcs $@ $(BUILD)/libboar-all.o
+
+$(INTERNAL): $(CORE_OBJ)
 	@rm -f $@
 	$(call say,AR,$@)
 	$(Q)ar rcs $@ $^
 
-$(SHARED): $(LIB_OBJ) src/libboar.map
+$(NET): $(NET_OBJ)
+	@rm -f $@
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
+
+$(GPU_TEST): $(GPU_OBJ)
+	@rm -f $@
+	$(call say,AR,$@)
+	$(Q)ar rcs $@ $^
+
+$(SHARED): $(CORE_OBJ) src/libboar.map $(BUILD)/.flags-ld
 	$(call say,LD,$@)
 	$(Q)$(CC) -shared -fopenmp -Wl,-soname,libboar.so.$(SOVERSION) \
-		-Wl,--version-script=src/libboar.map -o $@ $(LIB_OBJ) $(LIBS) $(LDFLAGS)
+		-Wl,--version-script=src/libboar.map -Wl,--as-needed -o $@ \
+		$(CORE_OBJ) $(CORE_LIBS) $(LDFLAGS)
 	$(Q)ln -sf libboar.so.$(VERSION) $(BUILD)/libboar.so.$(SOVERSION)
 	$(Q)ln -sf libboar.so.$(SOVERSION) $(BUILD)/libboar.so
+
+# The CUDA engine plugin: the gpu/ objects and the core's error helper
+# (hidden copies); it exports boar_gpu_plugin_ops alone.
+$(BUILD)/libboar-gpu.so.$(SOVERSION): $(GPU_OBJ) $(BUILD)/src/error.o gpu/plugin.map $(BUILD)/.flags-ld
+	$(call say,LD,$@)
+	$(Q)$(CC) -shared -Wl,-soname,libboar-gpu.so.$(SOVERSION) \
+		-Wl,--version-script=gpu/plugin.map -o $@ $(GPU_OBJ) \
+		$(BUILD)/src/error.o $(CUDA_LIBS) -lm $(LDFLAGS)
 
 # Regenerated on every run (FORCE) so that `make install PREFIX=...` never
 # installs paths from an earlier build's PREFIX.
 PC_SED = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	    -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' \
-	    -e 's|@LIBS@|$(LIBS)|' src/boar.pc.in
+	    -e 's|@LIBS@|$(CORE_LIBS)|' src/boar.pc.in
 $(BUILD)/boar.pc: src/boar.pc.in FORCE
 	@mkdir -p $(BUILD)
 	@$(PC_SED) > $@.tmp && mv $@.tmp $@
 FORCE:
 
-# The CLI links the static library (one self-contained binary) and jemalloc,
-# its allocator; the library itself works with any malloc.
-$(CLI): $(CLI_OBJ) $(STATIC)
+# The CLI links the core and the cluster transport statically (one
+# self-contained binary) and jemalloc, its allocator; the library itself
+# works with any malloc. It does not link cudart: --device gpu opens the
+# plugin beside it.
+$(CLI): $(CLI_OBJ) $(INTERNAL) $(NET) $(BUILD)/.flags-ld $(PLUGIN)
 	$(call say,LD,$@)
-	$(Q)$(CC) -fopenmp -o $@ $(CLI_OBJ) $(STATIC) $(LIBS) -ljemalloc $(LDFLAGS)
+	$(Q)$(CC) -fopenmp -o $@ $(CLI_OBJ) $(NET) $(INTERNAL) $(LIBS) -ljemalloc $(LDFLAGS)
 
-$(BUILD)/tests/%: tests/unit/%.c $(STATIC) $(HEADERS)
+TEST_LIBS = $(GPU_TEST) $(NET) $(INTERNAL) $(LIBS) $(CUDA_LIBS)
+$(BUILD)/tests/%: tests/unit/%.c $(INTERNAL) $(NET) $(GPU_TEST) $(BUILD)/.flags-cli
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(BOAR_CFLAGS) -Itests -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BOAR_CFLAGS) -Itests -o $@ $< $(TEST_LIBS) $(LDFLAGS)
 
-$(BUILD)/bench/%: bench/%.c $(STATIC) $(HEADERS)
+$(BUILD)/bench/%: bench/%.c $(INTERNAL) $(NET) $(GPU_TEST) $(BUILD)/.flags-cli
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
-	$(Q)$(CC) $(BOAR_CFLAGS) -o $@ $< $(STATIC) $(LIBS) $(LDFLAGS)
+	$(Q)$(CC) $(BOAR_CFLAGS) -o $@ $< $(TEST_LIBS) $(LDFLAGS)
 
 # The bare loop boar is measured against (../shared/tools/roofline.c; a
 # copy is kept in bench/ so a clean clone can measure).
@@ -144,24 +213,39 @@ $(BUILD)/bench/roofline: bench/tools/roofline.c
 test-bin: $(UNIT_BIN)
 bench-bin: $(BENCH_BIN) $(BUILD)/bench/roofline
 
-demo: all
+demo: deps all
 	@sh datasets/demo.sh $(CLI)
 
+# `make check -jN` runs N tests at a time (JOBS=N says the same).
+MAKE_JOBS := $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS)))
 check: all test-bin bench-bin
-	@BUILD=$(BUILD) sh tests/run-tests
+	@BUILD=$(BUILD) JOBS=$(or $(JOBS),$(MAKE_JOBS),1) sh tests/run-tests
 
-install: lib cli
+# Portable code unless MARCH is given: built in a tree of its own
+# (BUILD/portable), so that installing does not rebuild the native tree.
+ifeq ($(origin MARCH),file)
+INSTALL_BUILD := $(BUILD)/portable
+install:
+	@$(MAKE) --no-print-directory BUILD=$(INSTALL_BUILD) MARCH=$(INSTALL_MARCH) install-files
+else
+INSTALL_BUILD := $(BUILD)
+install: install-files
+endif
+
+install-files: lib cli
 	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR)
 	install -m 644 src/include/boar.h $(DESTDIR)$(INCLUDEDIR)/boar.h
 	install -m 644 $(STATIC) $(DESTDIR)$(LIBDIR)/libboar.a
 	install -m 755 $(SHARED) $(DESTDIR)$(LIBDIR)/libboar.so.$(VERSION)
 	ln -sf libboar.so.$(VERSION) $(DESTDIR)$(LIBDIR)/libboar.so.$(SOVERSION)
 	ln -sf libboar.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/libboar.so
+	$(if $(PLUGIN),install -m 755 $(PLUGIN) $(DESTDIR)$(LIBDIR)/libboar-gpu.so.$(SOVERSION))
 	$(PC_SED) > $(DESTDIR)$(LIBDIR)/pkgconfig/boar.pc
 	install -m 755 $(CLI) $(DESTDIR)$(BINDIR)/boar
 
 uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/boar.h $(DESTDIR)$(LIBDIR)/libboar.* \
+	      $(DESTDIR)$(LIBDIR)/libboar-gpu.so.* \
 	      $(DESTDIR)$(LIBDIR)/pkgconfig/boar.pc $(DESTDIR)$(BINDIR)/boar
 
 bench: all bench-bin
@@ -169,3 +253,67 @@ bench: all bench-bin
 
 clean:
 	rm -rf $(BUILD)
+
+# ---- Fuzzing and sanitizer builds (tests/fuzz/fuzz.h tells the scheme).
+#
+#   make check           also replays every fuzz corpus: $(BUILD)/tests/fuzz_NAME
+#                        feeds tests/fuzz/corpus/NAME/ to tests/fuzz/fuzz_NAME.c
+#   make fuzz [SECONDS=60] [FUZZ='csv model']
+#                        libFuzzer (clang, ASan, UBSan) on each harness for
+#                        SECONDS; new crashers in $(BUILD)-fuzz/crashes/NAME/
+#   make check-asan      the whole suite built with ASan+UBSan in $(BUILD)-asan
+#   make check-tsan      the unit and CLI tests built with TSan in $(BUILD)-tsan
+FUZZ_SRC := $(filter-out tests/fuzz/fuzz_util.c,$(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_NAMES := $(FUZZ_SRC:tests/fuzz/fuzz_%.c=%)
+FUZZ_DEPS := tests/fuzz/fuzz.h tests/fuzz/fuzz_util.c
+FUZZ ?= $(FUZZ_NAMES)
+# SECONDS from the command line only: bash keeps its own SECONDS.
+ifneq ($(origin SECONDS),command line)
+SECONDS := 60
+endif
+FUZZ_CC ?= clang-14
+FUZZ_BUILD := $(BUILD)-fuzz
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+TSAN_FLAGS := -fsanitize=thread
+# The sanitizers' verdicts: any report fails the test that caused it.
+SAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66
+
+.PHONY: fuzz fuzz-bin check-asan check-tsan
+test-bin: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%)
+
+$(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS) \
+		$(STATIC) $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(call say,CC,$<)
+	$(Q)$(CC) $(BOAR_CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c \
+		tests/fuzz/fuzz_util.c $(STATIC) $(LIBS) $(LDFLAGS)
+
+# The library once more, instrumented for libFuzzer's coverage, then one
+# fuzzer per harness.
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS) $(FUZZ_BUILD)/libboar.a
+	$(call say,CC,$<)
+	$(Q)$(FUZZ_CC) $(BOAR_CFLAGS) -fsanitize=fuzzer $(SAN_FLAGS) -o $@ $< \
+		tests/fuzz/fuzz_util.c $(FUZZ_BUILD)/libboar.a $(LIBS)
+$(FUZZ_BUILD)/libboar.a: FORCE
+	@sh .ci/deps .ci/packages-fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CUDA=0 \
+		OPT=-O1 EXTRA_CFLAGS='-fsanitize=fuzzer-no-link $(SAN_FLAGS)' $@
+fuzz-bin: $(FUZZ:%=$(FUZZ_BUILD)/fuzz_%)
+fuzz: fuzz-bin
+	@BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(SECONDS) $(FUZZ)
+
+# The tests run with the flags in the environment too, so that a test that
+# builds (make install, the TSan program) builds the same way.
+check-asan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan CUDA=0 OPT=-O1 \
+		EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' all test-bin bench-bin
+	@$(SAN_ENV) CUDA=0 OPT=-O1 EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' \
+		BUILD=$(BUILD)-asan sh tests/run-tests
+check-tsan:
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-tsan CUDA=0 OPT=-O1 \
+		EXTRA_CFLAGS='$(TSAN_FLAGS)' LDFLAGS='$(TSAN_FLAGS)' all test-bin bench-bin
+	@$(SAN_ENV) CUDA=0 OPT=-O1 EXTRA_CFLAGS='$(TSAN_FLAGS)' LDFLAGS='$(TSAN_FLAGS)' \
+		BUILD=$(BUILD)-tsan sh tests/run-tests

@@ -1,10 +1,11 @@
 /* engine_rate.c - the engine's sweep rate on the roofline tool's shape.
  *
- * usage: engine_rate ROWS NNZ_PER_ROW DIM THREADS racy|atomic [SKEW [EPOCHS]]
+ * usage: engine_rate ROWS NNZ_PER_ROW DIM THREADS racy|atomic [SKEW [EPOCHS
+ *        [sgd|adagrad]]]
  *
  * Generates data of the shape bench/tools/roofline.c uses (same rows,
  * non-zeros per row, dimension, skew), trains logistic regression with plain
- * SGD through the public API, and prints the best epoch's rate in the
+ * SGD (or AdaGrad, boar's default, to compare the two) through the public API, and prints the best epoch's rate in the
  * roofline's units (M nnz-updates/s), so bench/roofline.sh can put the two
  * side by side in one run. An epoch here is the real thing: shuffled row
  * order, bias, progressive loss.
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 6) {
 		fprintf(stderr, "usage: engine_rate ROWS NNZ_PER_ROW DIM THREADS "
-				"racy|atomic [SKEW [EPOCHS]]\n");
+				"racy|atomic [SKEW [EPOCHS [sgd|adagrad]]]\n");
 		return 2;
 	}
 	boar_gen_options g;
@@ -58,7 +59,9 @@ int main(int argc, char **argv)
 					      : BOAR_UPDATE_ATOMIC;
 	o.epochs = argc > 7 ? atoi(argv[7]) : 3;
 	o.eta = 0.1;
-	o.optimizer = BOAR_OPT_SGD; /* the bare loop is plain SGD */
+	/* the bare loop is plain SGD */
+	int ada = argc > 8 && !strcmp(argv[8], "adagrad");
+	o.optimizer = ada ? BOAR_OPT_ADAGRAD : BOAR_OPT_SGD;
 	struct best b = {0, 0};
 	o.progress = on_epoch;
 	o.progress_ctx = &b;
@@ -67,11 +70,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "engine_rate: %s\n", err.message);
 		return 1;
 	}
-	printf("rows=%llu nnz=%llu dim=%u threads=%d mode=%s skew=%.2f: "
-	       "%.1f M nnz-updates/s (best of %d epochs; train loss %.4f)\n",
+	printf("rows=%llu nnz=%llu dim=%u threads=%d mode=%s skew=%.2f "
+	       "opt=%s: %.1f M nnz-updates/s (best of %d epochs; train loss "
+	       "%.4f)\n",
 	       (unsigned long long)boar_dataset_rows(d),
 	       (unsigned long long)boar_dataset_nnz(d), g.features, o.threads,
-	       argv[5], g.skew, b.rate / 1e6, o.epochs, b.loss);
+	       argv[5], g.skew, ada ? "adagrad" : "sgd", b.rate / 1e6,
+	       o.epochs, b.loss);
 	boar_model_free(m);
 	boar_dataset_free(d);
 	return 0;

@@ -173,25 +173,12 @@ void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
  * MF tests trained measurably worse with it), and on Hopper a
  * fire-and-forget atomicAdd is faster than the store besides (see
  * bench/RESULTS-gpu.md). So both `atomic` and `racy` run atomicAdd; racy
- * still permits lost updates, it just gets none. BOAR_GPU_RACY=1 runs the
- * plain-store kernels for `racy`, for measuring them. */
+ * still permits lost updates, it just gets none. o->gpu_racy_kernels (the
+ * CLI's BOAR_GPU_RACY=1) runs the plain-store kernels for `racy`, for
+ * measuring them. */
 static int atomic_updates(const boar_options *o)
 {
-	const char *s = getenv("BOAR_GPU_RACY");
-	int racy_kernels = s && !strcmp(s, "1");
-	return !(racy_kernels && o->update == BOAR_UPDATE_RACY);
-}
-
-static uint64_t env_chunk_bytes(void)
-{
-	const char *s = getenv("BOAR_GPU_CHUNK_BYTES");
-	if (!s || !*s)
-		return 0;
-	char *end;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || !v)
-		return 0;
-	return v;
+	return !(o->gpu_racy_kernels && o->update == BOAR_UPDATE_RACY);
 }
 
 /* Bytes of one linear row's arrays in a chunk (row_ptr entry + label). */
@@ -655,10 +642,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	c->n_slots = o->streams > 0 ? o->streams : GPU_DEFAULT_STREAMS;
 	/* An experiment knob: the floor of rows per block (GPU_ROWS_PER_BLOCK
 	 * by default), i.e. how few rows in flight small data gets. */
-	{
-		const char *s = getenv("BOAR_GPU_ROWS_PER_BLOCK");
-		c->rows_per_block = s ? (uint32_t)strtoul(s, NULL, 10) : 0;
-	}
+	c->rows_per_block = o->gpu_rows_per_block;
 	if (c->n_slots > GPU_MAX_STREAMS)
 		c->n_slots = GPU_MAX_STREAMS;
 
@@ -689,7 +673,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 
 	/* Resident when the data fits beside the model with headroom. */
 	CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
-	forced = env_chunk_bytes();
+	forced = o->gpu_chunk_bytes;
 	need = data_bytes(train);
 	if (c->task == BOAR_TASK_LINEAR)
 		need += c->dim * sizeof(float); /* counts, then reg_scale */

@@ -7,6 +7,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 
 #include "error.h"
 #include "net/checkpoint.h"
+#include "net/server.h"
 #include "net/wire.h"
 
 static const char MAGIC[8] = "BOARCKP1";
@@ -109,6 +112,84 @@ static uint64_t le64(const uint8_t *p)
 	return le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
+static int bad_field(boar_error *err, int code, const char *path,
+		     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* "PATH: corrupt checkpoint: field ..." */
+static int bad_field(boar_error *err, int code, const char *path,
+		     const char *fmt, ...)
+{
+	char why[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
+	return boar_fail(err, code, "%s: corrupt checkpoint: field %s", path,
+			 why);
+}
+
+/* A checksum proves the bytes are the ones written, not that the writer
+ * was this shard: every field that sizes or places a copy is checked
+ * against what shard `shard` of `n_shards` would have written (a range
+ * claiming the whole model once made the resume memcpy past the shard's
+ * buffer). */
+static int check_header(const struct ckpt *c, size_t len, const char *path,
+			uint32_t shard, uint32_t n_shards, boar_error *err)
+{
+	if (c->shard != shard || c->n_shards != n_shards)
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "%s: checkpoint of shard %u/%u, not %u/%u",
+				 path, c->shard, c->n_shards, shard, n_shards);
+	if (c->dim == 0 || c->dim > WIRE_MAX_KEY)
+		return bad_field(err, BOAR_ECORRUPT, path,
+				 "dim %llu is not in 1..2^40",
+				 (unsigned long long)c->dim);
+	uint64_t lo, hi;
+	ps_shard_range(c->dim, shard, n_shards, &lo, &hi);
+	if (c->lo != lo || c->hi != hi)
+		return bad_field(err, BOAR_ECORRUPT, path,
+				 "range [%llu, %llu) is not shard %u/%u's "
+				 "[%llu, %llu) of dim %llu",
+				 (unsigned long long)c->lo,
+				 (unsigned long long)c->hi, shard, n_shards,
+				 (unsigned long long)lo, (unsigned long long)hi,
+				 (unsigned long long)c->dim);
+	if (c->n_workers == 0 || c->n_workers > 65536)
+		return bad_field(err, BOAR_ECORRUPT, path,
+				 "n_workers %u is not in 1..65536",
+				 c->n_workers);
+	if (c->max_staleness >= 1ull << 48)
+		return bad_field(err, BOAR_ECORRUPT, path,
+				 "max_staleness %llu is out of range",
+				 (unsigned long long)c->max_staleness);
+	if (len != 56 + 8ull * c->n_workers + 4 * (hi - lo) + 4)
+		return bad_field(err, BOAR_ECORRUPT, path,
+				 "n_workers/range: the file has %zu bytes, "
+				 "they imply %llu",
+				 len, 56 + 8ull * c->n_workers +
+					      4 * (hi - lo) + 4);
+	return 0;
+}
+
+/* Clocks count sweeps of rows (far below 2^48), weights are finite. */
+static int check_values(const struct ckpt *c, const char *path,
+			boar_error *err)
+{
+	for (uint32_t i = 0; i < c->n_workers; i++)
+		if ((c->clocks[i] & ~CKPT_FINISHED) >= 1ull << 48)
+			return bad_field(err, BOAR_ECORRUPT, path,
+					 "clock[%u] %llu is out of range", i,
+					 (unsigned long long)(c->clocks[i] &
+							      ~CKPT_FINISHED));
+	for (uint64_t i = 0; i < c->hi - c->lo; i++)
+		if (!isfinite(c->w[i]))
+			return bad_field(err, BOAR_ECORRUPT, path,
+					 "w[%llu] is %g (weights must be "
+					 "finite)", (unsigned long long)i,
+					 (double)c->w[i]);
+	return 0;
+}
+
 int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 	      struct ckpt *c, boar_error *err)
 {
@@ -156,19 +237,10 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 	c->hi = le64(buf + 32);
 	c->n_workers = le32(buf + 40);
 	c->max_staleness = le64(buf + 48);
+	rc = check_header(c, len, path, shard, n_shards, err);
+	if (rc)
+		goto out;
 	uint64_t n = c->hi - c->lo;
-	if (c->lo > c->hi || c->hi > c->dim || c->n_workers > 65536 ||
-	    len != 56 + 8ull * c->n_workers + 4 * n + 4) {
-		rc = boar_fail(err, BOAR_ECORRUPT, "%s: inconsistent sizes",
-			       path);
-		goto out;
-	}
-	if (c->shard != shard || c->n_shards != n_shards) {
-		rc = boar_fail(err, BOAR_EMISMATCH,
-			       "%s: checkpoint of shard %u/%u", path, c->shard,
-			       c->n_shards);
-		goto out;
-	}
 	c->clocks = malloc((c->n_workers ? c->n_workers : 1) * 8);
 	c->w = malloc((n ? n : 1) * 4);
 	if (!c->clocks || !c->w) {
@@ -183,7 +255,9 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 		uint32_t b = le32(p);
 		memcpy(&c->w[i], &b, 4);
 	}
-	rc = 0;
+	rc = check_values(c, path, err);
+	if (rc)
+		ckpt_free(c);
 out:
 	fclose(f);
 	free(buf);

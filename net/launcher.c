@@ -3,6 +3,7 @@
  * Values are parsed strictly (digits only, rank < size <= 2^20): a garbled
  * variable is skipped rather than guessed at. See launcher.h.
  */
+#include <stddef.h>
 #include <stdlib.h>
 
 #include "net/launcher.h"
@@ -19,7 +20,8 @@ static int parse(const char *s, unsigned long *out)
 	return 0;
 }
 
-int net_launcher_rank(uint32_t *rank, uint32_t *size, const char **source)
+int net_launcher_rank(net_lookup_fn lookup, uint32_t *rank, uint32_t *size,
+		      const char **source)
 {
 	static const char *const pairs[][2] = {
 		{ "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE" },
@@ -29,8 +31,8 @@ int net_launcher_rank(uint32_t *rank, uint32_t *size, const char **source)
 	};
 	for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++) {
 		unsigned long r, s;
-		if (!parse(getenv(pairs[i][0]), &r) &&
-		    !parse(getenv(pairs[i][1]), &s) && r < s) {
+		if (!parse(lookup(pairs[i][0]), &r) &&
+		    !parse(lookup(pairs[i][1]), &s) && r < s) {
 			*rank = (uint32_t)r;
 			*size = (uint32_t)s;
 			if (source)

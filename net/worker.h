@@ -1,22 +1,13 @@
-/* worker.h - a cluster worker: the CPU or GPU engine between pulls and
- * pushes (library-internal; the `boar train --ps/--cluster` glue calls it).
+/* worker.h - a cluster worker's transport: libboar's boar_train_ps
+ * (src/train_cluster.c: the training driver with a per-clock hook) over
+ * this folder's parameter-server client (part of libboar-net; the
+ * `boar train --ps/--cluster` glue calls it).
  *
- * Every worker loads the whole training file and draws the same row order
- * per epoch (same seed, same engine: the CPU engine's order, or the GPU
- * engine's with --device gpu); worker R of W sweeps the contiguous block
- * [R*n/W, (R+1)*n/W) of that order, so within an epoch the workers cover
- * every row exactly once, and a different random subset each epoch. The
- * block is cut into the same number of clocks on every worker (about
- * sync_every rows each). Per clock: pull the keys the clock's rows touch
- * into the local replica, sweep them with the Hogwild! engine, push
- * (after - before) for those keys, tick the clock.
- *
- * Linear models (binary, regression, K-class): the keys are the model's
- * weight slots, (dim + 1) * K of them, feature-major, the bias last; matrix
- * factorization is refused, and so are K-class models on the GPU (its
- * engine has none). At the end the worker flushes what the significance
- * filter held back and says DONE; with gather set it then waits for the others and
- * fetches the whole model.
+ * The schedule (which rows, which keys, when to pull and push) is
+ * boar_train_ps's, see boar.h; this file connects to the shards, carries
+ * the pulls, pushes and clocks, and at the end flushes what the
+ * significance filter held back and says DONE; with gather set it then
+ * waits for the others and fetches the whole model.
  */
 #ifndef BOAR_NET_WORKER_H
 #define BOAR_NET_WORKER_H

@@ -1,4 +1,4 @@
-/* cache.c - writing and mapping the binary cache of a parsed dataset.
+/* cache.c - writing and reading the binary cache of a parsed dataset.
  *
  * Layout (native byte order; a cache is a local speed-up, not an exchange
  * format, and a foreign byte order just reads as stale):
@@ -16,6 +16,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,7 +33,7 @@
 #include "error.h"
 
 #define CACHE_MAGIC "BOARDSET"
-#define CACHE_VERSION 2
+#define CACHE_VERSION 3
 #define BYTE_ORDER_MARK 0x01020304u
 #define HEADER_SPACE 256
 #define ALIGN 64
@@ -47,8 +49,9 @@ struct cache_header {
 	int32_t hash_bits;
 	int32_t all_ones;
 	uint32_t n_arrays;
-	uint64_t src_size;
-	int64_t src_mtime_ns;
+	uint64_t src_dev, src_ino, src_size;
+	int64_t src_mtime_ns, src_ctime_ns;
+	uint64_t options_key;
 	uint64_t n_rows, nnz, dim, n_items;
 	uint64_t file_size;
 	uint64_t off[N_ARRAYS], len[N_ARRAYS];
@@ -114,8 +117,8 @@ static uint64_t align_up(uint64_t x)
 }
 
 int boar_cache_write(const char *cache_path, const struct boar_dataset *d,
-		     uint64_t src_size, int64_t src_mtime_ns, int threads,
-		     boar_error *err)
+		     const struct src_id *src, uint64_t options_key,
+		     int threads, boar_error *err)
 {
 	static const char zeros[HEADER_SPACE];
 	const void *ptr[N_ARRAYS];
@@ -131,8 +134,12 @@ int boar_cache_write(const char *cache_path, const struct boar_dataset *d,
 	h.hash_bits = d->hash_bits;
 	h.all_ones = d->all_ones;
 	h.n_arrays = N_ARRAYS;
-	h.src_size = src_size;
-	h.src_mtime_ns = src_mtime_ns;
+	h.src_dev = src->dev;
+	h.src_ino = src->ino;
+	h.src_size = src->size;
+	h.src_mtime_ns = src->mtime_ns;
+	h.src_ctime_ns = src->ctime_ns;
+	h.options_key = options_key;
 	h.n_rows = d->n_rows;
 	h.nnz = d->nnz;
 	h.dim = d->dim;
@@ -173,11 +180,140 @@ int boar_cache_write(const char *cache_path, const struct boar_dataset *d,
 
 /* ------------------------------------------------------------- load */
 
-static int corrupt(boar_error *err, const char *path, const char *why)
+static int corrupt(boar_error *err, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int corrupt(boar_error *err, const char *path, const char *fmt, ...)
 {
+	char why[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(why, sizeof why, fmt, ap);
+	va_end(ap);
 	return boar_fail_line(err, BOAR_ECORRUPT, path, 0,
 			      "corrupt dataset cache: %s (delete it to rebuild)",
 			      why);
+}
+
+/* Is row r of a linear dataset well formed? (row_ptr already checked to
+ * ascend within nnz.) */
+static int row_ok(const struct boar_dataset *d, uint64_t r)
+{
+	if (!isfinite(d->label[r]))
+		return 0;
+	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++)
+		if (d->idx[k] >= d->dim || !isfinite(d->val[k]) ||
+		    (k > d->row_ptr[r] && d->idx[k] <= d->idx[k - 1]))
+			return 0;
+	return 1;
+}
+
+static int rating_ok(const struct boar_dataset *d, uint64_t r)
+{
+	return d->user[r] < d->dim && d->item[r] < d->n_items &&
+	       isfinite(d->label[r]);
+}
+
+/* The first row in [0, n) that ok() refuses, or n; checked on threads. */
+static uint64_t first_bad(const struct boar_dataset *d, uint64_t n,
+			  int (*ok)(const struct boar_dataset *, uint64_t),
+			  int threads)
+{
+	uint64_t bad = n;
+#pragma omp parallel for reduction(min : bad) schedule(static) num_threads(threads) if (n > 100000)
+	for (uint64_t r = 0; r < n; r++)
+		if (r < bad && !ok(d, r))
+			bad = r;
+	return bad;
+}
+
+/* Checks everything a dataset's users index by, with a message naming
+ * the field of the first problem. */
+static int check_arrays(const struct boar_dataset *d, const char *path,
+			int threads, boar_error *err)
+{
+	if (d->task == BOAR_TASK_MF) {
+		if (d->dim > (1ULL << 32) || d->n_items > (1ULL << 32))
+			return corrupt(err, path,
+				       "%llu users and %llu items: ids are 32-bit",
+				       (unsigned long long)d->dim,
+				       (unsigned long long)d->n_items);
+		uint64_t r = first_bad(d, d->n_rows, rating_ok, threads);
+		if (r == d->n_rows)
+			return 0;
+		if (!isfinite(d->label[r]))
+			return corrupt(err, path, "rating %llu is not finite",
+				       (unsigned long long)r);
+		return corrupt(err, path,
+			       "rating %llu: user %u / item %u not below the %llu users / %llu items of the header",
+			       (unsigned long long)r, d->user[r], d->item[r],
+			       (unsigned long long)d->dim,
+			       (unsigned long long)d->n_items);
+	}
+	if (d->dim > (1ULL << 32) ||
+	    (d->hash_bits && d->dim != (1ULL << d->hash_bits)))
+		return corrupt(err, path,
+			       "dimension %llu does not fit hash_bits %d",
+			       (unsigned long long)d->dim, d->hash_bits);
+	if (d->row_ptr[0] != 0 || d->row_ptr[d->n_rows] != d->nnz)
+		return corrupt(err, path,
+			       "row offsets run from %llu to %llu, not from 0 to nnz %llu",
+			       (unsigned long long)d->row_ptr[0],
+			       (unsigned long long)d->row_ptr[d->n_rows],
+			       (unsigned long long)d->nnz);
+	for (uint64_t r = 0; r < d->n_rows; r++)
+		if (d->row_ptr[r + 1] < d->row_ptr[r] ||
+		    d->row_ptr[r + 1] > d->nnz)
+			return corrupt(err, path,
+				       "row offset %llu of row %llu is out of order",
+				       (unsigned long long)d->row_ptr[r + 1],
+				       (unsigned long long)r);
+	uint64_t r = first_bad(d, d->n_rows, row_ok, threads);
+	if (r == d->n_rows)
+		return 0;
+	if (!isfinite(d->label[r]))
+		return corrupt(err, path, "row %llu: label is not finite",
+			       (unsigned long long)r);
+	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+		if (d->idx[k] >= d->dim)
+			return corrupt(err, path,
+				       "row %llu: feature id %u is not below the dimension %llu",
+				       (unsigned long long)r, d->idx[k],
+				       (unsigned long long)d->dim);
+		if (!isfinite(d->val[k]))
+			return corrupt(err, path,
+				       "row %llu: value of feature %u is not finite",
+				       (unsigned long long)r, d->idx[k]);
+	}
+	return corrupt(err, path,
+		       "row %llu: feature ids are not strictly ascending",
+		       (unsigned long long)r);
+}
+
+/* Reads the whole cache into a private anonymous mapping (the dataset's
+ * arrays point into it; boar_dataset_free unmaps it). */
+static int read_whole(int fd, uint64_t size, int threads, void **out,
+		      const char *path, boar_error *err)
+{
+	void *m = mmap(NULL, (size_t)size, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
+		return boar_fail_line(err, BOAR_ENOMEM, path, 0,
+				      "out of memory for the dataset cache: %s",
+				      strerror(errno));
+	ssize_t got = boar_pread_all(fd, m, (size_t)size, 0, threads);
+	if (got != (ssize_t)size) {
+		munmap(m, (size_t)size);
+		if (got < 0)
+			return boar_fail_line(err, BOAR_EIO, path, 0,
+					      "cannot read the dataset cache: %s",
+					      strerror((int)-got));
+		return corrupt(err, path,
+			       "%lld bytes read of %llu (cut while read?)",
+			       (long long)got, (unsigned long long)size);
+	}
+	*out = m;
+	return 0;
 }
 
 int boar_cache_load(const char *cache_path, const struct cache_want *w,
@@ -191,81 +327,86 @@ int boar_cache_load(const char *cache_path, const struct cache_want *w,
 		close(fd);
 		return 1;
 	}
-	if ((uint64_t)st.st_size < HEADER_SPACE) {
-		close(fd);
-		return corrupt(err, cache_path, "truncated before the end of its header");
-	}
-	void *m = mmap(NULL, (size_t)st.st_size, PROT_READ,
-		       MAP_PRIVATE | MAP_POPULATE, fd, 0);
-	close(fd);
-	if (m == MAP_FAILED)
-		return boar_fail_line(err, BOAR_EIO, cache_path, 0,
-				      "cannot map the dataset cache: %s",
-				      strerror(errno));
-	size_t map_len = (size_t)st.st_size;
 	struct cache_header h;
-	memcpy(&h, m, sizeof h);
-	int ret = 1;
-	struct boar_dataset *d = NULL;
-
+	if ((uint64_t)st.st_size < HEADER_SPACE ||
+	    pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
+		close(fd);
+		return corrupt(err, cache_path,
+			       "truncated before the end of its header");
+	}
 	if (memcmp(h.magic, CACHE_MAGIC, 8)) {
-		ret = corrupt(err, cache_path, "not a boar dataset cache (bad magic)");
-		goto fail;
+		close(fd);
+		return corrupt(err, cache_path, "not a boar dataset cache (bad magic)");
 	}
 	if (h.header_crc != header_crc(&h)) {
-		ret = corrupt(err, cache_path, "header checksum mismatch");
-		goto fail;
+		close(fd);
+		return corrupt(err, cache_path, "header checksum mismatch");
 	}
 	/* A cache of another version or byte order is not wrong, only
-	 * unusable by this build: rebuild it. */
+	 * unusable by this build: rebuild it. So is a stale one: the source
+	 * changed, or the options shape the data another way. */
 	if (h.version != CACHE_VERSION || h.byte_order != BYTE_ORDER_MARK ||
-	    h.header_size != HEADER_SPACE || h.n_arrays != N_ARRAYS)
-		goto fail;
+	    h.header_size != HEADER_SPACE || h.n_arrays != N_ARRAYS ||
+	    h.src_dev != w->src.dev || h.src_ino != w->src.ino ||
+	    h.src_size != w->src.size || h.src_mtime_ns != w->src.mtime_ns ||
+	    h.src_ctime_ns != w->src.ctime_ns ||
+	    h.options_key != w->options_key ||
+	    (w->task != BOAR_TASK_AUTO && h.task != w->task) ||
+	    (h.task == BOAR_TASK_LINEAR && h.hash_bits != w->hash_bits)) {
+		close(fd);
+		return 1;
+	}
 	if (h.file_size != (uint64_t)st.st_size) {
-		char why[128];
-		snprintf(why, sizeof why,
-			 "%llu bytes where its header says %llu (truncated?)",
-			 (unsigned long long)st.st_size,
-			 (unsigned long long)h.file_size);
-		ret = corrupt(err, cache_path, why);
-		goto fail;
+		close(fd);
+		return corrupt(err, cache_path,
+			       "%llu bytes where its header says %llu (truncated?)",
+			       (unsigned long long)st.st_size,
+			       (unsigned long long)h.file_size);
 	}
-	/* Stale: the source changed, or the options shape the data another
-	 * way. */
-	if (h.src_size != w->src_size || h.src_mtime_ns != w->src_mtime_ns)
-		goto fail;
-	if (w->task != BOAR_TASK_AUTO && h.task != w->task)
-		goto fail;
-	if (h.task == BOAR_TASK_LINEAR && h.hash_bits != w->hash_bits)
-		goto fail;
-
-	/* From here the header is trusted by checksum; still check that the
-	 * arrays it describes fit the file and the counts, so that a header
-	 * from a buggy writer cannot send anyone out of the mapping. */
-	if ((h.task != BOAR_TASK_LINEAR && h.task != BOAR_TASK_MF) ||
-	    h.n_rows > (1ULL << 60) || h.nnz > (1ULL << 60)) {
-		ret = corrupt(err, cache_path, "impossible header values");
-		goto fail;
+	/* From here the header is trusted by checksum, and still checked:
+	 * a header from a buggy writer (or a forger) must not send anyone
+	 * out of the arrays. */
+	if (h.task != BOAR_TASK_LINEAR && h.task != BOAR_TASK_MF) {
+		close(fd);
+		return corrupt(err, cache_path, "unknown task %d", h.task);
 	}
-	d = boar_dataset_alloc(h.task);
+	if (h.n_rows > (1ULL << 40) || h.nnz > (1ULL << 40) ||
+	    (h.task == BOAR_TASK_MF && h.nnz != h.n_rows) ||
+	    (h.label_kind != BOAR_LABELS_BINARY &&
+	     h.label_kind != BOAR_LABELS_REAL) ||
+	    (h.all_ones != 0 && h.all_ones != 1) || h.hash_bits < 0 ||
+	    h.hash_bits > 32) {
+		close(fd);
+		return corrupt(err, cache_path,
+			       "impossible header values (rows, nnz, label kind or hash_bits)");
+	}
+	struct boar_dataset *d = boar_dataset_alloc(h.task);
 	if (!d) {
-		ret = boar_fail(err, BOAR_ENOMEM, "out of memory");
-		goto fail;
+		close(fd);
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	}
 	d->n_rows = h.n_rows;
 	d->nnz = h.nnz;
 	const void *unused[N_ARRAYS];
 	uint64_t want_len[N_ARRAYS];
 	arrays_of(d, unused, want_len);
-	uint64_t sum = 0;
-	for (int k = 0; k < N_ARRAYS; k++) {
+	int ret = 0;
+	for (int k = 0; k < N_ARRAYS; k++)
 		if (h.len[k] != want_len[k] || h.off[k] % ALIGN ||
 		    h.off[k] < HEADER_SPACE || h.off[k] > h.file_size ||
 		    h.len[k] > h.file_size - h.off[k]) {
 			ret = corrupt(err, cache_path,
-				      "array sizes do not match the counts");
+				      "array %d: size or place does not match the counts",
+				      k);
 			goto fail;
 		}
+	void *m = NULL;
+	if ((ret = read_whole(fd, h.file_size, w->threads, &m, cache_path, err)))
+		goto fail;
+	d->map = m;
+	d->map_len = (size_t)h.file_size;
+	uint64_t sum = 0;
+	for (int k = 0; k < N_ARRAYS; k++) {
 		uint64_t x = boar_checksum((char *)m + h.off[k], h.len[k],
 					   w->threads);
 		sum = boar_hash64(&x, 8, sum);
@@ -285,22 +426,18 @@ int boar_cache_load(const char *cache_path, const struct cache_want *w,
 		d->idx = (uint32_t *)(base + h.off[1]);
 		d->val = (float *)(base + h.off[2]);
 		d->label = (float *)(base + h.off[3]);
-		if (d->row_ptr[0] != 0 || d->row_ptr[d->n_rows] != d->nnz) {
-			ret = corrupt(err, cache_path,
-				      "row offsets do not match the counts");
-			goto fail;
-		}
 	} else {
 		d->user = (uint32_t *)(base + h.off[0]);
 		d->item = (uint32_t *)(base + h.off[1]);
 		d->label = (float *)(base + h.off[2]);
 	}
-	d->map = m;
-	d->map_len = map_len;
+	if ((ret = check_arrays(d, cache_path, w->threads, err)))
+		goto fail;
+	close(fd);
 	*out = d;
 	return 0;
 fail:
+	close(fd);
 	boar_dataset_free(d);
-	munmap(m, map_len);
 	return ret;
 }

@@ -391,10 +391,7 @@ static int check_load_options(const boar_load_options *o, boar_error *err)
 	return 0;
 }
 
-/* Detection, knowing the task: the linear task reads no ratings, so a
- * file that looks like ratings goes to the LIBSVM parser, which names what
- * is wrong with it. */
-static int detect_for(int task, const char *buf, size_t len)
+int boar_detect_format_for(int task, const char *buf, size_t len)
 {
 	int f = boar_detect_format(buf, len);
 	return task == BOAR_TASK_LINEAR && f == BOAR_FORMAT_RATINGS
@@ -410,12 +407,11 @@ static int data_hash_bits(int format, int hash_bits)
 	return hash_bits;
 }
 
-/* cache.h keys a cache on its source's size and mtime, the task and
- * hash_bits; the CSV options shape the arrays too, so they are folded into
- * the mtime that the cache records and expects: a cache written under
- * other CSV options then reads as stale and is rebuilt. 0 for the other
- * formats, whose caches stay as they were. */
-static int64_t csv_options_key(int format, const boar_load_options *o)
+/* cache.h keys a cache on its source's identity, the task and hash_bits;
+ * the CSV options shape the arrays too, so their hash is part of the key:
+ * a cache written under other CSV options then reads as stale and is
+ * rebuilt. 0 for the other formats. */
+static uint64_t csv_options_key(int format, const boar_load_options *o)
 {
 	if (format != BOAR_FORMAT_CSV)
 		return 0;
@@ -426,7 +422,7 @@ static int64_t csv_options_key(int format, const boar_load_options *o)
 		h = s[k] ? boar_murmur3_32(s[k], strlen(s[k]), h) : h * 31 + 7;
 	int tail[3] = { o->csv_separator, o->csv_header, o->csv_log };
 	h = boar_murmur3_32(tail, sizeof tail, h);
-	return (int64_t)((uint64_t)h << 20 | 1);
+	return (uint64_t)h << 1 | 1;
 }
 
 int boar_dataset_load(const char *path, const boar_load_options *o,
@@ -448,10 +444,9 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		format = BOAR_FORMAT_RATINGS;
 	int threads = parse_threads(o->threads);
 
-	uint64_t size;
-	int64_t mtime;
+	struct src_id id;
 	int regular;
-	ret = text_file_stat(path, &size, &mtime, &regular, err);
+	ret = text_file_stat(path, &id, &regular, err);
 	if (ret)
 		return ret;
 
@@ -463,12 +458,13 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		char *head = malloc(DETECT_WINDOW);
 		long n = head ? text_peek(path, head, DETECT_WINDOW) : -1;
 		if (n > 0)
-			format = detect_for(o->task, head, (size_t)n);
+			format = boar_detect_format_for(o->task, head,
+							(size_t)n);
 		else
 			use_cache = 0;
 		free(head);
 	}
-	int64_t key = use_cache ? csv_options_key(format, o) : 0;
+	uint64_t key = use_cache ? csv_options_key(format, o) : 0;
 	if (use_cache) {
 		if (o->cache_path) {
 			cache_path = strdup(o->cache_path);
@@ -478,8 +474,8 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		if (!cache_path)
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
 		struct cache_want w = {
-			.src_size = size,
-			.src_mtime_ns = mtime ^ key,
+			.src = id,
+			.options_key = key,
 			.task = format_task(format),
 			.hash_bits = data_hash_bits(format, o->hash_bits),
 			.threads = threads,
@@ -493,51 +489,20 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		}
 	}
 
-	struct text_file f;
 	struct boar_dataset *d = NULL;
-	ret = text_file_open(path, &f, err);
+	struct src_id read_id;
+	int read_regular;
+	ret = boar_parse_file(path, o, threads, &format, &read_id,
+			      &read_regular, &d, err);
 	if (ret)
 		goto out;
-	if (f.len == 0) {
-		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
-				     "empty file: no data rows");
-		goto out;
-	}
-	if (!format)
-		format = detect_for(o->task, f.buf, f.len);
-	struct parse_input in = {
-		.path = path,
-		.buf = f.buf,
-		.len = f.len,
-		.threads = threads,
-		.hash_bits = o->hash_bits,
-		.opt = o,
-	};
-	switch (format) {
-#define FORMAT_PARSE(N, code, name, task, hashed, help) \
-	case BOAR_FORMAT_##N:                            \
-		ret = boar_parse_##name(&in, &d, err);   \
-		break;
-		BOAR_FORMAT_MAP(FORMAT_PARSE)
-#undef FORMAT_PARSE
-	default:
-		ret = boar_fail(err, BOAR_EINVAL, "unknown format %d", format);
-	}
-	if (ret)
-		goto out;
-	if (d->n_rows == 0) {
-		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
-				     "no data rows (only blank lines, comments or a header)");
-		goto out;
-	}
 	boar_dataset_classify(d);
-	/* The cache records the size and mtime of what was actually parsed,
-	 * so a file changed since the stat above is simply seen as stale. */
-	if (use_cache && f.regular && !d->weight) /* the cache has no weights */
-		boar_cache_write(cache_path, d, f.size, f.mtime_ns ^ key,
-				 threads, NULL);
+	/* The cache records the identity of what was actually read (the
+	 * reader checked it did not change while it read), so a file changed
+	 * since the stat above is simply seen as stale next time. */
+	if (use_cache && read_regular && !d->weight) /* the cache has no weights */
+		boar_cache_write(cache_path, d, &read_id, key, threads, NULL);
 out:
-	text_file_close(&f);
 	free(cache_path);
 	if (ret) {
 		boar_dataset_free(d);

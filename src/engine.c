@@ -12,6 +12,7 @@
 #include "math/step.h"
 #include "model.h"
 #include "rng.h"
+#include "atomics/atomics.h"
 
 /* Rows are reshuffled in this many segments, each on its own generator, so
  * the reshuffle runs in parallel and gives the same order at any thread
@@ -42,6 +43,35 @@ static int compute_reg_scale(struct boar_engine *e)
 	e->reg_scale[dim] = 0.0f; /* the bias is never regularized */
 	free(count);
 	return 0;
+}
+
+/* AdaGrad for a binary model whose weights only the engine changes during
+ * the run (boar_train's): each weight beside its sum of squared gradients,
+ * one cache line per coordinate instead of two. The model gets the weights
+ * back after every sweep (export_weights). Without room, the sums stay a
+ * separate array. */
+static void interleave(struct boar_engine *e)
+{
+	uint64_t n = e->m->dim + 1;
+	if (!boar_engine_room_for(n * 8) ||
+	    !(e->wg = aligned_alloc(BOAR_CACHE_LINE, (n * 8 + 63) & ~63ull)))
+		return;
+	const float *w = e->m->w;
+#pragma omp parallel for num_threads(e->threads) schedule(static)
+	for (uint64_t j = 0; j < n; j++) {
+		e->wg[2 * j] = w[j];
+		e->wg[2 * j + 1] = 0.0f;
+	}
+}
+
+static void export_weights(struct boar_engine *e)
+{
+	uint64_t n = e->m->dim + 1;
+	float *w = e->m->w;
+	const float *wg = e->wg;
+#pragma omp parallel for num_threads(e->threads) schedule(static)
+	for (uint64_t j = 0; j < n; j++)
+		w[j] = wg[2 * j];
 }
 
 /* Grid cell of a rating: its user range times G plus its item range. */
@@ -203,7 +233,10 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		uint64_t width = boar_model_width(m);
 		if ((o->l1 > 0 || o->l2 > 0) && compute_reg_scale(e))
 			goto nomem;
-		if (boar_opt_accumulates(o->optimizer) &&
+		if (boar_opt_accumulates(o->optimizer) && pack &&
+		    !m->n_classes && !o->deterministic)
+			interleave(e);
+		if (boar_opt_accumulates(o->optimizer) && !e->wg &&
 		    !(e->accum = calloc((m->dim + 1) * width, sizeof *e->accum)))
 			goto nomem;
 		if (compute_row_weights(e))
@@ -219,11 +252,18 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 			.label = d->label, .row_weight = e->row_weight,
 			.row_class = e->row_class,
 		};
+		if (boar_engine_pick_hot(e, pack))
+			goto nomem;
 		/* Packing pays only when the rows do not fit in cache (and
 		 * small data is better shuffled row by row); without room
-		 * for the copy, train from the dataset itself. */
+		 * for the copy, train from the dataset itself. Rows with
+		 * hot features are copied either way (engine_hot.c). */
 		if (pack && n >= 1024 * BOAR_ROW_BLOCK)
 			boar_engine_pack_rows(e);
+		if (!e->packed[0])
+			boar_engine_remap_rows(e);
+		free(e->hot_slot);
+		e->hot_slot = NULL;
 	} else {
 		if (pack_triplets(e, rows))
 			goto nomem;
@@ -245,6 +285,7 @@ void boar_engine_free(struct boar_engine *e)
 		return;
 	free(e->reg_scale);
 	free(e->accum);
+	free(e->wg);
 	free(e->row_weight);
 	free(e->row_class);
 	for (int k = 0; k < 4; k++)
@@ -256,12 +297,13 @@ void boar_engine_free(struct boar_engine *e)
 	free(e->block_start);
 	free(e->cell_block);
 	free(e->block_order);
+	free(e->rep_at);
+	free(e->rep_slots);
+	free(e->hot_slot);
+	free(e->hot_n);
+	free(e->remapped[0]);
+	free(e->remapped[1]);
 	free(e);
-}
-
-double boar_engine_eta(const struct boar_engine *e, int epoch)
-{
-	return boar_step_size(e->o.eta, e->o.eta_decay, epoch);
 }
 
 /* Next epoch's order from the current one: segments are visited in a fresh
@@ -324,10 +366,10 @@ const uint32_t *boar_engine_order(struct boar_engine *e, int epoch)
 }
 
 int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
-		      uint64_t end, double *loss_sum)
+		      uint64_t end, double eta_d, double *loss_sum)
 {
 	const uint32_t *order = boar_engine_order(e, epoch);
-	float eta = (float)boar_engine_eta(e, epoch);
+	float eta = (float)eta_d;
 	if (end > e->n)
 		end = e->n;
 	if (begin >= end)
@@ -341,6 +383,8 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 		s = boar_sweep_multiclass(e, order, begin, end, eta);
 	else
 		s = boar_sweep_linear(e, order, begin, end, eta);
+	if (e->wg)
+		export_weights(e);
 	*loss_sum += s;
 	return isfinite(s) ? 0 : BOAR_EDIVERGED;
 }

@@ -1,7 +1,9 @@
 /* engine.h - the CPU Hogwild! engine as a library-internal API.
  *
- * boar_train() uses it for whole epochs; the cluster worker uses it for
- * slices of an epoch between its pushes and pulls. The engine owns the
+ * The driver (train.c) reaches it only through the engine interface
+ * (engine_cpu.c implements engine_ops.h with the functions below), for
+ * whole epochs or, in cluster training, slices of one between pulls and
+ * pushes. The engine owns the
  * training-only state (per-feature regularization scales, AdaGrad sums, the
  * row order) and updates the caller's model in place.
  */
@@ -28,7 +30,9 @@ int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
  * for the price of a copy, so boar_train asks for it when it runs more than
  * one epoch. The orders a packed engine hands out then index its copy, not
  * d: callers that map order entries to d's rows (the cluster worker) leave
- * pack at 0. */
+ * pack at 0. Pack also promises that only the engine changes the model
+ * between sweeps, so that it may keep the weights in its own layout
+ * (AdaGrad interleaved, engine.c) and hand them back after each sweep. */
 int boar_engine_create_subset(const struct boar_dataset *d,
 			      const boar_options *o, struct boar_model *m,
 			      const uint32_t *rows, uint64_t n, int pack,
@@ -43,14 +47,11 @@ uint64_t boar_engine_rows(const struct boar_engine *e);
  * one, which keeps reshuffling O(n) and parallel. */
 const uint32_t *boar_engine_order(struct boar_engine *e, int epoch);
 
-/* Step size of an epoch: eta * eta_decay^(epoch-1). */
-double boar_engine_eta(const struct boar_engine *e, int epoch);
-
 /* One Hogwild! sweep over order[begin..end) of `epoch` on the engine's
- * threads, updating the model in place. Adds the progressive loss of the
- * visited rows to *loss_sum. */
+ * threads with step size eta (the driver's schedule), updating the model in
+ * place. Adds the progressive loss of the visited rows to *loss_sum. */
 int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
-		      uint64_t end, double *loss_sum);
+		      uint64_t end, double eta, double *loss_sum);
 
 void boar_engine_free(struct boar_engine *e);
 
@@ -65,6 +66,8 @@ struct boar_rows {
 	const float *label;
 	const float *row_weight;   /* instance x class weight, or NULL */
 	const uint32_t *row_class; /* multiclass class index, or NULL */
+	const uint16_t *hot_n; /* entries at the head of each row that are
+				  hot slots (engine_hot.c), or NULL */
 };
 
 /* Rows per block of a packed linear engine. */
@@ -83,6 +86,9 @@ struct boar_engine {
 	int threads;
 	float *reg_scale;   /* linear with l1/l2: n_rows / rows-with-feature */
 	float *accum;       /* AdaGrad sums: linear dim+1; MF users + items */
+	float *wg;          /* or a binary model's weights and AdaGrad sums
+			       interleaved, w_j at 2j and its sum at 2j + 1,
+			       copied to the model after every sweep */
 	struct boar_rows rows; /* what the linear sweeps read */
 	float *row_weight;  /* instance x class weight per row, or NULL */
 	uint32_t *row_class; /* multiclass: class index of each row */
@@ -99,6 +105,15 @@ struct boar_engine {
 	uint32_t *block_order; /* MF or packed rows: the epoch's block order */
 	uint64_t n_blocks;
 	int order_epoch;    /* epoch held in order (0: the initial shuffle) */
+	/* Hot coordinates (sweep_replica.h): each thread's replica of
+	 * rep_n slots (the n_hot hot features, then the biases), living at
+	 * w[rep_at[s]]; thread t's slots start at rep_slots + t * rep_stride. */
+	uint32_t n_hot, rep_n, rep_stride;
+	uint64_t *rep_at;
+	struct boar_rep_slot *rep_slots;
+	uint32_t *hot_slot;  /* while packing: slot + 1 of each feature, or 0 */
+	uint16_t *hot_n;     /* see boar_rows.hot_n */
+	void *remapped[2];   /* unpacked rows with hot slots: idx, val copies */
 };
 
 /* Sweeps of one model kind over order[begin..end); return the loss sum. */
@@ -115,6 +130,26 @@ double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
  * arrays (row weights and classes too) and points rows at them; 0 or
  * BOAR_ENOMEM (then the engine is left as it was). */
 int boar_engine_pack_rows(struct boar_engine *e);
+/* engine_hot.c: picks the hot features (when the rows will be copied
+ * (remap), with more than one thread, for a binary model) into rep_at and
+ * hot_slot, and sizes every thread's replica (the biases always have one).
+ * 0 or BOAR_ENOMEM. */
+int boar_engine_pick_hot(struct boar_engine *e, int remap);
+/* Copies one row's ids and values to dst, hot features first as slot ids
+ * (hot_slot set), the rest in order; returns how many are hot. */
+uint16_t boar_engine_copy_row(const struct boar_engine *e, const uint32_t *idx,
+			      const float *val, uint64_t len, uint32_t *didx,
+			      float *dval);
+/* Unpacked rows with hot features: private copies of the dataset's ids and
+ * values with the hot ones remapped (if there is room; else the hot
+ * features are dropped and only the biases are replicated). */
+void boar_engine_remap_rows(struct boar_engine *e);
+/* This thread's replica, opened (a sweep's slice starts with it). */
+struct boar_replica;
+void boar_engine_replica(struct boar_engine *e, struct boar_replica *r);
+/* engine_pack.c: whether `bytes` more fit in memory comfortably. */
+int boar_engine_room_for(uint64_t bytes);
+
 /* The epoch's order of a packed engine: its blocks in a fresh random order,
  * expanded into order[]. */
 void boar_engine_order_blocks(struct boar_engine *e, int epoch);

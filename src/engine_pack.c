@@ -22,7 +22,7 @@
 /* Whether `bytes` more fit comfortably: at most half of the memory the
  * system reports available, so the copy never pushes the machine into
  * swap (or the allocation into the OOM killer). */
-static int room_for(uint64_t bytes)
+int boar_engine_room_for(uint64_t bytes)
 {
 	long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
 	if (pages <= 0 || size <= 0)
@@ -38,8 +38,8 @@ int boar_engine_pack_rows(struct boar_engine *e)
 		uint32_t r = e->order[i];
 		nnz += src->row_ptr[r + 1] - src->row_ptr[r];
 	}
-	uint64_t bytes = (n + 1) * 8 + nnz * 8 + n * 12;
-	if (!room_for(bytes))
+	uint64_t bytes = (n + 1) * 8 + nnz * 8 + n * 14;
+	if (!boar_engine_room_for(bytes))
 		return BOAR_ENOMEM;
 	uint64_t *row_ptr = malloc((n + 1) * sizeof *row_ptr);
 	uint32_t *idx = malloc((nnz ? nnz : 1) * sizeof *idx);
@@ -47,10 +47,13 @@ int boar_engine_pack_rows(struct boar_engine *e)
 	float *label = malloc((n ? n : 1) * sizeof *label);
 	float *weight = src->row_weight ? malloc(n * sizeof *weight) : NULL;
 	uint32_t *cls = src->row_class ? malloc(n * sizeof *cls) : NULL;
+	uint16_t *hot_n = e->hot_slot ? malloc((n ? n : 1) * sizeof *hot_n)
+				      : NULL;
 	if (!row_ptr || !idx || !val || !label ||
-	    (src->row_weight && !weight) || (src->row_class && !cls)) {
+	    (src->row_weight && !weight) || (src->row_class && !cls) ||
+	    (e->hot_slot && !hot_n)) {
 		free(row_ptr), free(idx), free(val), free(label);
-		free(weight), free(cls);
+		free(weight), free(cls), free(hot_n);
 		return BOAR_ENOMEM;
 	}
 	row_ptr[0] = 0;
@@ -64,10 +67,12 @@ int boar_engine_pack_rows(struct boar_engine *e)
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t r = e->order[i];
 		uint64_t from = src->row_ptr[r], len = row_ptr[i + 1] - row_ptr[i];
-		for (uint64_t k = 0; k < len; k++) {
-			idx[row_ptr[i] + k] = src->idx[from + k];
-			val[row_ptr[i] + k] = src->val[from + k];
-		}
+		uint16_t h = boar_engine_copy_row(e, src->idx + from,
+						  src->val + from, len,
+						  idx + row_ptr[i],
+						  val + row_ptr[i]);
+		if (hot_n)
+			hot_n[i] = h;
 		label[i] = src->label[r];
 		if (weight)
 			weight[i] = src->row_weight[r];
@@ -83,9 +88,10 @@ int boar_engine_pack_rows(struct boar_engine *e)
 	e->packed[1] = idx;
 	e->packed[2] = val;
 	e->packed[3] = label;
+	e->hot_n = hot_n;
 	e->rows = (struct boar_rows){
 		.row_ptr = row_ptr, .idx = idx, .val = val, .label = label,
-		.row_weight = weight, .row_class = cls,
+		.row_weight = weight, .row_class = cls, .hot_n = hot_n,
 	};
 	e->n_blocks = (n + BOAR_ROW_BLOCK - 1) / BOAR_ROW_BLOCK;
 	free(e->block_order);

@@ -120,14 +120,19 @@ static int by_score(const void *a, const void *b)
 }
 
 /* Area under the ROC curve by the rank-sum (Mann-Whitney) statistic, tied
- * scores sharing their mean rank. NAN when one class is absent. */
+ * scores sharing their mean rank. NAN when one class is absent, or when a
+ * score is NaN: NaN has no rank (and breaks qsort's ordering and the tie
+ * loop's `==`, which once never advanced). */
 static double auc(struct scored *s, uint64_t n)
 {
+	for (uint64_t i = 0; i < n; i++)
+		if (isnan(s[i].score))
+			return NAN;
 	qsort(s, n, sizeof *s, by_score);
 	double rank_sum = 0, pos = 0;
 	for (uint64_t i = 0; i < n;) {
-		uint64_t j = i;
-		double tied_pos = 0;
+		uint64_t j = i + 1; /* a group holds at least s[i]: always moves */
+		double tied_pos = s[i].positive;
 		while (j < n && s[j].score == s[i].score)
 			tied_pos += s[j++].positive;
 		rank_sum += tied_pos * (i + 1 + j) / 2.0; /* mean of ranks i+1..j */

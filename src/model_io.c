@@ -26,11 +26,11 @@
 #include "atomic_file.h"
 #include "error.h"
 #include "model.h"
+#include "model_check.h"
 
 #define MODEL_MAGIC "BOARMODL"
 #define MODEL_TRAILER "BEND"
 #define MODEL_VERSION 1
-#define MAX_RANK 65536
 #define MODEL_FLAG_SLOT_IDS 1u
 
 struct model_header {
@@ -111,17 +111,6 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	return boar_atomic_commit(&f, err);
 }
 
-/* A linear model's loss parameter: positive and finite for a loss that has
- * one, 0 otherwise. */
-static int loss_param_fits(const struct model_header *h)
-{
-	if (h->task == BOAR_TASK_MF)
-		return h->loss == BOAR_LOSS_SQUARED;
-	if (!boar_loss_describe((int)h->loss)->param[0])
-		return h->mu == 0.0f;
-	return h->mu > 0.0f && isfinite(h->mu);
-}
-
 static int corrupt(boar_error *err, const char *path, const char *why)
 {
 	return boar_fail(err, BOAR_ECORRUPT, "%s: corrupt model file: %s", path,
@@ -166,25 +155,32 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	}
 	int rc = 0;
 	struct boar_model *m = NULL;
-	if ((h.task != BOAR_TASK_LINEAR && h.task != BOAR_TASK_MF) ||
-	    !boar_loss_describe((int)h.loss) || !loss_param_fits(&h) ||
-	    h.hash_bits > 32 || h.has_bias > 1 ||
-	    h.n_classes == 1 || h.n_classes > BOAR_MAX_CLASSES ||
-	    (h.flags & ~MODEL_FLAG_SLOT_IDS) ||
-	    (h.n_classes && h.task != BOAR_TASK_LINEAR) ||
-	    h.dim > UINT32_MAX + 1ULL || h.n_items > UINT32_MAX + 1ULL ||
-	    (h.task == BOAR_TASK_MF && (h.rank == 0 || h.rank > MAX_RANK))) {
-		rc = corrupt(err, path, "header fields out of range");
+	if (h.flags & ~MODEL_FLAG_SLOT_IDS) {
+		rc = corrupt(err, path, "field flags has unknown bits");
 		goto out;
 	}
+	struct boar_model shape = {
+		.task = (int)h.task, .loss = (int)h.loss, .hash_bits = (int)h.hash_bits,
+		.slot_ids = (h.flags & MODEL_FLAG_SLOT_IDS) != 0, .dim = h.dim,
+		.n_items = h.n_items, .rank = h.rank,
+		.mu = h.task == BOAR_TASK_MF ? h.mu : 0.0f,
+		.loss_param = h.task == BOAR_TASK_MF ? 0.0f : h.mu,
+		.has_bias = (int)h.has_bias, .n_classes = h.n_classes};
+	/* (A uint32 above INT_MAX becomes a negative int: still refused.) */
+	rc = boar_model_check_shape(&shape, path, err);
+	if (rc)
+		goto out;
 	uint64_t floats = h.task == BOAR_TASK_LINEAR
 				  ? (h.dim + 1) * (h.n_classes ? h.n_classes : 1) +
 					    h.n_classes
 				  : (h.dim + h.n_items) * h.rank +
 					    (h.has_bias ? h.dim + h.n_items : 0);
 	if ((uint64_t)st.st_size != sizeof h + floats * 4 + 8) {
-		rc = corrupt(err, path, "size does not match its header "
-					"(truncated?)");
+		rc = boar_fail(err, BOAR_ECORRUPT, "%s: corrupt model file: "
+			       "size %lld bytes, but the header fields (dim, "
+			       "n_items, rank, n_classes) imply %" PRIu64
+			       " (truncated?)", path, (long long)st.st_size,
+			       (uint64_t)(sizeof h + floats * 4 + 8));
 		goto out;
 	}
 	m = h.n_classes ? boar_model_alloc_multiclass((int)h.loss, h.dim,
@@ -231,6 +227,9 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 		rc = corrupt(err, path, "checksum mismatch");
 		goto out;
 	}
+	rc = boar_model_check_values(m, path, err);
+	if (rc)
+		goto out;
 	fclose(fp);
 	*out = m;
 	return 0;

@@ -58,7 +58,7 @@ int boar_optimizer_from_name(const char *name)
 
 #define MAX_CPU_RANK 1024
 
-void boar_options_default(boar_options *o)
+void boar_options_fill(boar_options *o)
 {
 	memset(o, 0, sizeof *o);
 	o->task = BOAR_TASK_AUTO;
@@ -87,7 +87,8 @@ static int is_auto(double v)
 	return v == BOAR_AUTO;
 }
 
-const char *boar_options_check(const boar_options *o, const boar_dataset *d)
+const char *boar_options_validate(const boar_options *o,
+				  const boar_dataset *d)
 {
 	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
 		return "task must be auto, linear or mf";
@@ -138,15 +139,8 @@ const char *boar_options_check(const boar_options *o, const boar_dataset *d)
 		if (!(o->class_weight_values[k] >= 0 &&
 		      isfinite(o->class_weight_values[k])))
 			return "class weights must be finite and >= 0";
-	if (o->device == BOAR_DEVICE_GPU &&
-	    (o->deterministic || o->n_class_weights || o->holdout > 0 ||
-	     (d && d->weight)))
-		return "the GPU engine does not take --deterministic, weights "
-		       "or a holdout; use the CPU";
-	if (o->device == BOAR_DEVICE_GPU &&
-	    loss->kind == BOAR_LOSS_KIND_MULTINOMIAL)
-		return "the GPU engine has no multiclass models yet; use the "
-		       "CPU";
+	/* What an engine cannot do is refused by the driver from its
+	 * capabilities (engine_caps.c), not here. */
 	if (o->init_model && d && o->init_model->task != d->task)
 		return "the initial model is of another task than the data";
 	int task = o->task;

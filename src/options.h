@@ -4,6 +4,20 @@
 
 #include "boar.h"
 
+/* The defaults of every field of a whole boar_options (options.c). */
+void boar_options_fill(boar_options *o);
+
+/* NULL if a whole, current-size *o is usable with d (may be NULL), else a
+ * static reason (boar_options_check after the size, options_abi.c). */
+const char *boar_options_validate(const boar_options *o,
+				  const boar_dataset *d);
+
+/* The caller's options (any size the library knows, see boar.h) as a
+ * whole current struct in *out, fields the caller's size lacks at their
+ * defaults, checked against train. 0 or BOAR_EINVAL with the reason. */
+int boar_options_import(const boar_options *in, const boar_dataset *train,
+			boar_options *out, boar_error *err);
+
 /* Replaces BOAR_AUTO fields and the AUTO task with concrete values for d.
  * Call only after boar_options_check(o, d) returned NULL. */
 void boar_options_resolve(boar_options *o, const boar_dataset *d);

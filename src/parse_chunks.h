@@ -1,43 +1,90 @@
-/* parse_chunks.h - getting a text file into memory and cutting it into
- * per-thread pieces at line boundaries (library-internal).
+/* parse_chunks.h - reading a text file in blocks of whole lines and
+ * cutting a block into per-thread pieces at line boundaries
+ * (library-internal).
  *
- * A regular file is mapped read-only (no copy, pages shared with the page
- * cache); anything else that can be opened (a pipe, /dev/stdin) is read into
- * a heap buffer. Gzip input (recognised by its magic bytes, whatever the
- * file is called; concatenated members too) is inflated with zlib into a
- * heap buffer, so every format reads compressed as well. Pieces always start at the beginning of a line and end just
- * after a '\n' (or at the end of the text), so a parser can work on each one
- * alone and the line numbers add up.
+ * A data file is read, never mapped: with read(2)/pread(2) a file that is
+ * truncated or rewritten while it is parsed gives short reads, which are
+ * reported as an error naming the file, where a mapping would kill the
+ * process with SIGBUS. The text comes in blocks of whole lines (a few tens
+ * of MiB), so the memory the text takes is bounded whatever the file's
+ * size; gzip input (recognised by its magic bytes, whatever the file is
+ * called; concatenated members too) is inflated block by block into the
+ * same buffer, so a gzip bomb costs a block, not its inflated size. A
+ * UTF-8 byte order mark at the start of the text is dropped here, once,
+ * for every format. Regular files, pipes and sockets are read; character
+ * and block devices (/dev/zero, a disk) are refused, and no line may be
+ * longer than BOAR_MAX_LINE bytes, so no input can make the reader grow
+ * without bound. Pieces always start at the beginning of a line and end
+ * just after a '\n' (or at the end of the text), so a parser can work on
+ * each one alone and the line numbers add up.
  */
 #ifndef BOAR_PARSE_CHUNKS_H
 #define BOAR_PARSE_CHUNKS_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "boar.h"
 
-struct text_file {
-	const char *buf;
-	size_t len;
-	void *map;       /* mmap'd (munmap on close), or NULL */
-	size_t map_len;
-	void *heap;      /* read into the heap (free on close), or NULL */
-	uint64_t size;   /* st_size of the source (0 for a pipe) */
-	int64_t mtime_ns;
-	int regular;     /* a regular file (size and mtime mean something) */
+/* The longest line any parser accepts (a CSV row of 100k wide columns
+ * fits many times over). */
+#define BOAR_MAX_LINE ((size_t)256 << 20)
+
+/* Who a source file is: what the binary cache is keyed on (cache.h says
+ * why these fields). */
+struct src_id {
+	uint64_t dev, ino, size;
+	int64_t mtime_ns, ctime_ns;
 };
 
-/* Stats path without reading it: size, mtime and whether it is a regular
- * file, for cache checks.
- * @return 0, or BOAR_EIO (missing file, a directory, no permission). */
-int text_file_stat(const char *path, uint64_t *size, int64_t *mtime_ns,
-		   int *regular, boar_error *err);
+struct text_source {
+	const char *path;
+	int fd;
+	int regular;          /* a regular file: id means something */
+	struct src_id id;     /* at open */
+	uint64_t pos;         /* raw bytes read so far */
+	char *buf;            /* the block: [0, len) read, [0, taken) given */
+	size_t cap, len, taken;
+	int eof;              /* no more text */
+	int started;          /* the first bytes were looked at (gzip?) */
+	int bom_checked;
+	int threads;
+	void *gz;             /* z_stream when the input is gzip */
+	unsigned char *zin;   /* compressed bytes [zpos, zlen) not inflated */
+	size_t zlen, zpos;
+	int raw_eof;          /* the compressed input ended */
+};
 
-/* Opens and maps (or reads, or inflates) path.
- * @return 0, BOAR_EIO, BOAR_ENOMEM, or BOAR_ECORRUPT for broken gzip data. */
-int text_file_open(const char *path, struct text_file *f, boar_error *err);
-void text_file_close(struct text_file *f);
+/* Stats path without reading it (for cache checks).
+ * @return 0, or BOAR_EIO (missing file, a directory, a device, no
+ *         permission). *regular says whether id means anything. */
+int text_file_stat(const char *path, struct src_id *id, int *regular,
+		   boar_error *err);
+
+/* Opens path for text_source_next.
+ * @return 0 or BOAR_EIO naming the file. */
+int text_source_open(const char *path, int threads, struct text_source *s,
+		     boar_error *err);
+
+/* The next block: *text, *len hold whole lines (the last one may lack its
+ * '\n' only at the end of the file), about `block` bytes or more (a line
+ * is never cut); *len is 0 at the end. The block stays valid until the
+ * next call.
+ * @return 0, BOAR_EIO (read error, or a regular file that changed while
+ *         it was read: size, mtime or ctime differ at its end from when it
+ *         was opened), BOAR_ECORRUPT (broken gzip data),
+ *         BOAR_EPARSE (a line over BOAR_MAX_LINE) or BOAR_ENOMEM; line
+ *         is the number of lines before the block, for messages. */
+int text_source_next(struct text_source *s, size_t block, uint64_t line,
+		     const char **text, size_t *len, boar_error *err);
+
+void text_source_close(struct text_source *s);
+
+/* pread of n bytes at `at`, in slices on threads when n is large: the
+ * count (less than n where the file ends; the bytes up to the first short
+ * slice), or -errno. */
+ssize_t boar_pread_all(int fd, void *buf, size_t n, uint64_t at, int threads);
 
 /* Cuts [buf, buf+len) into at most max_pieces pieces of roughly equal size
  * at line starts, none smaller than min_piece bytes (except when the text

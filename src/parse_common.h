@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "dataset.h"
+#include "parse_chunks.h"
 
 /* Space, tab, CR (so CRLF files read as LF ones), vertical tab, form feed. */
 static inline int pc_is_space(unsigned char c)
@@ -331,15 +332,25 @@ static inline void pc_quote(char *out, size_t n, const char *p, const char *end)
 
 /* ---------------------------------------------------------- parsers */
 
-/* What a parser needs to know about its input. */
+struct csv_setup; /* parse_csv.c: a CSV file's layout, from its first block */
+
+/* What a parser needs to know about its input: one block of whole lines
+ * of the file (parse_stream.c calls the parser once per block and joins
+ * the pieces). */
 struct parse_input {
 	const char *path;   /* for error messages */
-	const char *buf;    /* the whole text */
+	const char *buf;    /* the block's text */
 	size_t len;
+	uint64_t line_base; /* lines of the file before the block */
+	int first_block;    /* the block starts the file (a header is there) */
 	int threads;        /* > 0 */
 	int hash_bits;      /* linear only */
 	const boar_load_options *opt; /* the CSV options (may be NULL) */
+	struct csv_setup **csv; /* CSV: NULL before the first block, then the
+				   layout every later block is read with */
 };
+
+void boar_csv_setup_free(struct csv_setup *cs);
 
 /* VW and CSV hash into 2^18 slots when hash_bits is 0, as VW does. */
 #define BOAR_VW_DEFAULT_HASH_BITS 18
@@ -360,5 +371,26 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
  * BOAR_FORMAT_RATINGS when a line has 3+ numeric fields; LIBSVM when
  * undecided (so that its parser names the problem). */
 int boar_detect_format(const char *buf, size_t len);
+
+/* The same, knowing the task: the linear task reads no ratings, so a file
+ * that looks like ratings goes to the LIBSVM parser, which names what is
+ * wrong with it. */
+int boar_detect_format_for(int task, const char *buf, size_t len);
+
+/* Parses the file at path block by block (format forced or detected from
+ * its first block) into *out, refusing data that would need more memory
+ * than o->max_memory allows. *format is the format used; *id and
+ * *regular say what was read (for the cache).
+ * @return 0 or a BOAR_E* code with err naming the file (and line). */
+int boar_parse_file(const char *path, const boar_load_options *o,
+		    int threads, int *format, struct src_id *id, int *regular,
+		    struct boar_dataset **out, boar_error *err);
+
+/* The same with blocks of about `block` bytes (tests make them tiny to
+ * cross many block boundaries). */
+int boar_parse_file_blocks(const char *path, const boar_load_options *o,
+			   int threads, size_t block, int *format,
+			   struct src_id *id, int *regular,
+			   struct boar_dataset **out, boar_error *err);
 
 #endif

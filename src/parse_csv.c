@@ -9,9 +9,14 @@
  *
  * Fields: separated by the separator, spaces and CR around them trimmed;
  * a field may be quoted ("a,b", with "" for a quote inside; the doubled
- * quotes are hashed as written). Quoted fields do not span lines. A UTF-8
- * byte order mark at the start is skipped. Every
+ * quotes are hashed as written). Quoted fields do not span lines. (A
+ * UTF-8 byte order mark is dropped by the reader, parse_chunks.h.) Every
  * data line has as many fields as line 1; blank lines are skipped.
+ *
+ * Missing values: in a numeric column (given or found) an empty field, or
+ * NA, N/A, NaN, null or ? (any case), is missing: no feature, and it does
+ * not make an auto column categorical, so one missing cell cannot change
+ * how a whole column is read.
  *
  * Features: a numeric column j with a non-empty, non-zero value v is the
  * feature (slot of column j, v); a categorical column with a non-empty
@@ -22,12 +27,20 @@
  * layout hashes alike). Slots are the low hash_bits bits (18 when 0).
  * Rows are sorted by slot and collisions summed (parse_rows.h).
  *
- * Two threaded passes over line-aligned pieces. The first checks every
- * line (field count, quotes, the label, numbers in numeric columns), marks
- * auto columns that hold a value that is not a finite number (they become
- * categorical), and counts each piece's rows and non-zeros exactly; the
- * second fills the arrays, allocated once. Every error is found by the
- * first pass, in file order.
+ * The file comes in blocks (parse_stream.c). The first block sets the
+ * layout (separator, columns, header, kinds) that every later one is read
+ * with; an auto column is categorical when the first block holds a value
+ * in it that is neither a finite number nor missing, numeric otherwise,
+ * and a later block that disagrees is an error naming the line (list the
+ * column as categorical), never a column that changes kind halfway.
+ *
+ * Two threaded passes over line-aligned pieces of a block. The first
+ * checks every line (field count, quotes, the label, numbers in numeric
+ * columns), marks auto columns that hold a value that is not a number,
+ * and counts each piece's rows and non-zeros exactly; the second fills the
+ * arrays, allocated once. Every error is found by the first pass, in file
+ * order. Both passes take a line's fields with the same function, so they
+ * cannot disagree on which lines are rows.
  */
 #include <math.h>
 #include <omp.h>
@@ -41,19 +54,28 @@
 #include "parse_common.h"
 #include "parse_rows.h"
 
-enum col_kind { COL_AUTO, COL_NUM, COL_CAT, COL_IGNORE, COL_LABEL };
+/* COL_AUTO_NUM: an auto column the first block found numeric */
+enum col_kind { COL_AUTO, COL_NUM, COL_CAT, COL_IGNORE, COL_LABEL,
+		COL_AUTO_NUM };
 
 struct csv_setup {
 	char sep;
 	uint32_t ncols;
 	uint32_t label;         /* its column */
-	const char *hdr;        /* the header line's start, or NULL */
-	const char *bom;        /* the text's start if a UTF-8 BOM is there */
+	const char *hdr;        /* the header line's start (first block), or NULL */
 	unsigned char *kind;    /* enum col_kind per column */
 	uint32_t *seed;         /* per column */
-	uint32_t mask;
 	int log;                /* numeric values through sign(v) log1p(|v|) */
 };
+
+void boar_csv_setup_free(struct csv_setup *cs)
+{
+	if (!cs)
+		return;
+	free(cs->kind);
+	free(cs->seed);
+	free(cs);
+}
 
 static inline int is_trim(unsigned char c, char sep)
 {
@@ -108,6 +130,21 @@ static const char *next_field(const char *s, const char *eol, char sep,
 	return s < eol ? s + 1 : eol;
 }
 
+/* A missing value: empty, NA, N/A, NaN, null or ?, in any case. */
+static int is_missing(const char *b, const char *e)
+{
+	static const char *const names[] = { "na", "n/a", "nan", "null", "?" };
+	size_t n = (size_t)(e - b);
+	if (!n)
+		return 1;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		size_t m = strlen(names[k]);
+		if (m == n && !strncasecmp(b, names[k], n))
+			return 1;
+	}
+	return 0;
+}
+
 /* A finite number filling all of [b, e)? */
 static inline int field_number(const char *b, const char *e, float *v)
 {
@@ -117,8 +154,39 @@ static inline int field_number(const char *b, const char *e, float *v)
 	return t == e && isfinite(*v);
 }
 
+/* Where the fields of a line start, or NULL when the line is no row (the
+ * header, a blank line). Both passes ask this, so they count the same
+ * rows. */
+static const char *row_start(const struct csv_setup *cs, const char *s,
+			     const char *eol)
+{
+	if (s == cs->hdr || pc_skip_space(s, eol) == eol)
+		return NULL;
+	return s;
+}
+
+/* Checks a numeric field (missing is fine); 0 or the error recorded. */
+static int check_number(struct row_piece *c, const struct csv_setup *cs,
+			uint64_t line, uint32_t j, const char *fb,
+			const char *fe)
+{
+	float v;
+	char q[64];
+	if (is_missing(fb, fe) || field_number(fb, fe, &v))
+		return 0;
+	pc_quote(q, sizeof q, fb, fe);
+	if (cs->kind[j] == COL_AUTO_NUM)
+		row_piece_fail(c, BOAR_EPARSE, line,
+			       "column %u holds %s, but it held only numbers in the first block of the file and is read as numeric: list it as categorical (--csv-categorical %u)",
+			       j, q, j);
+	else
+		row_piece_fail(c, BOAR_EPARSE, line,
+			       "column %u is numeric but holds %s", j, q);
+	return -1;
+}
+
 /* Pass 1 on a piece: check every line, flag auto columns with a value
- * that is not a number, count rows and non-zeros. */
+ * that is not a number, count rows and (a bound on) non-zeros. */
 static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 {
 	const char *p = c->beg, *end = c->end;
@@ -129,15 +197,10 @@ static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 		if (!eol)
 			eol = end;
 		line++;
-		const char *s = p;
+		const char *s = row_start(cs, p, eol);
 		p = eol + 1;
-		if (s == cs->hdr)
+		if (!s)
 			continue;
-		if (s == cs->bom)
-			s += 3;
-		const char *t = pc_skip_space(s, eol);
-		if (t == eol)
-			continue; /* blank line */
 		uint32_t j = 0;
 		int more = 1;
 		while (more) {
@@ -169,25 +232,19 @@ static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 				}
 				break;
 			case COL_NUM:
-				if (fb != fe && !field_number(fb, fe, &v)) {
-					pc_quote(q, sizeof q, fb, fe);
-					row_piece_fail(c, BOAR_EPARSE, line,
-						       "column %u is numeric but holds %s",
-						       j, q);
+			case COL_AUTO_NUM:
+				if (check_number(c, cs, line, j, fb, fe))
 					goto stop;
-				}
-				nnz += fb != fe;
 				break;
 			case COL_AUTO:
-				if (fb != fe && !c->flags[j] &&
+				if (!c->flags[j] && !is_missing(fb, fe) &&
 				    !field_number(fb, fe, &v))
 					c->flags[j] = 1;
-				nnz += fb != fe;
-				break;
-			case COL_CAT:
-				nnz += fb != fe;
 				break;
 			}
+			/* a bound: every non-empty feature field */
+			nnz += fb != fe && cs->kind[j] != COL_LABEL &&
+			       cs->kind[j] != COL_IGNORE;
 			j++;
 		}
 		if (j != cs->ncols) {
@@ -206,7 +263,7 @@ stop:
 
 /* Pass 2 on a piece that scanned clean: fill its region. */
 static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
-		       const struct row_out *o)
+		       uint32_t mask, const struct row_out *o)
 {
 	const char *p = c->beg, *end = c->end;
 	uint64_t line = 0;
@@ -219,13 +276,11 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 		if (!eol)
 			eol = end;
 		line++;
-		const char *s = p;
+		const char *s = row_start(cs, p, eol);
 		p = eol + 1;
-		if (s == cs->hdr || pc_skip_space(s, eol) == eol)
+		if (!s)
 			continue;
-		if (s == cs->bom)
-			s += 3;
-		size_t row_start = nnz;
+		size_t row_start_nnz = nnz;
 		float y = 0;
 		int more = 1;
 		for (uint32_t j = 0; more; j++) {
@@ -239,27 +294,31 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 				field_number(fb, fe, &y);
 				break;
 			case COL_NUM:
+			case COL_AUTO_NUM:
+				if (is_missing(fb, fe))
+					break;
 				field_number(fb, fe, &v);
 				if (cs->log)
 					v = v >= 0 ? log1pf(v) : -log1pf(-v);
 				if (v != 0.0f) {
-					idx[nnz] = cs->seed[j] & cs->mask;
+					idx[nnz] = cs->seed[j] & mask;
 					val[nnz++] = v;
 				}
 				break;
 			case COL_CAT:
 				idx[nnz] = boar_murmur3_32(fb, (size_t)(fe - fb),
 							   cs->seed[j]) &
-					   cs->mask;
+					   mask;
 				val[nnz++] = 1.0f;
 				break;
 			}
 		}
-		size_t m = row_sort_merge(c, line, idx + row_start,
-					  val + row_start, nnz - row_start);
+		size_t m = row_sort_merge(c, line, idx + row_start_nnz,
+					  val + row_start_nnz,
+					  nnz - row_start_nnz);
 		if (m == (size_t)-1)
 			break;
-		nnz = row_start + m;
+		nnz = row_start_nnz + m;
 		label[rows++] = y;
 		rend[rows - 1] = nnz;
 	}
@@ -376,12 +435,6 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	if (!lb)
 		return boar_fail_line(err, BOAR_EPARSE, path, 0,
 				      "no data rows (only blank lines)");
-	/* a UTF-8 byte order mark (spreadsheets write one) is not data */
-	if (in->len >= 3 && !memcmp(in->buf, "\xEF\xBB\xBF", 3)) {
-		cs->bom = in->buf;
-		if (lb == in->buf)
-			lb += 3;
-	}
 	uint64_t l1 = 1; /* the first line's number, for its errors */
 	for (const char *t = in->buf; t < lb; t++)
 		l1 += *t == '\n';
@@ -462,7 +515,7 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 		float v;
 		h.named = !field_number(h.b[cs->label], h.e[cs->label], &v);
 	}
-	cs->hdr = h.named ? (lb == in->buf + 3 && cs->bom ? in->buf : lb) : NULL;
+	cs->hdr = h.named ? lb : NULL;
 	cs->log = o ? o->csv_log : 0;
 	cs->kind[cs->label] = COL_LABEL;
 	if (o && o->csv_ignore &&
@@ -488,50 +541,63 @@ out:
 	return ret;
 }
 
+/* After the first block: auto columns become numeric or categorical for
+ * good, from what the block's pieces flagged. */
+static void settle_kinds(struct csv_setup *cs, const struct row_piece *pc,
+			 size_t n)
+{
+	for (uint32_t j = 0; j < cs->ncols; j++) {
+		if (cs->kind[j] != COL_AUTO)
+			continue;
+		cs->kind[j] = COL_AUTO_NUM;
+		for (size_t k = 0; k < n; k++)
+			if (pc[k].flags[j])
+				cs->kind[j] = COL_CAT;
+	}
+}
+
 int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 		   boar_error *err)
 {
 	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
-	struct csv_setup cs = { 0 };
-	cs.mask = (uint32_t)((1ULL << bits) - 1);
+	uint32_t mask = (uint32_t)((1ULL << bits) - 1);
 	size_t max_pieces = (size_t)in->threads * 4;
 	size_t starts[max_pieces + 1];
 	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
 	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
+	struct csv_setup *cs = *in->csv;
 	struct row_out o;
 	int ret = 0;
 	if (!pc || !d)
 		goto nomem;
-	ret = setup(in, &cs, err);
-	if (ret)
-		goto out;
+	if (!cs) {
+		if (!(cs = calloc(1, sizeof *cs)))
+			goto nomem;
+		*in->csv = cs; /* the caller frees it */
+		ret = setup(in, cs, err);
+		if (ret)
+			goto out;
+	}
 	for (size_t k = 0; k < n; k++) {
 		pc[k].beg = in->buf + starts[k];
 		pc[k].end = in->buf + starts[k + 1];
-		if (!(pc[k].flags = calloc(cs.ncols, 1)))
+		if (!(pc[k].flags = calloc(cs->ncols, 1)))
 			goto nomem;
 	}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
-		scan_piece(&pc[k], &cs);
-	ret = row_pieces_error(pc, n, in->path, err);
+		scan_piece(&pc[k], cs);
+	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;
-	for (uint32_t j = 0; j < cs.ncols; j++) {
-		if (cs.kind[j] != COL_AUTO)
-			continue;
-		cs.kind[j] = COL_NUM;
-		for (size_t k = 0; k < n; k++)
-			if (pc[k].flags[j])
-				cs.kind[j] = COL_CAT;
-	}
+	settle_kinds(cs, pc, n);
 	if (row_out_alloc(pc, n, 0, &o, d))
 		goto nomem;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
-		fill_piece(&pc[k], &cs, &o);
-	ret = row_pieces_error(pc, n, in->path, err);
+		fill_piece(&pc[k], cs, mask, &o);
+	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;
 	row_out_finish(pc, n, in->threads, bits, &o, d);
@@ -540,8 +606,8 @@ nomem:
 	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
 out:
 	row_pieces_free(pc, n);
-	free(cs.kind);
-	free(cs.seed);
+	if (cs)
+		cs->hdr = NULL; /* later blocks reuse the buffer: no header there */
 	if (ret < 0) {
 		boar_dataset_free(d);
 		return ret;

@@ -338,7 +338,7 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 	for (size_t k = 0; k < n; k++)
 		parse_piece(&pc[k], &o, in->hash_bits);
 
-	uint64_t before = 0;
+	uint64_t before = in->line_base;
 	for (size_t k = 0; k < n; k++) {
 		if (pc[k].err_code) {
 			ret = boar_fail_line(err, pc[k].err_code, in->path,

@@ -208,8 +208,9 @@ static size_t header_len(const char *buf, size_t len, uint64_t *lines)
 int boar_parse_ratings(const struct parse_input *in,
 		       struct boar_dataset **out, boar_error *err)
 {
-	uint64_t head_lines = 0;
-	size_t skip = header_len(in->buf, in->len, &head_lines);
+	uint64_t head_lines = 0; /* a header is only at the file's start */
+	size_t skip = in->first_block ? header_len(in->buf, in->len, &head_lines)
+				      : 0;
 	const char *buf = in->buf + skip;
 	size_t len = in->len - skip;
 	size_t max_pieces = (size_t)in->threads * 4;
@@ -252,7 +253,7 @@ int boar_parse_ratings(const struct parse_input *in,
 	for (size_t k = 0; k < n; k++)
 		parse_piece(&pc[k]);
 
-	uint64_t before = head_lines, rows = 0, mu = 0, mi = 0;
+	uint64_t before = in->line_base + head_lines, rows = 0, mu = 0, mi = 0;
 	for (size_t k = 0; k < n; k++) {
 		if (pc[k].err_code) {
 			ret = boar_fail_line(err, pc[k].err_code, in->path,

@@ -227,9 +227,9 @@ void row_out_finish(struct row_piece *pc, size_t n, int threads,
 }
 
 int row_pieces_error(const struct row_piece *pc, size_t n, const char *path,
-		     boar_error *err)
+		     uint64_t line_base, boar_error *err)
 {
-	uint64_t before = 0;
+	uint64_t before = line_base;
 	for (size_t k = 0; k < n; k++) {
 		if (pc[k].err_code)
 			return boar_fail_line(err, pc[k].err_code, path,

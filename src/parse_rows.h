@@ -68,9 +68,10 @@ void row_out_finish(struct row_piece *pc, size_t n, int threads,
 		    int hash_bits, struct row_out *o, struct boar_dataset *d);
 
 /* The first piece error (in file order) as a boar_error naming path and
- * the global line; 0 when there is none. */
+ * the line in the file (line_base lines come before the block); 0 when
+ * there is none. */
 int row_pieces_error(const struct row_piece *pc, size_t n, const char *path,
-		     boar_error *err);
+		     uint64_t line_base, boar_error *err);
 
 void row_pieces_free(struct row_piece *pc, size_t n);
 

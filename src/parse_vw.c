@@ -288,7 +288,7 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
 		parse_piece(&pc[k], &o, bits);
-	ret = row_pieces_error(pc, n, in->path, err);
+	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;
 	row_out_finish(pc, n, in->threads, bits, &o, d);

@@ -6,13 +6,16 @@
  *    iff it is the row's class, an independent binary loss per class;
  *  - softmax: p = softmax(margins), loss -log p[y], d_c = p_c - [c == y];
  * and every touched feature's K weights step by d_c * x_j (plus the lazy
- * regularization of coord_update.h), the biases by d_c.
+ * regularization of coord_update.h), the biases by d_c. Every row touches
+ * all K biases: each thread trains its own replica of them
+ * (sweep_replica.h).
  */
 #include <math.h>
 
 #include "coord_update.h"
 #include "math/loss.h"
 #include "sweep_common.h"
+#include "sweep_replica.h"
 #include "dataset.h"
 #include "engine.h"
 #include "model.h"
@@ -26,6 +29,7 @@ struct mc_args {
 	float *w;
 	const float *reg_scale;
 	float *G;
+	struct boar_engine *e; /* for the thread's replica */
 	uint64_t dim;
 	uint32_t K;
 	int loss;
@@ -39,14 +43,17 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 {
 	uint32_t K = a->K;
 	float m[BOAR_MAX_CLASSES], d[BOAR_MAX_CLASSES];
-	float *bias = &a->w[a->dim * K];
 	double loss_sum = 0;
+	struct boar_replica rep;
+	boar_engine_replica(a->e, &rep);
+	struct boar_rep_slot *bias = rep.slot; /* no hot features: K biases */
+	int since_sync = 0;
 
 	for (uint64_t i = begin; i < end; i++) {
 		uint32_t r = order[i];
 		uint64_t lo = a->row_ptr[r], hi = a->row_ptr[r + 1];
 		for (uint32_t c = 0; c < K; c++)
-			m[c] = boar_load_relaxed(&bias[c]);
+			m[c] = bias[c].val;
 		for (uint64_t k = lo; k < hi; k++) {
 			const float *wj = &a->w[(uint64_t)a->idx[k] * K];
 			float x = a->val[k];
@@ -72,10 +79,15 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 			}
 		}
 		for (uint32_t c = 0; c < K; c++)
-			boar_update_coord(&a->cp, &bias[c],
-					  adagrad ? &a->G[a->dim * K + c] : 0,
-					  d[c], 0.0f, policy, adagrad, REG_NONE);
+			boar_update_coord(&a->cp, &bias[c].val, &bias[c].gval,
+					  d[c], 0.0f, BOAR_POLICY_RACY, adagrad,
+					  REG_NONE);
+		if (++since_sync == BOAR_REP_SYNC_ROWS) {
+			boar_rep_round(&rep, a->w, a->G, policy);
+			since_sync = 0;
+		}
 	}
+	boar_rep_close(&rep, a->w, a->G, policy);
 	return loss_sum;
 }
 
@@ -88,7 +100,7 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 	struct mc_args a = {
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
 		.row_class = d->row_class, .row_weight = d->row_weight,
-		.w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum,
+		.w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum, .e = e,
 		.dim = e->m->dim, .K = e->m->n_classes, .loss = e->m->loss,
 		.loss_param = e->m->loss_param,
 		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,

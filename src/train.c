@@ -1,8 +1,10 @@
-/* train.c - boar_train(): the epoch loop shared by every place the sweep
- * runs. It shapes the model (or continues a given one), hands each epoch's
- * sweep to the CPU engine or the GPU, evaluates the test set or a holdout,
- * stops early when asked, reports progress, and refuses to return a model
- * that diverged.
+/* train.c - the training driver: the epoch loop of every engine and every
+ * place (see train.h). It shapes the model (or continues a given one),
+ * checks the run against the engine's capabilities, hands each epoch's
+ * sweep to the engine through its ops (engine_ops.h), in clocks when a
+ * cluster hook is given, evaluates the test set or a holdout, stops early
+ * when asked, reports progress, and refuses to return a model that
+ * diverged.
  */
 #include <math.h>
 #include <omp.h>
@@ -11,9 +13,8 @@
 
 #include "classes.h"
 #include "dataset.h"
-#include "engine.h"
+#include "engine_ops.h"
 #include "error.h"
-#include "gpu/gpu_engine.h"
 #include "math/loss.h"
 #include "math/step.h"
 #include "metrics.h"
@@ -21,6 +22,7 @@
 #include "model_copy.h"
 #include "options.h"
 #include "rng.h"
+#include "train.h"
 
 static double mean_label(const struct boar_dataset *d)
 {
@@ -29,6 +31,10 @@ static double mean_label(const struct boar_dataset *d)
 		s += d->label[r];
 	return d->n_rows ? s / d->n_rows : 0;
 }
+
+/* The model every run starts from (boar_train and cluster workers alike):
+ * zeros or MF factors drawn from the seed, or a grown copy of a warm start;
+ * it keeps the input's hashing so that data loaded the same way fits it. */
 
 /* A fresh linear model for d: binary, regression, or K classes when the
  * labels are classes (softmax always; logistic/hinge beyond two labels). */
@@ -83,14 +89,12 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 	return 0;
 }
 
-/* Where the sweeps run (the CPU engine or the GPU), and what early stopping
+/* A run: the engine, the hook (cluster clocks) and what early stopping
  * watches. */
 struct run {
-	const struct boar_dataset *d;
-	boar_options o;
-	struct boar_model *m;
-	struct boar_engine *cpu;
-	boar_gpu_ctx *gpu;
+	struct train_run t; /* what the hook sees */
+	const struct train_hook *hook;
+	uint64_t first, last, clocks; /* with a hook: this process's share */
 	uint32_t *train_rows, *holdout_rows; /* a holdout split, or NULL */
 	uint64_t n_train, n_holdout;
 	struct boar_model *best; /* early stopping: best model so far */
@@ -102,14 +106,14 @@ struct run {
  * split is the same at any thread count and independent of the order. */
 static int split_holdout(struct run *r)
 {
-	uint64_t n = r->d->n_rows;
+	uint64_t n = r->t.d->n_rows;
 	r->train_rows = malloc((n ? n : 1) * sizeof *r->train_rows);
 	r->holdout_rows = malloc((n ? n : 1) * sizeof *r->holdout_rows);
 	if (!r->train_rows || !r->holdout_rows)
 		return BOAR_ENOMEM;
-	uint64_t cut = (uint64_t)(r->o.holdout * 18446744073709551615.0);
+	uint64_t cut = (uint64_t)(r->t.o.holdout * 18446744073709551615.0);
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t s = r->o.seed ^ (i * 0x9E3779B97F4A7C15ULL);
+		uint64_t s = r->t.o.seed ^ (i * 0x9E3779B97F4A7C15ULL);
 		if (boar_splitmix64(&s) < cut)
 			r->holdout_rows[r->n_holdout++] = (uint32_t)i;
 		else
@@ -118,58 +122,95 @@ static int split_holdout(struct run *r)
 	return 0;
 }
 
+/* What the run needs against what the engine and the place (a cluster)
+ * can do: one table (engine_caps.c) for every refusal. */
+static int check_caps(struct run *r, boar_error *err)
+{
+	unsigned need = boar_caps_needed(r->t.d, &r->t.o, r->t.m,
+					 r->train_rows != NULL);
+	int rc;
+	if (r->hook && (rc = boar_caps_check(need, r->hook->caps, r->hook->who,
+					     r->hook->advice, err)))
+		return rc;
+	if (r->hook)
+		need |= BOAR_CAP(SLICES);
+	return boar_caps_check(need, r->t.ops->caps, r->t.ops->name,
+			       "use the CPU", err);
+}
+
 static int start(struct run *r, boar_error *err)
 {
-	if (r->o.early_stop && !r->o.test && r->o.holdout == 0)
-		r->o.holdout = 0.1; /* early stopping needs something to watch */
-	if (r->o.holdout > 0 && !r->o.test) {
+	int rc;
+	if (r->t.o.early_stop && !r->t.o.test && r->t.o.holdout == 0)
+		r->t.o.holdout = 0.1; /* early stopping needs something to watch */
+	if (r->t.o.holdout > 0 && !r->t.o.test) {
 		if (split_holdout(r))
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
 		if (!r->n_train || !r->n_holdout)
 			return boar_fail(err, BOAR_EINVAL,
 					 "holdout %.3g leaves no rows to train "
 					 "or to hold out",
-					 r->o.holdout);
+					 r->t.o.holdout);
 	}
-	if (r->o.device == BOAR_DEVICE_GPU && r->m->n_classes)
-		return boar_fail(err, BOAR_EINVAL,
-				 "the GPU engine has no multiclass models yet; "
-				 "use the CPU");
-	if (r->o.device == BOAR_DEVICE_GPU && r->train_rows)
-		return boar_fail(err, BOAR_EINVAL,
-				 "early stopping on the GPU needs a test set "
-				 "(--test); the GPU engine cannot hold rows out");
-	if (r->o.device == BOAR_DEVICE_GPU)
-		return boar_gpu_open(r->d, &r->o, r->m, &r->gpu, err);
-	if (r->train_rows)
-		return boar_engine_create_subset(r->d, &r->o, r->m,
-						 r->train_rows, r->n_train,
-						 r->o.epochs > 1, &r->cpu, err);
-	return boar_engine_create_subset(r->d, &r->o, r->m, NULL,
-					 r->d->n_rows, r->o.epochs > 1,
-					 &r->cpu, err);
+	if ((rc = boar_engine_for(&r->t.o, &r->t.ops, err)) ||
+	    (rc = check_caps(r, err)))
+		return rc;
+	/* A packed engine's order indexes its own copy of the rows: only for
+	 * whole sweeps, where nobody maps the order back to the data. */
+	int pack = !r->hook && r->t.o.epochs > 1;
+	rc = r->t.ops->open(r->t.d, &r->t.o, r->t.m, r->train_rows,
+			    r->train_rows ? r->n_train : r->t.d->n_rows, pack,
+			    &r->t.eng, err);
+	if (rc)
+		return rc;
+	r->first = 0;
+	r->last = r->t.ops->rows(r->t.eng);
+	r->clocks = 1;
+	if (r->hook)
+		return r->hook->start(r->hook->ctx, &r->t, &r->first, &r->last,
+				      &r->clocks, err);
+	return 0;
 }
 
 static void finish(struct run *r)
 {
-	boar_engine_free(r->cpu);
-	boar_gpu_close(r->gpu);
+	if (r->t.eng)
+		r->t.ops->close(r->t.eng);
 	boar_model_free(r->best);
 	free(r->train_rows);
 	free(r->holdout_rows);
 }
 
+/* This process's share of an epoch: one sweep, or (with a hook) clocks of
+ * pull, sweep a slice, push. */
 static int sweep(struct run *r, int epoch, double eta, double *loss,
 		 boar_error *err)
 {
-	if (r->gpu)
-		return boar_gpu_epoch(r->gpu, epoch, eta, loss, err);
-	int rc = boar_engine_sweep(r->cpu, epoch, 0, boar_engine_rows(r->cpu),
-				   loss);
-	return rc ? boar_fail(err, rc, "training diverged in epoch %d "
-				       "(non-finite loss); lower --eta",
-			      epoch)
-		  : 0;
+	const struct boar_engine_ops *ops = r->t.ops;
+	const struct train_hook *h = r->hook;
+	if (!h)
+		return ops->sweep(r->t.eng, epoch, r->first, r->last, eta, loss,
+				  err);
+	const uint32_t *order;
+	int rc = ops->order(r->t.eng, epoch, &order, err);
+	for (uint64_t k = 0; !rc && k < r->clocks; k++) {
+		uint64_t b = r->first + (r->last - r->first) * k / r->clocks;
+		uint64_t e = r->first + (r->last - r->first) * (k + 1) / r->clocks;
+		if (!(rc = h->pull(h->ctx, &r->t, order, b, e, err)) &&
+		    !(rc = ops->sweep(r->t.eng, epoch, b, e, eta, loss, err)))
+			rc = h->push(h->ctx, &r->t, e - b, err);
+	}
+	return rc;
+}
+
+/* The engine's weights into the host model (and, in a cluster, every
+ * key fresh from the servers). */
+static int host_model(struct run *r, boar_error *err)
+{
+	int rc = r->t.ops->sync(r->t.eng, r->t.m, err);
+	if (!rc && r->hook)
+		rc = r->hook->refresh(r->hook->ctx, &r->t, err);
+	return rc;
 }
 
 /* Test-set metrics and the holdout loss of this epoch into st. */
@@ -177,12 +218,12 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 {
 	boar_metrics t;
 	int rc;
-	if (!r->o.test && !r->holdout_rows)
+	if (!r->t.o.test && !r->holdout_rows)
 		return 0;
-	if (r->gpu && (rc = boar_gpu_download(r->gpu, r->m, err)))
+	if ((rc = host_model(r, err)))
 		return rc;
-	if (r->o.test) {
-		if ((rc = boar_evaluate(r->m, r->o.test, &t, r->o.threads)))
+	if (r->t.o.test) {
+		if ((rc = boar_evaluate(r->t.m, r->t.o.test, &t, r->t.o.threads)))
 			return boar_fail(err, rc, "evaluating the test set: %s",
 					 boar_strerror(rc));
 		st->has_test = 1;
@@ -192,13 +233,13 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 		st->test_rmse = t.rmse;
 		st->holdout_loss = t.loss;
 	} else {
-		rc = boar_evaluate_rows(r->m, r->d, r->holdout_rows,
-					r->n_holdout, &t, r->o.threads);
+		rc = boar_evaluate_rows(r->t.m, r->t.d, r->holdout_rows,
+					r->n_holdout, &t, r->t.o.threads);
 		if (rc)
 			return boar_fail(err, rc, "evaluating the holdout");
 		st->holdout_loss = t.loss;
 	}
-	st->has_holdout = r->o.early_stop > 0;
+	st->has_holdout = r->t.o.early_stop > 0;
 	return 0;
 }
 
@@ -206,10 +247,10 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 static int early_stop_check(struct run *r, boar_epoch_stats *st,
 			    boar_error *err)
 {
-	if (!r->o.early_stop)
+	if (!r->t.o.early_stop)
 		return 0;
 	if (!r->best || st->holdout_loss < r->best_loss) {
-		if (boar_model_copy_into(&r->best, r->m)) {
+		if (boar_model_copy_into(&r->best, r->t.m)) {
 			boar_fail(err, BOAR_ENOMEM, "out of memory");
 			return -1;
 		}
@@ -217,7 +258,7 @@ static int early_stop_check(struct run *r, boar_epoch_stats *st,
 		r->best_epoch = st->epoch;
 	}
 	st->best_epoch = r->best_epoch;
-	return st->epoch - r->best_epoch >= r->o.early_stop;
+	return st->epoch - r->best_epoch >= r->t.o.early_stop;
 }
 
 static int all_finite(const float *a, uint64_t n)
@@ -241,15 +282,15 @@ static int model_finite(const struct boar_model *m)
 
 static int epochs(struct run *r, boar_error *err)
 {
-	uint64_t rows = r->cpu ? boar_engine_rows(r->cpu) : r->d->n_rows;
-	uint64_t work = r->d->task == BOAR_TASK_LINEAR
-				? (uint64_t)((double)r->d->nnz * rows /
-					     (r->d->n_rows ? r->d->n_rows : 1))
+	uint64_t rows = r->last - r->first;
+	uint64_t work = r->t.d->task == BOAR_TASK_LINEAR
+				? (uint64_t)((double)r->t.d->nnz * rows /
+					     (r->t.d->n_rows ? r->t.d->n_rows : 1))
 				: rows;
-	for (int epoch = 1; epoch <= r->o.epochs; epoch++) {
+	for (int epoch = 1; epoch <= r->t.o.epochs; epoch++) {
 		boar_epoch_stats st = {.epoch = epoch, .best_epoch = epoch};
 		double loss = 0;
-		double eta = boar_step_size(r->o.eta, r->o.eta_decay, epoch);
+		double eta = boar_step_size(r->t.o.eta, r->t.o.eta_decay, epoch);
 		double t0 = omp_get_wtime();
 		int rc = sweep(r, epoch, eta, &loss, err);
 		if (rc)
@@ -261,14 +302,14 @@ static int epochs(struct run *r, boar_error *err)
 		if (!isfinite(st.train_loss))
 			return boar_fail(err, BOAR_EDIVERGED,
 					 "training diverged in epoch %d "
-					 "(non-finite loss); lower --eta",
+					 "(non-finite loss); lower eta",
 					 epoch);
 		if ((rc = evaluate(r, &st, err)))
 			return rc;
 		int stop = early_stop_check(r, &st, err);
 		if (stop < 0)
 			return BOAR_ENOMEM;
-		if (r->o.progress && r->o.progress(&st, r->o.progress_ctx))
+		if (r->t.o.progress && r->t.o.progress(&st, r->t.o.progress_ctx))
 			return boar_fail(err, BOAR_ECANCELLED,
 					 "stopped after epoch %d by the "
 					 "progress callback",
@@ -276,48 +317,57 @@ static int epochs(struct run *r, boar_error *err)
 		if (stop)
 			break;
 	}
-	if (r->gpu)
-		return boar_gpu_download(r->gpu, r->m, err);
-	return 0;
+	return r->t.ops->sync(r->t.eng, r->t.m, err);
 }
 
-int boar_train(const boar_dataset *train, const boar_options *o_in,
-	       boar_model **out, boar_error *err)
+int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
+		      const struct train_hook *hook, boar_model **out,
+		      boar_error *err)
 {
-	const char *why = boar_options_check(o_in, train);
-	if (why)
-		return boar_fail(err, BOAR_EINVAL, "%s", why);
-	if (o_in->hash_bits && o_in->hash_bits != train->hash_bits)
-		return boar_fail(err, BOAR_EINVAL,
-				 "options ask for hash-bits %d but the data was "
-				 "loaded with %d",
-				 o_in->hash_bits, train->hash_bits);
-	boar_error_clear(err);
-	struct run r = {.d = train, .o = *o_in};
-	boar_options_resolve(&r.o, train);
-	int rc = new_model(train, &r.o, &r.m, err);
+	boar_options o;
+	int rc = boar_options_import(o_in, train, &o, err);
 	if (rc)
+		return rc;
+	if (o.hash_bits && o.hash_bits != train->hash_bits)
+		return boar_fail(err, BOAR_EINVAL,
+				 "options ask for hash_bits %d but the data was "
+				 "loaded with %d",
+				 o.hash_bits, train->hash_bits);
+	boar_error_clear(err);
+	struct run r = {.t = {.d = train, .o = o}, .hook = hook};
+	boar_options_resolve(&r.t.o, train);
+	if ((rc = new_model(train, &r.t.o, &r.t.m, err)))
 		return rc;
 	if (!(rc = start(&r, err)))
 		rc = epochs(&r, err);
+	if (hook && r.t.eng && (!rc || rc == BOAR_ECANCELLED)) {
+		int frc = hook->finish(hook->ctx, &r.t, err);
+		rc = frc ? frc : rc;
+	}
 	if (rc && rc != BOAR_ECANCELLED)
 		goto fail;
 	if (r.best) { /* early stopping: hand back the best epoch's model */
-		struct boar_model *t = r.m;
-		r.m = r.best;
+		struct boar_model *t = r.t.m;
+		r.t.m = r.best;
 		r.best = t;
 	}
-	if (!model_finite(r.m)) {
+	if (!model_finite(r.t.m)) {
 		rc = boar_fail(err, BOAR_EDIVERGED,
 			       "training diverged (non-finite weights); lower "
-			       "--eta or add regularization");
+			       "eta or add regularization");
 		goto fail;
 	}
 	finish(&r);
-	*out = r.m;
+	*out = r.t.m;
 	return rc; /* 0, or BOAR_ECANCELLED with the model so far */
 fail:
 	finish(&r);
-	boar_model_free(r.m);
+	boar_model_free(r.t.m);
 	return rc;
+}
+
+int boar_train(const boar_dataset *train, const boar_options *o,
+	       boar_model **out, boar_error *err)
+{
+	return boar_train_driver(train, o, NULL, out, err);
 }

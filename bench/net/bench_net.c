@@ -11,6 +11,11 @@
  * (one socket, 1 MiB writes, nothing else) is measured first as the
  * ceiling.
  *
+ * "io_uring+secret" is the same shard with a shared secret: the handshake
+ * proves it and (since issue 14) every later frame carries a MAC under a
+ * per-connection session key, so its rows next to "io_uring" are the cost
+ * of authentication.
+ *
  * Workloads: "sparse" keys drawn uniformly from 2^24 (gaps of ~170, two
  * varint bytes each) and "dense" runs of consecutive keys (one byte each).
  *
@@ -27,6 +32,7 @@
 #include <unistd.h>
 
 #include "bench/net/blocking_server.h"
+#include "net/auth.h"
 #include "net/client.h"
 #include "net/loop.h"
 #include "net/server.h"
@@ -44,7 +50,11 @@ struct job {
 	uint64_t bytes;
 	int rc;
 	pthread_barrier_t *bar;
+	const uint8_t *key; /* shared-secret key, or NULL */
 };
+
+/* The key of the "io_uring+secret" rows (any 32 bytes will do). */
+static uint8_t bench_key[NET_KEY_LEN];
 
 static void make_keys(uint64_t *k, uint32_t n, int dense, unsigned seed)
 {
@@ -74,6 +84,7 @@ static void *client_job(void *arg)
 		.rank = j->rank,
 		.n_workers = j->n_workers,
 		.dim = DIM,
+		.key = j->key,
 	};
 	struct ps_client *c;
 	uint64_t *keys = malloc(j->batch * sizeof *keys);
@@ -145,7 +156,8 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* One measurement: C clients against a fresh server of the given kind. */
+/* One measurement: C clients against a fresh server of the given kind
+ * (uring 2: io_uring with a secret, 1: io_uring, 0: blocking). */
 static int measure(int uring, uint32_t clients, int pull, int dense,
 		   uint32_t batch, uint32_t rounds, double *keys_s,
 		   double *bytes_s)
@@ -167,6 +179,7 @@ static int measure(int uring, uint32_t clients, int pull, int dense,
 			.dim = DIM,
 			.staleness = SSP_INF,
 			.heartbeat_timeout = 60,
+			.key = uring == 2 ? bench_key : NULL,
 		};
 		if (ps_server_create(&pc, &u.s, &err)) {
 			fprintf(stderr, "shard: %s\n", err.message);
@@ -184,7 +197,8 @@ static int measure(int uring, uint32_t clients, int pull, int dense,
 	pthread_barrier_init(&bar, NULL, clients);
 	for (uint32_t i = 0; i < clients; i++) {
 		jobs[i] = (struct job){ addr, i, clients, pull, batch, rounds,
-					dense, 0, 0, 0, &bar };
+					dense, 0, 0, 0, &bar,
+					uring == 2 ? bench_key : NULL };
 		pthread_create(&t[i], NULL, client_job, &jobs[i]);
 	}
 	double secs = 0, bytes = 0;
@@ -262,6 +276,8 @@ int main(int argc, char **argv)
 	int reps = quick ? 3 : 5;
 	/* BENCH_ONLY=io_uring,push,dense: just the matching rows (profiling) */
 	const char *only = getenv("BENCH_ONLY");
+	static const char secret[] = "bench_net shared secret, 32 bytes";
+	net_auth_key(secret, sizeof secret - 1, bench_key);
 	double ceiling = loopback_ceiling(quick ? 1ull << 29 : 4ull << 30);
 	printf("server,op,keys,clients,batch,keys_per_s,bytes_per_s,"
 	       "bytes_per_key,loopback_fraction\n");
@@ -274,12 +290,16 @@ int main(int argc, char **argv)
 	for (size_t l = 0; l < sizeof loads / sizeof loads[0]; l++)
 		for (uint32_t clients = 1; clients <= 8; clients *= clients < 2 ? 2 : 4)
 			for (int pull = 0; pull <= 1; pull++)
-				for (int uring = 1; uring >= 0; uring--) {
+				for (int uring = 2; uring >= 0; uring--) {
 					double ks[7], bs[7];
 					uint32_t rounds = loads[l].rounds;
 					char name[64];
+					const char *server =
+						uring == 2   ? "io_uring+secret"
+						: uring == 1 ? "io_uring"
+							     : "blocking";
 					snprintf(name, sizeof name, "%s,%s,%s,%u",
-						 uring ? "io_uring" : "blocking",
+						 server,
 						 pull ? "pull" : "push",
 						 loads[l].dense ? "dense" : "sparse",
 						 clients);
@@ -298,7 +318,7 @@ int main(int argc, char **argv)
 					qsort(bs, (size_t)reps, sizeof *bs, cmp_d);
 					double k = ks[reps / 2], b = bs[reps / 2];
 					printf("%s,%s,%s,%u,%u,%.0f,%.0f,%.2f,%.3f\n",
-					       uring ? "io_uring" : "blocking",
+					       server,
 					       pull ? "pull" : "push",
 					       loads[l].dense ? "dense" : "sparse",
 					       clients, loads[l].batch, k, b,

@@ -507,7 +507,7 @@ int cluster_train(int argc, char **argv)
 						    "--ps and --worker");
 			goto out;
 		}
-		if (net_launcher_rank(&rank, &size, NULL)) {
+		if (net_launcher_rank(getenv, &rank, &size, NULL)) {
 			status = cli_usage(
 				"train",
 				"--cluster: no rank found in "

@@ -4,6 +4,7 @@
  * walks it and --help prints it, each default read from a freshly
  * defaulted struct so the two can never disagree.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "args.h"
@@ -147,11 +148,27 @@ static const char *name_of(const char *const *names, int v)
 	return "?";
 }
 
+/* The library reads no environment: the CLI passes the GPU engine's
+ * experiment knobs (bench/RESULTS-gpu.md) and where its plugin is. */
+static void gpu_env(boar_options *o)
+{
+	const char *s;
+	if ((s = getenv("BOAR_GPU_RACY")) && !strcmp(s, "1"))
+		o->gpu_racy_kernels = 1;
+	if ((s = getenv("BOAR_GPU_CHUNK_BYTES")) && *s)
+		o->gpu_chunk_bytes = strtoull(s, NULL, 10);
+	if ((s = getenv("BOAR_GPU_ROWS_PER_BLOCK")) && *s)
+		o->gpu_rows_per_block = (uint32_t)strtoul(s, NULL, 10);
+	if ((s = getenv("BOAR_GPU_PLUGIN")) && *s)
+		o->gpu_plugin = s;
+}
+
 void train_args_default(struct train_args *a)
 {
 	memset(a, 0, sizeof *a);
 	boar_options_default(&a->opt);
 	boar_load_options_default(&a->load);
+	gpu_env(&a->opt);
 }
 
 static void default_of(int id, char *buf, size_t n)

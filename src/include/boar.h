@@ -14,6 +14,21 @@
  *    everything hangs off handles the caller owns. boar_*_free(NULL) is a
  *    no-op.
  *
+ *  - One error convention: every function that can fail returns 0 or a
+ *    negative BOAR_E* code and, where it takes a boar_error*, a message that
+ *    names the library's own fields (e.g. "eta_decay"), never a program's
+ *    command-line flags. Functions that cannot fail return a value.
+ *  - The library reads no environment variables: whatever a program takes
+ *    from its environment it passes in options.
+ *
+ * Option structs (boar_options, boar_ps_transport) can grow without
+ * breaking programs built against an older boar.h: their first field is
+ * `size`, which boar_options_default() sets to the size the caller was
+ * compiled with (fill a boar_ps_transport's yourself: sizeof). The library
+ * reads only that many bytes and takes its defaults for fields added
+ * later; a size it does not know (0, or larger than its own) is refused
+ * with BOAR_EINVAL. New fields are only ever added at the end.
+ *
  * Threads: a boar_dataset and a boar_model are immutable once built and may
  * be read by any number of threads at once (predict, evaluate, train from the
  * same dataset). boar_train() uses its own OpenMP threads internally.
@@ -140,6 +155,10 @@ typedef struct boar_load_options {
 			      header when its label field is not a number */
 	int csv_log;       /* 1: a numeric value v becomes sign(v) log(1+|v|),
 			      for long-tailed counts such as Criteo's */
+	/* Bytes the dataset may take; more is refused (BOAR_ENOMEM, with the
+	 * size it would need) before it is allocated. 0: 3/4 of physical
+	 * memory. */
+	uint64_t max_memory;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache. */
@@ -345,6 +364,9 @@ typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 #define BOAR_AUTO (-1.0)
 
 typedef struct boar_options {
+	size_t size;       /* sizeof(boar_options) as the caller was compiled:
+			      set by boar_options_default (see "Option
+			      structs" at the top) */
 	int task;          /* enum boar_task; AUTO = from the dataset */
 	int loss;          /* enum boar_loss (linear task) */
 	int optimizer;     /* enum boar_optimizer */
@@ -386,6 +408,22 @@ typedef struct boar_options {
 	const float *class_weight_labels;
 	const float *class_weight_values;
 	int n_class_weights;
+	/* Fields below were added after 0.1.0 (new ones go at the end). */
+	/* The CUDA engine plugin (libboar-gpu.so.N) to open for device GPU;
+	 * NULL: beside libboar, then its install libdir, then the loader's
+	 * search path. */
+	const char *gpu_plugin;
+	/* GPU experiments (0: the engine's choice): plain-store kernels for
+	 * update racy (1), the bytes of a streamed chunk, and the floor of
+	 * rows per thread block. */
+	int gpu_racy_kernels;
+	uint64_t gpu_chunk_bytes;
+	uint32_t gpu_rows_per_block;
+	/* Bytes the model and its training state may take; a larger model
+	 * (an id near 2^32 in a tiny file) is refused with BOAR_ENOMEM and
+	 * the size it would need, before it is allocated. 0: 3/4 of
+	 * physical memory. */
+	uint64_t max_memory;
 	/* The loss's parameter (boar_loss_describe(loss)->param names it:
 	 * Huber's delta); BOAR_AUTO: its default. A loss without one takes
 	 * only BOAR_AUTO. A warm start keeps the initial model's. */
@@ -393,9 +431,12 @@ typedef struct boar_options {
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
- * 10 epochs, eta, l2 and loss_param BOAR_AUTO, decay 0.9, no L1, seed 1, all cores, rank 16, MF
- * biases on, CPU, 4 streams). */
-BOAR_API void boar_options_default(boar_options *o);
+ * 10 epochs, eta, l2 and loss_param BOAR_AUTO, decay 0.9, no L1, seed 1,
+ * all cores, rank 16, MF biases on, CPU, 4 streams) and o->size. A macro,
+ * so that the size is the caller's: boar_options_init fills exactly that
+ * many bytes. */
+#define boar_options_default(o) boar_options_init((o), sizeof *(o))
+BOAR_API void boar_options_init(boar_options *o, size_t size);
 
 /* @return NULL if *o is usable with this dataset (may be NULL), else a
  *         static reason such as "eta must be > 0". */
@@ -409,6 +450,51 @@ BOAR_API const char *boar_options_check(const boar_options *o,
  *         BOAR_ECANCELLED (then *out is still set), BOAR_ENOGPU, ... */
 BOAR_API int boar_train(const boar_dataset *train, const boar_options *o,
 			boar_model **out, boar_error *err);
+
+/* ------------------------------------------- training over a parameter server
+ *
+ * Data-parallel training over a sharded key-value store of the weights,
+ * with any transport the caller brings (libboar-net, boar's io_uring
+ * parameter server, is one; see net/README.md). The keys are the positions
+ * of the linear model's weights: (dim + 1) * K of them, feature-major, the
+ * bias(es) last. Every worker loads the whole training set and draws the
+ * same row order per epoch; worker R of W sweeps the block
+ * [R*n/W, (R+1)*n/W) of it in clocks of about sync_every rows. Per clock
+ * the library pulls the keys the clock's rows touch, sweeps them, pushes
+ * (after - before) for those keys and ticks the clock; the bias's delta is
+ * pushed as 1/W of it (every worker moves it every clock). Linear models
+ * only; no warm start, holdout, early stopping or deterministic mode.
+ * Callbacks return 0 or a negative BOAR_E* code with *err filled. */
+typedef struct boar_ps_transport {
+	size_t size;           /* sizeof(boar_ps_transport) */
+	void *ctx;             /* passed to every callback */
+	uint32_t rank;         /* this worker, < n_workers */
+	uint32_t n_workers;
+	uint64_t sync_every;   /* rows per clock; 0: 1000 */
+	/* Once the model's shape is known: n_keys keys from now on. */
+	int (*connect)(void *ctx, uint64_t n_keys, boar_error *err);
+	/* Current values of n ascending keys into vals[n]. */
+	int (*pull)(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
+		    boar_error *err);
+	/* Adds deltas[n] to n ascending keys. */
+	int (*push)(void *ctx, const uint64_t *keys, const float *deltas,
+		    uint32_t n, boar_error *err);
+	/* The end of a clock that swept `rows` rows. */
+	int (*clock)(void *ctx, uint64_t rows, boar_error *err);
+	/* After the last epoch. A worker that gathers writes the whole model
+	 * into w[n_keys] and sets *gathered = 1 (the trained model is then
+	 * the servers'; else it is this worker's replica). */
+	int (*finish)(void *ctx, float *w, uint64_t n_keys, int *gathered,
+		      boar_error *err);
+} boar_ps_transport;
+
+/* Trains as worker t->rank over the transport: the options of boar_train
+ * (o->progress is called after each of this worker's epochs, with test
+ * metrics of a fresh pull of the whole model when o->test is set).
+ * @return 0 and *out, or a BOAR_E* code with *err. */
+BOAR_API int boar_train_ps(const boar_dataset *train, const boar_options *o,
+			   const boar_ps_transport *t, boar_model **out,
+			   boar_error *err);
 
 /* --------------------------------------------------------------- models */
 

@@ -5,6 +5,12 @@
 # installed copy through pkg-config, linked statically and dynamically, and
 # both binaries run and report a sensible a9a accuracy. So the README's
 # example cannot rot.
+#
+# What is installed is a library others can ship: libboar.so needs neither
+# liburing nor libsodium nor cudart (the transport is libboar-net, the CUDA
+# engine the plugin libboar-gpu.so), libboar.a and libboar.so define no
+# global symbol outside boar_*, the plugin exports its entry point alone,
+# and a plain `make install` builds portable code (no -march=native).
 . tests/cli/lib/common.sh
 
 command -v pkg-config >/dev/null 2>&1 || skip "pkg-config not found"
@@ -15,8 +21,40 @@ D=$T/root
 # and removed again afterwards so the next build makes its own.
 rm -f "$BUILD/boar.pc"
 trap 'rm -f "$BUILD/boar.pc"; rm -rf "$T"' EXIT
-make -s BUILD="$BUILD" DESTDIR="$D" PREFIX=/usr install >"$T/make.log" 2>&1 ||
+# Install this build's tree (asking for its MARCH keeps make from building
+# the portable tree, which other tests running now would not notice).
+march=
+case ${MAKEFLAGS:-} in
+*MARCH=*) ;;
+*) march=MARCH=native ;;
+esac
+# shellcheck disable=SC2086
+make -s BUILD="$BUILD" DESTDIR="$D" PREFIX=/usr $march install >"$T/make.log" 2>&1 ||
 	{ cat "$T/make.log"; fail "make install exited non-zero"; }
+
+# A plain `make install` builds portable code in a tree of its own.
+env -u MAKEFLAGS make -n BUILD="$T/pbuild" CUDA=0 DESTDIR="$D" install >"$T/n.log" 2>&1 ||
+	{ tail "$T/n.log"; fail "make -n install failed"; }
+grep -q -- '-march=x86-64-v2' "$T/n.log" || { head "$T/n.log"; fail "make install does not build portable code"; }
+grep -q -- '-march=native' "$T/n.log" && fail "make install builds -march=native code"
+
+so=$(ls "$D"/usr/lib/libboar.so.*.*.* | head -n 1)
+ldd "$so" >"$T/ldd" || fail "ldd $so"
+for lib in liburing libsodium libcudart; do
+	grep -q "$lib" "$T/ldd" && { cat "$T/ldd"; fail "the installed libboar.so needs $lib"; }
+done
+nm -D --defined-only "$so" | awk '$3 !~ /^boar_/ && $2 ~ /[BDRTVW]/' | grep . &&
+	fail "libboar.so exports symbols outside boar_* (above)"
+nm -g --defined-only "$D/usr/lib/libboar.a" 2>/dev/null |
+	awk 'NF == 3 && $3 !~ /^boar_/' | grep . &&
+	fail "libboar.a defines global symbols outside boar_* (above)"
+nm -g --defined-only "$D/usr/lib/libboar.a" | grep -q ' T boar_train$' ||
+	fail "libboar.a does not define boar_train"
+if [ -e "$D/usr/lib/libboar-gpu.so.0" ]; then
+	nm -D --defined-only "$D/usr/lib/libboar-gpu.so.0" | awk '$2 ~ /[BDRTVW]/ { print $3 }' |
+		grep -v '^boar_gpu_plugin_ops$' | grep -v '^BOARGPU_0$' | grep . &&
+		fail "the GPU plugin exports more than its entry point (above)"
+fi
 for f in usr/include/boar.h usr/lib/libboar.a usr/lib/libboar.so \
 	usr/lib/pkgconfig/boar.pc usr/bin/boar; do
 	[ -e "$D/$f" ] || fail "make install did not install /$f"

@@ -2,14 +2,10 @@
  *
  * Feeds arbitrary bytes to wire_decode_frame() under both receiver limits
  * (before and after the handshake), and re-encodes what decoded so that the
- * encoder's view of a valid message is exercised too. Build and run:
- *
- *   clang-14 -g -O1 -fsanitize=fuzzer,address,undefined -I. -Isrc \
- *       -Isrc/include tests/fuzz/fuzz_wire.c net/wire.c -o fuzz_wire
- *   ./fuzz_wire -max_total_time=60 tests/fuzz/corpus
- *
- * (tests/fuzz/run.sh does exactly this.) tests/unit/test_net_fuzz_corpus.c
- * replays the corpus through the decoder in every `make check`.
+ * encoder's view of a valid message is exercised too. `make fuzz
+ * FUZZ=wire` runs it under libFuzzer; tests/unit/test_net_fuzz_corpus.c
+ * and the replay of tests/fuzz/corpus/wire/ (fuzz.h) run it in every
+ * `make check`.
  */
 #include <stddef.h>
 #include <stdint.h>

@@ -10,7 +10,7 @@
  * tolerances, never bit for bit.
  *
  * Covers every loss, SGD and AdaGrad, L1 + L2, atomic and racy updates,
- * and the streaming path (BOAR_GPU_CHUNK_BYTES forces small chunks on
+ * and the streaming path (gpu_chunk_bytes forces small chunks on
  * several streams; the resident path runs without it).
  *
  * Exit 77 (skip) when the build has no GPU support or no device is present.
@@ -312,9 +312,14 @@ static int run_case(const char *name, const struct boar_dataset *train,
 	return bad;
 }
 
+/* Streamed chunk size for the next cases (0: the engine's choice). */
+static uint64_t chunk_bytes;
+
 static void base_options(boar_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->size = sizeof *o;
+	o->gpu_chunk_bytes = chunk_bytes;
 	o->task = BOAR_TASK_LINEAR;
 	o->loss = BOAR_LOSS_LOGISTIC;
 	o->optimizer = BOAR_OPT_SGD;
@@ -342,11 +347,11 @@ int main(void)
 	if (run_case("logistic sgd atomic", tr, te, &o, 5) == 77)
 		return 77;
 	/* The plain-store kernels (the engine runs atomicAdd for racy unless
-	 * BOAR_GPU_RACY=1). */
-	setenv("BOAR_GPU_RACY", "1", 1);
+	 * gpu_racy_kernels is set). */
 	o.update = BOAR_UPDATE_RACY;
+	o.gpu_racy_kernels = 1;
 	run_case("logistic sgd racy stores", tr, te, &o, 5);
-	unsetenv("BOAR_GPU_RACY");
+	o.gpu_racy_kernels = 0;
 	run_case("logistic sgd racy (atomic on gpu)", tr, te, &o, 5);
 
 	base_options(&o);
@@ -378,7 +383,7 @@ int main(void)
 
 	/* Streaming: chunks of ~64 KiB on 3 streams, so every epoch copies
 	 * dozens of chunks while kernels of the others run. */
-	setenv("BOAR_GPU_CHUNK_BYTES", "65536", 1);
+	chunk_bytes = 65536;
 	base_options(&o);
 	o.streams = 3;
 	run_case("logistic sgd streamed", tr, te, &o, 5);
@@ -391,7 +396,7 @@ int main(void)
 	o.eta = 0.02;
 	o.streams = 1;
 	run_case("squared sgd streamed 1 stream", rtr, rte, &o, 5);
-	unsetenv("BOAR_GPU_CHUNK_BYTES");
+	chunk_bytes = 0;
 
 	free_data(tr);
 	free_data(te);

@@ -332,11 +332,11 @@ int main(void)
 	o.eta_decay = 0.95;
 	o.epochs = 4;
 	run_case("rank 256 sgd biases", tr, te, &o, 256, 1);
-	setenv("BOAR_GPU_CHUNK_BYTES", "100000", 1);
+	o.gpu_chunk_bytes = 100000;
 	o.streams = 4;
 	o.epochs = 6;
 	run_case("rank 48 sgd biases streamed", tr, te, &o, 48, 1);
-	unsetenv("BOAR_GPU_CHUNK_BYTES");
+	o.gpu_chunk_bytes = 0;
 
 	free_data(tr);
 	free_data(te);

@@ -147,9 +147,14 @@ static void free_model(struct boar_model *m)
 	free(m);
 }
 
+/* Streamed chunk size for the next cases (0: the engine's choice). */
+static uint64_t chunk_bytes;
+
 static void base_options(boar_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->size = sizeof *o;
+	o->gpu_chunk_bytes = chunk_bytes;
 	o->task = BOAR_TASK_LINEAR;
 	o->loss = BOAR_LOSS_LOGISTIC;
 	o->optimizer = BOAR_OPT_SGD;
@@ -580,7 +585,7 @@ int main(void)
 		const char *where = streamed ? "streamed" : "resident";
 		char nm[96];
 		if (streamed)
-			setenv("BOAR_GPU_CHUNK_BYTES", "65536", 1);
+			chunk_bytes = 65536;
 		base_options(&o);
 		snprintf(nm, sizeof nm, "order %s", where);
 		check_order(nm, tr, &o);
@@ -602,7 +607,7 @@ int main(void)
 		o.eta_decay = 1.0;
 		snprintf(nm, sizeof nm, "logistic adagrad %s", where);
 		check_training(nm, tr, te, &o);
-		unsetenv("BOAR_GPU_CHUNK_BYTES");
+		chunk_bytes = 0;
 	}
 
 	free_data(tr);

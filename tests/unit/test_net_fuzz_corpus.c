@@ -1,6 +1,6 @@
 /* test_net_fuzz_corpus.c - replays the fuzz corpus through the decoder.
  *
- * Every file in tests/fuzz/corpus is decoded (under both receiver limits)
+ * Every file in tests/fuzz/corpus/wire is decoded (under both receiver limits)
  * and then every one of its prefixes, and a copy with each byte flipped in
  * turn, so the seeds keep exercising the malformed paths without a fuzzer.
  * Files named bad_* must be refused; every other seed is a valid frame and
@@ -14,7 +14,7 @@
 
 #include "net/wire.h"
 
-#define CORPUS "tests/fuzz/corpus"
+#define CORPUS "tests/fuzz/corpus/wire"
 
 int main(void)
 {

@@ -1,0 +1,119 @@
+/* engine_ops.h - what an engine offers the training driver (train.c).
+ *
+ * The core owns this interface; the engines implement it: the CPU Hogwild!
+ * engine (engine_cpu.c over engine.c), the CUDA engine (gpu/gpu_ops.c,
+ * built into the plugin libboar-gpu.so that engine_gpu.c opens at
+ * device = GPU) and, when no plugin can be opened, a stub whose open says
+ * why. The driver never names an engine: it opens one, asks for each
+ * epoch's order, sweeps slices of it, moves weights by key (cluster
+ * clocks), syncs the weights to the host model (evaluation, the end) and
+ * closes it. So the core includes no engine header and the engines include
+ * only core headers (dataset.h, model.h, this one).
+ *
+ * What an engine cannot do is said once, in its caps, and refused by one
+ * table (engine_caps.c) with one message per missing capability.
+ *
+ * A plain C struct of function pointers, versioned by abi: the GPU plugin
+ * is built separately and is refused when its abi differs.
+ */
+#ifndef BOAR_ENGINE_OPS_H
+#define BOAR_ENGINE_OPS_H
+
+#include <stdint.h>
+
+#include "boar.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+struct boar_dataset;
+struct boar_model;
+
+/* What a run may need of its engine (and of where it runs: see
+ * engine_caps.c, which also names each one). */
+#define BOAR_CAPS_MAP(X)                                                    \
+	X(MF, "matrix factorization")                                       \
+	X(MULTICLASS, "multiclass models")                                  \
+	X(SUBSET, "a holdout (early stopping without a test set)")          \
+	X(DETERMINISTIC, "deterministic training")                          \
+	X(WEIGHTS, "instance or class weights")                             \
+	X(WARM_START, "a warm start from a model")                          \
+	X(EARLY_STOP, "early stopping")                                     \
+	X(SLICES, "slices of an epoch and weights by key")
+
+enum boar_cap_bit {
+#define BOAR_CAP_BIT(name, what) BOAR_CAP_BIT_##name,
+	BOAR_CAPS_MAP(BOAR_CAP_BIT)
+#undef BOAR_CAP_BIT
+	BOAR_CAP_COUNT
+};
+#define BOAR_CAP(name) (1u << BOAR_CAP_BIT_##name)
+#define BOAR_CAPS_ALL ((1u << BOAR_CAP_COUNT) - 1)
+
+/* Bump when a member of boar_engine_ops changes. */
+#define BOAR_ENGINE_ABI 1
+
+struct boar_engine_ops {
+	int abi;          /* BOAR_ENGINE_ABI */
+	const char *name; /* "the CPU engine", "the GPU engine" */
+	unsigned caps;    /* BOAR_CAP(...) bits */
+	/* Prepares to train m (shaped for d, initialized) on rows[0..n) of
+	 * d (rows NULL: all n = d->n_rows) with resolved options o. pack: the
+	 * engine may copy the rows into an order of its own (faster; then
+	 * order() entries index that copy, not d: only for whole sweeps). */
+	int (*open)(const struct boar_dataset *d, const boar_options *o,
+		    struct boar_model *m, const uint32_t *rows, uint64_t n,
+		    int pack, void **out, boar_error *err);
+	/* Rows in an epoch. */
+	uint64_t (*rows)(void *e);
+	/* *order = the rows of `epoch` (1-based, asked in increasing order)
+	 * in the order a sweep visits them, rows() entries; NULL when the
+	 * engine orders blocks of its own (MF). */
+	int (*order)(void *e, int epoch, const uint32_t **order,
+		     boar_error *err);
+	/* Sweeps positions [begin, end) of epoch's order with step size eta;
+	 * adds the progressive loss of those rows to *loss_sum. */
+	int (*sweep)(void *e, int epoch, uint64_t begin, uint64_t end,
+		     double eta, double *loss_sum, boar_error *err);
+	/* The engine's weights of n distinct keys (positions in the linear
+	 * model's w) from vals, or into vals. */
+	int (*load_keys)(void *e, const uint64_t *keys, const float *vals,
+			 uint64_t n, boar_error *err);
+	int (*store_keys)(void *e, const uint64_t *keys, float *vals,
+			  uint64_t n, boar_error *err);
+	/* The engine's weights into the host model m (the one it opened). */
+	int (*sync)(void *e, struct boar_model *m, boar_error *err);
+	void (*close)(void *e);
+};
+
+/* The CPU engine (engine_cpu.c). */
+extern const struct boar_engine_ops boar_engine_cpu_ops;
+
+/* *ops = the engine for o->device: the CPU's, or the GPU plugin's
+ * (engine_gpu.c opens libboar-gpu.so.N: o->gpu_plugin if set, else beside
+ * the library or program, else the install's libdir, else the loader's
+ * search path). BOAR_ENOGPU with every place tried when none opens: the
+ * stub of a build or machine without the CUDA engine. */
+int boar_engine_for(const boar_options *o, const struct boar_engine_ops **ops,
+		    boar_error *err);
+
+/* The entry point of the GPU plugin: its ops when abi matches, else NULL. */
+typedef const struct boar_engine_ops *(*boar_gpu_plugin_fn)(int abi);
+#define BOAR_GPU_PLUGIN_SYMBOL "boar_gpu_plugin_ops"
+#define BOAR_GPU_PLUGIN_NAME "libboar-gpu.so.0"
+
+/* What the run asks of the engine (BOAR_CAP bits), from the data, the
+ * resolved options, the fresh model and whether rows are held out. */
+unsigned boar_caps_needed(const struct boar_dataset *d, const boar_options *o,
+			  const struct boar_model *m, int holdout);
+
+/* 0 when `have` covers `need`; else BOAR_EINVAL with "WHO does not support
+ * WHAT; ADVICE" for the first capability missing. */
+int boar_caps_check(unsigned need, unsigned have, const char *who,
+		    const char *advice, boar_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,61 @@
+/* train.h - the training driver and its per-clock hook (library-internal).
+ *
+ * One driver (train.c) runs every epoch for every engine: it makes the
+ * model, checks the run against the engine's (and the place's)
+ * capabilities, opens the engine through engine_ops.h, sweeps, evaluates,
+ * stops early, reports progress and refuses a diverged model. boar_train
+ * calls it with no hook: each epoch is one sweep. Cluster training
+ * (train_cluster.c) is the same driver with a hook: each epoch this
+ * process sweeps its share of the order in clocks, and the hook pulls the
+ * keys of a clock before its sweep and pushes what changed after.
+ */
+#ifndef BOAR_TRAIN_H
+#define BOAR_TRAIN_H
+
+#include <stdint.h>
+
+#include "boar.h"
+
+struct boar_dataset;
+struct boar_model;
+struct boar_engine_ops;
+
+/* A run as the hook sees it (read-only, except the model's weights). */
+struct train_run {
+	const struct boar_dataset *d;
+	boar_options o; /* resolved */
+	struct boar_model *m;
+	const struct boar_engine_ops *ops;
+	void *eng; /* the engine the ops opened */
+};
+
+struct train_hook {
+	const char *who;    /* for refusals: "cluster training" */
+	unsigned caps;      /* what training there supports (BOAR_CAP bits) */
+	const char *advice; /* appended to a refusal, or NULL */
+	void *ctx;
+	/* Once, with the model made and the engine open: positions
+	 * [*first, *last) of every epoch's order are this process's, swept in
+	 * *clocks slices. */
+	int (*start)(void *ctx, const struct train_run *r, uint64_t *first,
+		     uint64_t *last, uint64_t *clocks, boar_error *err);
+	/* Before the sweep of positions [b, e) of order: fresh weights for
+	 * the keys those rows touch, loaded into the engine. */
+	int (*pull)(void *ctx, const struct train_run *r, const uint32_t *order,
+		    uint64_t b, uint64_t e, boar_error *err);
+	/* After it: what the sweep changed, pushed; then the clock ticks. */
+	int (*push)(void *ctx, const struct train_run *r, uint64_t rows,
+		    boar_error *err);
+	/* The whole model, fresh, into the host model (before evaluation). */
+	int (*refresh)(void *ctx, const struct train_run *r, boar_error *err);
+	/* After the last epoch (also when the progress callback stopped it):
+	 * may replace the host model's weights (a gathered model). */
+	int (*finish)(void *ctx, const struct train_run *r, boar_error *err);
+};
+
+/* boar_train with an optional hook (NULL: a single process). */
+int boar_train_driver(const boar_dataset *train, const boar_options *o,
+		      const struct train_hook *hook, boar_model **out,
+		      boar_error *err);
+
+#endif

@@ -1,0 +1,287 @@
+/* fuzz_util.c - the harnesses' shared checks and scratch files (fuzz.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dataset.h"
+#include "parse_common.h"
+#include "tests/fuzz/fuzz.h"
+
+const char *fuzz_current_input;
+
+void fuzz_fail(const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "fuzz: broken promise: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	if (fuzz_current_input)
+		fprintf(stderr, " (input: %s)", fuzz_current_input);
+	fputc('\n', stderr);
+	abort();
+}
+
+/* ------------------------------------------------------ scratch files */
+
+#define MAX_NAMES 8
+
+static char scratch[256];
+static char names[MAX_NAMES][64]; /* the files written, for the cleanup */
+static int n_names;
+
+static void remove_scratch(void)
+{
+	char path[sizeof scratch + sizeof names[0] + 1];
+	for (int k = 0; k < n_names; k++) {
+		snprintf(path, sizeof path, "%.255s/%.63s", scratch, names[k]);
+		unlink(path);
+	}
+	rmdir(scratch);
+}
+
+const char *fuzz_scratch_dir(void)
+{
+	if (scratch[0])
+		return scratch;
+	const char *base = getenv("TMPDIR");
+	struct stat st;
+	if (!base || !*base)
+		base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) &&
+				       access("/dev/shm", W_OK) == 0
+			       ? "/dev/shm"
+			       : "/tmp";
+	snprintf(scratch, sizeof scratch, "%s/boar-fuzz.XXXXXX", base);
+	if (!mkdtemp(scratch)) {
+		fprintf(stderr, "fuzz: cannot create %s: %s\n", scratch,
+			strerror(errno));
+		exit(2);
+	}
+	atexit(remove_scratch);
+	return scratch;
+}
+
+const char *fuzz_path(const char *name)
+{
+	static char path[sizeof scratch + sizeof names[0] + 1];
+	int known = 0;
+	for (int k = 0; k < n_names && !known; k++)
+		known = !strcmp(names[k], name);
+	if (!known) {
+		if (n_names == MAX_NAMES || strlen(name) >= sizeof names[0]) {
+			fprintf(stderr, "fuzz: too many scratch files\n");
+			exit(2);
+		}
+		strcpy(names[n_names++], name);
+	}
+	snprintf(path, sizeof path, "%.255s/%.63s", fuzz_scratch_dir(), name);
+	return path;
+}
+
+const char *fuzz_write_file(const char *name, const void *data, size_t len)
+{
+	const char *path = fuzz_path(name);
+	/* A new inode each time (unlink first): a loader that keeps a
+	 * mapping of the last file must not see it change underneath. */
+	unlink(path);
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	const char *p = data;
+	size_t left = len;
+	while (fd >= 0 && left) {
+		ssize_t k = write(fd, p, left);
+		if (k <= 0) {
+			close(fd);
+			fd = -1;
+			break;
+		}
+		p += k;
+		left -= (size_t)k;
+	}
+	if (fd < 0 || close(fd) != 0) {
+		fprintf(stderr, "fuzz: cannot write %s: %s\n", path,
+			strerror(errno));
+		exit(2);
+	}
+	return path;
+}
+
+/* ------------------------------------------------------------ checks */
+
+void fuzz_check_error(int rc, const boar_error *err, const char *path)
+{
+	if (rc >= 0)
+		fuzz_fail("load returned %d, neither 0 nor an error code", rc);
+	if (err->code != rc)
+		fuzz_fail("load returned %d but its boar_error says %d", rc,
+			  err->code);
+	size_t n = strnlen(err->message, sizeof err->message);
+	if (n == 0 || n == sizeof err->message)
+		fuzz_fail("error %d with an empty or unterminated message", rc);
+	if (strchr(err->message, '\n'))
+		fuzz_fail("error message is not one line: \"%s\"",
+			  err->message);
+	if (rc != BOAR_ENOMEM && !strstr(err->message, path))
+		fuzz_fail("error message does not name the file %s: \"%s\"",
+			  path, err->message);
+}
+
+static void check_floats(const float *x, uint64_t n, const char *what)
+{
+	for (uint64_t k = 0; k < n; k++)
+		if (!isfinite(x[k]))
+			fuzz_fail("%s[%llu] is %g", what, (unsigned long long)k,
+				  (double)x[k]);
+}
+
+static void check_linear(const struct boar_dataset *d)
+{
+	if (d->hash_bits < 0 || d->hash_bits > 32)
+		fuzz_fail("hash_bits %d", d->hash_bits);
+	if (d->hash_bits && d->dim != 1ull << d->hash_bits)
+		fuzz_fail("hashed into 2^%d slots but dim is %llu",
+			  d->hash_bits, (unsigned long long)d->dim);
+	if (d->dim > 1ull << 32)
+		fuzz_fail("dim %llu does not fit 32-bit ids",
+			  (unsigned long long)d->dim);
+	if (d->row_ptr[0] != 0 || d->row_ptr[d->n_rows] != d->nnz)
+		fuzz_fail("row offsets run from %llu to %llu, nnz is %llu",
+			  (unsigned long long)d->row_ptr[0],
+			  (unsigned long long)d->row_ptr[d->n_rows],
+			  (unsigned long long)d->nnz);
+	for (uint64_t r = 0; r < d->n_rows; r++) {
+		uint64_t b = d->row_ptr[r], e = d->row_ptr[r + 1];
+		if (b > e || e > d->nnz)
+			fuzz_fail("row %llu spans [%llu, %llu) of %llu",
+				  (unsigned long long)r,
+				  (unsigned long long)b,
+				  (unsigned long long)e,
+				  (unsigned long long)d->nnz);
+		for (uint64_t k = b; k < e; k++)
+			if (d->idx[k] >= d->dim)
+				fuzz_fail("row %llu: id %u >= dim %llu",
+					  (unsigned long long)r, d->idx[k],
+					  (unsigned long long)d->dim);
+		const uint32_t *idx;
+		const float *val;
+		float label;
+		int64_t nnz = boar_dataset_row(d, r, &idx, &val, &label);
+		if (nnz != (int64_t)(e - b) || (nnz && idx != d->idx + b) ||
+		    memcmp(&label, &d->label[r], sizeof label))
+			fuzz_fail("boar_dataset_row(%llu) disagrees with the "
+				  "arrays", (unsigned long long)r);
+	}
+	check_floats(d->val, d->nnz, "value");
+	if (d->all_ones)
+		for (uint64_t k = 0; k < d->nnz; k++)
+			if (d->val[k] != 1.0f)
+				fuzz_fail("all_ones is set but value[%llu] is %g",
+					  (unsigned long long)k,
+					  (double)d->val[k]);
+	if (d->label_kind == BOAR_LABELS_BINARY) {
+		int pm = 1, zo = 1;
+		for (uint64_t r = 0; r < d->n_rows; r++) {
+			float y = d->label[r];
+			pm &= y == 1.0f || y == -1.0f;
+			zo &= y == 1.0f || y == 0.0f;
+		}
+		if (!pm && !zo)
+			fuzz_fail("labels said binary but are not");
+	}
+}
+
+static void check_ratings(const struct boar_dataset *d)
+{
+	if (d->nnz != d->n_rows)
+		fuzz_fail("ratings: nnz %llu for %llu ratings",
+			  (unsigned long long)d->nnz,
+			  (unsigned long long)d->n_rows);
+	if (d->dim > 1ull << 32 || d->n_items > 1ull << 32)
+		fuzz_fail("ratings: %llu users, %llu items do not fit 32 bits",
+			  (unsigned long long)d->dim,
+			  (unsigned long long)d->n_items);
+	for (uint64_t k = 0; k < d->n_rows; k++)
+		if (d->user[k] >= d->dim || d->item[k] >= d->n_items)
+			fuzz_fail("rating %llu: user %u item %u outside %llu x "
+				  "%llu",
+				  (unsigned long long)k, d->user[k], d->item[k],
+				  (unsigned long long)d->dim,
+				  (unsigned long long)d->n_items);
+}
+
+void fuzz_check_dataset(const boar_dataset *ds)
+{
+	const struct boar_dataset *d = ds;
+	if (boar_dataset_rows(ds) != d->n_rows ||
+	    boar_dataset_task(ds) != d->task)
+		fuzz_fail("public accessors disagree with the dataset");
+	if (d->task == BOAR_TASK_LINEAR)
+		check_linear(d);
+	else if (d->task == BOAR_TASK_MF)
+		check_ratings(d);
+	else
+		fuzz_fail("dataset of task %d", d->task);
+	check_floats(d->label, d->n_rows, "label");
+	if (d->weight) {
+		check_floats(d->weight, d->n_rows, "weight");
+		for (uint64_t r = 0; r < d->n_rows; r++)
+			if (d->weight[r] < 0)
+				fuzz_fail("weight[%llu] is %g",
+					  (unsigned long long)r,
+					  (double)d->weight[r]);
+	}
+}
+
+/* ------------------------------------------------------------ parsers */
+
+#define PARSE_PATH "fuzz-input"
+
+void fuzz_parse(const uint8_t *data, size_t size, int format,
+		const boar_load_options *o)
+{
+	struct parse_input in = {
+		.path = PARSE_PATH,
+		.buf = (const char *)data,
+		.len = size,
+		.threads = 1,
+		.hash_bits = o->hash_bits,
+		.opt = o,
+	};
+	struct boar_dataset *d = NULL;
+	boar_error err;
+	memset(&err, 0, sizeof err);
+	int rc;
+	switch (format) {
+	case BOAR_FORMAT_LIBSVM:
+		rc = boar_parse_libsvm(&in, &d, &err);
+		break;
+	case BOAR_FORMAT_RATINGS:
+		rc = boar_parse_ratings(&in, &d, &err);
+		break;
+	case BOAR_FORMAT_VW:
+		rc = boar_parse_vw(&in, &d, &err);
+		break;
+	case BOAR_FORMAT_CSV:
+		rc = boar_parse_csv(&in, &d, &err);
+		break;
+	default:
+		fuzz_fail("fuzz_parse: no parser for format %d", format);
+	}
+	if (rc) {
+		fuzz_check_error(rc, &err, PARSE_PATH);
+		if (d)
+			fuzz_fail("parser failed with %d but returned a "
+				  "dataset", rc);
+		return;
+	}
+	if (!d)
+		fuzz_fail("parser succeeded without a dataset");
+	boar_dataset_classify(d);
+	fuzz_check_dataset(d);
+	boar_dataset_free(d);
+}
