@@ -20,22 +20,13 @@ static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
 	return 0;
 }
 
-/* Multiclass: class probabilities (or hinge margins) of row r into s[K]. */
-/* Multiclass: the K margins of row r into s[K]. */
-static void class_margins(const struct boar_model *m,
-			  const struct boar_dataset *d, uint64_t r, double *s)
+/* The margins of row r into s[max(K, 1)]. */
+static void row_margins(const struct boar_model *m,
+			const struct boar_dataset *d, uint64_t r, double *s)
 {
-	uint32_t K = m->n_classes;
-	const float *bias = &m->w[m->dim * K];
-	for (uint32_t c = 0; c < K; c++)
-		s[c] = bias[c];
-	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
-		if (d->idx[k] >= m->dim)
-			continue;
-		const float *wj = &m->w[(uint64_t)d->idx[k] * K];
-		for (uint32_t c = 0; c < K; c++)
-			s[c] += (double)wj[c] * d->val[k];
-	}
+	uint64_t lo = d->row_ptr[r];
+	boar_model_margins(m, d->row_ptr[r + 1] - lo, d->idx + lo, d->val + lo,
+			   0, s);
 }
 
 /* The class index of a label, or K if the model never saw it. */
@@ -55,15 +46,13 @@ static inline double score_row(const struct boar_model *m,
 	if (m->n_classes) {
 		/* sigmoid and softmax keep the margins' order */
 		double s[BOAR_MAX_CLASSES];
-		class_margins(m, d, r, s);
+		row_margins(m, d, r, s);
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
 	if (m->task == BOAR_TASK_MF)
 		return boar_model_predict_pair(m, d->user[r], d->item[r]);
-	double s = m->w[m->dim];
-	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++)
-		if (d->idx[k] < m->dim)
-			s += (double)m->w[d->idx[k]] * d->val[k];
+	double s;
+	row_margins(m, d, r, &s);
 	return s;
 }
 
@@ -101,7 +90,7 @@ int boar_predict_scores(const boar_model *m, const boar_dataset *d,
 	uint32_t K = m->n_classes;
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
-		class_margins(m, d, r, &out[r * K]);
+		row_margins(m, d, r, &out[r * K]);
 		boar_class_probabilities(m->loss, &out[r * K], K);
 	}
 	return 0;
@@ -182,7 +171,7 @@ static void evaluate_classes(const struct boar_model *m,
 		uint64_t r = rows ? rows[i] : i;
 		double s[BOAR_MAX_CLASSES];
 		uint32_t y = class_of(m, d->label[r]);
-		class_margins(m, d, r, s);
+		row_margins(m, d, r, s);
 		correct += boar_argmax(s, K) == y;
 		loss += class_loss(m, s, K, y);
 	}

@@ -151,21 +151,25 @@ double boar_sigmoid(double margin)
 			   : exp(margin) / (1.0 + exp(margin));
 }
 
-/* Per-class margins of a row of caller ids (hashed like the model). */
-static void class_margins(const boar_model *m, size_t nnz, const uint32_t *idx,
-			  const float *val, double *out)
+void boar_model_margins(const struct boar_model *m, size_t nnz,
+			const uint32_t *idx, const float *val, int caller_ids,
+			double *out)
 {
-	uint32_t K = m->n_classes;
+	uint32_t K = boar_model_width(m);
 	const float *bias = &m->w[m->dim * K];
 	for (uint32_t c = 0; c < K; c++)
 		out[c] = bias[c];
 	for (size_t k = 0; k < nnz; k++) {
-		uint32_t j = boar_model_slot(m, idx[k]);
+		uint64_t j = caller_ids ? boar_model_slot(m, idx[k]) : idx[k];
 		if (j >= m->dim)
 			continue;
 		double x = val ? val[k] : 1.0;
+		if (K == 1) {
+			out[0] += m->w[j] * x;
+			continue;
+		}
 		for (uint32_t c = 0; c < K; c++)
-			out[c] += m->w[(uint64_t)j * K + c] * x;
+			out[c] += m->w[j * K + c] * x;
 	}
 }
 
@@ -199,7 +203,7 @@ int boar_model_predict_scores(const boar_model *m, size_t nnz,
 		scores[0] = boar_loss_probabilistic(m->loss) ? boar_sigmoid(s) : s;
 		return 1;
 	}
-	class_margins(m, nnz, idx, val, scores);
+	boar_model_margins(m, nnz, idx, val, 1, scores);
 	boar_class_probabilities(m->loss, scores, m->n_classes);
 	return (int)m->n_classes;
 }
@@ -213,15 +217,11 @@ double boar_model_predict_row(const boar_model *m, size_t nnz,
 		/* No allocation: classes beyond this stack block are not
 		 * supported (boar_options_check caps K). */
 		double s[BOAR_MAX_CLASSES];
-		class_margins(m, nnz, idx, val, s);
+		boar_model_margins(m, nnz, idx, val, 1, s);
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
-	double s = m->w[m->dim];
-	for (size_t k = 0; k < nnz; k++) {
-		uint32_t j = boar_model_slot(m, idx[k]);
-		if (j < m->dim)
-			s += (double)m->w[j] * (val ? val[k] : 1.0f);
-	}
+	double s;
+	boar_model_margins(m, nnz, idx, val, 1, &s);
 	return s;
 }
 
