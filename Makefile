@@ -285,11 +285,11 @@ SAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
 test-bin: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%)
 
 $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS) \
-		$(STATIC) $(HEADERS)
+		$(INTERNAL) $(NET) $(GPU_TEST) $(BUILD)/.flags-cli
 	@mkdir -p $(dir $@)
 	$(call say,CC,$<)
 	$(Q)$(CC) $(BOAR_CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c \
-		tests/fuzz/fuzz_util.c $(STATIC) $(LIBS) $(LDFLAGS)
+		tests/fuzz/fuzz_util.c $(TEST_LIBS) $(LDFLAGS)
 
 # The library once more, instrumented for libFuzzer's coverage, then one
 # fuzzer per harness.

@@ -58,8 +58,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	free(buf);
 
 	struct cache_want w = {
-		.src_size = h.src_size,
-		.src_mtime_ns = h.src_mtime_ns,
+		.src = { .dev = h.src_dev, .ino = h.src_ino,
+			 .size = h.src_size, .mtime_ns = h.src_mtime_ns,
+			 .ctime_ns = h.src_ctime_ns },
+		.options_key = h.options_key,
 		.task = mode & MODE_ANY_TASK ? BOAR_TASK_AUTO : h.task,
 		.hash_bits = h.hash_bits,
 		.threads = 1,
