@@ -345,30 +345,26 @@ int boar_detect_format(const char *buf, size_t len)
 	return BOAR_FORMAT_LIBSVM;
 }
 
-/* The task of a format's data (BOAR_TASK_LINEAR for AUTO). */
+/* Each format's task and whether its features are names hashed into
+ * slots, from boar.h's list; AUTO reads as linear, unhashed. */
+static const struct {
+	int task, hashed;
+} format_traits[BOAR_FORMAT_CODES] = {
+	[BOAR_FORMAT_AUTO] = {BOAR_TASK_LINEAR, 0},
+#define FORMAT_TRAITS(N, code, name, task, hashed, help) \
+	[code] = {BOAR_TASK_##task, hashed},
+	BOAR_FORMAT_MAP(FORMAT_TRAITS)
+#undef FORMAT_TRAITS
+};
+
 static int format_task(int format)
 {
-	switch (format) {
-#define FORMAT_TASK(N, code, name, task, hashed, help) \
-	case BOAR_FORMAT_##N:                           \
-		return BOAR_TASK_##task;
-		BOAR_FORMAT_MAP(FORMAT_TASK)
-#undef FORMAT_TASK
-	}
-	return BOAR_TASK_LINEAR;
+	return format_traits[format].task;
 }
 
-/* 1 when a format's features are names, hashed into slots. */
 static int format_hashed(int format)
 {
-	switch (format) {
-#define FORMAT_HASHED(N, code, name, task, hashed, help) \
-	case BOAR_FORMAT_##N:                             \
-		return hashed;
-		BOAR_FORMAT_MAP(FORMAT_HASHED)
-#undef FORMAT_HASHED
-	}
-	return 0;
+	return format_traits[format].hashed;
 }
 
 static int check_load_options(const boar_load_options *o, boar_error *err)

@@ -85,30 +85,30 @@ BOAR_HD float boar_loss_eval(int loss, float m, float y, float param, float *d)
 	return 0.0f;
 }
 
-/* enum boar_loss_kind of a loss (BINARY for an unknown code). */
-BOAR_HD int boar_loss_kind(int loss)
+/* A loss's kind and prob columns in one int (kind in the low four bits);
+ * a binary margin loss for an unknown code. */
+BOAR_HD int boar_loss_traits_(int loss)
 {
 	switch (loss) {
-#define BOAR_LOSS_KIND_(N, code, name, kind, prob, pname, dflt, help) \
-	case BOAR_LOSS_##N:                                      \
-		return BOAR_LOSS_KIND_##kind;
-		BOAR_LOSS_MAP(BOAR_LOSS_KIND_)
-#undef BOAR_LOSS_KIND_
+#define BOAR_LOSS_TRAITS_(N, code, name, kind, prob, pname, dflt, help) \
+	case BOAR_LOSS_##N:                                              \
+		return BOAR_LOSS_KIND_##kind | (prob) << 4;
+		BOAR_LOSS_MAP(BOAR_LOSS_TRAITS_)
+#undef BOAR_LOSS_TRAITS_
 	}
 	return BOAR_LOSS_KIND_BINARY;
+}
+
+/* enum boar_loss_kind of a loss. */
+BOAR_HD int boar_loss_kind(int loss)
+{
+	return boar_loss_traits_(loss) & 15;
 }
 
 /* 1 when the loss's scores are probabilities (sigmoid or softmax). */
 BOAR_HD int boar_loss_probabilistic(int loss)
 {
-	switch (loss) {
-#define BOAR_LOSS_PROB_(N, code, name, kind, prob, pname, dflt, help) \
-	case BOAR_LOSS_##N:                                            \
-		return prob;
-		BOAR_LOSS_MAP(BOAR_LOSS_PROB_)
-#undef BOAR_LOSS_PROB_
-	}
-	return 0;
+	return boar_loss_traits_(loss) >> 4;
 }
 
 /* The label as the loss sees it: the sign for classification losses, the

@@ -26,19 +26,18 @@
 #define NNZ 8
 #define EPOCHS 5
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
+/* A 64-bit LCG's top bits: deterministic data on every platform. */
+static uint64_t lcg = 7;
 
 static double unif(void)
 {
-	return (rng() >> 11) * (1.0 / 9007199254740992.0);
+	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (lcg >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static uint32_t below(uint32_t n)
+{
+	return (uint32_t)(unif() * n);
 }
 
 /* Rows of NNZ distinct ascending ids with values in [-1, 1]; labels from
@@ -49,17 +48,17 @@ static boar_dataset *make_data(int regression)
 	static uint64_t row_ptr[N_ROWS + 1];
 	static uint32_t idx[N_ROWS * NNZ];
 	static float val[N_ROWS * NNZ], label[N_ROWS], truth[DIM];
-	rng_state = 0x9e3779b97f4a7c15ULL;
+	lcg = 7;
 	for (int j = 0; j < DIM; j++)
 		truth[j] = (float)(2 * unif() - 1);
 	for (int r = 0; r < N_ROWS; r++) {
 		row_ptr[r] = (uint64_t)r * NNZ;
-		uint32_t at = (uint32_t)(rng() % (DIM / NNZ));
+		uint32_t at = below(DIM / NNZ);
 		double m = 0.3;
 		for (int k = 0; k < NNZ; k++) {
 			/* one id from each eighth of the ids: ascending */
 			uint32_t j = (uint32_t)k * (DIM / NNZ) +
-				     (at + (uint32_t)(rng() % 3)) % (DIM / NNZ);
+				     (at + below(3)) % (DIM / NNZ);
 			idx[r * NNZ + k] = j;
 			val[r * NNZ + k] = (float)(2 * unif() - 1);
 			m += truth[j] * val[r * NNZ + k];
