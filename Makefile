@@ -105,17 +105,25 @@ lib: $(STATIC) $(SHARED) $(PLUGIN) $(BUILD)/boar.pc
 cli: $(CLI)
 
 # ---- flags stamps: an object is rebuilt when the command that made it
-# would change (OPT, MARCH, CFLAGS, CC ...), not only when a file did.
-# Rewritten only when different, so an unchanged build stays up to date.
-stamp = @mkdir -p $(BUILD) && echo '$(1)' | cmp -s - $@ || echo '$(1)' > $@
-$(BUILD)/.flags-lib: FORCE
-	$(call stamp,$(CC) $(LIB_CFLAGS))
-$(BUILD)/.flags-cli: FORCE
-	$(call stamp,$(CC) $(BOAR_CFLAGS))
-$(BUILD)/.flags-nvcc: FORCE
-	$(call stamp,$(NVCC) $(NVCC_FLAGS))
-$(BUILD)/.flags-ld: FORCE
-	$(call stamp,$(CC) $(LDFLAGS) $(LIBS) $(CUDA_LIBS))
+# would change (OPT, MARCH, CFLAGS, CC ...), not only when a file did. Each
+# stamp is rewritten while the Makefile is read, and only when its text
+# differs, so make sees an honest date; a dry run (make -n) writes nothing
+# and shows the rebuild a changed stamp would cause.
+dry_run := $(findstring n,$(firstword -$(MAKEFLAGS)))
+define stamp
+ifneq ($$(shell echo '$(2)' | cmp -s - $(1) 2>/dev/null || echo differs),)
+ifeq ($(dry_run),)
+$$(shell mkdir -p $$(dir $(1)) && echo '$(2)' > $(1))
+else
+$(1): FORCE
+	@:
+endif
+endif
+endef
+$(eval $(call stamp,$(BUILD)/.flags-lib,$(CC) $(LIB_CFLAGS)))
+$(eval $(call stamp,$(BUILD)/.flags-cli,$(CC) $(BOAR_CFLAGS)))
+$(eval $(call stamp,$(BUILD)/.flags-nvcc,$(NVCC) $(NVCC_FLAGS)))
+$(eval $(call stamp,$(BUILD)/.flags-ld,$(CC) $(LDFLAGS) $(LIBS) $(CUDA_LIBS)))
 
 $(BUILD)/%.o: %.c $(BUILD)/.flags-lib
 	@mkdir -p $(dir $@)
@@ -217,7 +225,8 @@ demo: deps all
 	@sh datasets/demo.sh $(CLI)
 
 # `make check -jN` runs N tests at a time (JOBS=N says the same).
-MAKE_JOBS := $(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS)))
+# (a bare -j: one per core).
+MAKE_JOBS = $(if $(filter -j,$(MAKEFLAGS)),$(shell nproc),$(patsubst -j%,%,$(filter -j%,$(MAKEFLAGS))))
 check: all test-bin bench-bin
 	@BUILD=$(BUILD) JOBS=$(or $(JOBS),$(MAKE_JOBS),1) sh tests/run-tests
 

@@ -1,13 +1,18 @@
 /* engine_rate.c - the engine's sweep rate on the roofline tool's shape.
  *
  * usage: engine_rate ROWS NNZ_PER_ROW DIM THREADS racy|atomic [SKEW [EPOCHS
- *        [sgd|adagrad]]]
+ *        [OPTIMIZERS]]]
+ *   THREADS     a count, or a comma list (1,2,4,8,16): one run each
+ *   OPTIMIZERS  sgd (the default), adagrad, or a comma list of both
  *
  * Generates data of the shape bench/tools/roofline.c uses (same rows,
- * non-zeros per row, dimension, skew), trains logistic regression with plain
- * SGD (or AdaGrad, boar's default, to compare the two) through the public API, and prints the best epoch's rate in the
- * roofline's units (M nnz-updates/s), so bench/roofline.sh can put the two
- * side by side in one run. An epoch here is the real thing: shuffled row
+ * non-zeros per row, dimension, skew) once, trains logistic regression
+ * through the public API at every thread count with every optimizer (plain
+ * SGD is the bare loop's; AdaGrad is boar's default), and prints per run
+ * the best epoch's rate in the roofline's units (M nnz-updates/s), so
+ * bench/roofline.sh can put the two side by side, and the progressive
+ * training loss of every epoch, so the loss at N threads can be held
+ * against one thread's. An epoch here is the real thing: shuffled row
  * order, bias, progressive loss.
  */
 #include <stdio.h>
@@ -16,9 +21,12 @@
 
 #include "boar.h"
 
+#define MAX_EPOCHS 64
+
 struct best {
 	double rate;
-	double loss;
+	int n;
+	double loss[MAX_EPOCHS];
 };
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
@@ -26,7 +34,44 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 	struct best *b = ctx;
 	if (s->updates_per_sec > b->rate)
 		b->rate = s->updates_per_sec;
-	b->loss = s->train_loss;
+	if (b->n < MAX_EPOCHS)
+		b->loss[b->n++] = s->train_loss;
+	return 0;
+}
+
+static int train_once(const boar_dataset *d, const boar_gen_options *g,
+		      int threads, const char *mode, const char *opt,
+		      int epochs)
+{
+	boar_options o;
+	boar_options_default(&o);
+	o.threads = threads;
+	o.update = strcmp(mode, "atomic") ? BOAR_UPDATE_RACY
+					  : BOAR_UPDATE_ATOMIC;
+	o.epochs = epochs;
+	o.eta = 0.1;
+	o.optimizer = strcmp(opt, "adagrad") ? BOAR_OPT_SGD : BOAR_OPT_ADAGRAD;
+	struct best b = {0};
+	o.progress = on_epoch;
+	o.progress_ctx = &b;
+	boar_model *m;
+	boar_error err;
+	if (boar_train(d, &o, &m, &err)) {
+		fprintf(stderr, "engine_rate: %s\n", err.message);
+		return 1;
+	}
+	printf("rows=%llu nnz=%llu dim=%u threads=%d mode=%s skew=%.2f "
+	       "opt=%s: %.1f M nnz-updates/s (best of %d epochs; train loss "
+	       "%.4f; per epoch",
+	       (unsigned long long)boar_dataset_rows(d),
+	       (unsigned long long)boar_dataset_nnz(d), g->features, threads,
+	       mode, g->skew, o.optimizer == BOAR_OPT_SGD ? "sgd" : "adagrad",
+	       b.rate / 1e6, epochs, b.n ? b.loss[b.n - 1] : 0.0);
+	for (int k = 0; k < b.n; k++)
+		printf(" %.4f", b.loss[k]);
+	printf(")\n");
+	fflush(stdout);
+	boar_model_free(m);
 	return 0;
 }
 
@@ -34,7 +79,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 6) {
 		fprintf(stderr, "usage: engine_rate ROWS NNZ_PER_ROW DIM THREADS "
-				"racy|atomic [SKEW [EPOCHS [sgd|adagrad]]]\n");
+				"racy|atomic [SKEW [EPOCHS [sgd|adagrad|sgd,adagrad]]]\n");
 		return 2;
 	}
 	boar_gen_options g;
@@ -45,6 +90,10 @@ int main(int argc, char **argv)
 	g.features = (uint32_t)strtoul(argv[3], NULL, 10);
 	g.skew = argc > 6 ? atof(argv[6]) : 0;
 	g.seed = 42;
+	int epochs = argc > 7 ? atoi(argv[7]) : 3;
+	char opts[64] = "sgd";
+	if (argc > 8)
+		snprintf(opts, sizeof opts, "%s", argv[8]);
 
 	boar_error err;
 	boar_dataset *d;
@@ -52,32 +101,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "engine_rate: %s\n", err.message);
 		return 1;
 	}
-	boar_options o;
-	boar_options_default(&o);
-	o.threads = atoi(argv[4]);
-	o.update = strcmp(argv[5], "atomic") ? BOAR_UPDATE_RACY
-					      : BOAR_UPDATE_ATOMIC;
-	o.epochs = argc > 7 ? atoi(argv[7]) : 3;
-	o.eta = 0.1;
-	/* the bare loop is plain SGD */
-	int ada = argc > 8 && !strcmp(argv[8], "adagrad");
-	o.optimizer = ada ? BOAR_OPT_ADAGRAD : BOAR_OPT_SGD;
-	struct best b = {0, 0};
-	o.progress = on_epoch;
-	o.progress_ctx = &b;
-	boar_model *m;
-	if (boar_train(d, &o, &m, &err)) {
-		fprintf(stderr, "engine_rate: %s\n", err.message);
-		return 1;
+	int rc = 0;
+	char threads[256];
+	snprintf(threads, sizeof threads, "%s", argv[4]);
+	for (char *ts = strtok(threads, ","); ts && !rc; ts = strtok(NULL, ",")) {
+		char list[64], *save;
+		memcpy(list, opts, sizeof list);
+		for (char *op = strtok_r(list, ",", &save); op && !rc;
+		     op = strtok_r(NULL, ",", &save))
+			rc = train_once(d, &g, atoi(ts), argv[5], op, epochs);
 	}
-	printf("rows=%llu nnz=%llu dim=%u threads=%d mode=%s skew=%.2f "
-	       "opt=%s: %.1f M nnz-updates/s (best of %d epochs; train loss "
-	       "%.4f)\n",
-	       (unsigned long long)boar_dataset_rows(d),
-	       (unsigned long long)boar_dataset_nnz(d), g.features, o.threads,
-	       argv[5], g.skew, ada ? "adagrad" : "sgd", b.rate / 1e6,
-	       o.epochs, b.loss);
-	boar_model_free(m);
 	boar_dataset_free(d);
-	return 0;
+	return rc;
 }

@@ -1,9 +1,10 @@
-/* gpu_stub.c - the GPU engine of a build without CUDA.
+/* gpu_stub.c - the GPU engine's C API in a build without CUDA.
  *
- * Compiled instead of the CUDA sources (gpu/gpu_*.cu) when nvcc was not
- * found (or CUDA=0), so the library links the same symbols either way and
- * `--device gpu` answers with a clear BOAR_ENOGPU instead of failing to
- * link or crashing.
+ * libboar itself never links the GPU engine: it opens the plugin
+ * libboar-gpu.so at device GPU and answers BOAR_ENOGPU when there is none
+ * (src/engine_gpu.c). The unit tests of the engine call its C API
+ * directly; in a build without nvcc (or CUDA=0) they link this stub, whose
+ * every call answers BOAR_ENOGPU, and skip.
  */
 #include <stddef.h>
 

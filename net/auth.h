@@ -7,6 +7,17 @@
  * never pushes to an impostor) and answers MAC(key, "C" | shard nonce |
  * worker nonce). The MAC is keyed BLAKE2b; proofs are compared in constant
  * time. Fresh nonces on both sides make a recorded exchange useless.
+ *
+ * The handshake also gives the connection a session (net_session): one key
+ * per direction, MAC(key, "c2s"/"s2c" | worker nonce | shard nonce), and a
+ * frame counter per direction. Every frame after the AUTH, both ways,
+ * carries a NET_TAG_LEN-byte tag, keyed BLAKE2b under the direction's key
+ * of (counter | header | payload); the tag is counted in the header's
+ * length. The counter is not sent: each side counts the frames it has sent
+ * and received, so a frame injected by an on-path relay (no key), replayed
+ * (wrong counter), reordered, dropped (every later counter is off) or
+ * reflected back to its sender (the other direction's key) fails its tag,
+ * and the connection is dropped.
  */
 #ifndef BOAR_NET_AUTH_H
 #define BOAR_NET_AUTH_H
@@ -32,5 +43,33 @@ void net_auth_proof(const uint8_t key[NET_KEY_LEN], char role,
 /* @return 1 if proof is right, 0 if not (constant time). */
 int net_auth_check(const uint8_t key[NET_KEY_LEN], char role,
 		   const uint8_t *a, const uint8_t *b, const uint8_t *proof);
+
+#define NET_TAG_LEN 16
+
+struct net_session {
+	int on; /* tags are sent and required */
+	uint8_t send_key[NET_KEY_LEN], recv_key[NET_KEY_LEN];
+	uint64_t sent, received; /* frames so far in each direction */
+};
+
+/* Starts the session of a finished handshake. nonce_c is the worker's,
+ * nonce_s the shard's; is_shard says which side we are. */
+void net_session_start(struct net_session *s, const uint8_t key[NET_KEY_LEN],
+		       int is_shard, const uint8_t *nonce_c,
+		       const uint8_t *nonce_s);
+/* Forgets the keys (the connection is gone). */
+void net_session_end(struct net_session *s);
+
+struct wire_out;
+/* Tags the one whole frame in o (from wire_begin .. wire_end at offset 0):
+ * adds NET_TAG_LEN to its length and appends the tag. Sealing is the
+ * send order: call it once per frame, just before the frame is sent.
+ * @return 0, or -1 if o failed or does not hold exactly one frame. */
+int net_seal(struct net_session *s, struct wire_out *o);
+/* Checks the tag at the end of a received frame (hdr: its WIRE_HDR_LEN
+ * header bytes; payload: len bytes, tag included) and counts it.
+ * @return the payload length without the tag, or -1: not authentic. */
+long net_unseal(struct net_session *s, const uint8_t *hdr,
+		const uint8_t *payload, uint32_t len);
 
 #endif

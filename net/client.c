@@ -31,6 +31,7 @@ struct shard {
 	unsigned port;
 	int fd;
 	uint64_t lo, hi;
+	struct net_session ses; /* with a secret: this connection's tags */
 };
 
 struct ps_client {
@@ -58,6 +59,7 @@ static void drop_fd(struct shard *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+	net_session_end(&s->ses); /* a session lives as long as its socket */
 }
 
 static int send_all(struct ps_client *c, struct shard *s, const uint8_t *p,
@@ -80,9 +82,15 @@ static int send_all(struct ps_client *c, struct shard *s, const uint8_t *p,
 	return 0;
 }
 
+/* Sends the one frame built in c->out (tagged under the shard's session,
+ * which also counts it: build, then send, once per frame). */
 static int send_out(struct ps_client *c, struct shard *s)
 {
 	if (c->out.failed)
+		return BOAR_ENOMEM;
+	if (s->fd < 0)
+		return RETRY;
+	if (s->ses.on && net_seal(&s->ses, &c->out))
 		return BOAR_ENOMEM;
 	return send_all(c, s, c->out.buf, c->out.len);
 }
@@ -92,13 +100,15 @@ static int send_out(struct ps_client *c, struct shard *s)
  * that connection; the next request to it reconnects. */
 static void heartbeat_all(struct ps_client *c)
 {
-	uint8_t hb[WIRE_HDR_LEN];
-	struct wire_out o = { .buf = hb, .cap = sizeof hb };
-	wire_begin(&o, WIRE_HEARTBEAT, 0);
-	wire_end(&o);
-	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
-		if (c->sh[i].fd >= 0)
+	uint8_t hb[WIRE_HDR_LEN + NET_TAG_LEN];
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		struct wire_out o = { .buf = hb, .cap = sizeof hb };
+		wire_begin(&o, WIRE_HEARTBEAT, 0);
+		wire_end(&o);
+		if (c->sh[i].fd >= 0 &&
+		    (!c->sh[i].ses.on || !net_seal(&c->sh[i].ses, &o)))
 			send_all(c, &c->sh[i], hb, o.len);
+	}
 }
 
 /* Reads exactly n bytes; heartbeats while waiting (timeout_s < 0: wait
@@ -147,7 +157,7 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		return boar_fail(err, rc, "%s:%u: no answer", s->host, s->port);
 	if (rc)
 		return rc;
-	if (wire_parse_header(hb, WIRE_MAX_PAYLOAD, &h)) {
+	if (wire_parse_header(hb, WIRE_MAX_PAYLOAD + NET_TAG_LEN, &h)) {
 		drop_fd(s);
 		return boar_fail(err, BOAR_EPROTO, "%s:%u: bad frame header",
 				 s->host, s->port);
@@ -164,6 +174,21 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		return boar_fail(err, rc, "%s:%u: no answer", s->host, s->port);
 	if (rc)
 		return rc;
+	if (s->ses.on) {
+		uint64_t n = s->ses.received;
+		long len = net_unseal(&s->ses, hb, c->in, h.length);
+		if (len < 0) {
+			drop_fd(s);
+			return boar_fail(err, BOAR_EAUTH,
+					 "shard %s:%u: frame %llu after the "
+					 "handshake failed authentication "
+					 "(injected, replayed or reordered on "
+					 "the way?)",
+					 s->host, s->port,
+					 (unsigned long long)n);
+		}
+		h.length = (uint32_t)len;
+	}
 	rc = wire_decode(&h, c->in, &c->msg);
 	if (rc) {
 		drop_fd(s);
@@ -174,7 +199,8 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		drop_fd(s);
 		int code = c->msg.code < 0 && c->msg.code >= BOAR_ETIMEOUT
 				   ? c->msg.code
-				   : BOAR_EPROTO;
+			   : c->msg.code == WIRE_ERR_RANK_TAKEN ? BOAR_EMISMATCH
+								: BOAR_EPROTO;
 		return boar_fail(err, code, "shard %s:%u: %s", s->host,
 				 s->port, c->msg.text);
 	}
@@ -239,12 +265,30 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 		wire_end(&c->out);
 		if ((rc = send_out(c, s)))
 			return rc;
+		net_session_start(&s->ses, c->key, 0, nonce, snonce);
 	}
 	s->lo = m->lo;
 	s->hi = m->hi;
+	/* READY says we are in (tagged, with a secret); an ERROR here is a
+	 * refusal: a rank held by another live connection, a mismatch. */
+	if ((rc = recv_msg(c, s, 10, err)))
+		return rc;
+	if (m->type != WIRE_READY) {
+		drop_fd(s);
+		return boar_fail(err, BOAR_EPROTO, "%s:%u: expected READY",
+				 s->host, s->port);
+	}
 	if (m->clock > c->clock)
 		c->clock = m->clock;
 	return 0;
+}
+
+/* The last frame was the shard's "your rank is held by a live
+ * connection": retried, since that connection may be our own previous
+ * life, which the shard drops on its heartbeat timeout. */
+static int rank_taken(const struct ps_client *c)
+{
+	return c->msg.type == WIRE_ERROR && c->msg.code == WIRE_ERR_RANK_TAKEN;
 }
 
 /* Connects shard i, retrying with exponential backoff until the deadline. */
@@ -261,7 +305,8 @@ static int connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
 			rc = handshake(c, i, &e);
 			if (!rc)
 				return 0;
-			if (rc != RETRY && rc != BOAR_ETIMEOUT) {
+			if (rc != RETRY && rc != BOAR_ETIMEOUT &&
+			    !rank_taken(c)) {
 				if (err)
 					*err = e;
 				return rc;
@@ -542,6 +587,18 @@ static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 	return rc;
 }
 
+/* Whether v survives float16 rounding as a finite value (|v| <= 65504,
+ * plus what rounds down to it). A frame holding any value that does not is
+ * sent as float32: held back instead, a delta over 65504 waited in the
+ * residual until the final flush, and the shard trained without it all
+ * along (weights of 2e7 instead of 2e5). Small values need no such care:
+ * what float16 rounds off (subnormals included) stays in the residual and
+ * travels later. */
+static int f16_fits(float v)
+{
+	return isfinite(wire_f16_to_f32(wire_f32_to_f16(v)));
+}
+
 int ps_client_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err)
 {
@@ -564,23 +621,23 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 	uint32_t a = 0;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		uint32_t b = lower_bound(keys, a, n, c->sh[i].hi), m = 0;
+		int f16 = c->cfg.f16;
 		for (uint32_t j = a; j < b; j++) {
 			float *r = &c->res[keys[j]];
 			*r += deltas[j];
-			if (!(fabsf(*r) > thr) || *r == 0)
-				continue;
-			/* What travels is what the shard will add: keep the
-			 * rounding error of float16 in the residual. */
-			float sent = c->cfg.f16
-					     ? wire_f16_to_f32(wire_f32_to_f16(*r))
-					     : *r;
-			if (!isfinite(sent))
+			if (!(fabsf(*r) > thr) || *r == 0 || !isfinite(*r))
 				continue;
 			c->kbuf[m] = keys[j];
 			c->vbuf[m++] = *r;
-			*r -= sent;
+			f16 = f16 && f16_fits(*r);
 		}
-		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, c->cfg.f16, err);
+		/* What travels is what the shard will add: the rounding error
+		 * of float16 stays in the residual. */
+		for (uint32_t j = 0; j < m; j++)
+			c->res[c->kbuf[j]] -=
+				f16 ? wire_f16_to_f32(wire_f32_to_f16(c->vbuf[j]))
+				    : c->vbuf[j];
+		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, err);
 		if (rc)
 			return rc;
 		a = b;

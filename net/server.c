@@ -8,7 +8,10 @@
  *
  * A peer gets WIRE_MAX_PAYLOAD_PREAUTH bytes per frame until it has passed
  * the handshake, and HANDSHAKE_TIMEOUT seconds to pass it, so garbage,
- * impostors and idle sockets cost us little and are dropped.
+ * impostors and idle sockets cost us little and are dropped. With a secret,
+ * every frame after the AUTH carries a tag under the connection's session
+ * (auth.h); one that fails it drops the peer. The handshake ends with READY
+ * (or an ERROR: a rank another live connection holds, a shape mismatch).
  */
 #include <math.h>
 #include <stdarg.h>
@@ -34,6 +37,7 @@ struct conn {
 	uint32_t n_workers;
 	uint64_t join_clock;
 	uint8_t nonce_c[WIRE_NONCE_LEN], nonce_s[WIRE_NONCE_LEN];
+	struct net_session ses; /* on from a good AUTH: frames carry tags */
 };
 
 struct pend {
@@ -89,10 +93,13 @@ static void logf_(struct ps_server *s, const char *fmt, ...)
 	s->cfg.log(s->cfg.log_ctx, line);
 }
 
-/* Sends what was built in s->out to one peer. */
+/* Sends the one frame built in s->out to a peer, tagged if the peer has
+ * a session. */
 static void flush_to(struct ps_server *s, uint32_t slot)
 {
-	if (!s->out.failed && s->out.len)
+	struct net_session *ses = &s->conns[slot].ses;
+	if (!s->out.failed && s->out.len &&
+	    (!ses->on || net_seal(ses, &s->out) == 0))
 		net_loop_send(s->loop, slot, s->out.buf, s->out.len);
 	wire_out_reset(&s->out);
 }
@@ -241,6 +248,27 @@ static void drop_parked_of(struct ps_server *s, uint32_t slot)
 
 /* ------------------------------------------------------------ handshake */
 
+/* Refuses the peer on `slot` if another live connection holds `rank`.
+ * Not "newest wins": two processes started with the same rank would evict
+ * each other at every reconnect and lose each other's pushes. A worker
+ * that really died is gone from worker_conn as soon as its socket closes,
+ * or after the heartbeat timeout if its host vanished; its successor is
+ * refused until then and retries (client.c). @return 1 if refused. */
+static int rank_taken(struct ps_server *s, uint32_t slot, uint32_t rank)
+{
+	if (!s->have_workers || rank >= s->n_workers)
+		return 0;
+	int old = s->worker_conn[rank];
+	if (old < 0 || (uint32_t)old == slot)
+		return 0;
+	char why[200];
+	snprintf(why, sizeof why, "worker rank %u is already held by a live "
+		 "connection from %s (two processes with the same rank?)",
+		 rank, net_loop_peer_name(s->loop, (uint32_t)old));
+	refuse(s, slot, WIRE_ERR_RANK_TAKEN, why);
+	return 1;
+}
+
 /* The peer passed the handshake: it becomes worker c->rank. The shard
  * itself is sized only now, by an authenticated peer, so that nobody can
  * make it allocate by lying in a HELLO. @return 0, or the refusal. */
@@ -256,18 +284,19 @@ static int join(struct ps_server *s, uint32_t slot)
 	if (c->n_workers != s->n_workers)
 		return refuse(s, slot, BOAR_EMISMATCH,
 			      "number of workers differs from the shard's");
-	int old = s->worker_conn[c->rank];
-	if (old >= 0 && (uint32_t)old != slot) {
-		/* The same rank again (a restarted worker whose old socket we
-		 * have not seen die yet): the newer connection wins. */
-		s->worker_conn[c->rank] = -1;
-		net_loop_close(s->loop, (uint32_t)old, 0, "replaced by a new "
-							  "connection");
-	}
+	if (rank_taken(s, slot, (uint32_t)c->rank))
+		return 0;
 	s->worker_conn[c->rank] = (int)slot;
 	c->join_clock = ssp_join(&s->ssp, (uint32_t)c->rank, c->join_clock,
 				 net_now());
 	c->state = C_READY;
+	/* Tell it it is in (the first tagged frame, with an authenticated
+	 * session): only now may it push. */
+	wire_out_reset(&s->out);
+	wire_begin(&s->out, WIRE_READY, 0);
+	wire_put_u64(&s->out, c->join_clock);
+	wire_end(&s->out);
+	flush_to(s, slot);
 	logf_(s, "worker %d joined from %s at clock %llu", c->rank,
 	      net_loop_peer_name(s->loop, slot),
 	      (unsigned long long)c->join_clock);
@@ -425,7 +454,23 @@ static int on_frame(void *ctx, uint32_t slot, const struct wire_hdr *h,
 {
 	struct ps_server *s = ctx;
 	struct conn *c = &s->conns[slot];
-	int rc = wire_decode(h, payload, &s->msg);
+	struct wire_hdr plain = *h;
+	if (c->ses.on) {
+		/* The loop keeps the header bytes just before the payload. */
+		uint64_t n = c->ses.received;
+		long len = net_unseal(&c->ses, payload - WIRE_HDR_LEN, payload,
+				      h->length);
+		if (len < 0) {
+			char why[160];
+			snprintf(why, sizeof why, "frame %llu after the "
+				 "handshake failed authentication (injected, "
+				 "replayed or reordered on the way?)",
+				 (unsigned long long)n);
+			return refuse(s, slot, BOAR_EAUTH, why);
+		}
+		plain.length = (uint32_t)len;
+	}
+	int rc = wire_decode(&plain, payload, &s->msg);
 	if (rc == -2)
 		return refuse(s, slot, BOAR_ENOMEM, "out of memory");
 	if (rc)
@@ -443,6 +488,7 @@ static int on_frame(void *ctx, uint32_t slot, const struct wire_hdr *h,
 		if (!net_auth_check(s->key, 'C', c->nonce_s, c->nonce_c, m->mac))
 			return refuse(s, slot, BOAR_EAUTH,
 				      "authentication failed");
+		net_session_start(&c->ses, s->key, 1, c->nonce_c, c->nonce_s);
 		if (join(s, slot) || c->state != C_READY)
 			return 0;
 		serve_parked(s);
@@ -477,13 +523,14 @@ static void on_close(void *ctx, uint32_t slot, const char *why)
 		if (s->ssp.w[c->rank].state == SSP_AWAY)
 			logf_(s, "worker %d disconnected (%s)", c->rank, why);
 	}
+	net_session_end(&c->ses);
 	c->state = C_NONE;
 }
 
 static uint32_t max_payload(void *ctx, uint32_t slot)
 {
 	struct ps_server *s = ctx;
-	return s->conns[slot].state == C_READY ? WIRE_MAX_PAYLOAD
+	return s->conns[slot].state == C_READY ? WIRE_MAX_PAYLOAD + NET_TAG_LEN
 					       : WIRE_MAX_PAYLOAD_PREAUTH;
 }
 

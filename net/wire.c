@@ -246,6 +246,7 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 		break;
 	case WIRE_CLOCK:
 	case WIRE_DONE:
+	case WIRE_READY:
 		m->clock = rd_u64(&r);
 		break;
 	case WIRE_HEARTBEAT:

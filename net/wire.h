@@ -9,6 +9,9 @@
  *          6  u16 flags   WIRE_F_* (value encoding)
  *          8  u32 length  payload bytes, <= the receiver's maximum
  *
+ * With a secret, every frame after the handshake ends in a 16-byte tag
+ * (auth.h), counted in length and checked before the payload is decoded.
+ *
  * Key lists are strictly ascending 64-bit keys written as a varint count,
  * the first key as a varint, then each gap minus one as a varint: a dense
  * run of keys costs one byte per key, a sparse list a few. Values follow as
@@ -53,8 +56,15 @@ enum wire_type {
 	WIRE_STATS_REPLY = 13,
 	WIRE_SHUTDOWN = 14,    /* checkpoint and exit */
 	WIRE_ERROR = 15,       /* why the peer is about to be dropped */
-	WIRE_TYPE_MAX = 15,
+	WIRE_READY = 16,       /* shard -> worker: joined, at this clock */
+	WIRE_TYPE_MAX = 16,
 };
+
+/* An ERROR code outside the BOAR_E* range: the rank named in HELLO is
+ * held by another live connection. The client retries it (the holder may
+ * be a dead worker's socket not yet timed out) until its reconnect
+ * deadline. */
+#define WIRE_ERR_RANK_TAKEN 1000
 
 enum {
 	WIRE_F_F16 = 1, /* values are IEEE half precision */

@@ -23,7 +23,9 @@ struct ps_worker_config {
 	unsigned throttle_ms;        /* sleep per clock (a straggler, tests) */
 	int gather;                  /* fetch the final model (worker 0) */
 	int shutdown;                /* then ask the shards to exit */
-	int eval_every_epoch;        /* refresh all keys and call progress */
+	int eval_every_epoch;        /* evaluate o->test after every epoch
+					(pulls every key); else o->test is
+					not used */
 };
 
 struct ps_worker_report {
@@ -37,10 +39,11 @@ struct ps_worker_report {
 };
 
 /* Trains on `train` with options o (o->progress, if set, is called after
- * every epoch with test metrics of the worker's fresh copy of the model).
+ * every epoch, with test metrics of a fresh pull of the whole model when
+ * eval_every_epoch is set; an evaluation that fails fails the call).
  * @return 0 and *out (the gathered model with gather, else the worker's
- *         replica, fresh only for the keys of its last clock), or a
- *         negative BOAR_E* code with *err. */
+ *         replica: the engine's own weights), or a negative BOAR_E* code
+ *         with *err. */
 int boar_ps_train(const boar_dataset *train, const boar_options *o,
 		  const struct ps_worker_config *wc, boar_model **out,
 		  struct ps_worker_report *rep, boar_error *err);

@@ -20,8 +20,10 @@
 
 #include "cache.h"
 #include "gzip_input.h"
+#include "input_spec.h"
 #include "murmur3.h"
 #include "dataset.h"
+#include "options.h"
 #include "error.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
@@ -45,6 +47,9 @@ void boar_dataset_free(boar_dataset *d)
 		free(d->owned[k]);
 	if (d->map)
 		munmap(d->map, d->map_len);
+	boar_input_spec_free(d->input);
+	free(d->csv_kinds[0]);
+	free(d->csv_kinds[1]);
 	free(d);
 }
 
@@ -220,9 +225,10 @@ int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
 
 /* ------------------------------------------------------- from files */
 
-void boar_load_options_default(boar_load_options *o)
+void boar_load_options_fill(boar_load_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->size = sizeof *o;
 	o->task = BOAR_TASK_AUTO;
 	o->format = BOAR_FORMAT_AUTO;
 	o->threads = 0;
@@ -319,10 +325,40 @@ static int looks_csv(const char *s, const char *eol)
 	return commas >= 4 || (tabs >= 4 && !colons);
 }
 
+/* Does the line start with two ids ("user item", digits only, then a
+ * separator)? Ratings need them; "1,0.5,3" is a CSV row, not a rating. */
+static int leading_ids(const char *s, const char *eol)
+{
+	for (int k = 0; k < 2; k++) {
+		const char *t = s;
+		while (t < eol && pc_is_digit((unsigned char)*t))
+			t++;
+		if (t == s || t == eol ||
+		    !(pc_is_space((unsigned char)*t) || *t == ',' || *t == ':'))
+			return 0;
+		s = pc_skip_space(t, eol);
+		if (s < eol && *s == ',')
+			s++;
+		else if (s + 1 < eol && s[0] == ':' && s[1] == ':')
+			s += 2;
+		s = pc_skip_space(s, eol);
+	}
+	return 1;
+}
+
+/* Fields split by ',' or a tab (LIBSVM and VW rows have neither)? */
+static int has_separator(const char *s, const char *eol)
+{
+	for (; s < eol && *s != '#'; s++)
+		if (*s == ',' || *s == '\t')
+			return 1;
+	return 0;
+}
+
 int boar_detect_format(const char *buf, size_t len)
 {
 	const char *p = buf, *end = buf + (len < DETECT_WINDOW ? len : DETECT_WINDOW);
-	int looked = 0;
+	int looked = 0, separated = 0;
 	while (p < end && looked < 32) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
@@ -338,11 +374,58 @@ int boar_detect_format(const char *buf, size_t len)
 			return BOAR_FORMAT_CSV;
 		if (has_feature_token(s, eol))
 			return BOAR_FORMAT_LIBSVM;
-		if (numeric_fields(s, eol) >= 3)
+		if (numeric_fields(s, eol) >= 3 && leading_ids(s, eol))
 			return BOAR_FORMAT_RATINGS;
+		if (has_separator(s, eol)) {
+			float v;
+			const char *t = pc_parse_float(s, eol, &v);
+			/* a number, then a separator: a CSV row of any width
+			 * ("1,free entry", "1,0.5,3") */
+			const char *u = pc_skip_space(t, eol);
+			if (t > s && t < eol &&
+			    (*t == '\t' || (u < eol && *u == ',')))
+				return BOAR_FORMAT_CSV;
+			separated++;
+		}
 		/* a label-only row or a header line: look further */
 	}
-	return BOAR_FORMAT_LIBSVM;
+	/* Only separated lines that start with text ("ham,Go until..."):
+	 * CSV, whose parser names the first label that is not a number. */
+	return separated && separated == looked ? BOAR_FORMAT_CSV
+						: BOAR_FORMAT_LIBSVM;
+}
+
+/* A parse error in a file whose format was guessed: say which format it
+ * was read as and how to force another. */
+static void boar_note_detected(boar_error *err, int format)
+{
+	if (!err)
+		return;
+	size_t n = strlen(err->message);
+	snprintf(err->message + n, sizeof err->message - n,
+		 " (read as %s, detected from the first lines; force another "
+		 "with --format libsvm|vw|csv|ratings)", boar_format_name(format));
+}
+
+static const char *const format_names[BOAR_FORMAT_CODES] = {
+	[BOAR_FORMAT_AUTO] = "auto",
+#define FORMAT_NAME(N, code, name, task, hashed, help) [code] = #name,
+	BOAR_FORMAT_MAP(FORMAT_NAME)
+#undef FORMAT_NAME
+};
+
+const char *boar_format_name(int format)
+{
+	return format >= 0 && format < BOAR_FORMAT_CODES ? format_names[format]
+							  : NULL;
+}
+
+int boar_format_from_name(const char *name)
+{
+	for (int f = 0; name && f < BOAR_FORMAT_CODES; f++)
+		if (!strcmp(format_names[f], name))
+			return f;
+	return -1;
 }
 
 /* Each format's task and whether its features are names hashed into
@@ -425,10 +508,11 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		      boar_dataset **out, boar_error *err)
 {
 	boar_load_options def;
-	if (!o) {
-		boar_load_options_default(&def);
-		o = &def;
-	}
+	if (boar_load_options_widen(o, &def))
+		return boar_fail(err, BOAR_EINVAL, "boar_load_options.size is "
+				 "not a size this libboar knows: fill the "
+				 "options with boar_load_options_default()");
+	o = &def;
 	if (!path || !out)
 		return boar_fail(err, BOAR_EINVAL,
 				 "path and out must not be NULL");
@@ -438,6 +522,11 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	int format = o->format;
 	if (!format && o->task == BOAR_TASK_MF)
 		format = BOAR_FORMAT_RATINGS;
+	if (!format && (o->csv_label || o->csv_ignore || o->csv_categorical ||
+			o->csv_numeric || o->csv_separator || o->csv_header ||
+			o->csv_log))
+		format = BOAR_FORMAT_CSV; /* CSV options say what it is */
+	int detected = !format;
 	int threads = parse_threads(o->threads);
 
 	struct src_id id;
@@ -481,6 +570,8 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 			free(cache_path);
 			if (ret == 0) /* the cache keeps arrays, not how ids came */
 				(*out)->slot_ids = format_hashed(format);
+			if (ret == 0)
+				ret = boar_dataset_note_input(out, format, o, err);
 			return ret;
 		}
 	}
@@ -490,6 +581,8 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	int read_regular;
 	ret = boar_parse_file(path, o, threads, &format, &read_id,
 			      &read_regular, &d, err);
+	if (ret == BOAR_EPARSE && detected && format)
+		boar_note_detected(err, format);
 	if (ret)
 		goto out;
 	boar_dataset_classify(d);
@@ -505,5 +598,5 @@ out:
 		return ret;
 	}
 	*out = d;
-	return 0;
+	return boar_dataset_note_input(out, format, o, err);
 }

@@ -45,6 +45,10 @@ struct boar_dataset {
 	 * them with boar_label_sign(). */
 	float *label;
 	float *weight;   /* per-row instance weights, or NULL (all 1) */
+	struct boar_input_spec *input; /* how a file was read, or NULL */
+	uint32_t csv_label_col; /* CSV: 1 + the label's column; 0: none */
+	char *csv_kinds[2]; /* CSV: its categorical and numeric columns as
+			       the file settled them (lists), or NULL */
 
 	void *owned[6];  /* [5] is reserved for weight */  /* heap blocks to free, NULL-terminated */
 	void *map;       /* read-only cache mapping, or NULL */

@@ -31,15 +31,16 @@ struct boar_dataset;
 struct boar_model;
 
 /* What a run may need of its engine (and of where it runs: see
- * engine_caps.c, which also names each one). */
+ * engine_caps.c). The first one missing, in this order, is the one a
+ * refusal names. */
 #define BOAR_CAPS_MAP(X)                                                    \
 	X(MF, "matrix factorization")                                       \
 	X(MULTICLASS, "multiclass models")                                  \
+	X(WARM_START, "a warm start from a model")                          \
+	X(EARLY_STOP, "early stopping")                                     \
 	X(SUBSET, "a holdout (early stopping without a test set)")          \
 	X(DETERMINISTIC, "deterministic training")                          \
 	X(WEIGHTS, "instance or class weights")                             \
-	X(WARM_START, "a warm start from a model")                          \
-	X(EARLY_STOP, "early stopping")                                     \
 	X(SLICES, "slices of an epoch and weights by key")
 
 enum boar_cap_bit {

@@ -37,6 +37,7 @@
 
 #include "atomic_file.h"
 #include "dataset.h"
+#include "options.h"
 #include "error.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
@@ -124,9 +125,10 @@ static inline uint32_t draw_id(uint64_t *s, uint64_t n,
 
 /* ------------------------------------------------------------ options */
 
-void boar_gen_options_default(boar_gen_options *o)
+void boar_gen_options_fill(boar_gen_options *o)
 {
 	memset(o, 0, sizeof *o);
+	o->size = sizeof *o;
 	o->task = BOAR_TASK_LINEAR;
 	o->rows = 100000;
 	o->features = 1u << 20;
@@ -333,9 +335,15 @@ static int gen_mf(const boar_gen_options *o, struct boar_dataset *d)
 int boar_generate(const boar_gen_options *o, boar_dataset **out,
 		  boar_error *err)
 {
+	boar_gen_options full;
 	if (!o || !out)
 		return boar_fail(err, BOAR_EINVAL,
 				 "options and out must not be NULL");
+	if (boar_gen_options_widen(o, &full))
+		return boar_fail(err, BOAR_EINVAL, "boar_gen_options.size is "
+				 "not a size this libboar knows: fill the "
+				 "options with boar_gen_options_default()");
+	o = &full;
 	int ret = check_gen(o, err);
 	if (ret)
 		return ret;

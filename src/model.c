@@ -4,9 +4,11 @@
 #include <string.h>
 
 #include "dataset.h"
+#include "input_spec.h"
 #include "math/loss.h"
 #include "model.h"
 #include "rng.h"
+#include "train_state.h"
 
 struct boar_model *boar_model_alloc(int task, int loss, uint64_t dim,
 				    uint64_t n_items, uint32_t rank,
@@ -85,6 +87,8 @@ void boar_model_free(struct boar_model *m)
 	free(m->Q);
 	free(m->bu);
 	free(m->bi);
+	boar_input_spec_free(m->input);
+	boar_train_state_free(m->state);
 	free(m);
 }
 

@@ -32,6 +32,8 @@ struct boar_model {
 	float *w;      /* linear: (dim + 1) * max(K, 1) */
 	float *P, *Q;  /* MF factors */
 	float *bu, *bi; /* MF biases, or NULL */
+	struct boar_input_spec *input; /* how its data was read, or NULL */
+	struct boar_train_state *state; /* --save-resume: optimizer state */
 };
 
 /* Allocates a zeroed model of the given shape; NULL when out of memory. */

@@ -10,7 +10,9 @@
  *           w[(dim + 1) * K] feature-major, then the K class labels
  *           MF: P[dim * rank], Q[n_items * rank], then bu[dim], bi[n_items]
  *           when has_bias
- *   trailer u32 crc32 (zlib) of header and payload, "BEND"
+ *   version 2 only: tagged sections (model_sections.h: how the data was
+ *           read, optimizer state); a model without any is written as 1
+ *   trailer u32 crc32 (zlib) of header, payload and sections, "BEND"
  * A reader checks magic, version, that the size is exactly what the header
  * implies, and the checksum, before believing anything.
  */
@@ -27,10 +29,11 @@
 #include "error.h"
 #include "model.h"
 #include "model_check.h"
+#include "model_sections.h"
 
 #define MODEL_MAGIC "BOARMODL"
 #define MODEL_TRAILER "BEND"
-#define MODEL_VERSION 1
+#define MODEL_VERSION 2 /* 2: tagged sections (model_sections.h) */
 #define MODEL_FLAG_SLOT_IDS 1u
 
 struct model_header {
@@ -74,7 +77,8 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	boar_atomic_file f;
 	memset(&h, 0, sizeof h);
 	memcpy(h.magic, MODEL_MAGIC, 8);
-	h.version = MODEL_VERSION;
+	uint64_t ext = boar_model_sections_size(m);
+	h.version = ext ? 2 : 1;
 	h.header_size = sizeof h;
 	h.task = (uint32_t)m->task;
 	h.loss = (uint32_t)m->loss;
@@ -104,6 +108,10 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 			p += step;
 			left -= step;
 		}
+	}
+	if (ext && (rc = boar_model_sections_write(f.fp, &crc, m))) {
+		boar_atomic_abort(&f);
+		return boar_fail(err, rc, "%s: out of memory", path);
 	}
 	uint32_t c = (uint32_t)crc;
 	fwrite(&c, sizeof c, 1, f.fp);
@@ -147,10 +155,11 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 		return boar_fail(err, BOAR_EFORMAT,
 				 "%s: not a boar model file (bad magic)", path);
 	}
-	if (h.version != MODEL_VERSION || h.header_size != sizeof h) {
+	if (h.version < 1 || h.version > MODEL_VERSION ||
+	    h.header_size != sizeof h) {
 		fclose(fp);
 		return boar_fail(err, BOAR_EFORMAT,
-				 "%s: model format version %u; this build reads %d",
+				 "%s: model format version %u; this build reads 1 to %d",
 				 path, h.version, MODEL_VERSION);
 	}
 	int rc = 0;
@@ -175,12 +184,15 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 					    h.n_classes
 				  : (h.dim + h.n_items) * h.rank +
 					    (h.has_bias ? h.dim + h.n_items : 0);
-	if ((uint64_t)st.st_size != sizeof h + floats * 4 + 8) {
+	uint64_t base = sizeof h + floats * 4 + 8, ext = 0;
+	if (h.version >= 2 && (uint64_t)st.st_size > base)
+		ext = (uint64_t)st.st_size - base;
+	if ((uint64_t)st.st_size != base + ext) {
 		rc = boar_fail(err, BOAR_ECORRUPT, "%s: corrupt model file: "
 			       "size %lld bytes, but the header fields (dim, "
 			       "n_items, rank, n_classes) imply %" PRIu64
-			       " (truncated?)", path, (long long)st.st_size,
-			       (uint64_t)(sizeof h + floats * 4 + 8));
+			       "%s (truncated?)", path, (long long)st.st_size,
+			       base, h.version >= 2 ? " or more" : "");
 		goto out;
 	}
 	m = h.n_classes ? boar_model_alloc_multiclass((int)h.loss, h.dim,
@@ -216,6 +228,8 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 			len -= step;
 		}
 	}
+	if (ext && (rc = boar_model_sections_read(fp, ext, &crc, m, path, err)))
+		goto out;
 	uint32_t c;
 	char trailer[4];
 	if (fread(&c, 4, 1, fp) != 1 || fread(trailer, 4, 1, fp) != 1 ||

@@ -7,6 +7,7 @@
 #include "dataset.h"
 #include "model.h"
 #include "options.h"
+#include "train_state.h"
 
 static const boar_loss_desc loss_table[] = {
 #define LOSS_DESC(N, code, name, kind, prob, param, dflt, help) \
@@ -110,7 +111,7 @@ const char *boar_options_validate(const boar_options *o,
 	if (!is_auto(o->eta) && !(o->eta > 0 && isfinite(o->eta)))
 		return "eta must be a positive finite number";
 	if (!(o->eta_decay > 0 && o->eta_decay <= 1))
-		return "eta-decay must be in (0, 1]";
+		return "eta_decay must be in (0, 1]";
 	if (!(o->l1 >= 0 && isfinite(o->l1)))
 		return "l1 must be >= 0";
 	if (!is_auto(o->l2) && !(o->l2 >= 0 && isfinite(o->l2)))
@@ -118,17 +119,17 @@ const char *boar_options_validate(const boar_options *o,
 	if (o->threads < 0 || o->threads > 4096)
 		return "threads must be 0 (all cores) to 4096";
 	if (o->hash_bits < 0 || o->hash_bits > 32)
-		return "hash-bits must be 0 (off) to 32";
+		return "hash_bits must be 0 (off) to 32";
 	if (o->device != BOAR_DEVICE_CPU && o->device != BOAR_DEVICE_GPU)
 		return "device must be cpu or gpu";
 	if (o->gpu_id < 0)
-		return "gpu must be >= 0";
+		return "gpu_id must be >= 0";
 	if (o->streams < 1 || o->streams > 64)
 		return "streams must be 1 to 64";
 	if (!(o->init_scale > 0 && isfinite(o->init_scale)))
-		return "init-scale must be > 0";
+		return "init_scale must be > 0";
 	if (o->early_stop < 0)
-		return "early-stop must be >= 0 (0: off)";
+		return "early_stop must be >= 0 (0: off)";
 	if (!(o->holdout >= 0 && o->holdout < 1))
 		return "holdout must be a fraction in [0, 1)";
 	if (o->n_class_weights < 0 ||
@@ -141,6 +142,10 @@ const char *boar_options_validate(const boar_options *o,
 			return "class weights must be finite and >= 0";
 	/* What an engine cannot do is refused by the driver from its
 	 * capabilities (engine_caps.c), not here. */
+	if (o->device == BOAR_DEVICE_GPU &&
+	    (o->save_resume || (o->init_model && o->init_model->state)))
+		return "the GPU engine keeps its optimizer state on the card: "
+		       "save-resume and resuming it need the CPU";
 	if (o->init_model && d && o->init_model->task != d->task)
 		return "the initial model is of another task than the data";
 	int task = o->task;
@@ -159,7 +164,7 @@ const char *boar_options_validate(const boar_options *o,
 			return "l1 is for linear models; MF takes l2";
 		if (o->deterministic)
 			return "deterministic training is for linear models; "
-			       "for MF use --threads 1";
+			       "for MF use threads = 1";
 	}
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
@@ -172,14 +177,15 @@ const char *boar_options_validate(const boar_options *o,
 	return NULL;
 }
 
-void boar_options_resolve(boar_options *o, const boar_dataset *d)
+void boar_options_resolve_task(boar_options *o, int task)
 {
 	if (o->task == BOAR_TASK_AUTO)
-		o->task = d->task;
+		o->task = task;
 	/* Chosen on a9a, the RCV1 sample, 20 Newsgroups, synthetic data and
 	 * MovieLens (bench/RESULTS.md): AdaGrad at 0.3 is at or near the best
 	 * accuracy on all four linear sets (0.1 was too timid for unit-length
-	 * text rows); plain SGD needs smaller steps. */
+	 * text rows); plain SGD needs smaller steps. `boar help train` prints
+	 * these by calling this function, so help and code cannot disagree. */
 	int mf = o->task == BOAR_TASK_MF;
 	if (o->optimizer == BOAR_OPT_AUTO)
 		o->optimizer = mf ? BOAR_OPT_SGD : BOAR_OPT_ADAGRAD;
@@ -195,4 +201,9 @@ void boar_options_resolve(boar_options *o, const boar_dataset *d)
 		o->loss_param = 0;
 	else if (is_auto(o->loss_param))
 		o->loss_param = loss->param_default;
+}
+
+void boar_options_resolve(boar_options *o, const boar_dataset *d)
+{
+	boar_options_resolve_task(o, d->task);
 }

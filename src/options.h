@@ -18,6 +18,16 @@ const char *boar_options_validate(const boar_options *o,
 int boar_options_import(const boar_options *in, const boar_dataset *train,
 			boar_options *out, boar_error *err);
 
+/* The same for the loader's and the generator's options: fill the defaults
+ * of a whole struct (dataset.c, gen.c), and widen a caller's struct of a
+ * known size into *out over them (o NULL: the defaults). 0, or -1 for a
+ * size this library does not know. */
+void boar_load_options_fill(boar_load_options *o);
+void boar_gen_options_fill(boar_gen_options *o);
+int boar_load_options_widen(const boar_load_options *o,
+			    boar_load_options *out);
+int boar_gen_options_widen(const boar_gen_options *o, boar_gen_options *out);
+
 /* Replaces BOAR_AUTO fields and the AUTO task with concrete values for d.
  * Call only after boar_options_check(o, d) returned NULL. */
 void boar_options_resolve(boar_options *o, const boar_dataset *d);

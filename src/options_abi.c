@@ -5,7 +5,8 @@
  * library writes and reads only that many bytes and keeps its defaults
  * for the fields a smaller (older) struct lacks, so adding a field at the
  * end breaks no program built before it. The smallest size it takes is
- * the struct of boar 0.1 (up to n_class_weights).
+ * the struct of boar 0.1 (up to n_class_weights). boar_load_options and
+ * boar_gen_options follow the same rule.
  */
 #include <stddef.h>
 #include <string.h>
@@ -58,4 +59,50 @@ int boar_options_import(const boar_options *in, const boar_dataset *train,
 	if (!why)
 		why = boar_options_validate(out, train);
 	return why ? boar_fail(err, BOAR_EINVAL, "%s", why) : 0;
+}
+
+/* boar_load_options and boar_gen_options: the same rule, from their first
+ * published shapes (up to csv_log and seed). */
+#define LOAD_MIN_SIZE (offsetof(boar_load_options, csv_log) + sizeof(int))
+#define GEN_MIN_SIZE (offsetof(boar_gen_options, seed) + sizeof(uint64_t))
+
+void boar_load_options_init(boar_load_options *o, size_t size)
+{
+	boar_load_options full;
+	boar_load_options_fill(&full);
+	full.size = size;
+	if (o && size >= LOAD_MIN_SIZE && size <= sizeof full)
+		memcpy(o, &full, size);
+}
+
+int boar_load_options_widen(const boar_load_options *o,
+			    boar_load_options *out)
+{
+	boar_load_options_fill(out);
+	if (!o)
+		return 0;
+	if (o->size < LOAD_MIN_SIZE || o->size > sizeof *out)
+		return -1;
+	memcpy(out, o, o->size);
+	out->size = sizeof *out;
+	return 0;
+}
+
+void boar_gen_options_init(boar_gen_options *o, size_t size)
+{
+	boar_gen_options full;
+	boar_gen_options_fill(&full);
+	full.size = size;
+	if (o && size >= GEN_MIN_SIZE && size <= sizeof full)
+		memcpy(o, &full, size);
+}
+
+int boar_gen_options_widen(const boar_gen_options *o, boar_gen_options *out)
+{
+	boar_gen_options_fill(out);
+	if (o->size < GEN_MIN_SIZE || o->size > sizeof *out)
+		return -1;
+	memcpy(out, o, o->size);
+	out->size = sizeof *out;
+	return 0;
 }

@@ -66,6 +66,7 @@ struct csv_setup {
 	unsigned char *kind;    /* enum col_kind per column */
 	uint32_t *seed;         /* per column */
 	int log;                /* numeric values through sign(v) log1p(|v|) */
+	int labels_optional;    /* an empty label reads as 0 (prediction) */
 };
 
 void boar_csv_setup_free(struct csv_setup *cs)
@@ -218,6 +219,8 @@ static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 			float v;
 			switch (cs->kind[j]) {
 			case COL_LABEL:
+				if (fb == fe && cs->labels_optional)
+					break;
 				if (fb == fe) {
 					row_piece_fail(c, BOAR_EPARSE, line,
 						       "empty label (column %u)", j);
@@ -502,7 +505,15 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	}
 	h.named = hdr > 0 || names;
 	cs->label = 0;
-	if (lab) {
+	cs->labels_optional = o && o->labels_optional;
+	/* Prediction on a file without the (named) label column: the other
+	 * columns are seeded by their position in the training file. */
+	uint32_t gone = UINT32_MAX;
+	if (lab && cs->labels_optional && o->csv_label_at && is_name_list(lab) &&
+	    find_col(&h, lab, strlen(lab), &cs->label)) {
+		gone = (uint32_t)(o->csv_label_at - 1);
+		cs->label = UINT32_MAX;
+	} else if (lab) {
 		if (find_col(&h, lab, strlen(lab), &cs->label)) {
 			ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
 					     "label column '%s' not found (a 0-based index below %u%s)",
@@ -517,7 +528,8 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	}
 	cs->hdr = h.named ? lb : NULL;
 	cs->log = o ? o->csv_log : 0;
-	cs->kind[cs->label] = COL_LABEL;
+	if (cs->label != UINT32_MAX)
+		cs->kind[cs->label] = COL_LABEL;
 	if (o && o->csv_ignore &&
 	    (ret = mark_list(o->csv_ignore, "ignored columns", COL_IGNORE, &h,
 			     cs->kind, path, err)))
@@ -531,8 +543,9 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 			     cs->kind, path, err)))
 		goto out;
 	for (uint32_t j = 0; j < h.n; j++) {
-		uint8_t le4[4] = { (uint8_t)j, (uint8_t)(j >> 8),
-				   (uint8_t)(j >> 16), (uint8_t)(j >> 24) };
+		uint32_t t = j >= gone ? j + 1 : j; /* its training position */
+		uint8_t le4[4] = { (uint8_t)t, (uint8_t)(t >> 8),
+				   (uint8_t)(t >> 16), (uint8_t)(t >> 24) };
 		cs->seed[j] = boar_murmur3_32(le4, 4, 0);
 	}
 out:
@@ -554,6 +567,40 @@ static void settle_kinds(struct csv_setup *cs, const struct row_piece *pc,
 			if (pc[k].flags[j])
 				cs->kind[j] = COL_CAT;
 	}
+}
+
+/* The columns of a kind (one of two) as a list the options take: header
+ * names (which a file without the label column still matches), or 0-based
+ * indices without a header or when a name holds a ','. NULL when none (or
+ * out of memory: then the model simply does not pin its columns). */
+static char *kind_list(const struct csv_setup *cs, const char *hdr,
+		       const char *eol, int k1, int k2)
+{
+	size_t cap = 16 + (size_t)(eol - hdr) + 11 * (size_t)cs->ncols, n = 0;
+	char *out = malloc(cap);
+	int names = hdr != NULL;
+	for (const char *t = hdr; names && t < eol; t++)
+		names = *t != '"'; /* a quoted name may hold the separator */
+	const char *s = hdr;
+	for (uint32_t j = 0; out && j < cs->ncols; j++) {
+		const char *fb = NULL, *fe = NULL, *bad = NULL;
+		int more = 0;
+		if (names && s)
+			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+		if (cs->kind[j] != k1 && cs->kind[j] != k2)
+			continue;
+		if (names && fb && fe > fb && !memchr(fb, ',', (size_t)(fe - fb)))
+			n += (size_t)snprintf(out + n, cap - n, "%s%.*s",
+					      n ? "," : "", (int)(fe - fb), fb);
+		else
+			n += (size_t)snprintf(out + n, cap - n, "%s%u",
+					      n ? "," : "", j);
+	}
+	if (out && !n) {
+		free(out);
+		out = NULL;
+	}
+	return out;
 }
 
 int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
@@ -601,6 +648,14 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 	if (ret)
 		goto out;
 	row_out_finish(pc, n, in->threads, bits, &o, d);
+	d->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
+	if (in->first_block) { /* the kinds this file settled on */
+		const char *hdr = cs->hdr, *eol = NULL;
+		if (hdr && !(eol = memchr(hdr, '\n', (size_t)(in->buf + in->len - hdr))))
+			eol = in->buf + in->len;
+		d->csv_kinds[0] = kind_list(cs, hdr, eol, COL_CAT, COL_CAT);
+		d->csv_kinds[1] = kind_list(cs, hdr, eol, COL_NUM, COL_AUTO_NUM);
+	}
 	goto out;
 nomem:
 	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");

@@ -178,8 +178,8 @@ static uint64_t newlines(const char *p, size_t len, int threads)
 	return total;
 }
 
-static int parse_block(int format, const struct parse_input *in,
-		       struct boar_dataset **out, boar_error *err)
+int boar_parse_format(int format, const struct parse_input *in,
+		      struct boar_dataset **out, boar_error *err)
 {
 	/* boar_parse_<name>() of every format of boar.h's list */
 	switch (format) {
@@ -232,7 +232,7 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 			.csv = &csv,
 		};
 		struct boar_dataset *part = NULL;
-		ret = parse_block(*format, &in, &part, err);
+		ret = boar_parse_format(*format, &in, &part, err);
 		if (!ret)
 			ret = append(&acc, &cap, part, o->max_memory, path, err);
 		if (ret)

@@ -8,7 +8,8 @@
  * base (VW's initial prediction) is accepted and ignored. A tag is a token
  * starting with '\'' or one written right against the '|' after the label
  * ("1 2|f" is label 1 with tag 2, as in VW; "1|f" is label 1); it is
- * skipped.
+ * skipped. With labels_optional (prediction) a row may have no label
+ * ("|f a", "'t |f a", "t|f a"); it reads as 0.
  *
  * Hashing is VW's: a namespace's seed is the hash of its name (0 for the
  * unnamed one, "| a b"), a feature's hash is murmur3(name, seed) unless
@@ -86,14 +87,16 @@ static inline int ends_number(const char *t, const char *eol)
 /* The part before the first '|': label, importance, base, tag. Returns 0
  * or records the error. */
 static int parse_head(struct row_piece *c, uint64_t line, const char *s,
-		      const char *bar, float *label, float *weight)
+		      const char *bar, int optional, float *label,
+		      float *weight)
 {
 	float nums[3];
 	int n = 0;
 	char q[64];
 	while ((s = pc_skip_space(s, bar)) < bar) {
 		const char *te = vw_token_end(s, bar);
-		if (*s == '\'' || (te == bar && n > 0)) {
+		/* Unlabeled (optional): "tag|f" is a tag, as in VW. */
+		if (*s == '\'' || (te == bar && (n > 0 || optional))) {
 			s = te; /* the tag (as VW: 'tag, or against the '|') */
 			continue;
 		}
@@ -121,6 +124,11 @@ static int parse_head(struct row_piece *c, uint64_t line, const char *s,
 		nums[n++] = v;
 		s = te;
 	}
+	if (!n && optional) {
+		*label = 0; /* unlabeled: a row to predict */
+		*weight = 1;
+		return 0;
+	}
 	if (!n) {
 		row_piece_fail(c, BOAR_EPARSE, line,
 			       "missing label before the first '|'");
@@ -137,7 +145,7 @@ static int parse_head(struct row_piece *c, uint64_t line, const char *s,
 }
 
 static void parse_piece(struct row_piece *c, const struct row_out *o,
-			int hash_bits)
+			int hash_bits, int optional)
 {
 	const char *p = c->beg, *end = c->end;
 	uint64_t line = 0;
@@ -165,7 +173,7 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 			break;
 		}
 		float y, w;
-		if (parse_head(c, line, s, bar, &y, &w))
+		if (parse_head(c, line, s, bar, optional, &y, &w))
 			break;
 		if (w != 1.0f)
 			c->weighted = 1;
@@ -287,7 +295,8 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 		goto nomem;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
-		parse_piece(&pc[k], &o, bits);
+		parse_piece(&pc[k], &o, bits,
+			    in->opt && in->opt->labels_optional);
 	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;

@@ -83,11 +83,11 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 					  d[c], 0.0f, BOAR_POLICY_RACY, adagrad,
 					  REG_NONE);
 		if (++since_sync == BOAR_REP_SYNC_ROWS) {
-			boar_rep_round(&rep, a->w, a->G, policy);
+			boar_rep_round(&rep, a->w, policy);
 			since_sync = 0;
 		}
 	}
-	boar_rep_close(&rep, a->w, a->G, policy);
+	boar_rep_close(&rep, a->w, policy);
 	return loss_sum;
 }
 

@@ -10,13 +10,19 @@
  * every BOAR_REP_SYNC_ROWS rows publishes its change since the last sync
  * scaled by 1 / T (the replicas are averaged: the shared value takes one
  * stable step per round instead of T stale ones), then reloads the shared
- * value. AdaGrad sums are published unscaled, so they count every row as at
- * one thread. The bias syncs every round; the hot features take turns,
+ * value. The bias syncs every round; the hot features take turns,
  * BOAR_REP_SYNC_SLICE of them per round. The GPU engine does the same per
  * block (gpu/gpu_linear.cu).
  *
- * A slot keeps the value and AdaGrad sum side by side with their values at
- * the last sync, 16 bytes: four slots per cache line, owned by one thread.
+ * AdaGrad sums of replicated coordinates are the thread's own, kept from
+ * sweep to sweep and never published: each replica is then AdaGrad over
+ * its own rows, as at one thread, and the average of the replicas takes
+ * steps of one thread's size. (Sums that counted every thread's rows made
+ * each replica's steps, and so the average's, smaller by up to T: a9a at
+ * 16 threads lost 6% of its first epoch's training loss.)
+ *
+ * A slot keeps the value, its value at the last sync and the sum, 16 bytes:
+ * four slots per cache line, owned by one thread.
  */
 #ifndef BOAR_SWEEP_REPLICA_H
 #define BOAR_SWEEP_REPLICA_H
@@ -29,8 +35,9 @@
 #define BOAR_REP_SYNC_SLICE 16
 
 struct boar_rep_slot {
-	float val, gval;     /* this thread's current value and AdaGrad sum */
-	float start, gstart; /* both as loaded at the last sync */
+	float val, gval; /* this thread's current value and AdaGrad sum */
+	float start;     /* the value as loaded at the last sync */
+	float unused;
 };
 
 struct boar_replica {
@@ -41,57 +48,53 @@ struct boar_replica {
 	float alpha;                /* 1 / writers */
 };
 
-/* Loads slot s from the shared weights (and sums, G non-NULL). */
+/* Loads slot s's value from the shared weights. */
 static inline void boar_rep_load(struct boar_replica *r, uint32_t s,
-				 const float *w, const float *G)
+				 const float *w)
 {
 	struct boar_rep_slot *p = &r->slot[s];
 	p->val = p->start = boar_load_relaxed(&w[r->at[s]]);
-	p->gval = p->gstart = G ? boar_load_relaxed(&G[r->at[s]]) : 0.0f;
 }
 
 /* Publishes slot s's change since its last sync and reloads it. */
 static inline void boar_rep_sync(struct boar_replica *r, uint32_t s, float *w,
-				 float *G, int policy)
+				 int policy)
 {
 	struct boar_rep_slot *p = &r->slot[s];
-	float dv = p->val - p->start, dg = p->gval - p->gstart;
+	float dv = p->val - p->start;
 	if (dv != 0.0f)
 		boar_add_policy(policy, &w[r->at[s]], dv * r->alpha);
-	if (G && dg != 0.0f)
-		boar_add_racy(&G[r->at[s]], dg);
-	boar_rep_load(r, s, w, G);
+	boar_rep_load(r, s, w);
 }
 
-/* Every slot from the shared state, at the start of a thread's slice. */
+/* Every slot's value from the shared weights, at the start of a thread's
+ * slice (the sums carry over from the thread's last slice). */
 static inline void boar_rep_open(struct boar_replica *r, const float *w,
-				 const float *G, int writers)
+				 int writers)
 {
 	r->alpha = 1.0f / (float)writers;
 	r->next = 0;
 	for (uint32_t s = 0; s < r->n; s++)
-		boar_rep_load(r, s, w, G);
+		boar_rep_load(r, s, w);
 }
 
 /* One round: the biases and the next slice of hot features. */
-static inline void boar_rep_round(struct boar_replica *r, float *w, float *G,
-				  int policy)
+static inline void boar_rep_round(struct boar_replica *r, float *w, int policy)
 {
 	for (uint32_t s = r->n_hot; s < r->n; s++)
-		boar_rep_sync(r, s, w, G, policy);
+		boar_rep_sync(r, s, w, policy);
 	for (uint32_t k = 0; k < BOAR_REP_SYNC_SLICE && k < r->n_hot; k++) {
-		boar_rep_sync(r, r->next, w, G, policy);
+		boar_rep_sync(r, r->next, w, policy);
 		if (++r->next == r->n_hot)
 			r->next = 0;
 	}
 }
 
 /* Every slot, at the end of a slice: the shared model is then complete. */
-static inline void boar_rep_close(struct boar_replica *r, float *w, float *G,
-				  int policy)
+static inline void boar_rep_close(struct boar_replica *r, float *w, int policy)
 {
 	for (uint32_t s = 0; s < r->n; s++)
-		boar_rep_sync(r, s, w, G, policy);
+		boar_rep_sync(r, s, w, policy);
 }
 
 #endif

@@ -22,7 +22,9 @@
 #include "model_copy.h"
 #include "options.h"
 #include "rng.h"
+#include "input_spec.h"
 #include "train.h"
+#include "train_state.h"
 
 static double mean_label(const struct boar_dataset *d)
 {
@@ -53,8 +55,8 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 	if (boar_collect_classes(d, classes, BOAR_MAX_CLASSES, &k) || k < 2)
 		return boar_fail(err, BOAR_EINVAL,
 				 "%s loss needs class labels (+1/-1, 1/0, or up "
-				 "to %d distinct integers); use --loss squared "
-				 "for real-valued targets",
+				 "to %d distinct integers); use the squared "
+				 "loss for real-valued targets",
 				 boar_loss_describe(o->loss)->name,
 				 BOAR_MAX_CLASSES);
 	*out = boar_model_alloc_multiclass(o->loss, d->dim, k, classes);
@@ -100,6 +102,7 @@ struct run {
 	struct boar_model *best; /* early stopping: best model so far */
 	double best_loss;
 	int best_epoch;
+	int epochs_run;
 };
 
 /* Splits rows into training and holdout by a hash of (seed, row), so the
@@ -143,7 +146,7 @@ static int start(struct run *r, boar_error *err)
 	int rc;
 	if (r->t.o.early_stop && !r->t.o.test && r->t.o.holdout == 0)
 		r->t.o.holdout = 0.1; /* early stopping needs something to watch */
-	if (r->t.o.holdout > 0 && !r->t.o.test) {
+	if (r->t.o.holdout > 0) {
 		if (split_holdout(r))
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
 		if (!r->n_train || !r->n_holdout)
@@ -232,7 +235,11 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 		st->test_auc = t.auc;
 		st->test_rmse = t.rmse;
 		st->holdout_loss = t.loss;
-	} else {
+	}
+	/* Held-out rows, when asked for, are what early stopping watches,
+	 * even beside a test set: the test set then stays unseen by the
+	 * choice of epoch. */
+	if (r->holdout_rows) {
 		rc = boar_evaluate_rows(r->t.m, r->t.d, r->holdout_rows,
 					r->n_holdout, &t, r->t.o.threads);
 		if (rc)
@@ -304,6 +311,7 @@ static int epochs(struct run *r, boar_error *err)
 					 "training diverged in epoch %d "
 					 "(non-finite loss); lower eta",
 					 epoch);
+		r->epochs_run = epoch;
 		if ((rc = evaluate(r, &st, err)))
 			return rc;
 		int stop = early_stop_check(r, &st, err);
@@ -335,11 +343,20 @@ int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 				 o.hash_bits, train->hash_bits);
 	boar_error_clear(err);
 	struct run r = {.t = {.d = train, .o = o}, .hook = hook};
+	const struct boar_train_state *prev =
+		o.init_model ? o.init_model->state : NULL;
+	const char *why;
+	if (prev && (why = boar_train_state_resume_options(prev, &r.t.o)))
+		return boar_fail(err, BOAR_EINVAL, "%s", why);
 	boar_options_resolve(&r.t.o, train);
 	if ((rc = new_model(train, &r.t.o, &r.t.m, err)))
 		return rc;
-	if (!(rc = start(&r, err)))
+	if (!(rc = start(&r, err))) {
+		if (prev)
+			boar_train_state_resume_sums(prev, o.init_model,
+						     r.t.ops, r.t.eng);
 		rc = epochs(&r, err);
+	}
 	if (hook && r.t.eng && (!rc || rc == BOAR_ECANCELLED)) {
 		int frc = hook->finish(hook->ctx, &r.t, err);
 		rc = frc ? frc : rc;
@@ -355,6 +372,15 @@ int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 		rc = boar_fail(err, BOAR_EDIVERGED,
 			       "training diverged (non-finite weights); lower "
 			       "eta or add regularization");
+		goto fail;
+	}
+	int rc2 = boar_model_note_input(r.t.m, train, err);
+	if (!rc2 && (r.t.o.save_resume || prev) &&
+	    !(r.t.m->state = boar_train_state_take(r.t.m, r.t.ops, r.t.eng,
+						   &r.t.o, prev, r.epochs_run)))
+		rc2 = boar_fail(err, BOAR_ENOMEM, "out of memory");
+	if (rc2) {
+		rc = rc2;
 		goto fail;
 	}
 	finish(&r);

@@ -2,7 +2,7 @@
 # Network benchmarks of the parameter server; writes CSV files under
 # bench/results/<date>-<host>/net/ (or $OUT) and prints them.
 #
-#   bench/net/run.sh [--quick]     (BUILD=build dir with libboar.a and boar)
+#   bench/net/run.sh [--quick]     (BUILD=build dir with libboar-net.a, libboar-internal.a and boar)
 #
 # 1. bench_net: keys/s and bytes/s per shard for push and pull, the
 #    io_uring shard against a blocking-socket baseline, same run.
@@ -17,9 +17,7 @@ OUT=${OUT:-bench/results/$(date -u +%Y%m%d)-$(hostname)/net}
 mkdir -p "$OUT"
 cc -std=c11 -D_GNU_SOURCE -O2 -fopenmp -I. -Isrc -Isrc/include \
 	bench/net/bench_net.c bench/net/blocking_server.c \
-	"$BUILD/libboar.a" -luring -lz -lsodium -lm -lpthread \
-	$(ls /usr/local/cuda/lib64/libcudart.so >/dev/null 2>&1 &&
-		echo "-L/usr/local/cuda/lib64 -Wl,-rpath,/usr/local/cuda/lib64 -lcudart -lstdc++") \
+	"$BUILD/libboar-net.a" "$BUILD/libboar-internal.a" -luring -lz -lsodium -lm -ldl -lpthread \
 	-o "$BUILD/bench_net"
 "$BUILD/bench_net" $quick | tee "$OUT/throughput.csv"
 

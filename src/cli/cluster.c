@@ -19,6 +19,7 @@
 #include "net/ssp.h"
 #include "net/worker.h"
 #include "progress.h"
+#include "same_file.h"
 #include "train_args.h"
 
 struct cluster_args {
@@ -338,6 +339,8 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	uint8_t key[NET_KEY_LEN];
 	int rc, status = CLI_EXIT_RUNTIME;
 
+	if ((rc = cli_refuse_model_over_inputs(a, &err)))
+		return cli_report(&err, rc);
 	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
 		return cli_report(&err, rc);
 	rc = boar_dataset_load(a->train_path, &a->load, &train, &err);
@@ -353,8 +356,9 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		a->opt.test = test;
 	}
 	const char *reason = boar_options_check(&a->opt, train);
+	char words[256];
 	if (reason) {
-		status = cli_usage("train", "%s", reason);
+		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };

@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "common.h"
+#include "data_args.h"
 
 int cli_report(const boar_error *err, int code)
 {
@@ -34,6 +35,11 @@ int cli_usage(const char *cmd, const char *fmt, ...)
 	else
 		fputs("\nTry 'boar --help'.\n", stderr);
 	return CLI_EXIT_USAGE;
+}
+
+const char *cli_data_path(const char *arg)
+{
+	return arg && !strcmp(arg, "-") ? "/dev/stdin" : arg;
 }
 
 double cli_now(void)
@@ -188,24 +194,18 @@ void cli_out_abort(struct cli_out *o)
 
 /* -------------------------------------------------- loading for a model */
 
-int cli_model_hash_bits(const boar_model *m, int *out, boar_error *err)
+int cli_load_for_model(const char *cmd, const char *path,
+		       const char *model_path,
+		       const boar_model *m, boar_load_options *data,
+		       unsigned given, boar_dataset **out, boar_error *err)
 {
-	(void)err;
-	*out = boar_model_task(m) == BOAR_TASK_LINEAR ? boar_model_hash_bits(m)
-						      : 0;
-	return 0;
-}
-
-int cli_load_for_model(const char *path, const boar_model *m,
-		       const boar_load_options *data, boar_dataset **out,
-		       boar_error *err)
-{
-	boar_load_options lo = *data;
-	lo.task = boar_model_task(m);
-	int rc = cli_model_hash_bits(m, &lo.hash_bits, err);
-	if (rc)
-		return rc;
-	return boar_dataset_load(path, &lo, out, err);
+	char why[400];
+	if (cli_data_for_model(m, model_path, data, given, why, sizeof why))
+		{
+		cli_usage(cmd, "%s", why);
+		return CLI_LOAD_USAGE;
+	}
+	return boar_dataset_load(path, data, out, err);
 }
 
 /* ----------------------------------------------------------- text export */

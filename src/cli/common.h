@@ -22,22 +22,26 @@ int cli_report(const boar_error *err, int code);
 int cli_usage(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* A data file argument as the library opens it: "-" is standard input. */
+const char *cli_data_path(const char *arg);
+
 /* Seconds on a monotonic clock. */
 double cli_now(void);
 
 const char *cli_task_name(int task);
 const char *cli_loss_name(int loss);
 
-/* The feature hashing a model was trained with (0: none), so that data for
- * it is loaded the same way. */
-int cli_model_hash_bits(const boar_model *m, int *out, boar_error *err);
-
-/* Loads `path` as data for model m: its task and hashing, the rest
- * (threads, format, CSV columns) from *data.
- * @return 0 or a BOAR_E* code with *err filled. */
-int cli_load_for_model(const char *path, const boar_model *m,
-		       const boar_load_options *data, boar_dataset **out,
-		       boar_error *err);
+/* Loads `path` as data for model m (read from model_path): the way m's
+ * training data was read, with the data options the user gave (*data,
+ * the bits of `given`, see data_args.h) where they agree with it.
+ * @return 0, a BOAR_E* code with *err filled, or CLI_LOAD_USAGE when a
+ * given option contradicts the model (the message, with a hint to `boar help cmd`,
+ * is already printed). */
+#define CLI_LOAD_USAGE 1
+int cli_load_for_model(const char *cmd, const char *path,
+		       const char *model_path,
+		       const boar_model *m, boar_load_options *data,
+		       unsigned given, boar_dataset **out, boar_error *err);
 
 /* An output file that appears only complete: written to a temp file in the
  * same directory and renamed over `path` by cli_out_commit(). With path

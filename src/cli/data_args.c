@@ -95,3 +95,112 @@ void cli_data_default(int id, char *buf, size_t n)
 		break;
 	}
 }
+
+static int same_str(const char *a, const char *b)
+{
+	return (!a && !b) || (a && b && !strcmp(a, b));
+}
+
+/* Is every item of the list `part` ("C1,C3") an item of `whole`? The
+ * model keeps every categorical (numeric) column it settled on, a
+ * superset of what the user listed in training. */
+static int covers(const char *whole, const char *part)
+{
+	if (!part)
+		return 1;
+	if (!whole)
+		return 0;
+	for (const char *p = part; *p;) {
+		size_t n = strcspn(p, ",");
+		int found = 0;
+		for (const char *w = whole; *w && !found;) {
+			size_t m = strcspn(w, ",");
+			found = m == n && !memcmp(w, p, n);
+			w += m + (w[m] == ',');
+		}
+		if (!found)
+			return 0;
+		p += n + (p[n] == ',');
+	}
+	return 1;
+}
+
+/* "--csv-label Label" or "no --csv-ignore" for a message. */
+static void describe(char *buf, size_t n, const char *opt, const char *v)
+{
+	if (v)
+		snprintf(buf, n, "--%s %s", opt, v);
+	else
+		snprintf(buf, n, "no --%s", opt);
+}
+
+int cli_data_for_model(const boar_model *m, const char *model_path,
+		       boar_load_options *lo, unsigned given, char *why,
+		       size_t why_len)
+{
+	boar_load_options want;
+	if (!boar_model_load_options(m, &want)) {
+		/* An older model: only its task and hashing are known. */
+		lo->task = want.task;
+		lo->hash_bits = want.hash_bits;
+		return 0;
+	}
+	if ((given & CLI_DATA_BIT(CLI_DATA_FORMAT)) &&
+	    lo->format != BOAR_FORMAT_AUTO && lo->format != want.format) {
+		snprintf(why, why_len, "--format %s, but %s was trained on %s "
+			 "data; leave --format out (the model remembers how "
+			 "its data was read)", format_names[lo->format],
+			 model_path, format_names[want.format]);
+		return -1;
+	}
+	unsigned csv = 0;
+	for (int id = CLI_DATA_CSV_LABEL; id <= CLI_DATA_LAST; id++)
+		csv |= CLI_DATA_BIT(id);
+	if ((given & csv) && want.format != BOAR_FORMAT_CSV) {
+		snprintf(why, why_len, "--csv-* options given, but %s was "
+			 "trained on %s data", model_path,
+			 format_names[want.format]);
+		return -1;
+	}
+	const struct {
+		int id;
+		const char *opt, *have, *model;
+	} cols[] = {
+		{ CLI_DATA_CSV_LABEL, "csv-label", lo->csv_label, want.csv_label },
+		{ CLI_DATA_CSV_IGNORE, "csv-ignore", lo->csv_ignore, want.csv_ignore },
+		{ CLI_DATA_CSV_CATEGORICAL, "csv-categorical", lo->csv_categorical,
+		  want.csv_categorical },
+		{ CLI_DATA_CSV_NUMERIC, "csv-numeric", lo->csv_numeric,
+		  want.csv_numeric },
+		{ CLI_DATA_CSV_LOG, "csv-log", lo->csv_log ? "" : NULL,
+		  want.csv_log ? "" : NULL },
+	};
+	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		int lists = cols[k].id == CLI_DATA_CSV_CATEGORICAL ||
+			    cols[k].id == CLI_DATA_CSV_NUMERIC;
+		if (!(given & CLI_DATA_BIT(cols[k].id)) ||
+		    (lists ? covers(cols[k].model, cols[k].have)
+			   : same_str(cols[k].have, cols[k].model)))
+			continue;
+		char a[128], b[128];
+		describe(a, sizeof a, cols[k].opt, cols[k].have);
+		describe(b, sizeof b, cols[k].opt, cols[k].model);
+		snprintf(why, why_len, "%s, but %s was trained with %s; leave "
+			 "the --csv-* options out (the model remembers how its "
+			 "data was read)", a, model_path, b);
+		return -1;
+	}
+	/* One file may be a TSV or headerless where the training file was
+	 * not: those two are the user's to say. */
+	if (given & CLI_DATA_BIT(CLI_DATA_CSV_SEPARATOR))
+		want.csv_separator = lo->csv_separator;
+	if (given & (CLI_DATA_BIT(CLI_DATA_CSV_HEADER) |
+		     CLI_DATA_BIT(CLI_DATA_NO_CSV_HEADER)))
+		want.csv_header = lo->csv_header;
+	want.threads = lo->threads;
+	want.labels_optional = lo->labels_optional;
+	want.use_cache = lo->use_cache;
+	want.cache_path = lo->cache_path;
+	*lo = want;
+	return 0;
+}

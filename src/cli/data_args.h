@@ -3,9 +3,10 @@
  *
  * A command puts CLI_DATA_OPTS into its option table, hands ids from
  * CLI_DATA_FIRST on to cli_data_apply() and asks cli_data_default() for
- * their --help defaults; the values land in a boar_load_options. The CSV
- * options are not stored in a model, so eval and predict take them again
- * (the same ones that trained it).
+ * their --help defaults; the values land in a boar_load_options. A model
+ * remembers how its training data was read, so eval and predict need none
+ * of them again: cli_data_for_model() merges what the model says with what
+ * the user gave and refuses a contradiction.
  */
 #ifndef BOAR_CLI_DATA_ARGS_H
 #define BOAR_CLI_DATA_ARGS_H
@@ -61,6 +62,18 @@ enum {
 
 /* Applies a data option to lo. @return 0, or -1 with p->why set. */
 int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id);
+
+/* The bit of a data option id in a mask of the options given. */
+#define CLI_DATA_BIT(id) (1u << ((id) - CLI_DATA_FIRST))
+
+/* Data for model m (from model_path): *lo starts as the way m's training
+ * data was read (format, hashing, CSV columns and transforms) and keeps
+ * the options the user gave (bits in `given`) where they agree with it;
+ * the CSV separator and header describe one file and may differ.
+ * @return 0, or -1 with why naming the option that contradicts the model. */
+int cli_data_for_model(const boar_model *m, const char *model_path,
+		       boar_load_options *lo, unsigned given, char *why,
+		       size_t why_len);
 
 /* The --help default of a data option id (empty for others). */
 void cli_data_default(int id, char *buf, size_t n);

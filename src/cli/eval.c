@@ -45,8 +45,9 @@ void cmd_eval_help(FILE *out)
 	      "loss for multiclass models; RMSE and the squared loss for ratings and\n"
 	      "regression. --json keys: rows, test_loss, test_accuracy and test_auc\n"
 	      "(binary and multiclass, where test_auc is null) or test_rmse.\n"
-	      "FILE is read the way the model was trained (task, feature hashing);\n"
-	      "for CSV give the --csv-* options used in training.\n"
+	      "FILE is read the way the model's training data was (format, hashing,\n"
+	      "CSV columns and transforms: the model remembers them); a --format or\n"
+	      "--csv-* option that contradicts the model is refused.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -65,12 +66,14 @@ int cmd_eval(int argc, char **argv)
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	boar_load_options data;
+	unsigned given = 0; /* data options on the command line */
 	boar_load_options_default(&data);
 	cli_init(&p, argc, argv);
 	while ((id = cli_next(&p, eval_opts)) != CLI_END) {
 		if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
 			if (cli_data_apply(&data, &p, id))
 				return cli_usage("eval", "%s", p.why);
+			given |= CLI_DATA_BIT(id);
 			continue;
 		}
 		switch (id) {
@@ -103,13 +106,19 @@ int cmd_eval(int argc, char **argv)
 	if (!data_path)
 		return cli_usage("eval", "eval needs a data FILE");
 
+	data_path = cli_data_path(data_path);
 	rc = boar_model_load(model_path, &m, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;
 	}
 	data.threads = threads;
-	rc = cli_load_for_model(data_path, m, &data, &d, &err);
+	rc = cli_load_for_model("eval", data_path, model_path, m, &data,
+				given, &d, &err);
+	if (rc == CLI_LOAD_USAGE) {
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;

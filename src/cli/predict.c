@@ -8,11 +8,15 @@
  * when complete (temp file + rename).
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "args.h"
 #include "commands.h"
 #include "common.h"
+#include "same_file.h"
 #include "data_args.h"
+#include "predict_stream.h"
+#include "vw_tags.h"
 
 enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_PROBABILITIES, O_HELP };
 
@@ -54,12 +58,37 @@ void cmd_predict_help(FILE *out)
 	      "or the predicted rating (matrix factorization); for a multiclass model\n"
 	      "the predicted label, or with --probabilities the K class scores, one\n"
 	      "column per class in ascending label order (`boar dump` lists them).\n"
-	      "FILE is read the way the model was trained (task, feature hashing);\n"
-	      "its labels are ignored. For CSV give the --csv-* options used in training.\n"
+	      "FILE is read the way the model's training data was (format, hashing,\n"
+	      "CSV columns and transforms: the model remembers them); a --format or\n"
+	      "--csv-* option that contradicts the model is refused.\n"
+	      "Labels are optional: a row without one is scored all the same.\n"
 	      "\n"
 	      "options:\n",
 	      out);
 	cli_print_options(out, predict_opts, default_of);
+}
+
+/* Standard input, a line at a time (predict_stream.h), into out_path. */
+static int stream(const boar_model *m, const char *model_path,
+		  boar_load_options *data, unsigned given, uint64_t width,
+		  const char *out_path)
+{
+	char why[400];
+	boar_error err = { 0 };
+	struct cli_out out;
+	if (cli_data_for_model(m, model_path, data, given, why, sizeof why))
+		return cli_usage("predict", "%s", why);
+	if (!data->format)
+		return cli_usage("predict", "%s does not say how its data was "
+				 "read: give --format to predict from "
+				 "standard input", model_path);
+	int rc = cli_out_open(&out, out_path, &err);
+	if (!rc)
+		rc = predict_stream(m, data, width, stdin, out.f, &err);
+	if (!rc)
+		rc = cli_out_commit(&out, &err);
+	cli_out_abort(&out);
+	return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
 }
 
 int cmd_predict(int argc, char **argv)
@@ -71,16 +100,20 @@ int cmd_predict(int argc, char **argv)
 	boar_model *m = NULL;
 	boar_dataset *d = NULL;
 	double *scores = NULL;
+	char **tags = NULL;
+	size_t n_tags = 0;
 	struct cli_out out = { 0 };
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	boar_load_options data;
+	unsigned given = 0; /* data options on the command line */
 	boar_load_options_default(&data);
 	cli_init(&p, argc, argv);
 	while ((id = cli_next(&p, predict_opts)) != CLI_END) {
 		if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
 			if (cli_data_apply(&data, &p, id))
 				return cli_usage("predict", "%s", p.why);
+			given |= CLI_DATA_BIT(id);
 			continue;
 		}
 		switch (id) {
@@ -115,7 +148,11 @@ int cmd_predict(int argc, char **argv)
 		return cli_usage("predict", "predict needs -m MODEL");
 	if (!data_path)
 		return cli_usage("predict", "predict needs a data FILE");
+	const char *inputs[] = {data_path, model_path};
+	if ((rc = cli_refuse_overwrite("-o", out_path, inputs, 2, &err)))
+		return cli_report(&err, rc);
 
+	data_path = cli_data_path(data_path);
 	rc = boar_model_load(model_path, &m, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
@@ -139,12 +176,34 @@ int cmd_predict(int argc, char **argv)
 	 * (a binary logistic model's score already is P(+1)). */
 	uint64_t width = probabilities && K ? K : 1;
 	data.threads = threads;
-	rc = cli_load_for_model(data_path, m, &data, &d, &err);
+	data.labels_optional = 1; /* rows to predict need no label */
+	if (!strcmp(data_path, "/dev/stdin")) {
+		status = stream(m, model_path, &data, given, width, out_path);
+		goto out;
+	}
+	rc = cli_load_for_model("predict", data_path, model_path, m, &data,
+				given, &d, &err);
+	if (rc == CLI_LOAD_USAGE) {
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;
 	}
+	/* VW rows carry tags: read them to print beside the scores. */
+	if (data.format == BOAR_FORMAT_VW &&
+	    vw_tags_read(data_path, &tags, &n_tags)) {
+		status = cli_report(NULL, BOAR_EIO);
+		goto out;
+	}
 	uint64_t n = boar_dataset_rows(d);
+	if (tags && n_tags != n) {
+		fprintf(stderr, "boar: %s: %zu VW rows with tags, but %llu "
+				"rows parsed\n", data_path, n_tags,
+			(unsigned long long)n);
+		goto out;
+	}
 	if (n && width > UINT64_MAX / sizeof *scores / n) {
 		status = cli_report(NULL, BOAR_ENOMEM);
 		goto out;
@@ -165,13 +224,9 @@ int cmd_predict(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	/* %.9g round-trips a float score exactly. */
-	for (uint64_t r = 0; r < n; r++) {
-		const double *s = &scores[r * width];
-		for (uint64_t c = 0; c < width; c++)
-			fprintf(out.f, "%.9g%c", s[c],
-				c + 1 < width ? ' ' : '\n');
-	}
+	for (uint64_t r = 0; r < n; r++)
+		predict_put_row(out.f, &scores[r * width], width,
+				tags ? tags[r] : NULL, tags ? strlen(tags[r]) : 0);
 	rc = cli_out_commit(&out, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
@@ -180,6 +235,7 @@ int cmd_predict(int argc, char **argv)
 	status = CLI_EXIT_OK;
 out:
 	cli_out_abort(&out);
+	vw_tags_free(tags, n_tags);
 	free(scores);
 	boar_dataset_free(d);
 	boar_model_free(m);

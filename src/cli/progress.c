@@ -47,7 +47,8 @@ void progress_epoch(struct progress *p, const boar_epoch_stats *s, int epochs,
 		if (kind == PROGRESS_BINARY && isfinite(s->test_auc))
 			append(line, sizeof line, &n, "  AUC %.4f", s->test_auc,
 			       0, 0);
-	} else if (s->has_holdout || p->holdout) {
+	}
+	if (p->holdout || (s->has_holdout && !s->has_test)) {
 		append(line, sizeof line, &n, "  holdout loss %.4f",
 		       s->holdout_loss, 0, 0);
 	}

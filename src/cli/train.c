@@ -3,9 +3,9 @@
  * Human-readable progress goes to stderr (one line per epoch, or one line
  * rewritten in place when stderr is a terminal); --json objects go to
  * stdout, one per epoch, so `boar train --json ... | jq` sees only JSON.
- * The first Ctrl-C stops training at the end of the running epoch and
- * keeps (and saves, with -m) the model trained so far; a second one
- * kills the process.
+ * The first Ctrl-C or SIGTERM stops training at the end of the running
+ * epoch and keeps (and saves, with -m) the best model so far; a second one
+ * quits at once (interrupt.h). FILE "-" is standard input.
  *
  * Warm start (--init-model) loads the model first, because it decides how
  * the data is read (its feature hashing) and what is trained (its task,
@@ -20,22 +20,16 @@
 #include "cluster.h"
 #include "commands.h"
 #include "common.h"
+#include "interrupt.h"
 #include "json.h"
 #include "progress.h"
+#include "same_file.h"
 #include "train_args.h"
 
 void cmd_train_help(FILE *out)
 {
 	train_args_help(out);
 	cluster_train_help(out);
-}
-
-static volatile sig_atomic_t interrupted;
-
-static void on_interrupt(int sig)
-{
-	interrupted = 1;
-	signal(sig, SIG_DFL);
 }
 
 struct run {
@@ -81,7 +75,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 			r->best_loss = s->holdout_loss;
 	}
 	progress_epoch(&r->pr, s, r->a->opt.epochs, r->kind);
-	return interrupted;
+	return interrupt_requested();
 }
 
 static void describe(const char *what, const char *path, const boar_dataset *d,
@@ -198,7 +192,24 @@ static int warm_start(struct train_args *a, boar_model **init)
 		a->opt.loss = boar_model_loss(m);
 		a->opt.hash_bits = a->load.hash_bits = bits;
 	} else {
-		a->opt.rank = boar_model_rank(m); /* the library keeps it */
+		uint32_t rank = boar_model_rank(m);
+		const float *P, *Q, *bu, *bi;
+		float mu;
+		uint64_t items;
+		int biases = !boar_model_factors(m, &P, &Q, &bu, &bi, &mu,
+						 &items) && bu;
+		if (a->rank_given && a->opt.rank != rank)
+			return cli_usage("train", "--rank %u, but the initial "
+					 "model %s has rank %u (warm start "
+					 "keeps the model's factors)",
+					 a->opt.rank, a->init_model_path, rank);
+		if (a->biases_given && a->opt.mf_biases != biases)
+			return cli_usage("train", "--%smf-biases, but the initial "
+					 "model %s has %s", a->opt.mf_biases
+						 ? "" : "no-", a->init_model_path,
+					 biases ? "biases" : "no biases");
+		a->opt.rank = rank;
+		a->opt.mf_biases = biases;
 	}
 	return CLI_EXIT_OK;
 }
@@ -207,19 +218,19 @@ static int warm_start(struct train_args *a, boar_model **init)
 static void say_early_stop(const struct run *r, int stopped_early)
 {
 	const boar_options *o = &r->a->opt;
+	const char *watched = o->holdout > 0 || !r->a->test_path ? "holdout"
+								  : "test";
 	if (!o->early_stop || !r->best_epoch)
 		return;
 	if (stopped_early)
 		fprintf(stderr, "early stop: no improvement for %d epoch%s; "
 				"keeping epoch %d (%s loss %.4f)\n",
 			o->early_stop, o->early_stop == 1 ? "" : "s",
-			r->best_epoch, r->a->test_path ? "test" : "holdout",
-			r->best_loss);
+			r->best_epoch, watched, r->best_loss);
 	else if (r->best_epoch != r->last_epoch)
 		fprintf(stderr, "early stop: ran all %d epochs; keeping epoch "
 				"%d (%s loss %.4f)\n",
-			r->last_epoch, r->best_epoch,
-			r->a->test_path ? "test" : "holdout", r->best_loss);
+			r->last_epoch, r->best_epoch, watched, r->best_loss);
 }
 
 int cmd_train(int argc, char **argv)
@@ -233,6 +244,7 @@ int cmd_train(int argc, char **argv)
 
 	if (cluster_train_wanted(argc, argv))
 		return cluster_train(argc, argv);
+	interrupt_install();
 	switch (train_args_parse(&a, argc, argv, why, sizeof why)) {
 	case TRAIN_ARGS_HELP:
 		cmd_train_help(stdout);
@@ -240,6 +252,8 @@ int cmd_train(int argc, char **argv)
 	case TRAIN_ARGS_ERROR:
 		return cli_usage("train", "%s", why);
 	}
+	if ((rc = cli_refuse_model_over_inputs(&a, &err)))
+		return cli_report(&err, rc);
 
 	if (a.init_model_path) {
 		status = warm_start(&a, &init);
@@ -290,23 +304,23 @@ int cmd_train(int argc, char **argv)
 		a.opt.test = test;
 	}
 	const char *reason = boar_options_check(&a.opt, train);
+	char words[256];
 	if (reason) {
-		status = cli_usage("train", "%s", reason);
+		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
 		goto out;
 	}
 
 	struct run r = { .a = &a, .best_loss = NAN };
 	r.kind = metric_kind(train, &a.opt, init);
 	progress_init(&r.pr, a.quiet);
-	r.pr.holdout = a.opt.holdout > 0 && !test;
+	r.pr.holdout = a.opt.holdout > 0;
 	a.opt.progress = on_epoch;
 	a.opt.progress_ctx = &r;
 
-	signal(SIGINT, on_interrupt);
+	interrupt_training();
 	double t_train = cli_now();
 	rc = boar_train(train, &a.opt, &model, &err);
 	t_train = cli_now() - t_train;
-	signal(SIGINT, SIG_DFL);
 	progress_done(&r.pr);
 	if (rc == BOAR_ECANCELLED && model) {
 		fprintf(stderr, "boar: interrupted: keeping the model of "
@@ -322,7 +336,10 @@ int cmd_train(int argc, char **argv)
 		say_early_stop(&r, r.last_epoch < a.opt.epochs);
 
 	if (a.model_out) {
+		sigset_t held;
+		interrupt_hold(&held); /* the file is written whole */
 		rc = boar_model_save(model, a.model_out, &err);
+		interrupt_release(&held);
 		if (rc) {
 			status = cli_report(&err, rc);
 			goto out;
@@ -354,7 +371,8 @@ int cmd_train(int argc, char **argv)
 		if (a.model_out)
 			fprintf(stderr, "model saved to %s\n", a.model_out);
 	}
-	status = interrupted ? 128 + SIGINT : CLI_EXIT_OK;
+	status = interrupt_requested() ? 128 + interrupt_requested()
+				       : CLI_EXIT_OK;
 out:
 	boar_model_free(model);
 	boar_model_free(init);

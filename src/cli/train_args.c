@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "args.h"
+#include "common.h"
 #include "data_args.h"
 #include "train_args.h"
 
@@ -17,7 +18,7 @@ enum {
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT,
-	O_DETERMINISTIC,
+	O_DETERMINISTIC, O_SAVE_RESUME,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -39,15 +40,16 @@ static const struct cli_opt train_opts[] = {
 	  "losses train one-vs-rest, softmax a multinomial model; "
 	  "--init-model: the model's loss" },
 	{ O_OPTIMIZER, "optimizer", 0, opt_bar + 1,
-	  "how steps are sized (optimizers: below); auto: adagrad for "
-	  "linear models, sgd for MF" },
+	  "how steps are sized (optimizers: below); auto: the task's "
+	  "default" },
 	{ O_UPDATE, "update", 0, "atomic|racy",
 	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
 	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
 	{ O_ETA, "eta", 0, "X|auto", "initial step size (> 0)" },
 	{ O_ETA_DECAY, "eta-decay", 0, "X",
-	  "sgd: step multiplied by this after every epoch" },
+	  "the step is multiplied by this after every epoch, with any "
+	  "optimizer (AdaGrad's too); 1 = no decay, for long runs" },
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
 	  "L2 regularization (>= 0; linear: split by feature frequency)" },
@@ -72,15 +74,23 @@ static const struct cli_opt train_opts[] = {
 	  "scale the loss of rows labelled LABEL by W >= 0 (LIBLINEAR's "
 	  "-wi); repeat for more classes" },
 	{ O_INIT_MODEL, "init-model", 0, "MODEL",
-	  "warm start: continue training MODEL (its task, loss, classes "
-	  "and hashing) on FILE" },
+	  "warm start: continue training MODEL (its task, loss, classes, "
+	  "hashing, rank and biases; options that contradict them are "
+	  "refused) on FILE" },
+	{ O_SAVE_RESUME, "save-resume", 0, NULL,
+	  "keep the optimizer state (AdaGrad sums, where the step schedule "
+	  "is) in the model, so that --init-model continues training rather "
+	  "than restarting it (as VW's --save_resume); a model that has it "
+	  "keeps it when continued" },
 	{ O_EARLY_STOP, "early-stop", 0, "N",
-	  "stop after N epochs without a lower loss on --test (or on the "
-	  "--holdout rows) and keep the best epoch's model; 0 = off" },
+	  "stop after N epochs without a lower loss on the --holdout rows "
+	  "(or, without them, on --test) and keep the best epoch's model; "
+	  "0 = off" },
 	{ O_HOLDOUT, "holdout", 0, "FRACTION",
 	  "hold this fraction of the training rows out (drawn from the "
-	  "seed) and report their loss; early stopping watches them "
-	  "(0.1 if --early-stop is on without --test)" },
+	  "seed) and report their loss, beside --test if given; early "
+	  "stopping watches them (0.1 if --early-stop is on without "
+	  "--test)" },
 	{ O_DETERMINISTIC, "deterministic", 0, NULL,
 	  "the same model at any --threads (fixed row batches applied in "
 	  "order; slower than Hogwild!)" },
@@ -148,6 +158,32 @@ static const char *name_of(const char *const *names, int v)
 	return "?";
 }
 
+const char *train_args_flag_words(const char *msg, char *buf, size_t n)
+{
+	static const char *const words[][2] = {
+		{ "eta_decay", "--eta-decay" }, { "hash_bits", "--hash-bits" },
+		{ "init_scale", "--init-scale" }, { "early_stop", "--early-stop" },
+		{ "gpu_id", "--gpu" }, { "threads = 1", "--threads 1" },
+	};
+	size_t at = 0;
+	while (*msg && at + 1 < n) {
+		size_t k = 0;
+		while (k < sizeof words / sizeof words[0] &&
+		       strncmp(msg, words[k][0], strlen(words[k][0])))
+			k++;
+		if (k < sizeof words / sizeof words[0]) {
+			at += (size_t)snprintf(buf + at, n - at, "%s", words[k][1]);
+			msg += strlen(words[k][0]);
+		} else {
+			buf[at++] = *msg++;
+		}
+		if (at >= n)
+			at = n - 1;
+	}
+	buf[at] = '\0';
+	return buf;
+}
+
 /* The library reads no environment: the CLI passes the GPU engine's
  * experiment knobs (bench/RESULTS-gpu.md) and where its plugin is. */
 static void gpu_env(boar_options *o)
@@ -169,6 +205,40 @@ void train_args_default(struct train_args *a)
 	boar_options_default(&a->opt);
 	boar_load_options_default(&a->load);
 	gpu_env(&a->opt);
+}
+
+/* What an AUTO optimizer, eta or l2 becomes, per task, as the library
+ * resolves it (boar_options_resolve_task): e.g. eta "auto: linear 0.3
+ * (adagrad), 0.1 (sgd); mf 0.02 (sgd), 0.05 (adagrad)". */
+static void auto_default(int id, char *buf, size_t n)
+{
+	static const int tasks[2] = { BOAR_TASK_LINEAR, BOAR_TASK_MF };
+	size_t at = (size_t)snprintf(buf, n, "auto:");
+	for (int t = 0; t < 2 && at < n; t++) {
+		boar_options d;
+		boar_options_default(&d);
+		boar_options_resolve_task(&d, tasks[t]);
+		const char *task = tasks[t] == BOAR_TASK_MF ? "mf" : "linear";
+		const char *sep = t ? ";" : "";
+		if (id == O_OPTIMIZER) {
+			at += (size_t)snprintf(buf + at, n - at, "%s %s %s", sep,
+					       task, name_of(opt_names, d.optimizer));
+		} else if (id == O_L2) {
+			at += (size_t)snprintf(buf + at, n - at, "%s %s %g", sep,
+					       task, d.l2);
+		} else {
+			int other = d.optimizer == BOAR_OPT_SGD ? BOAR_OPT_ADAGRAD
+								: BOAR_OPT_SGD;
+			boar_options e;
+			boar_options_default(&e);
+			e.optimizer = other;
+			boar_options_resolve_task(&e, tasks[t]);
+			at += (size_t)snprintf(buf + at, n - at,
+					       "%s %s %g (%s), %g (%s)", sep, task,
+					       d.eta, name_of(opt_names, d.optimizer),
+					       e.eta, name_of(opt_names, other));
+		}
+	}
 }
 
 static void default_of(int id, char *buf, size_t n)
@@ -194,7 +264,10 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%s", name_of(loss_names, o->loss));
 		break;
 	case O_OPTIMIZER:
-		snprintf(buf, n, "%s", name_of(opt_names, o->optimizer));
+		if (o->optimizer == BOAR_OPT_AUTO)
+			auto_default(O_OPTIMIZER, buf, n);
+		else
+			snprintf(buf, n, "%s", name_of(opt_names, o->optimizer));
 		break;
 	case O_UPDATE:
 		snprintf(buf, n, "%s", name_of(update_names, o->update));
@@ -204,7 +277,7 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_ETA:
 		if (o->eta == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0.1 linear, 0.01 mf");
+			auto_default(O_ETA, buf, n);
 		else
 			snprintf(buf, n, "%g", o->eta);
 		break;
@@ -216,7 +289,7 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_L2:
 		if (o->l2 == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0 linear, 0.05 mf");
+			auto_default(O_L2, buf, n);
 		else
 			snprintf(buf, n, "%g", o->l2);
 		break;
@@ -260,6 +333,7 @@ static void default_of(int id, char *buf, size_t n)
 	case O_JSON:
 	case O_QUIET:
 	case O_DETERMINISTIC:
+	case O_SAVE_RESUME:
 		snprintf(buf, n, "off");
 		break;
 	case O_WEIGHTS:
@@ -281,9 +355,12 @@ void train_args_help(FILE *out)
 	      "gzip-compressed. Format and task are inferred unless --format/--task say.\n"
 	      "VW and CSV features are hashed into 2^--hash-bits slots (18 when 0).\n"
 	      "The Criteo sample: boar train --csv-label Label --csv-ignore Id --csv-log\n"
-	      "FILE.csv (give eval and predict the same --csv-* options).\n"
+	      "FILE.csv; the model remembers how its data was read (format, hashing,\n"
+	      "CSV columns and transforms), so eval and predict need none of it again.\n"
 	      "Progress goes to stderr, --json objects to stdout. Every option takes\n"
-	      "its value as --opt VALUE or --opt=VALUE.\n"
+	      "its value as --opt VALUE or --opt=VALUE. FILE - is standard input.\n"
+	      "Ctrl-C or SIGTERM: the running epoch ends and the best model so far\n"
+	      "is kept (and saved with -m), exit 128+signal; a second one quits now.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -399,12 +476,18 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		a->hash_bits_given = 1;
 		return 0;
 	case O_RANK:
+		a->rank_given = 1;
 		return cli_u32(p, 1, 65536, &o->rank);
 	case O_MF_BIASES:
 		o->mf_biases = 1;
+		a->biases_given = 1;
 		return 0;
 	case O_NO_MF_BIASES:
 		o->mf_biases = 0;
+		a->biases_given = 1;
+		return 0;
+	case O_SAVE_RESUME:
+		o->save_resume = 1;
 		return 0;
 	case O_INIT_SCALE:
 		return cli_double_gt(p, 0, 1e6, &o->init_scale);
@@ -479,16 +562,16 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		cli_fail(&p, "train needs a training FILE");
 		goto fail;
 	}
+	if (a->test_path && !strcmp(a->test_path, "-") &&
+	    !strcmp(a->train_path, "-")) {
+		cli_fail(&p, "FILE and --test cannot both be standard input (-)");
+		goto fail;
+	}
+	a->train_path = cli_data_path(a->train_path);
+	a->test_path = cli_data_path(a->test_path);
 	if (a->opt.n_class_weights) {
 		a->opt.class_weight_labels = a->cw_labels;
 		a->opt.class_weight_values = a->cw_values;
-	}
-	/* With a test set the library watches it and ignores a holdout:
-	 * say so rather than silently train on fewer rows or not. */
-	if (a->test_path && a->opt.holdout > 0) {
-		cli_fail(&p, "--holdout and --test both given: early stopping "
-			 "watches the test set; drop one of them");
-		goto fail;
 	}
 	if (a->loss_param_of && a->loss_param_of - 1 != a->opt.loss) {
 		const boar_loss_desc *l = boar_loss_describe(a->loss_param_of - 1);
@@ -498,8 +581,9 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	}
 	/* The library is the authority on what combinations make sense. */
 	const char *reason = boar_options_check(&a->opt, NULL);
+	char words[256];
 	if (reason) {
-		cli_fail(&p, "%s", reason);
+		cli_fail(&p, "%s", train_args_flag_words(reason, words, sizeof words));
 		goto fail;
 	}
 	return TRAIN_ARGS_OK;

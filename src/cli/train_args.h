@@ -31,6 +31,8 @@ struct train_args {
 	int loss_given;         /* --loss was on the command line */
 	int loss_param_of;      /* 1 + the loss whose parameter was given */
 	int hash_bits_given;    /* --hash-bits was on the command line */
+	int rank_given;         /* --rank was on the command line */
+	int biases_given;       /* --mf-biases or --no-mf-biases was */
 	/* --class-weight LABEL:W, in the order given; opt.class_weight_*
 	 * point here once parsing is done (re-point them after copying the
 	 * struct). */
@@ -54,5 +56,9 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 
 /* Every option, one a line, with its default. */
 void train_args_help(FILE *out);
+
+/* A library message in the CLI's words: the library names its option
+ * fields (eta_decay, hash_bits ...), the user typed flags (--eta-decay). */
+const char *train_args_flag_words(const char *msg, char *buf, size_t n);
 
 #endif

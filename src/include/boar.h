@@ -21,10 +21,12 @@
  *  - The library reads no environment variables: whatever a program takes
  *    from its environment it passes in options.
  *
- * Option structs (boar_options, boar_ps_transport) can grow without
+ * Option structs (boar_options, boar_load_options, boar_gen_options,
+ * boar_ps_transport) can grow without
  * breaking programs built against an older boar.h: their first field is
  * `size`, which boar_options_default() sets to the size the caller was
- * compiled with (fill a boar_ps_transport's yourself: sizeof). The library
+ * compiled with (and so do the other *_default macros; fill a
+ * boar_ps_transport's yourself: sizeof). The library
  * reads only that many bytes and takes its defaults for fields added
  * later; a size it does not know (0, or larger than its own) is refused
  * with BOAR_EINVAL. New fields are only ever added at the end.
@@ -134,7 +136,13 @@ enum boar_format {
 enum { BOAR_FORMAT_CODES = 1 BOAR_FORMAT_MAP(BOAR_FORMAT_COUNT_) };
 #undef BOAR_FORMAT_COUNT_
 
+/* @return a format's name ("libsvm", ..., "auto" for 0), or NULL. */
+BOAR_API const char *boar_format_name(int format);
+/* @return the BOAR_FORMAT_* code named `name` (AUTO included), or -1. */
+BOAR_API int boar_format_from_name(const char *name);
+
 typedef struct boar_load_options {
+	size_t size;      /* sizeof, set by boar_load_options_default */
 	int task;         /* enum boar_task */
 	int format;       /* enum boar_format */
 	int threads;      /* parser threads; 0 = all cores */
@@ -159,10 +167,22 @@ typedef struct boar_load_options {
 	 * size it would need) before it is allocated. 0: 3/4 of physical
 	 * memory. */
 	uint64_t max_memory;
+	/* Rows for prediction: a row may have no label (a VW row that starts
+	 * at its tag or '|', an empty CSV label field, or, with
+	 * csv_label_at, a CSV file without the label column); its label
+	 * reads as 0. */
+	int labels_optional;
+	/* CSV with labels_optional: 1 + the index the label column had in
+	 * the training file (0: unknown), so that a file without that column
+	 * hashes its other columns as training did. Set by
+	 * boar_model_load_options. */
+	int csv_label_at;
 } boar_load_options;
 
-/* Fills *o with defaults: auto task and format, all cores, no cache. */
-BOAR_API void boar_load_options_default(boar_load_options *o);
+/* Fills *o with defaults: auto task and format, all cores, no cache (a
+ * macro passing the caller's size, see "Option structs" above). */
+#define boar_load_options_default(o) boar_load_options_init((o), sizeof *(o))
+BOAR_API void boar_load_options_init(boar_load_options *o, size_t size);
 
 /* Parses a LIBSVM/SVMlight, ratings, VW or CSV file, gzip-compressed or
  * not (or maps its valid cache).
@@ -170,6 +190,16 @@ BOAR_API void boar_load_options_default(boar_load_options *o);
  *         naming file and line. */
 BOAR_API int boar_dataset_load(const char *path, const boar_load_options *o,
 			       boar_dataset **out, boar_error *err);
+
+/* The same from text in memory (len bytes, not NUL-terminated; `name`
+ * names it in error messages): for rows that come a few at a time, from a
+ * pipe or a socket. Format AUTO is detected from the text; a CSV with a
+ * header needs its header line at the start of the text. n_rows may be 0
+ * (only blank lines). */
+BOAR_API int boar_dataset_parse_text(const char *text, size_t len,
+				     const char *name,
+				     const boar_load_options *o,
+				     boar_dataset **out, boar_error *err);
 
 /* Builds a linear-task dataset from the caller's CSR arrays (copied).
  * row_ptr has n_rows+1 entries; idx are 0-based feature ids < n_features,
@@ -213,6 +243,7 @@ BOAR_API int64_t boar_dataset_row(const boar_dataset *d, uint64_t r,
 
 /* Synthetic data with a known ground truth. */
 typedef struct boar_gen_options {
+	size_t size;       /* sizeof, set by boar_gen_options_default */
 	int task;          /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
 	uint64_t rows;     /* rows (linear) or ratings (MF) */
 	uint32_t features; /* linear: dimension; MF: users */
@@ -224,7 +255,8 @@ typedef struct boar_gen_options {
 	uint64_t seed;
 } boar_gen_options;
 
-BOAR_API void boar_gen_options_default(boar_gen_options *o);
+#define boar_gen_options_default(o) boar_gen_options_init((o), sizeof *(o))
+BOAR_API void boar_gen_options_init(boar_gen_options *o, size_t size);
 /* Draws a dataset from a hidden model (sparse linear weights, or low-rank
  * factors) so that a fit can be checked against a known optimum.
  * @return 0 and *out, BOAR_EINVAL with the reason in *err, or NOMEM. */
@@ -358,9 +390,8 @@ typedef struct boar_epoch_stats {
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
-/* For eta and l2: pick the default of the task and optimizer (eta with
- * AdaGrad: linear 0.3, MF 0.05; with SGD: linear 0.1, MF 0.02; l2: linear
- * 0, MF 0.1). */
+/* For eta and l2: pick the default of the task and optimizer
+ * (boar_options_resolve_task says which). */
 #define BOAR_AUTO (-1.0)
 
 typedef struct boar_options {
@@ -394,9 +425,11 @@ typedef struct boar_options {
 	 * not seen start at 0). The caller keeps ownership. */
 	const boar_model *init_model;
 	/* Early stopping: stop after this many epochs without a lower loss on
-	 * the test set (or, without one, on a `holdout` fraction of the
-	 * training rows, drawn from the seed) and return the best epoch's
-	 * model. 0 = off. */
+	 * a `holdout` fraction of the training rows (drawn from the seed;
+	 * 0.1 when early stopping is on with neither holdout nor test set),
+	 * or without a holdout on the test set, and return the best epoch's
+	 * model. 0 = off. A holdout beside a test set is held out and its
+	 * loss reported either way. */
 	int early_stop;
 	double holdout;
 	/* Same model at any thread count: rows are taken in fixed batches,
@@ -424,6 +457,11 @@ typedef struct boar_options {
 	 * the size it would need, before it is allocated. 0: 3/4 of
 	 * physical memory. */
 	uint64_t max_memory;
+	/* Keep the optimizer state (AdaGrad sums, the step schedule) in the
+	 * model, so that a warm start from it continues where this run
+	 * stopped (VW's --save_resume). A warm start from a model that has
+	 * the state resumes it and keeps it. CPU only. */
+	int save_resume;
 	/* The loss's parameter (boar_loss_describe(loss)->param names it:
 	 * Huber's delta); BOAR_AUTO: its default. A loss without one takes
 	 * only BOAR_AUTO. A warm start keeps the initial model's. */
@@ -437,6 +475,12 @@ typedef struct boar_options {
  * many bytes. */
 #define boar_options_default(o) boar_options_init((o), sizeof *(o))
 BOAR_API void boar_options_init(boar_options *o, size_t size);
+
+/* The options boar_train uses on data of `task` (BOAR_TASK_LINEAR or
+ * BOAR_TASK_MF, for an AUTO o->task): the optimizer, eta and l2 that
+ * BOAR_OPT_AUTO / BOAR_AUTO stand for, replaced in place. The one place
+ * these defaults live. */
+BOAR_API void boar_options_resolve_task(boar_options *o, int task);
 
 /* @return NULL if *o is usable with this dataset (may be NULL), else a
  *         static reason such as "eta must be > 0". */
@@ -521,6 +565,14 @@ BOAR_API uint32_t boar_model_classes(const boar_model *m, const float **labels);
 /* Linear: feature slots (ids 0..dim-1; weights per slot: one, or K for a
  * multiclass model, plus the bias); MF: users. */
 BOAR_API uint64_t boar_model_dim(const boar_model *m);
+
+/* How the model's training data was read, so that data for it is read
+ * alike: *o gets the model's task and hashing and, for a model trained on
+ * a file, the format that read it and (CSV) its columns and transforms
+ * (strings pointing into the model); the rest is boar_load_options_default.
+ * @return 1 when the model knows how its file was read, 0 when it does not
+ * (trained on arrays, or saved by boar 0.1 before it kept this). */
+BOAR_API int boar_model_load_options(const boar_model *m, boar_load_options *o);
 
 /* Versioned binary file with checksum, written atomically (temp + rename). */
 BOAR_API int boar_model_save(const boar_model *m, const char *path,

@@ -48,12 +48,20 @@ BOAR_HD float boar_opt_sgd(float eta, float g2, float acc, float *dacc)
 	return eta;
 }
 
+/* AdaGrad's rate for a coordinate whose squared gradients, this step's
+ * included, sum to acc (sweep_linear.c also computes it eight at a time in
+ * vector registers, the same operations). */
+BOAR_HD float boar_adagrad_rate(float eta, float acc)
+{
+	return eta / (sqrtf(acc) + BOAR_ADAGRAD_EPS);
+}
+
 /* The sum grows first, then divides the step, so the first step is
  * eta * g / |g|. */
 BOAR_HD float boar_opt_adagrad(float eta, float g2, float acc, float *dacc)
 {
 	*dacc = g2;
-	return eta / (sqrtf(acc + g2) + BOAR_ADAGRAD_EPS);
+	return boar_adagrad_rate(eta, acc + g2);
 }
 
 /* The rate of optimizer `opt`. */

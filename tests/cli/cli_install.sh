@@ -51,7 +51,7 @@ nm -g --defined-only "$D/usr/lib/libboar.a" 2>/dev/null |
 nm -g --defined-only "$D/usr/lib/libboar.a" | grep -q ' T boar_train$' ||
 	fail "libboar.a does not define boar_train"
 if [ -e "$D/usr/lib/libboar-gpu.so.0" ]; then
-	nm -D --defined-only "$D/usr/lib/libboar-gpu.so.0" | awk '$2 ~ /[BDRTVW]/ { print $3 }' |
+	nm -D --defined-only "$D/usr/lib/libboar-gpu.so.0" | awk '$2 ~ /[BDRTVW]/ { sub(/@.*/, "", $3); print $3 }' |
 		grep -v '^boar_gpu_plugin_ops$' | grep -v '^BOARGPU_0$' | grep . &&
 		fail "the GPU plugin exports more than its entry point (above)"
 fi

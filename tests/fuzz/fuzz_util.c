@@ -244,34 +244,26 @@ void fuzz_check_dataset(const boar_dataset *ds)
 void fuzz_parse(const uint8_t *data, size_t size, int format,
 		const boar_load_options *o)
 {
+	/* One block, the whole input: as boar_dataset_parse_text reads it
+	 * (the CSV parser keeps its column setup in *in.csv). */
+	struct csv_setup *csv = NULL;
 	struct parse_input in = {
 		.path = PARSE_PATH,
 		.buf = (const char *)data,
 		.len = size,
+		.first_block = 1,
 		.threads = 1,
 		.hash_bits = o->hash_bits,
 		.opt = o,
+		.csv = &csv,
 	};
 	struct boar_dataset *d = NULL;
 	boar_error err;
 	memset(&err, 0, sizeof err);
-	int rc;
-	switch (format) {
-	case BOAR_FORMAT_LIBSVM:
-		rc = boar_parse_libsvm(&in, &d, &err);
-		break;
-	case BOAR_FORMAT_RATINGS:
-		rc = boar_parse_ratings(&in, &d, &err);
-		break;
-	case BOAR_FORMAT_VW:
-		rc = boar_parse_vw(&in, &d, &err);
-		break;
-	case BOAR_FORMAT_CSV:
-		rc = boar_parse_csv(&in, &d, &err);
-		break;
-	default:
+	if (!boar_format_name(format) || format == BOAR_FORMAT_AUTO)
 		fuzz_fail("fuzz_parse: no parser for format %d", format);
-	}
+	int rc = boar_parse_format(format, &in, &d, &err);
+	boar_csv_setup_free(csv);
 	if (rc) {
 		fuzz_check_error(rc, &err, PARSE_PATH);
 		if (d)

@@ -367,21 +367,30 @@ static void test_checkpoint(void)
 }
 
 /* Reads one whole frame from a blocking socket into m. */
+static int read_exactly(int fd, uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = read(fd, p, n);
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* One frame, and not a byte of the next (WELCOME and READY may arrive in
+ * one segment). */
 static int read_frame(int fd, struct wire_msg *m)
 {
 	uint8_t buf[4096];
-	size_t got = 0;
 	struct wire_hdr h;
-	while (got < WIRE_HDR_LEN || got < WIRE_HDR_LEN + h.length) {
-		ssize_t k = read(fd, buf + got, sizeof buf - got);
-		if (k <= 0)
-			return -1;
-		got += (size_t)k;
-		if (got >= WIRE_HDR_LEN &&
-		    wire_parse_header(buf, WIRE_MAX_PAYLOAD, &h))
-			return -1;
-	}
-	return wire_decode_frame(buf, got, WIRE_MAX_PAYLOAD, m);
+	if (read_exactly(fd, buf, WIRE_HDR_LEN) ||
+	    wire_parse_header(buf, sizeof buf - WIRE_HDR_LEN, &h) ||
+	    read_exactly(fd, buf + WIRE_HDR_LEN, h.length))
+		return -1;
+	return wire_decode_frame(buf, WIRE_HDR_LEN + h.length,
+				 WIRE_MAX_PAYLOAD, m);
 }
 
 /* Frames cut at every byte, and two frames in one write, are reassembled. */
@@ -413,6 +422,8 @@ static void test_fragmented(void)
 	}
 	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME,
 	      "welcome after a byte-by-byte HELLO");
+	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_READY,
+	      "ready after the welcome (no secret: joined at once)");
 
 	uint64_t k[3] = { 0, 17, 999 };
 	float d[3] = { 0.5f, -1.5f, 8.0f };

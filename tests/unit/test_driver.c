@@ -1,0 +1,295 @@
+/* test_driver.c - one training driver for every place, through the public
+ * API:
+ * - cluster training (boar_train_ps) over an in-memory parameter server is
+ *   the same driver: one worker with one clock per epoch gives the model of
+ *   boar_train at one thread (to float rounding); two workers alternating clocks
+ *   learn as well; the transport sees every key of every clock ascending;
+ * - it refuses what a cluster cannot do from the one capability table, and
+ *   a transport error comes back as the call's error (never swallowed);
+ * - a run the GPU engine cannot do is refused with the same wording;
+ * - boar_options grow without breaking callers: an older, smaller struct
+ *   trains with the new fields at their defaults; a size the library does
+ *   not know is refused; boar_options_init writes only `size` bytes;
+ * - device GPU with a plugin file that is not there says so.
+ */
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boar.h"
+#include "testutil.h"
+
+/* An in-memory parameter server: one float per key. */
+struct mem_ps {
+	float *w;
+	uint64_t n_keys;
+	uint64_t clocks, rows, pulls;
+	int fail_at_clock; /* > 0: the clock callback fails there */
+	int unsorted;      /* a key list came in out of order */
+};
+
+static int ps_connect(void *ctx, uint64_t n_keys, boar_error *err)
+{
+	struct mem_ps *p = ctx;
+	if (!p->w) {
+		p->w = calloc(n_keys, sizeof *p->w);
+		p->n_keys = n_keys;
+	}
+	return p->w && p->n_keys == n_keys ? 0 : BOAR_ENOMEM;
+}
+
+static int ps_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
+		   boar_error *err)
+{
+	struct mem_ps *p = ctx;
+	p->pulls++;
+	for (uint32_t i = 0; i < n; i++) {
+		if (i && keys[i] <= keys[i - 1])
+			p->unsorted = 1;
+		vals[i] = p->w[keys[i]];
+	}
+	return 0;
+}
+
+static int ps_push(void *ctx, const uint64_t *keys, const float *deltas,
+		   uint32_t n, boar_error *err)
+{
+	struct mem_ps *p = ctx;
+	for (uint32_t i = 0; i < n; i++)
+		p->w[keys[i]] += deltas[i];
+	return 0;
+}
+
+static int ps_clock(void *ctx, uint64_t rows, boar_error *err)
+{
+	struct mem_ps *p = ctx;
+	p->clocks++;
+	p->rows += rows;
+	if (p->fail_at_clock && (int)p->clocks == p->fail_at_clock) {
+		snprintf(err->message, sizeof err->message, "shard went away");
+		err->code = BOAR_ENET;
+		return BOAR_ENET;
+	}
+	return 0;
+}
+
+static int ps_finish(void *ctx, float *w, uint64_t n_keys, int *gathered,
+		     boar_error *err)
+{
+	struct mem_ps *p = ctx;
+	memcpy(w, p->w, n_keys * sizeof *w);
+	*gathered = 1;
+	return 0;
+}
+
+static boar_ps_transport transport(struct mem_ps *p, uint32_t rank,
+				   uint32_t workers, uint64_t sync)
+{
+	boar_ps_transport t = {
+		.size = sizeof t, .ctx = p, .rank = rank, .n_workers = workers,
+		.sync_every = sync, .connect = ps_connect, .pull = ps_pull,
+		.push = ps_push, .clock = ps_clock, .finish = ps_finish,
+	};
+	return t;
+}
+
+static boar_dataset *make_data(void)
+{
+	boar_gen_options g;
+	boar_gen_options_default(&g);
+	g.task = BOAR_TASK_LINEAR;
+	g.rows = 3000;
+	g.features = 500;
+	g.nnz_per_row = 12;
+	g.seed = 5;
+	boar_dataset *d = NULL;
+	boar_error err;
+	int rc = boar_generate(&g, &d, &err);
+	CHECK(rc == 0, "generate: %s", err.message);
+	return d;
+}
+
+static double accuracy(const boar_model *m, const boar_dataset *d)
+{
+	boar_metrics mt;
+	return boar_evaluate(m, d, &mt, 1) ? 0 : mt.accuracy;
+}
+
+/* One worker, one clock per epoch: the model of boar_train, up to the
+ * rounding of the server's w + (after - before), which is not always
+ * `after` in floats. */
+static void same_as_train(const boar_dataset *d, const boar_options *o)
+{
+	boar_model *a = NULL, *b = NULL;
+	boar_error err;
+	struct mem_ps p = { 0 };
+	boar_ps_transport t = transport(&p, 0, 1, boar_dataset_rows(d));
+	int rc = boar_train(d, o, &a, &err);
+	CHECK(rc == 0, "train: %s", err.message);
+	rc = boar_train_ps(d, o, &t, &b, &err);
+	CHECK(rc == 0, "train_ps: %s", err.message);
+	CHECK_EQ_INT(p.clocks, o->epochs);
+	CHECK_EQ_INT(p.rows, o->epochs * boar_dataset_rows(d));
+	CHECK(!p.unsorted, "keys came out of order");
+	if (a && b) {
+		uint64_t na, nb;
+		const float *wa = boar_model_weights(a, &na);
+		const float *wb = boar_model_weights(b, &nb);
+		CHECK_EQ_INT(na, nb);
+		double worst = 0;
+		for (uint64_t i = 0; na == nb && i < na; i++) {
+			double e = fabs((double)wa[i] - wb[i]) /
+				   (1 + fabs((double)wa[i]));
+			worst = e > worst ? e : worst;
+		}
+		CHECK(worst < 1e-5, "the cluster's model differs from "
+				    "boar_train's by %g", worst);
+	}
+	boar_model_free(a);
+	boar_model_free(b);
+	free(p.w);
+}
+
+/* Two workers taking turns clock by clock on one server: the model learns
+ * about as well as one process does. */
+static void two_workers(const boar_dataset *d, const boar_options *o)
+{
+	boar_model *single = NULL, *m = NULL;
+	boar_error err;
+	CHECK(boar_train(d, o, &single, &err) == 0, "train: %s", err.message);
+	/* Worker 1 first (its replica is then discarded), worker 0 after:
+	 * sequential turns are an SSP schedule with staleness of a whole
+	 * run, the harshest one; both read and write the same server. */
+	struct mem_ps p = { 0 };
+	boar_ps_transport t1 = transport(&p, 1, 2, 200);
+	boar_ps_transport t0 = transport(&p, 0, 2, 200);
+	int rc = boar_train_ps(d, o, &t1, &m, &err);
+	CHECK(rc == 0, "worker 1: %s", err.message);
+	boar_model_free(m);
+	m = NULL;
+	rc = boar_train_ps(d, o, &t0, &m, &err);
+	CHECK(rc == 0, "worker 0: %s", err.message);
+	if (m && single)
+		CHECK(accuracy(m, d) > accuracy(single, d) - 0.03,
+		      "two workers: %.4f vs one process %.4f", accuracy(m, d),
+		      accuracy(single, d));
+	boar_model_free(single);
+	boar_model_free(m);
+	free(p.w);
+}
+
+static void refusals(const boar_dataset *d, const boar_options *base)
+{
+	boar_options o = *base;
+	boar_model *m = NULL;
+	boar_error err;
+	struct mem_ps p = { 0 };
+	boar_ps_transport t = transport(&p, 0, 1, 500);
+
+	o.early_stop = 2;
+	int rc = boar_train_ps(d, &o, &t, &m, &err);
+	CHECK_EQ_INT(rc, BOAR_EINVAL);
+	CHECK(strstr(err.message, "cluster training does not support early "
+				  "stopping"),
+	      "message: %s", err.message);
+	CHECK_EQ_INT(p.clocks, 0);
+
+	o = *base;
+	o.deterministic = 1;
+	rc = boar_train_ps(d, &o, &t, &m, &err);
+	CHECK(rc == BOAR_EINVAL && strstr(err.message, "deterministic"),
+	      "deterministic: %d %s", rc, err.message);
+
+	/* A transport error is the call's error, with its message. */
+	p.fail_at_clock = 3;
+	rc = boar_train_ps(d, base, &t, &m, &err);
+	CHECK_EQ_INT(rc, BOAR_ENET);
+	CHECK(strstr(err.message, "shard went away"), "message: %s",
+	      err.message);
+	free(p.w);
+
+	t.size = 8;
+	rc = boar_train_ps(d, base, &t, &m, &err);
+	CHECK(rc == BOAR_EINVAL && strstr(err.message, "size"), "size: %s",
+	      err.message);
+
+	/* The GPU refusals come from the same table: weights are asked for
+	 * here, which the GPU engine does not take (refused before a device
+	 * is touched, or BOAR_ENOGPU where no plugin is). */
+	o = *base;
+	o.device = BOAR_DEVICE_GPU;
+	float lab = 1, val = 4;
+	o.class_weight_labels = &lab;
+	o.class_weight_values = &val;
+	o.n_class_weights = 1;
+	rc = boar_train(d, &o, &m, &err);
+	CHECK(rc == BOAR_ENOGPU ||
+		      (rc == BOAR_EINVAL &&
+		       strstr(err.message, "the GPU engine does not support "
+					   "instance or class weights")),
+	      "GPU weights: %d %s", rc, err.message);
+
+	o = *base;
+	o.device = BOAR_DEVICE_GPU;
+	o.gpu_plugin = "/nonexistent/libboar-gpu.so.0";
+	rc = boar_train(d, &o, &m, &err);
+	CHECK_EQ_INT(rc, BOAR_ENOGPU);
+	CHECK(strstr(err.message, "/nonexistent/libboar-gpu.so.0"),
+	      "plugin message: %s", err.message);
+}
+
+/* boar_options as a program built against boar 0.1 had it: up to
+ * n_class_weights. */
+static void options_abi(const boar_dataset *d)
+{
+	size_t old = offsetof(boar_options, n_class_weights) + sizeof(int);
+	unsigned char buf[sizeof(boar_options) + 16];
+	memset(buf, 0xAB, sizeof buf);
+	boar_options_init((boar_options *)buf, old);
+	CHECK(buf[old] == 0xAB && buf[sizeof buf - 1] == 0xAB,
+	      "boar_options_init wrote past the caller's size");
+	boar_options *o = (boar_options *)buf;
+	CHECK_EQ_INT(o->size, old);
+	CHECK_EQ_INT(o->epochs, 10);
+	o->threads = 1;
+	o->epochs = 2;
+	boar_model *m = NULL;
+	boar_error err;
+	int rc = boar_train(d, o, &m, &err);
+	CHECK(rc == 0, "an older options struct: %s", err.message);
+	boar_model_free(m);
+
+	boar_options z;
+	memset(&z, 0, sizeof z);
+	CHECK(boar_options_check(&z, d) != NULL, "size 0 accepted");
+	rc = boar_train(d, &z, &m, &err);
+	CHECK(rc == BOAR_EINVAL && strstr(err.message, "boar_options.size"),
+	      "size 0: %d %s", rc, err.message);
+	boar_options big;
+	boar_options_default(&big);
+	big.size = sizeof big + 8;
+	CHECK(boar_options_check(&big, d) != NULL, "a larger size accepted");
+}
+
+int main(void)
+{
+	boar_dataset *d = make_data();
+	if (!d)
+		return 1;
+	boar_options o;
+	boar_options_default(&o);
+	o.threads = 1;
+	o.epochs = 4;
+	same_as_train(d, &o);
+	o.optimizer = BOAR_OPT_SGD;
+	o.l2 = 1e-4;
+	same_as_train(d, &o);
+	boar_options_default(&o);
+	o.threads = 1;
+	o.epochs = 4;
+	two_workers(d, &o);
+	refusals(d, &o);
+	options_abi(d);
+	boar_dataset_free(d);
+	return TEST_RESULT();
+}
