@@ -7,9 +7,14 @@
  * training losses and the final weights must agree. They cannot agree bit
  * for bit: the CPU visits rows in its shuffled order one at a time (one
  * thread), the GPU in a Feistel permutation with eight rows in flight, so
- * the tolerances are those of two row orders (a few percent), far below
- * what a different loss definition, step rule or derivative would give
- * (squared loss reported as (m - y)^2 against (m - y)^2 / 2 is a factor 2).
+ * the tolerances are those of two row orders. Two CPU runs of other seeds
+ * on two threads differ by up to 22% in the first epoch's loss (regression
+ * with AdaGrad, the transient), 1.2% in later epochs, and their weights
+ * by up to 6.5% (relative Euclidean distance; hinge with SGD, whose
+ * weights still grow; 4% for the others). The test allows 30% (epoch 1)
+ * or 3%, + 0.002, and 10%: far below what a different loss definition,
+ * step rule or derivative gives (squared loss reported as
+ * (m - y)^2 against (m - y)^2 / 2 is a factor 2).
  *
  * Exit 77 (skip) when the build has no GPU support or no device is present.
  */
@@ -120,7 +125,8 @@ static void compare(const char *name, const boar_dataset *d,
 		goto out;
 	CHECK_EQ_INT(rg.epochs, rc.epochs);
 	for (int e = 0; e < EPOCHS; e++) {
-		double tol = 0.05 * fabs(rc.loss[e]) + 0.005;
+		/* epoch 1 is the transient, where the order weighs most */
+		double tol = (e ? 0.03 : 0.3) * fabs(rc.loss[e]) + 0.002;
 		CHECK(fabs(rc.loss[e] - rg.loss[e]) <= tol,
 		      "%s epoch %d: CPU loss %.6f, GPU %.6f (tolerance %.4f)",
 		      name, e + 1, rc.loss[e], rg.loss[e], tol);
@@ -129,16 +135,17 @@ static void compare(const char *name, const boar_dataset *d,
 	const float *wc = boar_model_weights(mc, &nc);
 	const float *wg = boar_model_weights(mg, &ng);
 	CHECK_EQ_INT(ng, nc);
-	double worst = 0, norm = 0;
+	/* How far apart as a whole: ||w_cpu - w_gpu|| / ||w_cpu||. */
+	double diff = 0, norm = 0;
 	for (uint64_t j = 0; j < nc && j < ng; j++) {
-		worst = fmax(worst, fabs(wc[j] - wg[j]));
-		norm = fmax(norm, fabs(wc[j]));
+		diff += (wc[j] - wg[j]) * (wc[j] - wg[j]);
+		norm += (double)wc[j] * wc[j];
 	}
-	CHECK(worst <= 0.05 + 0.05 * norm,
-	      "%s: weights differ by up to %.4f (largest weight %.4f)", name,
-	      worst, norm);
-	printf("%-28s CPU loss %.5f GPU %.5f, max |w_cpu - w_gpu| %.4f\n",
-	       name, rc.loss[EPOCHS - 1], rg.loss[EPOCHS - 1], worst);
+	double rel = sqrt(diff / (norm > 0 ? norm : 1));
+	CHECK(rel <= 0.1, "%s: weights %.1f%% apart (relative distance)",
+	      name, 100 * rel);
+	printf("%-28s CPU loss %.5f GPU %.5f, weights %.2f%% apart\n", name,
+	       rc.loss[EPOCHS - 1], rg.loss[EPOCHS - 1], 100 * rel);
 out:
 	boar_model_free(mc);
 	boar_model_free(mg);
