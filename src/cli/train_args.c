@@ -62,7 +62,7 @@ static const struct cli_opt train_opts[] = {
 	  "mf: learn a global mean and user/item biases" },
 	{ O_NO_MF_BIASES, "no-mf-biases", 0, NULL, "mf: factors only" },
 	{ O_INIT_SCALE, "init-scale", 0, "X",
-	  "mf: factors start as U(0, X) / sqrt(rank)" },
+	  "mf: factors start as U(-X, X) / sqrt(rank)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
 	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },

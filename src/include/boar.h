@@ -413,7 +413,8 @@ typedef struct boar_options {
 	int hash_bits;     /* the dataset's hashing (kept in the model) */
 	uint32_t rank;     /* MF: factors per user/item */
 	int mf_biases;     /* MF: learn global mean + user/item biases */
-	double init_scale; /* MF: factors drawn from U(0, init_scale) / sqrt(rank) */
+	double init_scale; /* MF: factors drawn from U(-a, a),
+			      a = init_scale / sqrt(rank) */
 	int device;        /* enum boar_device */
 	int gpu_id;        /* which CUDA device */
 	int streams;       /* GPU: CUDA streams for the data */
