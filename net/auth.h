@@ -11,9 +11,11 @@
  * The handshake also gives the connection a session (net_session): one key
  * per direction, MAC(key, "c2s"/"s2c" | worker nonce | shard nonce), and a
  * frame counter per direction. Every frame after the AUTH, both ways,
- * carries a NET_TAG_LEN-byte tag, keyed BLAKE2b under the direction's key
- * of (counter | header | payload); the tag is counted in the header's
- * length. The counter is not sent: each side counts the frames it has sent
+ * carries a NET_TAG_LEN-byte tag: libsodium's ChaCha20-Poly1305 (IETF)
+ * under the direction's key, the counter as nonce, nothing encrypted and
+ * header | payload as the associated data (Poly1305 runs about six times
+ * faster than keyed BLAKE2b here, bench/RESULTS-net.md); the tag is
+ * counted in the header's length. The counter is not sent: each side counts the frames it has sent
  * and received, so a frame injected by an on-path relay (no key), replayed
  * (wrong counter), reordered, dropped (every later counter is off) or
  * reflected back to its sender (the other direction's key) fails its tag,
@@ -67,7 +69,8 @@ struct wire_out;
  * @return 0, or -1 if o failed or does not hold exactly one frame. */
 int net_seal(struct net_session *s, struct wire_out *o);
 /* Checks the tag at the end of a received frame (hdr: its WIRE_HDR_LEN
- * header bytes; payload: len bytes, tag included) and counts it.
+ * header bytes, payload: len bytes right after them, tag included) and
+ * counts it.
  * @return the payload length without the tag, or -1: not authentic. */
 long net_unseal(struct net_session *s, const uint8_t *hdr,
 		const uint8_t *payload, uint32_t len);

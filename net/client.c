@@ -162,21 +162,25 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		return boar_fail(err, BOAR_EPROTO, "%s:%u: bad frame header",
 				 s->host, s->port);
 	}
-	if (h.length > c->in_cap) {
-		uint8_t *b = realloc(c->in, h.length);
+	/* The header is kept in front of the payload: the tag covers both
+	 * as one run of bytes. */
+	if (WIRE_HDR_LEN + (size_t)h.length > c->in_cap) {
+		uint8_t *b = realloc(c->in, WIRE_HDR_LEN + (size_t)h.length);
 		if (!b)
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
 		c->in = b;
-		c->in_cap = h.length;
+		c->in_cap = WIRE_HDR_LEN + (size_t)h.length;
 	}
-	rc = recv_all(c, s, c->in, h.length, timeout_s);
+	memcpy(c->in, hb, WIRE_HDR_LEN);
+	uint8_t *payload = c->in + WIRE_HDR_LEN;
+	rc = recv_all(c, s, payload, h.length, timeout_s);
 	if (rc == BOAR_ETIMEOUT)
 		return boar_fail(err, rc, "%s:%u: no answer", s->host, s->port);
 	if (rc)
 		return rc;
 	if (s->ses.on) {
 		uint64_t n = s->ses.received;
-		long len = net_unseal(&s->ses, hb, c->in, h.length);
+		long len = net_unseal(&s->ses, c->in, payload, h.length);
 		if (len < 0) {
 			drop_fd(s);
 			return boar_fail(err, BOAR_EAUTH,
@@ -189,7 +193,7 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		}
 		h.length = (uint32_t)len;
 	}
-	rc = wire_decode(&h, c->in, &c->msg);
+	rc = wire_decode(&h, payload, &c->msg);
 	if (rc) {
 		drop_fd(s);
 		return boar_fail(err, rc == -2 ? BOAR_ENOMEM : BOAR_EPROTO,

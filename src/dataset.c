@@ -1,9 +1,10 @@
 /* dataset.c - the dataset API: loading a file (text or its cache),
  * building from the caller's arrays, the accessors, and freeing.
  *
- * Loading: options are checked, the source is stat'ed (missing file and
- * directory are BOAR_EIO), a valid cache is mapped if asked for, otherwise
- * the text is mapped, its format detected unless forced, parsed on threads,
+ * Loading: options are checked, the source is stat'ed (missing file,
+ * directory and device are BOAR_EIO), a valid cache is read if asked for,
+ * otherwise the text is read block by block (parse_stream.c), its format
+ * detected from the first block unless forced, parsed on threads,
  * classified, and (if asked) written back as a cache. A cache that cannot be
  * written does not fail the load: the data is good, the cache is only a
  * speed-up, and the next load simply tries again. A cache that is corrupt
@@ -47,6 +48,7 @@ void boar_dataset_free(boar_dataset *d)
 		free(d->owned[k]);
 	if (d->map)
 		munmap(d->map, d->map_len);
+	free(d->path);
 	boar_input_spec_free(d->input);
 	free(d->csv_kinds[0]);
 	free(d->csv_kinds[1]);
@@ -492,6 +494,16 @@ static int data_hash_bits(int format, int hash_bits)
  * rebuilt. 0 for the other formats. */
 static uint64_t csv_options_key(int format, const boar_load_options *o)
 {
+	if (format == BOAR_FORMAT_VW && (o->vw_ignore || o->vw_keep)) {
+		/* dropped namespaces shape the rows too */
+		uint32_t h = boar_murmur3_32("vw", 2, 0);
+		h = o->vw_ignore ? boar_murmur3_32(o->vw_ignore,
+						   strlen(o->vw_ignore), h)
+				 : h * 31 + 7;
+		h = o->vw_keep ? boar_murmur3_32(o->vw_keep, strlen(o->vw_keep), h)
+			       : h * 31 + 7;
+		return (uint64_t)h << 1 | 1;
+	}
 	if (format != BOAR_FORMAT_CSV)
 		return 0;
 	const char *s[4] = { o->csv_label, o->csv_ignore, o->csv_categorical,
@@ -526,6 +538,8 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 			o->csv_numeric || o->csv_separator || o->csv_header ||
 			o->csv_log))
 		format = BOAR_FORMAT_CSV; /* CSV options say what it is */
+	if (!format && (o->vw_ignore || o->vw_keep))
+		format = BOAR_FORMAT_VW;
 	int detected = !format;
 	int threads = parse_threads(o->threads);
 
@@ -568,10 +582,11 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		ret = boar_cache_load(cache_path, &w, out, err);
 		if (ret <= 0) {
 			free(cache_path);
-			if (ret == 0) /* the cache keeps arrays, not how ids came */
+			if (ret == 0) { /* the cache keeps arrays, not how ids came */
 				(*out)->slot_ids = format_hashed(format);
-			if (ret == 0)
+				(*out)->path = strdup(path); /* NULL: messages do without */
 				ret = boar_dataset_note_input(out, format, o, err);
+			}
 			return ret;
 		}
 	}
@@ -586,6 +601,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	if (ret)
 		goto out;
 	boar_dataset_classify(d);
+	d->path = strdup(path); /* NULL when out of memory: messages do without */
 	/* The cache records the identity of what was actually read (the
 	 * reader checked it did not change while it read), so a file changed
 	 * since the stat above is simply seen as stale next time. */

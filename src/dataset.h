@@ -51,8 +51,10 @@ struct boar_dataset {
 			       the file settled them (lists), or NULL */
 
 	void *owned[6];  /* [5] is reserved for weight */  /* heap blocks to free, NULL-terminated */
-	void *map;       /* read-only cache mapping, or NULL */
+	void *map;       /* the cache's arrays (a private mapping), or NULL */
 	size_t map_len;
+	char *path;      /* the file it was loaded from (owned), or NULL: for
+			    messages about the data found after loading */
 };
 
 /* +1 for a positive label, -1 for the negative one (-1 or 0). */

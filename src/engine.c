@@ -299,6 +299,7 @@ void boar_engine_free(struct boar_engine *e)
 	free(e->block_order);
 	free(e->rep_at);
 	free(e->rep_slots);
+	free(e->rep_syncs);
 	free(e->hot_slot);
 	free(e->hot_n);
 	free(e->remapped[0]);

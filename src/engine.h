@@ -111,6 +111,7 @@ struct boar_engine {
 	uint32_t n_hot, rep_n, rep_stride;
 	uint64_t *rep_at;
 	struct boar_rep_slot *rep_slots;
+	uint64_t *rep_syncs; /* rounds of replica syncs (a line of its own) */
 	uint32_t *hot_slot;  /* while packing: slot + 1 of each feature, or 0 */
 	uint16_t *hot_n;     /* see boar_rows.hot_n */
 	void *remapped[2];   /* unpacked rows with hot slots: idx, val copies */

@@ -105,8 +105,10 @@ int boar_engine_pick_hot(struct boar_engine *e, int remap)
 	e->rep_slots = aligned_alloc(BOAR_CACHE_LINE,
 				     (size_t)e->threads * e->rep_stride *
 					     sizeof *e->rep_slots);
-	if (!e->rep_at || !e->rep_slots)
+	e->rep_syncs = aligned_alloc(BOAR_CACHE_LINE, BOAR_CACHE_LINE);
+	if (!e->rep_at || !e->rep_slots || !e->rep_syncs)
 		return BOAR_ENOMEM;
+	*e->rep_syncs = 0;
 	/* Each thread zeroes its own slots (first touch): AdaGrad sums
 	 * start at 0 and carry over between sweeps. */
 #pragma omp parallel num_threads(e->threads)
@@ -205,5 +207,6 @@ void boar_engine_replica(struct boar_engine *e, struct boar_replica *r)
 	r->at = e->rep_at;
 	r->n = e->rep_n;
 	r->n_hot = e->n_hot;
-	boar_rep_open(r, e->wg ? e->wg : e->m->w, omp_get_num_threads());
+	boar_rep_open(r, e->wg ? e->wg : e->m->w, omp_get_num_threads(),
+		      e->rep_syncs);
 }

@@ -5,8 +5,8 @@
  * cache fits (VW and CSV data are hashed, plain LIBSVM is not), and it must
  * know it without parsing or inflating the whole file, which the cache is
  * there to avoid. zlib's gzread reads gzip members and passes plain bytes
- * through unchanged, so one call serves both. The whole-file inflate for
- * parsing is text_file_open's (parse_chunks.c).
+ * through unchanged, so one call serves both. The inflate for parsing,
+ * block by block, is parse_source.c's.
  */
 #ifndef BOAR_GZIP_INPUT_H
 #define BOAR_GZIP_INPUT_H

@@ -20,6 +20,8 @@ static const struct {
 	{ "csv_numeric", offsetof(struct boar_input_spec, csv_numeric) },
 	{ "csv_cat_settled", offsetof(struct boar_input_spec, csv_cat_settled) },
 	{ "csv_num_settled", offsetof(struct boar_input_spec, csv_num_settled) },
+	{ "vw_ignore", offsetof(struct boar_input_spec, vw_ignore) },
+	{ "vw_keep", offsetof(struct boar_input_spec, vw_keep) },
 };
 #define N_STR (sizeof str_fields / sizeof str_fields[0])
 
@@ -71,11 +73,20 @@ struct boar_input_spec *boar_input_spec_new(int format,
 	if (!s)
 		return NULL;
 	s->format = format;
+	if (format == BOAR_FORMAT_VW) {
+		const char *vw[N_STR] = { 0 };
+		vw[N_STR - 2] = o->vw_ignore;
+		vw[N_STR - 1] = o->vw_keep;
+		if (set_strings(s, vw)) {
+			boar_input_spec_free(s);
+			return NULL;
+		}
+	}
 	if (format != BOAR_FORMAT_CSV)
 		return s; /* the CSV options mean nothing to other formats */
 	const char *src[N_STR] = { o->csv_label, o->csv_ignore,
 				   o->csv_categorical, o->csv_numeric, NULL,
-				   NULL };
+				   NULL, NULL, NULL };
 	s->csv_separator = o->csv_separator;
 	s->csv_header = o->csv_header;
 	s->csv_log = o->csv_log;
@@ -121,6 +132,8 @@ void boar_input_spec_fill(const struct boar_input_spec *s,
 	o->csv_header = s->csv_header;
 	o->csv_log = s->csv_log;
 	o->csv_label_at = s->csv_label_at;
+	o->vw_ignore = s->vw_ignore;
+	o->vw_keep = s->vw_keep;
 }
 
 int boar_input_spec_encode(const struct boar_input_spec *s, char **buf,

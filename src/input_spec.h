@@ -26,6 +26,8 @@ struct boar_input_spec {
 	 * settled them (its auto columns included), so that a test file
 	 * whose values look otherwise is still read alike; NULL: none */
 	char *csv_cat_settled, *csv_num_settled;
+	/* VW: namespaces dropped / kept (first letters); NULL: not given */
+	char *vw_ignore, *vw_keep;
 	int csv_separator, csv_header, csv_log;
 	int csv_label_at; /* 1 + the label's column in the file; 0 unknown */
 };

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "boar.h"
+#include "dataset.h"
 
 /* The limit in bytes: requested when not 0, else 3/4 of physical memory
  * (or no limit when the system does not say). */
@@ -44,3 +45,12 @@ static inline uint64_t boar_add_sat(uint64_t a, uint64_t b)
 }
 
 #endif
+
+/* Refuses (BOAR_ENOMEM, as boar_memory_check) a fresh model for d that
+ * would not fit o->max_memory with its training state: weights, AdaGrad
+ * sums and per-feature scales (linear: (dim + 1) floats each, times the
+ * classes; MF: (users + items) x (rank + 1) floats). A lower bound of
+ * what training takes, enough to stop a 16-byte file from asking for
+ * hundreds of GiB. */
+int boar_model_memory_check(const struct boar_dataset *d,
+			    const boar_options *o, boar_error *err);

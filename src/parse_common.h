@@ -348,6 +348,8 @@ struct parse_input {
 	const boar_load_options *opt; /* the CSV options (may be NULL) */
 	struct csv_setup **csv; /* CSV: NULL before the first block, then the
 				   layout every later block is read with */
+	uint64_t *lines;    /* out, on success: the block's lines (the text's
+			       '\n' bytes, and a last line without one) */
 };
 
 void boar_csv_setup_free(struct csv_setup *cs);

@@ -647,6 +647,8 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;
+	if (in->lines)
+		*in->lines = row_pieces_lines(pc, n);
 	row_out_finish(pc, n, in->threads, bits, &o, d);
 	d->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
 	if (in->first_block) { /* the kinds this file settled on */

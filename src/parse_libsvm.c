@@ -348,6 +348,8 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 		}
 		before += pc[k].lines;
 	}
+	if (in->lines)
+		*in->lines = before - in->line_base;
 	close_up(pc, n, in->threads, d, &o);
 	if (in->hash_bits)
 		d->dim = 1ULL << in->hash_bits;

@@ -275,6 +275,8 @@ int boar_parse_ratings(const struct parse_input *in,
 		if (pc[k].max_item > mi)
 			mi = pc[k].max_item;
 	}
+	if (in->lines)
+		*in->lines = before - in->line_base;
 	d->n_rows = rows;
 	d->nnz = rows;
 	d->dim = mu;

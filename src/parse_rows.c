@@ -240,6 +240,14 @@ int row_pieces_error(const struct row_piece *pc, size_t n, const char *path,
 	return 0;
 }
 
+uint64_t row_pieces_lines(const struct row_piece *pc, size_t n)
+{
+	uint64_t lines = 0;
+	for (size_t k = 0; k < n; k++)
+		lines += pc[k].lines;
+	return lines;
+}
+
 void row_pieces_free(struct row_piece *pc, size_t n)
 {
 	if (!pc)

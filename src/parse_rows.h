@@ -73,6 +73,9 @@ void row_out_finish(struct row_piece *pc, size_t n, int threads,
 int row_pieces_error(const struct row_piece *pc, size_t n, const char *path,
 		     uint64_t line_base, boar_error *err);
 
+/* The lines the pieces saw (all of them, when there was no error). */
+uint64_t row_pieces_lines(const struct row_piece *pc, size_t n);
+
 void row_pieces_free(struct row_piece *pc, size_t n);
 
 #endif

@@ -31,9 +31,13 @@ static size_t block_for(int threads)
 	return b;
 }
 
-/* The arrays' capacity while blocks are appended. */
+/* The arrays' capacity while blocks are appended, and what the whole
+ * file should need (from the first block and the file's size; 0 when the
+ * size is unknown: pipes, gzip): reserving that once saves the copies
+ * of growing by doubling. */
 struct caps {
 	uint64_t rows, nnz;
+	uint64_t est_rows, est_nnz;
 };
 
 static uint64_t bytes_of(int task, uint64_t rows, uint64_t nnz, int weighted)
@@ -92,7 +96,7 @@ static int reserve(struct boar_dataset *a, uint64_t rows, uint64_t nnz,
 
 /* Appends part's rows to a (part is freed). */
 static int append(struct boar_dataset **acc, struct caps *cap,
-		  struct boar_dataset *part, uint64_t max_memory,
+		  struct boar_dataset *part, double scale, uint64_t max_memory,
 		  const char *path, boar_error *err)
 {
 	struct boar_dataset *a = *acc;
@@ -101,6 +105,9 @@ static int append(struct boar_dataset **acc, struct caps *cap,
 		*acc = part;
 		cap->rows = part->n_rows;
 		cap->nnz = part->nnz;
+		/* a few percent over the first block's share of the file */
+		cap->est_rows = (uint64_t)(part->n_rows * scale * 1.03);
+		cap->est_nnz = (uint64_t)(part->nnz * scale * 1.03);
 		return boar_memory_check(bytes_of(part->task, part->n_rows,
 						  part->nnz, weighted),
 					 max_memory, path, "the data", err);
@@ -113,16 +120,20 @@ static int append(struct boar_dataset **acc, struct caps *cap,
 		return ret;
 	}
 	if (rows > cap->rows || nnz > cap->nnz || (weighted && !a->weight)) {
-		/* doubling, as far as the limit allows */
+		/* the estimate, or doubling, as far as the limit allows */
 		struct caps c = { rows > cap->rows ? rows : cap->rows,
-				  nnz > cap->nnz ? nnz : cap->nnz };
+				  nnz > cap->nnz ? nnz : cap->nnz, 0, 0 };
 		if (rows > cap->rows && rows < 2 * cap->rows)
 			c.rows = 2 * cap->rows;
 		if (nnz > cap->nnz && nnz < 2 * cap->nnz)
 			c.nnz = 2 * cap->nnz;
+		if (c.rows < cap->est_rows)
+			c.rows = cap->est_rows;
+		if (c.nnz < cap->est_nnz)
+			c.nnz = cap->est_nnz;
 		if (boar_memory_check(bytes_of(a->task, c.rows, c.nnz, weighted),
 				      max_memory, NULL, "", NULL))
-			c = (struct caps){ rows, nnz };
+			c = (struct caps){ rows, nnz, 0, 0 };
 		if (reserve(a, c.rows, c.nnz, weighted)) {
 			boar_dataset_free(part);
 			return boar_fail_line(err, BOAR_ENOMEM, path, 0,
@@ -163,21 +174,6 @@ static void trim(struct boar_dataset *a, const struct caps *cap)
 			realloc that fails keeps the block */
 }
 
-static uint64_t newlines(const char *p, size_t len, int threads)
-{
-	uint64_t total = 0;
-	size_t per = ((size_t)16 << 20);
-	size_t n = (len + per - 1) / per;
-#pragma omp parallel for reduction(+ : total) num_threads(threads) if (n > 1)
-	for (size_t k = 0; k < n; k++) {
-		uint64_t nl, colons;
-		size_t a = k * per, b = a + per < len ? a + per : len;
-		count_lines(p + a, p + b, &nl, &colons);
-		total += nl;
-	}
-	return total;
-}
-
 int boar_parse_format(int format, const struct parse_input *in,
 		      struct boar_dataset **out, boar_error *err)
 {
@@ -204,7 +200,7 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 		return ret;
 	struct csv_setup *csv = NULL;
 	struct boar_dataset *acc = NULL;
-	struct caps cap = { 0, 0 };
+	struct caps cap = { 0, 0, 0, 0 };
 	uint64_t line = 0;
 	for (int k = 0;; k++) {
 		const char *text;
@@ -232,12 +228,19 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 			.csv = &csv,
 		};
 		struct boar_dataset *part = NULL;
+		uint64_t lines = 0;
+		in.lines = &lines;
 		ret = boar_parse_format(*format, &in, &part, err);
+		/* how many blocks like this one the file holds */
+		double scale = k == 0 && src.regular && !src.gz
+				       ? (double)src.id.size / (double)len
+				       : 1;
 		if (!ret)
-			ret = append(&acc, &cap, part, o->max_memory, path, err);
+			ret = append(&acc, &cap, part, scale, o->max_memory,
+				     path, err);
 		if (ret)
 			break;
-		line += newlines(text, len, threads);
+		line += lines;
 	}
 	if (!ret && acc->n_rows == 0)
 		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,

@@ -9,7 +9,9 @@
  * starting with '\'' or one written right against the '|' after the label
  * ("1 2|f" is label 1 with tag 2, as in VW; "1|f" is label 1); it is
  * skipped. With labels_optional (prediction) a row may have no label
- * ("|f a", "'t |f a", "t|f a"); it reads as 0.
+ * ("|f a", "'t |f a", "t|f a"); it reads as 0. vw_ignore / vw_keep
+ * drop the features of namespaces by their first letter, as VW's --ignore
+ * and --keep do.
  *
  * Hashing is VW's: a namespace's seed is the hash of its name (0 for the
  * unnamed one, "| a b"), a feature's hash is murmur3(name, seed) unless
@@ -145,7 +147,7 @@ static int parse_head(struct row_piece *c, uint64_t line, const char *s,
 }
 
 static void parse_piece(struct row_piece *c, const struct row_out *o,
-			int hash_bits, int optional)
+			int hash_bits, int optional, const unsigned char *drop)
 {
 	const char *p = c->beg, *end = c->end;
 	uint64_t line = 0;
@@ -180,6 +182,7 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 		size_t row_start = nnz;
 		uint32_t seed = 0;
 		float scale = 1.0f;
+		int dropped = 0; /* the namespace is --ignore'd (or not --keep'd) */
 		s = bar;
 		while (s < eol) {
 			if (*s == '|') {
@@ -190,6 +193,7 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 					ne++;
 				seed = ne > ns ? boar_vw_hash_name(ns, (size_t)(ne - ns), 0)
 					       : 0;
+				dropped = drop[ne > ns ? (unsigned char)*ns : ' '];
 				scale = 1.0f;
 				s = ne;
 				if (s < eol && *s == ':') {
@@ -244,7 +248,7 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 				goto stop;
 			}
 			v *= scale;
-			if (v == 0.0f)
+			if (v == 0.0f || dropped)
 				continue; /* VW drops zero features */
 			/* nnz < nnz_ub: the whitespace before it was counted */
 			idx[nnz] = boar_vw_hash_name(ns, (size_t)(ne - ns), seed) & mask;
@@ -270,6 +274,16 @@ stop:
 int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 		  boar_error *err)
 {
+	/* Namespaces by first letter, as VW's --ignore / --keep name them
+	 * (' ' is the unnamed one). */
+	unsigned char drop[256] = { 0 };
+	const boar_load_options *lo = in->opt;
+	if (lo && lo->vw_keep)
+		memset(drop, 1, sizeof drop);
+	for (const char *k = lo && lo->vw_keep ? lo->vw_keep : ""; *k; k++)
+		drop[(unsigned char)*k] = 0;
+	for (const char *k = lo && lo->vw_ignore ? lo->vw_ignore : ""; *k; k++)
+		drop[(unsigned char)*k] = 1;
 	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
 	size_t max_pieces = (size_t)in->threads * 4;
 	size_t starts[max_pieces + 1];
@@ -296,10 +310,12 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
 		parse_piece(&pc[k], &o, bits,
-			    in->opt && in->opt->labels_optional);
+			    in->opt && in->opt->labels_optional, drop);
 	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;
+	if (in->lines)
+		*in->lines = row_pieces_lines(pc, n);
 	row_out_finish(pc, n, in->threads, bits, &o, d);
 	goto out;
 nomem:

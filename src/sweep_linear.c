@@ -141,6 +141,8 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 	double loss_sum = 0;
 	struct boar_replica rep;
 	boar_engine_replica(a->e, &rep);
+	struct coord_params rcp = boar_rep_params(&a->cp, &rep, adagrad,
+						  boar_rep_kappa(a->loss));
 	struct boar_rep_slot *hot = rep.slot, *bias = &rep.slot[rep.n_hot];
 	int since_sync = 0;
 
@@ -177,7 +179,7 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 		if (d != 0.0f || reg != REG_NONE) {
 			for (uint64_t k = lo; k < cold; k++) {
 				uint32_t s = idx[k];
-				boar_update_coord(&a->cp, &hot[s].val, &hot[s].gval,
+				boar_update_coord(&rcp, &hot[s].val, &hot[s].gval,
 						  d * val[k],
 						  reg != REG_NONE ? a->reg_scale[rep.at[s] / ST] : 0.0f,
 						  BOAR_POLICY_RACY, adagrad, reg);
@@ -198,7 +200,7 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 						  reg != REG_NONE ? a->reg_scale[j] : 0.0f,
 						  policy, adagrad, reg);
 			}
-			boar_update_coord(&a->cp, &bias->val, &bias->gval, d, 0.0f,
+			boar_update_coord(&rcp, &bias->val, &bias->gval, d, 0.0f,
 					  BOAR_POLICY_RACY, adagrad, REG_NONE);
 		}
 		if (++since_sync == BOAR_REP_SYNC_ROWS) {

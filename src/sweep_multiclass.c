@@ -46,6 +46,8 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 	double loss_sum = 0;
 	struct boar_replica rep;
 	boar_engine_replica(a->e, &rep);
+	struct coord_params rcp = boar_rep_params(&a->cp, &rep, adagrad,
+						  boar_rep_kappa(a->loss));
 	struct boar_rep_slot *bias = rep.slot; /* no hot features: K biases */
 	int since_sync = 0;
 
@@ -79,7 +81,7 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 			}
 		}
 		for (uint32_t c = 0; c < K; c++)
-			boar_update_coord(&a->cp, &bias[c].val, &bias[c].gval,
+			boar_update_coord(&rcp, &bias[c].val, &bias[c].gval,
 					  d[c], 0.0f, BOAR_POLICY_RACY, adagrad,
 					  REG_NONE);
 		if (++since_sync == BOAR_REP_SYNC_ROWS) {

@@ -17,6 +17,7 @@
 #include "error.h"
 #include "math/loss.h"
 #include "math/step.h"
+#include "mem_limit.h"
 #include "metrics.h"
 #include "model.h"
 #include "model_copy.h"
@@ -52,6 +53,9 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 	}
 	float classes[BOAR_MAX_CLASSES];
 	uint32_t k;
+	int rc = boar_check_class_range(d, err);
+	if (rc)
+		return rc;
 	if (boar_collect_classes(d, classes, BOAR_MAX_CLASSES, &k) || k < 2)
 		return boar_fail(err, BOAR_EINVAL,
 				 "%s loss needs class labels (+1/-1, 1/0, or up "
@@ -67,7 +71,9 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 		     struct boar_model **out, boar_error *err)
 {
 	struct boar_model *m = NULL;
-	int rc = 0;
+	int rc = boar_model_memory_check(d, o, err); /* before any calloc */
+	if (rc)
+		return rc;
 	if (o->init_model) {
 		rc = boar_model_grow_copy(o->init_model, d, &m, err);
 	} else if (d->task == BOAR_TASK_LINEAR) {

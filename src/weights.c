@@ -8,6 +8,7 @@
 
 #include "dataset.h"
 #include "error.h"
+#include "parse_chunks.h"
 
 #define WEIGHT_SLOT 5 /* dataset.h reserves owned[5] for the weights */
 
@@ -48,6 +49,10 @@ int boar_dataset_set_weights(boar_dataset *d, const float *w, uint64_t n,
 int boar_dataset_load_weights(boar_dataset *d, const char *path,
 			      boar_error *err)
 {
+	struct src_id id;
+	int regular, bad = text_file_stat(path, &id, &regular, err);
+	if (bad) /* a device (/dev/zero) would be read for ever */
+		return bad;
 	FILE *fp = fopen(path, "r");
 	if (!fp)
 		return boar_fail(err, BOAR_EIO, "%s: cannot open: %s", path,

@@ -11,7 +11,8 @@
  * (one socket, 1 MiB writes, nothing else) is measured first as the
  * ceiling.
  *
- * "io_uring+secret" is the same shard with a shared secret: the handshake
+ * A "tags" row gives the bytes/s one thread tags and checks (auth.h) with
+ * no network at all. "io_uring+secret" is the same shard with a shared secret: the handshake
  * proves it and (since issue 14) every later frame carries a MAC under a
  * per-connection session key, so its rows next to "io_uring" are the cost
  * of authentication.
@@ -29,6 +30,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "bench/net/blocking_server.h"
@@ -270,6 +272,48 @@ static double loopback_ceiling(uint64_t total)
 	return (double)s.got / secs;
 }
 
+/* Thread CPU seconds: the tag rate is CPU work, timed apart from whatever
+ * else the machine runs. */
+static double cpu_now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Bytes per CPU second one thread tags (sender) and checks (receiver) in
+ * 1 MiB frames: the price of authentication per byte, apart from the
+ * network. */
+static double tag_rate(uint64_t total)
+{
+	static uint8_t body[1 << 20];
+	uint8_t nc[WIRE_NONCE_LEN] = { 1 }, ns[WIRE_NONCE_LEN] = { 2 };
+	struct net_session tx, rx;
+	net_session_start(&tx, bench_key, 0, nc, ns);
+	net_session_start(&rx, bench_key, 1, nc, ns);
+	struct wire_out o;
+	wire_out_init(&o);
+	double secs = 0;
+	uint64_t done = 0;
+	while (done < total) {
+		wire_out_reset(&o);
+		wire_begin(&o, WIRE_HEARTBEAT, 0);
+		wire_put_bytes(&o, body, sizeof body);
+		wire_end(&o);
+		double t0 = cpu_now();
+		if (net_seal(&tx, &o) ||
+		    net_unseal(&rx, o.buf, o.buf + WIRE_HDR_LEN,
+			       (uint32_t)(o.len - WIRE_HDR_LEN)) < 0) {
+			fprintf(stderr, "tag check failed\n");
+			break;
+		}
+		secs += cpu_now() - t0;
+		done += o.len;
+	}
+	wire_out_free(&o);
+	return secs > 0 ? (double)done / secs : 0;
+}
+
 int main(int argc, char **argv)
 {
 	int quick = argc > 1 && !strcmp(argv[1], "--quick");
@@ -282,6 +326,9 @@ int main(int argc, char **argv)
 	printf("server,op,keys,clients,batch,keys_per_s,bytes_per_s,"
 	       "bytes_per_key,loopback_fraction\n");
 	printf("loopback,stream,-,1,-,-,%.0f,-,1\n", ceiling);
+	/* tag + check of the same bytes, one thread (not a server row) */
+	printf("tags,seal+unseal,-,1,-,-,%.0f,-,-\n",
+	       tag_rate(quick ? 1ull << 28 : 1ull << 30));
 	fflush(stdout);
 	static const struct {
 		int dense;

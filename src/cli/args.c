@@ -40,6 +40,72 @@ static const struct cli_opt *find_long(const struct cli_opt *opts,
 	return NULL;
 }
 
+/* Edit distance (insert, delete, replace, swap of neighbours) between
+ * a[0..n) and b, capped: enough to catch "--epoch" or "--eta_decay". */
+static int distance(const char *a, size_t n, const char *b)
+{
+	size_t m = strlen(b);
+	if (n > 40 || m > 40)
+		return 99;
+	int d[41][41];
+	for (size_t i = 0; i <= n; i++)
+		for (size_t j = 0; j <= m; j++) {
+			if (!i || !j) {
+				d[i][j] = (int)(i + j);
+				continue;
+			}
+			int c = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+			if (d[i - 1][j] + 1 < c)
+				c = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < c)
+				c = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < c)
+				c = d[i - 2][j - 2] + 1;
+			d[i][j] = c;
+		}
+	return d[n][m];
+}
+
+/* Vowpal Wabbit's names for boar's options, which no edit distance
+ * would find. */
+static const char *const vw_names[][2] = {
+	{ "passes", "epochs" },		{ "learning_rate", "eta" },
+	{ "decay_learning_rate", "eta-decay" }, { "bit_precision", "hash-bits" },
+	{ "loss_function", "loss" },	{ "initial_regressor", "init-model" },
+	{ "final_regressor", "model-out" }, { "save_resume", "save-resume" },
+	{ "testonly", "test" },		{ "predictions", "output" },
+};
+
+/* "unknown option --epoch (did you mean --epochs?)": the closest long
+ * name within two edits, one that the typed name starts, or the option
+ * a VW name stands for. */
+static void unknown_long(struct cli_parser *p, const struct cli_opt *opts,
+			 const char *name, size_t len)
+{
+	const struct cli_opt *best = NULL;
+	int bd = 3;
+	for (size_t k = 0; k < sizeof vw_names / sizeof vw_names[0]; k++)
+		if (strlen(vw_names[k][0]) == len &&
+		    !memcmp(vw_names[k][0], name, len) &&
+		    (best = find_long(opts, vw_names[k][1],
+				      strlen(vw_names[k][1]))))
+			bd = -1;
+	for (const struct cli_opt *o = opts; o->id; o++) {
+		int dd = distance(name, len, o->name);
+		if (dd < bd || (len >= 3 && !strncmp(o->name, name, len) &&
+				bd > 1)) {
+			bd = dd < bd ? dd : 1;
+			best = o;
+		}
+	}
+	if (best)
+		cli_fail(p, "unknown option %s (did you mean --%s?)", p->opt,
+			 best->name);
+	else
+		cli_fail(p, "unknown option %s", p->opt);
+}
+
 static const struct cli_opt *find_short(const struct cli_opt *opts, char c)
 {
 	for (; opts->id; opts++)
@@ -97,7 +163,7 @@ int cli_next(struct cli_parser *p, const struct cli_opt *opts)
 		snprintf(p->opt, sizeof p->opt, "--%.*s", (int)len, name);
 		const struct cli_opt *o = find_long(opts, name, len);
 		if (!o) {
-			cli_fail(p, "unknown option %s", p->opt);
+			unknown_long(p, opts, name, len);
 			return CLI_ERROR;
 		}
 		return take_arg(p, o, eq ? eq + 1 : NULL);

@@ -1,5 +1,6 @@
 /* data_args.c - --format and the --csv-* options (see data_args.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "data_args.h"
@@ -22,6 +23,30 @@ static int col_list(struct cli_parser *p, const char **out)
 		return cli_fail(p, "%s: '%s' is not a list of columns (e.g. "
 			        "Id or 0,2-5 or C1-C26)", p->opt, v);
 	*out = v;
+	return 0;
+}
+
+/* A size: a number of bytes, or with K, M, G, T (powers of 1024). */
+static int size_arg(struct cli_parser *p, uint64_t *out)
+{
+	char *end;
+	double v = strtod(p->value, &end);
+	double mult = 1;
+	switch (*end) {
+	case 'K': case 'k': mult = 1024.0; end++; break;
+	case 'M': case 'm': mult = 1048576.0; end++; break;
+	case 'G': case 'g': mult = 1073741824.0; end++; break;
+	case 'T': case 't': mult = 1099511627776.0; end++; break;
+	}
+	if (*end == 'i' && end[1] == 'B')
+		end += 2;
+	else if (*end == 'B')
+		end++;
+	if (end == p->value || *end || !(v * mult >= 1) ||
+	    v * mult > 1.8e19)
+		return cli_fail(p, "%s: '%s' is not a size (e.g. 512M, 16G)",
+				p->opt, p->value);
+	*out = (uint64_t)(v * mult);
 	return 0;
 }
 
@@ -63,6 +88,16 @@ int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id)
 	case CLI_DATA_CSV_LOG:
 		lo->csv_log = 1;
 		return 0;
+	case CLI_DATA_MAX_MEMORY:
+		return size_arg(p, &lo->max_memory);
+	case CLI_DATA_VW_IGNORE:
+	case CLI_DATA_VW_KEEP:
+		if (!p->value[0])
+			return cli_fail(p, "%s: give namespaces by their first "
+					"letter, e.g. %s ab", p->opt, p->opt);
+		*(id == CLI_DATA_VW_IGNORE ? &lo->vw_ignore : &lo->vw_keep) =
+			p->value;
+		return 0;
 	}
 	return cli_fail(p, "internal: data option %d not handled", id);
 }
@@ -92,6 +127,13 @@ void cli_data_default(int id, char *buf, size_t n)
 		break;
 	case CLI_DATA_CSV_LOG:
 		snprintf(buf, n, "off");
+		break;
+	case CLI_DATA_MAX_MEMORY:
+		snprintf(buf, n, "3/4 of physical memory");
+		break;
+	case CLI_DATA_VW_IGNORE:
+	case CLI_DATA_VW_KEEP:
+		snprintf(buf, n, "none");
 		break;
 	}
 }
@@ -154,8 +196,16 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		return -1;
 	}
 	unsigned csv = 0;
-	for (int id = CLI_DATA_CSV_LABEL; id <= CLI_DATA_LAST; id++)
+	for (int id = CLI_DATA_CSV_LABEL; id <= CLI_DATA_CSV_LOG; id++)
 		csv |= CLI_DATA_BIT(id);
+	unsigned vw = CLI_DATA_BIT(CLI_DATA_VW_IGNORE) |
+		      CLI_DATA_BIT(CLI_DATA_VW_KEEP);
+	if ((given & vw) && want.format != BOAR_FORMAT_VW) {
+		snprintf(why, why_len, "--ignore/--keep given, but %s was "
+			 "trained on %s data", model_path,
+			 format_names[want.format]);
+		return -1;
+	}
 	if ((given & csv) && want.format != BOAR_FORMAT_CSV) {
 		snprintf(why, why_len, "--csv-* options given, but %s was "
 			 "trained on %s data", model_path,
@@ -174,6 +224,8 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		  want.csv_numeric },
 		{ CLI_DATA_CSV_LOG, "csv-log", lo->csv_log ? "" : NULL,
 		  want.csv_log ? "" : NULL },
+		{ CLI_DATA_VW_IGNORE, "ignore", lo->vw_ignore, want.vw_ignore },
+		{ CLI_DATA_VW_KEEP, "keep", lo->vw_keep, want.vw_keep },
 	};
 	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
 		int lists = cols[k].id == CLI_DATA_CSV_CATEGORICAL ||
@@ -186,8 +238,8 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		describe(a, sizeof a, cols[k].opt, cols[k].have);
 		describe(b, sizeof b, cols[k].opt, cols[k].model);
 		snprintf(why, why_len, "%s, but %s was trained with %s; leave "
-			 "the --csv-* options out (the model remembers how its "
-			 "data was read)", a, model_path, b);
+			 "the option out (the model remembers how its data was "
+			 "read)", a, model_path, b);
 		return -1;
 	}
 	/* One file may be a TSV or headerless where the training file was

@@ -27,7 +27,10 @@ enum {
 	CLI_DATA_CSV_HEADER,
 	CLI_DATA_NO_CSV_HEADER,
 	CLI_DATA_CSV_LOG,
-	CLI_DATA_LAST = CLI_DATA_CSV_LOG,
+	CLI_DATA_VW_IGNORE,
+	CLI_DATA_VW_KEEP,
+	CLI_DATA_MAX_MEMORY,
+	CLI_DATA_LAST = CLI_DATA_MAX_MEMORY,
 };
 
 /* "auto|libsvm|ratings|vw|csv" from boar.h's list. */
@@ -58,7 +61,16 @@ enum {
 	  "csv: line 1 is data" },                                           \
 	{ CLI_DATA_CSV_LOG, "csv-log", 0, NULL,                              \
 	  "csv: numeric values v become sign(v) log(1+|v|) (long-tailed "    \
-	  "counts such as Criteo's I1-I13)" }
+	  "counts such as Criteo's I1-I13)" },                            \
+	{ CLI_DATA_VW_IGNORE, "ignore", 0, "NS",                             \
+	  "vw: drop the features of these namespaces, named by first "      \
+	  "letter as VW's --ignore (' ' the unnamed one)" },                 \
+	{ CLI_DATA_VW_KEEP, "keep", 0, "NS",                                 \
+	  "vw: keep only these namespaces' features (VW's --keep)" },        \
+	{ CLI_DATA_MAX_MEMORY, "max-memory", 0, "SIZE",                      \
+	  "refuse data or a model that would need more memory than SIZE "   \
+	  "(bytes, or with K, M, G, T: powers of 1024), with the size it "   \
+	  "would need, before allocating it" }
 
 /* Applies a data option to lo. @return 0, or -1 with p->why set. */
 int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id);

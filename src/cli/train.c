@@ -20,6 +20,8 @@
 #include "cluster.h"
 #include "commands.h"
 #include "common.h"
+#include "cv.h"
+#include "data_summary.h"
 #include "interrupt.h"
 #include "json.h"
 #include "progress.h"
@@ -76,24 +78,6 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 	}
 	progress_epoch(&r->pr, s, r->a->opt.epochs, r->kind);
 	return interrupt_requested();
-}
-
-static void describe(const char *what, const char *path, const boar_dataset *d,
-		     double secs)
-{
-	if (boar_dataset_task(d) == BOAR_TASK_MF)
-		fprintf(stderr,
-			"%s %s: %llu ratings, %llu users, %llu items (%.2f s)\n",
-			what, path, (unsigned long long)boar_dataset_rows(d),
-			(unsigned long long)boar_dataset_features(d),
-			(unsigned long long)boar_dataset_items(d), secs);
-	else
-		fprintf(stderr,
-			"%s %s: %llu rows, %llu features, %llu non-zeros "
-			"(%.2f s)\n",
-			what, path, (unsigned long long)boar_dataset_rows(d),
-			(unsigned long long)boar_dataset_features(d),
-			(unsigned long long)boar_dataset_nnz(d), secs);
 }
 
 /* Labels other than all +1/-1 or all 1/0 are classes (as the library
@@ -270,7 +254,7 @@ int cmd_train(int argc, char **argv)
 		goto out;
 	}
 	if (!a.quiet)
-		describe("train", a.train_path, train, cli_now() - t0);
+		data_describe("train", a.train_path, train, cli_now() - t0);
 	if (init && boar_dataset_task(train) != boar_model_task(init)) {
 		int mf = boar_model_task(init) == BOAR_TASK_MF;
 		fprintf(stderr, "boar: %s is a %s model but %s holds %s; "
@@ -281,12 +265,17 @@ int cmd_train(int argc, char **argv)
 		goto out;
 	}
 	warn_unused_class_weights(train, &a);
+	data_warn_one_class(a.train_path, train, a.opt.loss);
 	if (a.weights_path) {
 		rc = boar_dataset_load_weights(train, a.weights_path, &err);
 		if (rc) {
 			status = cli_report(&err, rc);
 			goto out;
 		}
+	}
+	if (a.cv) {
+		status = cv_run(train, &a.opt, a.cv, a.json, a.train_path);
+		goto out;
 	}
 	if (a.test_path) {
 		/* The test file is read as the training file was: same task
@@ -300,7 +289,7 @@ int cmd_train(int argc, char **argv)
 			goto out;
 		}
 		if (!a.quiet)
-			describe("test", a.test_path, test, cli_now() - t1);
+			data_describe("test", a.test_path, test, cli_now() - t1);
 		a.opt.test = test;
 	}
 	const char *reason = boar_options_check(&a.opt, train);

@@ -18,7 +18,7 @@ enum {
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT,
-	O_DETERMINISTIC, O_SAVE_RESUME,
+	O_DETERMINISTIC, O_SAVE_RESUME, O_CV,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -77,6 +77,11 @@ static const struct cli_opt train_opts[] = {
 	  "warm start: continue training MODEL (its task, loss, classes, "
 	  "hashing, rank and biases; options that contradict them are "
 	  "refused) on FILE" },
+	{ O_CV, "cv", 0, "K",
+	  "K-fold cross-validation (LIBLINEAR's and LIBMF's -v): train on "
+	  "K-1 folds, test on the K-th, each in turn; prints each fold's "
+	  "metrics and their mean +- sd (stdout; --json: objects); saves no "
+	  "model; 0 = off" },
 	{ O_SAVE_RESUME, "save-resume", 0, NULL,
 	  "keep the optimizer state (AdaGrad sums, where the step schedule "
 	  "is) in the model, so that --init-model continues training rather "
@@ -326,6 +331,9 @@ static void default_of(int id, char *buf, size_t n)
 	case O_EARLY_STOP:
 		snprintf(buf, n, "%d", o->early_stop);
 		break;
+	case O_CV:
+		snprintf(buf, n, "0");
+		break;
 	case O_HOLDOUT:
 		snprintf(buf, n, "%g", o->holdout);
 		break;
@@ -425,8 +433,11 @@ static int class_weight(struct train_args *a, struct cli_parser *p)
 static int apply(struct train_args *a, struct cli_parser *p, int id)
 {
 	boar_options *o = &a->opt;
-	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST)
-		return cli_data_apply(&a->load, p, id);
+	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+		int rc = cli_data_apply(&a->load, p, id);
+		a->opt.max_memory = a->load.max_memory; /* data and model */
+		return rc;
+	}
 	if (id >= O_LOSS_PARAM && id < O_LAST_) {
 		a->loss_param_of = id - O_LOSS_PARAM + 1;
 		return cli_double_gt(p, 0, 1e30, &o->loss_param);
@@ -489,6 +500,8 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 	case O_SAVE_RESUME:
 		o->save_resume = 1;
 		return 0;
+	case O_CV:
+		return cli_int(p, 0, 1000, &a->cv);
 	case O_INIT_SCALE:
 		return cli_double_gt(p, 0, 1e6, &o->init_scale);
 	case O_DEVICE:
@@ -565,6 +578,14 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	if (a->test_path && !strcmp(a->test_path, "-") &&
 	    !strcmp(a->train_path, "-")) {
 		cli_fail(&p, "FILE and --test cannot both be standard input (-)");
+		goto fail;
+	}
+	if (a->cv == 1 || (a->cv && (a->test_path || a->model_out ||
+				    a->init_model_path))) {
+		cli_fail(&p, a->cv == 1 ? "--cv needs K >= 2 folds"
+					: "--cv saves no model and tests on its "
+					  "own folds: drop --test, -m and "
+					  "--init-model");
 		goto fail;
 	}
 	a->train_path = cli_data_path(a->train_path);

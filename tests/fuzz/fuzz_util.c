@@ -244,9 +244,7 @@ void fuzz_check_dataset(const boar_dataset *ds)
 void fuzz_parse(const uint8_t *data, size_t size, int format,
 		const boar_load_options *o)
 {
-	/* One block, the whole input: as boar_dataset_parse_text reads it
-	 * (the CSV parser keeps its column setup in *in.csv). */
-	struct csv_setup *csv = NULL;
+	struct csv_setup *csv = NULL; /* CSV: the layout of the first block */
 	struct parse_input in = {
 		.path = PARSE_PATH,
 		.buf = (const char *)data,

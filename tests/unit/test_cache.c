@@ -2,7 +2,14 @@
  * and maps the file; a changed source, other hashing or another cache path
  * rebuild it; truncated, bit-flipped and foreign caches fail with
  * BOAR_ECORRUPT naming the cache file (the documented choice: no silent
- * reparse). */
+ * reparse).
+ *
+ * Issue 14: a cache whose checksums are right but whose arrays lie (a
+ * feature id at or past the dimension, row offsets out of order, a NaN
+ * label, a user id past the users) is refused naming the file and the
+ * field; on main at 7a340ce the id indexed the weights out of bounds. A
+ * source replaced by same-size data with its mtime put back (touch -r,
+ * cp -p) is stale; on main it was served from the cache. */
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -13,6 +20,7 @@
 #include <unistd.h>
 
 #include "boar.h"
+#include "cache.h"
 #include "checksum.h"
 #include "dataset.h"
 #include "testutil.h"
@@ -264,6 +272,123 @@ static void test_checksum(void)
 	free(b);
 }
 
+/* Writes d as the cache of src with valid checksums, loads it, and
+ * expects BOAR_ECORRUPT with `want` in the message. */
+static void expect_forged(int lineno, const struct boar_dataset *d,
+			  const char *want)
+{
+	struct src_id id;
+	int regular;
+	boar_error e;
+	memset(&e, 0, sizeof e);
+	CHECK_EQ_INT(text_file_stat(src, &id, &regular, &e), 0);
+	CHECK_EQ_INT(boar_cache_write(cache, d, &id, 0, 2, &e), 0);
+	struct cache_want w = { .src = id, .options_key = 0,
+				.task = d->task, .hash_bits = d->hash_bits,
+				.threads = 2 };
+	struct boar_dataset *got = NULL;
+	int r = boar_cache_load(cache, &w, &got, &e);
+	if (r != BOAR_ECORRUPT || got || !strstr(e.message, cache) ||
+	    !strstr(e.message, want)) {
+		fprintf(stderr,
+			"FAIL %s:%d: forged cache: expected ECORRUPT with \"%s\", got %d \"%s\"\n",
+			__FILE__, lineno, want, r, e.message);
+		test_failures++;
+	}
+	boar_dataset_free(got);
+	unlink(cache);
+}
+
+static void test_forged(void)
+{
+	FILE *f = fopen(src, "w");
+	fputs("+1 1:1\n", f);
+	fclose(f);
+	uint64_t row_ptr[3] = { 0, 2, 3 };
+	uint32_t idx[3] = { 0, 3, 1 };
+	float val[3] = { 1, 1, 1 }, label[2] = { 1, -1 };
+	struct boar_dataset d = {
+		.task = BOAR_TASK_LINEAR, .label_kind = BOAR_LABELS_BINARY,
+		.n_rows = 2, .nnz = 3, .dim = 4, .row_ptr = row_ptr,
+		.idx = idx, .val = val, .label = label,
+	};
+	struct boar_dataset *ok = NULL;
+	boar_error e;
+	struct src_id id;
+	int regular;
+	/* the honest one loads */
+	CHECK_EQ_INT(text_file_stat(src, &id, &regular, &e), 0);
+	CHECK_EQ_INT(boar_cache_write(cache, &d, &id, 0, 2, &e), 0);
+	struct cache_want w = { .src = id, .task = BOAR_TASK_LINEAR,
+				.threads = 2 };
+	CHECK_EQ_INT(boar_cache_load(cache, &w, &ok, &e), 0);
+	CHECK(ok && ok->idx[1] == 3, "honest cache");
+	boar_dataset_free(ok);
+
+	idx[1] = 9; /* past the dimension */
+	expect_forged(__LINE__, &d, "row 0: feature id 9 is not below the dimension 4");
+	idx[1] = 0; /* not ascending */
+	expect_forged(__LINE__, &d, "row 0: feature ids are not strictly ascending");
+	idx[1] = 3;
+	row_ptr[1] = 4; /* past nnz */
+	expect_forged(__LINE__, &d, "row offset 4 of row 0 is out of order");
+	row_ptr[1] = 2;
+	label[1] = NAN;
+	expect_forged(__LINE__, &d, "row 1: label is not finite");
+	label[1] = -1;
+	val[2] = INFINITY;
+	expect_forged(__LINE__, &d, "row 1: value of feature 1 is not finite");
+	val[2] = 1;
+	d.hash_bits = 3; /* 2^3 is not the dimension 4 */
+	expect_forged(__LINE__, &d, "dimension 4 does not fit hash_bits 3");
+	d.hash_bits = 0;
+	d.label_kind = 7;
+	expect_forged(__LINE__, &d, "impossible header values");
+	d.label_kind = BOAR_LABELS_BINARY;
+
+	uint32_t user[2] = { 0, 5 }, item[2] = { 1, 0 };
+	float rating[2] = { 3, 4 };
+	struct boar_dataset m = {
+		.task = BOAR_TASK_MF, .label_kind = BOAR_LABELS_REAL,
+		.n_rows = 2, .nnz = 2, .dim = 2, .n_items = 2, .user = user,
+		.item = item, .label = rating,
+	};
+	expect_forged(__LINE__, &m, "rating 1: user 5 / item 0 not below the 2 users / 2 items");
+	user[1] = 1;
+	rating[0] = NAN;
+	expect_forged(__LINE__, &m, "rating 0 is not finite");
+	unlink(src);
+}
+
+/* The source replaced by same-size data with its mtime put back, as
+ * touch -r, cp -p and rsync -a leave it: the cache is stale. */
+static void test_same_size_same_mtime(void)
+{
+	FILE *f = fopen(src, "w");
+	fputs("+1 1:1\n-1 2:1\n", f);
+	fclose(f);
+	set_mtime(src, 3000000);
+	boar_dataset *d = NULL;
+	boar_error e;
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	boar_dataset_free(d);
+	d = NULL;
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	CHECK(d && d->map, "the cache is used");
+	boar_dataset_free(d);
+	d = NULL;
+	f = fopen(src, "w");
+	fputs("+1 2:1\n-1 1:1\n", f); /* same size */
+	fclose(f);
+	set_mtime(src, 3000000);
+	CHECK_EQ_INT(load(1, 0, &d, &e), 0);
+	CHECK(d && !d->map && d->idx[0] == 1 && d->idx[1] == 0,
+	      "same size and mtime, other content: the stale cache was served");
+	boar_dataset_free(d);
+	unlink(cache);
+	unlink(src);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/boar-test-cache.XXXXXX",
@@ -278,6 +403,8 @@ int main(void)
 	test_linear();
 	test_corruption();
 	test_ratings_and_path();
+	test_forged();
+	test_same_size_same_mtime();
 	unlink(cache);
 	unlink(src);
 	if (rmdir(dir))

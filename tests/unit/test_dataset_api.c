@@ -425,6 +425,58 @@ static void test_gzip(void)
 	unlink(q);
 }
 
+/* Issue 14: ids near 2^32 make models of tens or hundreds of GiB; they
+ * are refused before allocation with the size needed (main at 7a340ce
+ * called calloc and died, or wrote a 16 GiB model). Integer class labels
+ * beyond 2^24 are refused (main merged 16777216 and 16777217). */
+static void test_limits_and_labels(void)
+{
+	uint64_t r[2] = { 0, 1 };
+	uint32_t i[1] = { 4294967294u };
+	float v[1] = { 1 }, y[1] = { 1 };
+	boar_dataset *d = NULL;
+	boar_model *m = NULL;
+	boar_error e;
+	CHECK_EQ_INT(boar_dataset_from_csr(1, 4294967295u, r, i, v, y, &d, &e), 0);
+	boar_options o;
+	boar_options_default(&o);
+	o.epochs = 1;
+	o.threads = 1;
+	o.max_memory = (uint64_t)8 << 30;
+	CHECK_EQ_INT(boar_train(d, &o, &m, &e), BOAR_ENOMEM);
+	CHECK(!m && strstr(e.message, "a model of 4294967295 features") &&
+		      strstr(e.message, "needs 64.0 GiB, over the memory limit of 8.0 GiB"),
+	      "%s", e.message);
+	boar_dataset_free(d);
+
+	uint32_t users[2] = { 4294967290u, 1 }, items[2] = { 1, 2 };
+	float ratings[2] = { 5, 3 };
+	CHECK_EQ_INT(boar_dataset_from_ratings(2, users, items, ratings, &d, &e), 0);
+	o.max_memory = (uint64_t)64 << 30;
+	CHECK_EQ_INT(boar_train(d, &o, &m, &e), BOAR_ENOMEM);
+	CHECK(!m && strstr(e.message, "4294967291 users") &&
+		      strstr(e.message, "needs 288.0 GiB"),
+	      "%s", e.message);
+	boar_dataset_free(d);
+
+	uint64_t r3[4] = { 0, 1, 2, 3 };
+	uint32_t i3[3] = { 0, 1, 2 };
+	float v3[3] = { 1, 1, 1 }, y3[3] = { 16777216.0f, 16777217.0f, 3 };
+	CHECK_EQ_INT(boar_dataset_from_csr(3, 3, r3, i3, v3, y3, &d, &e), 0);
+	o.loss = BOAR_LOSS_SOFTMAX;
+	CHECK_EQ_INT(boar_train(d, &o, &m, &e), BOAR_EINVAL);
+	CHECK(!m && strstr(e.message, "row 1: integer label 16777216 is beyond 2^24"),
+	      "%s", e.message);
+	boar_dataset_free(d);
+	y3[0] = 16777215.0f; /* the largest exact one is still a class */
+	y3[1] = -16777215.0f;
+	CHECK_EQ_INT(boar_dataset_from_csr(3, 3, r3, i3, v3, y3, &d, &e), 0);
+	CHECK_EQ_INT(boar_train(d, &o, &m, &e), 0);
+	CHECK(m && boar_model_classes(m, NULL) == 3, "three classes");
+	boar_model_free(m);
+	boar_dataset_free(d);
+}
+
 int main(void)
 {
 	snprintf(dir, sizeof dir, "%s/boar-test-api.XXXXXX",
@@ -440,6 +492,7 @@ int main(void)
 	test_write_text();
 	test_pipe_and_threads();
 	test_gzip();
+	test_limits_and_labels();
 	if (rmdir(dir))
 		CHECK(0, "temp dir not empty: a temp file was left behind");
 	return TEST_RESULT();

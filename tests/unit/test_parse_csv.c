@@ -210,6 +210,36 @@ static void test_shapes(void)
 		CHECK_EQ_INT(d->label_kind, BOAR_LABELS_BINARY);
 		boar_dataset_free(d);
 	}
+	/* issue 14, case 3: missing values (NA, N/A, NaN, null, ?, empty) in
+	 * an auto column leave it numeric (on main at 7a340ce one NA made it
+	 * categorical for every row); a word still makes it categorical */
+	o = csv_opts();
+	const char t5[] = "y,a,b\n1,2.5,x\n0,NA,y\n1,n/a,z\n0,nan,x\n1,NULL,x\n0,?,x\n1,,x\n";
+	CHECK_EQ_INT(load_o(t5, sizeof t5 - 1, &o, &d, &e), 0);
+	if (d) {
+		uint32_t s[] = { num_slot(1, 18), cat_slot(2, "x", 18) };
+		float v[] = { 2.5f, 1 };
+		row_is(__LINE__, d, 0, 1, 2, s, v);
+		uint32_t s2[] = { cat_slot(2, "y", 18) };
+		row_is(__LINE__, d, 1, 0, 1, s2, v + 1);
+		for (uint64_t r = 3; r < 7; r++) /* rows 3-6: x only */
+			row_is(__LINE__, d, r, (float)((r + 1) % 2), 1, s + 1, v + 1);
+		boar_dataset_free(d);
+	}
+	/* and in a column forced numeric */
+	o.csv_numeric = "1";
+	CHECK_EQ_INT(load_o(t5, sizeof t5 - 1, &o, &d, &e), 0);
+	boar_dataset_free(d);
+	/* a BOM on a line of its own with --no-csv-header (on main: a heap
+	 * overflow, one row more filled than the scan counted) */
+	o = csv_opts();
+	o.csv_header = -1;
+	const char t6[] = "\xEF\xBB\xBF\n1,2,3\n0,1,1\n1,5,2\n";
+	CHECK_EQ_INT(load_o(t6, sizeof t6 - 1, &o, &d, &e), 0);
+	if (d) {
+		CHECK_EQ_INT(boar_dataset_rows(d), 3);
+		boar_dataset_free(d);
+	}
 }
 
 static void bad_case(int lineno, const char *text, const boar_load_options *o,

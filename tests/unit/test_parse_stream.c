@@ -1,0 +1,345 @@
+/* test_parse_stream.c - reading data files in blocks (parse_source.c,
+ * parse_stream.c).
+ *
+ * - A file cut while it is read is an error naming it (issue 14, case 1:
+ *   on main at 7a340ce the file was mapped, and the parser's first touch
+ *   of a page past the new end killed the process with SIGBUS; run
+ *   `boar train big.svm & truncate -s 1M big.svm` to see it);
+ * - every format parses the same in blocks of a few lines as in one
+ *   block, with line numbers of errors counted across blocks, headers
+ *   only at the file's start, and a CSV column that is numeric in the
+ *   first block refused (not reread as categorical) when a later block
+ *   holds a word in it;
+ * - a UTF-8 BOM is dropped for every format; devices are refused;
+ * - gzip input of many members inflates across blocks;
+ * - data over max_memory is refused before it is kept.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "boar.h"
+#include "dataset.h"
+#include "parse_chunks.h"
+#include "parse_common.h"
+#include "testutil.h"
+
+static char dir[256];
+
+static char *path_of(const char *name)
+{
+	static char p[4][600];
+	static int k;
+	k = (k + 1) % 4;
+	snprintf(p[k], sizeof p[k], "%s/%s", dir, name);
+	return p[k];
+}
+
+static void put(const char *path, const char *text, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+	if (!f || fwrite(text, 1, len, f) != len || fclose(f)) {
+		fprintf(stderr, "cannot write %s\n", path);
+		exit(1);
+	}
+}
+
+static int same(const struct boar_dataset *a, const struct boar_dataset *b)
+{
+	if (a->task != b->task || a->n_rows != b->n_rows || a->nnz != b->nnz ||
+	    a->dim != b->dim || a->n_items != b->n_items ||
+	    !a->weight != !b->weight)
+		return 0;
+	uint64_t n = a->n_rows;
+	if (memcmp(a->label, b->label, n * 4))
+		return 0;
+	if (a->task == BOAR_TASK_MF)
+		return !memcmp(a->user, b->user, n * 4) &&
+		       !memcmp(a->item, b->item, n * 4);
+	return !memcmp(a->row_ptr, b->row_ptr, (n + 1) * 8) &&
+	       !memcmp(a->idx, b->idx, a->nnz * 4) &&
+	       !memcmp(a->val, b->val, a->nnz * 4) &&
+	       (!a->weight || !memcmp(a->weight, b->weight, n * 4));
+}
+
+/* Parses path in blocks of `block` bytes. */
+static int parse(const char *path, const boar_load_options *o, size_t block,
+		 struct boar_dataset **d, boar_error *e)
+{
+	int format = o->format;
+	struct src_id id;
+	int regular;
+	memset(e, 0, sizeof *e);
+	*d = NULL;
+	return boar_parse_file_blocks(path, o, 2, block, &format, &id,
+				      &regular, d, e);
+}
+
+/* The file parses alike in blocks of 40 bytes and in one block. */
+static void blocks_alike(int lineno, const char *name, const char *text,
+			 const boar_load_options *o)
+{
+	const char *path = path_of(name);
+	put(path, text, strlen(text));
+	struct boar_dataset *one = NULL, *many = NULL;
+	boar_error e;
+	int r1 = parse(path, o, 1 << 20, &one, &e);
+	int r2 = parse(path, o, 40, &many, &e);
+	if (r1 || r2 || !same(one, many) || one->n_rows < 20) {
+		fprintf(stderr, "FAIL %s:%d: %s: one block %d, 40-byte blocks %d (%s), rows %llu vs %llu\n",
+			__FILE__, lineno, name, r1, r2, e.message,
+			one ? (unsigned long long)one->n_rows : 0ULL,
+			many ? (unsigned long long)many->n_rows : 0ULL);
+		test_failures++;
+	}
+	boar_dataset_free(one);
+	boar_dataset_free(many);
+}
+
+/* Parsing in 40-byte blocks fails with code, naming the file, the line
+ * and `want`. */
+static void blocks_fail(int lineno, const char *name, const char *text,
+			const boar_load_options *o, int code, int line,
+			const char *want)
+{
+	const char *path = path_of(name);
+	put(path, text, strlen(text));
+	struct boar_dataset *d = NULL;
+	boar_error e;
+	int r = parse(path, o, 40, &d, &e);
+	char pre[700];
+	snprintf(pre, sizeof pre, "%s:%d: ", path, line);
+	if (r != code || d || strncmp(e.message, pre, strlen(pre)) ||
+	    !strstr(e.message, want)) {
+		fprintf(stderr, "FAIL %s:%d: %s: expected %d \"%s...%s\", got %d \"%s\"\n",
+			__FILE__, lineno, name, code, pre, want, r, e.message);
+		test_failures++;
+	}
+	boar_dataset_free(d);
+}
+
+static char *repeat(const char *head, const char *line, int n)
+{
+	size_t a = strlen(head), b = strlen(line);
+	char *s = malloc(a + b * (size_t)n + 1);
+	memcpy(s, head, a);
+	for (int k = 0; k < n; k++)
+		memcpy(s + a + b * (size_t)k, line, b);
+	s[a + b * (size_t)n] = '\0';
+	return s;
+}
+
+static void test_formats_in_blocks(void)
+{
+	boar_load_options o;
+	boar_load_options_default(&o);
+	char *t = repeat("# comment\n", "+1 1:0.5 7:2\n\n-1 3:1 # c\n", 30);
+	blocks_alike(__LINE__, "a.svm", t, &o);
+	free(t);
+	o.hash_bits = 4;
+	t = repeat("", "1 1:0.5 7:2 23:1\n-1 3:1\n", 30);
+	blocks_alike(__LINE__, "h.svm", t, &o);
+	free(t);
+	boar_load_options_default(&o);
+	t = repeat("", "1 2 'tag|f a b:2\n-1 |g c\n", 30);
+	blocks_alike(__LINE__, "a.vw", t, &o);
+	free(t);
+	o.format = BOAR_FORMAT_CSV;
+	t = repeat("y,a,b,c,d\n", "1,0.5,x,,3\n0,NA,y,2,\n\n", 30);
+	blocks_alike(__LINE__, "a.csv", t, &o);
+	free(t);
+	boar_load_options_default(&o);
+	o.task = BOAR_TASK_MF;
+	t = repeat("user,item,rating\n", "1,2,3.5\n7,1,4\n", 30);
+	blocks_alike(__LINE__, "a.ratings", t, &o);
+	free(t);
+}
+
+static void test_errors_across_blocks(void)
+{
+	boar_load_options o;
+	boar_load_options_default(&o);
+	char *t = repeat("", "+1 1:1\n", 50); /* 350 bytes: 9 blocks */
+	char *bad = malloc(strlen(t) + 64);
+	sprintf(bad, "%s-1 2:x\n", t);
+	blocks_fail(__LINE__, "bad.svm", bad, &o, BOAR_EPARSE, 51,
+		    "value 'x' of index 2 is not a number");
+	free(bad);
+	free(t);
+
+	/* a ratings header is only a header at the start of the file */
+	o.task = BOAR_TASK_MF;
+	t = repeat("user,item,rating\n", "1,2,3\n", 40);
+	bad = malloc(strlen(t) + 64);
+	sprintf(bad, "%suser,item,rating\n", t);
+	blocks_fail(__LINE__, "bad.ratings", bad, &o, BOAR_EPARSE, 42,
+		    "user id 'user' is not a non-negative integer");
+	free(bad);
+	free(t);
+
+	/* a CSV column numeric in the first block does not turn categorical
+	 * in a later one */
+	boar_load_options_default(&o);
+	o.format = BOAR_FORMAT_CSV;
+	t = repeat("y,a,b\n", "1,2,3\n", 40);
+	bad = malloc(strlen(t) + 64);
+	sprintf(bad, "%s0,word,3\n", t);
+	blocks_fail(__LINE__, "late.csv", bad, &o, BOAR_EPARSE, 42,
+		    "column 1 holds 'word', but it held only numbers in the first block");
+	free(bad);
+	free(t);
+}
+
+/* Issue 14, case 1: the file is cut after the first block was read. */
+static void test_cut_while_read(void)
+{
+	const char *path = path_of("cut.svm");
+	char *t = repeat("", "+1 1:1 2:0.5\n", 10000);
+	put(path, t, strlen(t));
+	free(t);
+	struct text_source s;
+	boar_error e;
+	memset(&e, 0, sizeof e);
+	CHECK_EQ_INT(text_source_open(path, 2, &s, &e), 0);
+	const char *text;
+	size_t len;
+	CHECK_EQ_INT(text_source_next(&s, 4096, 0, &text, &len, &e), 0);
+	CHECK(len > 4000 && len <= 4096, "first block %zu bytes", len);
+	CHECK(truncate(path, 10000) == 0, "truncate");
+	int r;
+	uint64_t blocks = 0;
+	while (!(r = text_source_next(&s, 4096, 0, &text, &len, &e)) && len)
+		blocks++;
+	CHECK_EQ_INT(r, BOAR_EIO);
+	CHECK(strstr(e.message, path) &&
+		      strstr(e.message, "changed while it was read"),
+	      "message: %s", e.message);
+	text_source_close(&s);
+
+	/* grown while read, and rewritten in place: the same */
+	t = repeat("", "+1 1:1 2:0.5\n", 1000);
+	put(path, t, strlen(t));
+	CHECK_EQ_INT(text_source_open(path, 2, &s, &e), 0);
+	CHECK_EQ_INT(text_source_next(&s, 4096, 0, &text, &len, &e), 0);
+	FILE *f = fopen(path, "ab");
+	fputs("-1 3:1\n", f);
+	fclose(f);
+	while (!(r = text_source_next(&s, 4096, 0, &text, &len, &e)) && len)
+		;
+	CHECK_EQ_INT(r, BOAR_EIO);
+	text_source_close(&s);
+	free(t);
+	unlink(path);
+}
+
+static void test_bom_and_devices(void)
+{
+	boar_load_options o;
+	boar_load_options_default(&o);
+	struct boar_dataset *d;
+	boar_error e;
+	static const struct {
+		const char *name, *text;
+		int task;
+		uint64_t rows;
+	} cases[] = {
+		{ "bom.svm", "\xEF\xBB\xBF+1 1:1\n-1 2:1\n", 0, 2 },
+		{ "bom.vw", "\xEF\xBB\xBF" "1 | a\n-1 | b\n", 0, 2 },
+		{ "bom.csv", "\xEF\xBB\xBF\n1,2,3,4,5\n0,1,1,4,5\n", 0, 2 },
+		{ "bom.ratings", "\xEF\xBB\xBFu,i,r\n1,2,3\n", BOAR_TASK_MF, 1 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const char *path = path_of(cases[k].name);
+		put(path, cases[k].text, strlen(cases[k].text));
+		o.task = cases[k].task;
+		o.csv_header = -1;
+		d = NULL;
+		int r = boar_dataset_load(path, &o, &d, &e);
+		CHECK(r == 0 && d && d->n_rows == cases[k].rows,
+		      "%s: %d %s, rows %llu", cases[k].name, r, e.message,
+		      d ? (unsigned long long)d->n_rows : 0ULL);
+		boar_dataset_free(d);
+		unlink(path);
+	}
+	boar_load_options_default(&o);
+	d = NULL;
+	CHECK_EQ_INT(boar_dataset_load("/dev/null", &o, &d, &e), BOAR_EIO);
+	CHECK(strstr(e.message, "/dev/null: is a device"), "%s", e.message);
+}
+
+static void test_gzip_members(void)
+{
+	/* 30 members, each one line, inflated through 40-byte blocks */
+	const char *path = path_of("m.svm.gz"), *plain = path_of("m.svm");
+	FILE *p = fopen(plain, "wb");
+	for (int k = 0; k < 30; k++) {
+		char line[64];
+		int n = snprintf(line, sizeof line, "%s %d:1 %d:0.5\n",
+				 k % 2 ? "+1" : "-1", k + 1, k + 40);
+		gzFile z = gzopen(path, k ? "ab" : "wb");
+		gzwrite(z, line, (unsigned)n);
+		gzclose(z);
+		fputs(line, p);
+	}
+	fclose(p);
+	boar_load_options o;
+	boar_load_options_default(&o);
+	struct boar_dataset *a = NULL, *b = NULL;
+	boar_error e;
+	CHECK_EQ_INT(parse(path, &o, 40, &a, &e), 0);
+	CHECK_EQ_INT(parse(plain, &o, 1 << 20, &b, &e), 0);
+	CHECK(a && b && same(a, b) && a->n_rows == 30, "gzip members");
+	boar_dataset_free(a);
+	boar_dataset_free(b);
+	unlink(path);
+	unlink(plain);
+}
+
+static void test_memory_limit(void)
+{
+	const char *path = path_of("lim.svm");
+	char *t = repeat("", "+1 1:1 2:0.5\n", 100);
+	put(path, t, strlen(t));
+	free(t);
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.max_memory = 1000; /* 100 rows, 200 non-zeros: ~2.8 KB */
+	struct boar_dataset *d = NULL;
+	boar_error e;
+	CHECK_EQ_INT(boar_dataset_load(path, &o, &d, &e), BOAR_ENOMEM);
+	CHECK(strstr(e.message, path) && strstr(e.message, "the data needs") &&
+		      strstr(e.message, "over the memory limit of 1000 B"),
+	      "%s", e.message);
+	/* and in blocks, refused as it grows */
+	CHECK_EQ_INT(parse(path, &o, 40, &d, &e), BOAR_ENOMEM);
+	CHECK(!d, "no dataset");
+	o.max_memory = 1 << 20;
+	CHECK_EQ_INT(boar_dataset_load(path, &o, &d, &e), 0);
+	boar_dataset_free(d);
+	unlink(path);
+}
+
+int main(void)
+{
+	snprintf(dir, sizeof dir, "%s/boar-test-stream.XXXXXX",
+		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 1;
+	}
+	test_formats_in_blocks();
+	test_errors_across_blocks();
+	test_cut_while_read();
+	test_bom_and_devices();
+	test_gzip_members();
+	test_memory_limit();
+	char cmd[400];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	if (system(cmd))
+		CHECK(0, "cannot remove %s", dir);
+	return TEST_RESULT();
+}
