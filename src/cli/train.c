@@ -41,7 +41,53 @@ struct run {
 	int last_epoch;
 	int best_epoch;     /* early stopping: the epoch whose model is kept */
 	double best_loss;   /* and its holdout (or test) loss */
+	double t_start;     /* when boar_train began (cli_now) */
+	double sweep_s;     /* seconds of sweeps so far */
+	int target_epoch;   /* --target-rmse: the epoch that reached it, or 0 */
+	double target_sweep_s, target_wall_s; /* the time it took */
 };
+
+/* --target-rmse: the first epoch whose test RMSE is at most the target
+ * stops the run; returns 1 then. */
+static int target_reached(struct run *r, const boar_epoch_stats *s)
+{
+	r->sweep_s += s->seconds;
+	if (!(r->a->target_rmse > 0) || !s->has_test ||
+	    r->kind != PROGRESS_RMSE || !(s->test_rmse <= r->a->target_rmse))
+		return 0;
+	r->target_epoch = s->epoch;
+	r->target_sweep_s = r->sweep_s;
+	r->target_wall_s = cli_now() - r->t_start;
+	return 1;
+}
+
+static void say_target(const struct run *r)
+{
+	const struct train_args *a = r->a;
+	if (!(a->target_rmse > 0))
+		return;
+	if (a->json) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_num(&j, "target_rmse", a->target_rmse);
+		json_int(&j, "target_epoch", r->target_epoch);
+		if (r->target_epoch) {
+			json_num(&j, "target_sweep_seconds", r->target_sweep_s);
+			json_num(&j, "target_wall_seconds", r->target_wall_s);
+		}
+		json_end(&j);
+	}
+	if (a->quiet)
+		return;
+	if (r->target_epoch)
+		fprintf(stderr, "target RMSE %g reached in epoch %d: %.3f s of "
+				"sweeps, %.3f s since training began\n",
+			a->target_rmse, r->target_epoch, r->target_sweep_s,
+			r->target_wall_s);
+	else
+		fprintf(stderr, "target RMSE %g not reached in %d epochs\n",
+			a->target_rmse, r->last_epoch);
+}
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
 {
@@ -77,7 +123,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 			r->best_loss = s->holdout_loss;
 	}
 	progress_epoch(&r->pr, s, r->a->opt.epochs, r->kind);
-	return interrupt_requested();
+	return interrupt_requested() || target_reached(r, s);
 }
 
 /* Labels other than all +1/-1 or all 1/0 are classes (as the library
@@ -209,7 +255,8 @@ static void say_early_stop(const struct run *r, int stopped_early)
 	if (stopped_early)
 		fprintf(stderr, "early stop: no improvement for %d epoch%s; "
 				"keeping epoch %d (%s loss %.4f)\n",
-			o->early_stop, o->early_stop == 1 ? "" : "s",
+			r->last_epoch - r->best_epoch,
+			r->last_epoch - r->best_epoch == 1 ? "" : "s",
 			r->best_epoch, watched, r->best_loss);
 	else if (r->best_epoch != r->last_epoch)
 		fprintf(stderr, "early stop: ran all %d epochs; keeping epoch "
@@ -308,10 +355,14 @@ int cmd_train(int argc, char **argv)
 
 	interrupt_training();
 	double t_train = cli_now();
+	r.t_start = t_train;
 	rc = boar_train(train, &a.opt, &model, &err);
 	t_train = cli_now() - t_train;
 	progress_done(&r.pr);
-	if (rc == BOAR_ECANCELLED && model) {
+	if (rc == BOAR_ECANCELLED && model && r.target_epoch &&
+	    !interrupt_requested()) {
+		rc = 0; /* stopped at --target-rmse */
+	} else if (rc == BOAR_ECANCELLED && model) {
 		fprintf(stderr, "boar: interrupted: keeping the model of "
 				"epoch %d\n", a.opt.early_stop && r.best_epoch
 						     ? r.best_epoch
@@ -321,8 +372,9 @@ int cmd_train(int argc, char **argv)
 		goto out;
 	}
 	/* The model kept is not the last epoch's: say which one. */
-	if (rc != BOAR_ECANCELLED && !a.quiet)
+	if (rc != BOAR_ECANCELLED && !a.quiet && !r.target_epoch)
 		say_early_stop(&r, r.last_epoch < a.opt.epochs);
+	say_target(&r);
 
 	if (a.model_out) {
 		sigset_t held;

@@ -31,6 +31,7 @@ struct train_args {
 	int loss_given;         /* --loss was on the command line */
 	int loss_param_of;      /* 1 + the loss whose parameter was given */
 	int hash_bits_given;    /* --hash-bits was on the command line */
+	double target_rmse;     /* --target-rmse: stop at this test RMSE; 0 off */
 	int rank_given;         /* --rank was on the command line */
 	int cv;                 /* --cv K: K-fold cross-validation, or 0 */
 	int biases_given;       /* --mf-biases or --no-mf-biases was */

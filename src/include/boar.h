@@ -381,6 +381,16 @@ enum boar_device {
 	BOAR_DEVICE_GPU = 1,
 };
 
+/* How the GPU engine keeps MF factors (boar_options.mf_storage). f16 and
+ * bf16 halve the memory traffic of each row; the arithmetic stays fp32 and
+ * the stored values are rounded stochastically (unbiased), so small steps
+ * are not rounded away. The CPU keeps fp32. */
+enum boar_storage {
+	BOAR_STORAGE_F32 = 0,
+	BOAR_STORAGE_F16 = 1,
+	BOAR_STORAGE_BF16 = 2,
+};
+
 /* What one epoch did; passed to the progress callback. */
 typedef struct boar_epoch_stats {
 	int epoch;              /* 1-based */
@@ -402,9 +412,13 @@ typedef struct boar_epoch_stats {
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
-/* For eta and l2: pick the default of the task and optimizer
- * (boar_options_resolve_task says which). */
+/* For eta, eta_decay and l2: pick the default of the task and optimizer
+ * (boar_options_resolve_task says which; MF's eta and l2 also scale with
+ * the ratings' standard deviation, eta as 1/stddev, l2 as stddev). */
 #define BOAR_AUTO (-1.0)
+/* early_stop: 2 epochs for MF (on the CPU a 2% holdout when there is no
+ * test set), off for linear models. */
+#define BOAR_EARLY_STOP_AUTO (-1)
 
 typedef struct boar_options {
 	size_t size;       /* sizeof(boar_options) as the caller was compiled:
@@ -479,10 +493,12 @@ typedef struct boar_options {
 	 * Huber's delta); BOAR_AUTO: its default. A loss without one takes
 	 * only BOAR_AUTO. A warm start keeps the initial model's. */
 	double loss_param;
+	int mf_storage;    /* enum boar_storage; GPU MF only (default F32) */
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
- * 10 epochs, eta, l2 and loss_param BOAR_AUTO, decay 0.9, no L1, seed 1,
+ * 10 epochs, eta, eta_decay, l2 and loss_param BOAR_AUTO (linear: decay
+ * 0.9; MF: constant step), early_stop BOAR_EARLY_STOP_AUTO, no L1, seed 1,
  * all cores, rank 16, MF biases on, CPU, 4 streams) and o->size. A macro,
  * so that the size is the caller's: boar_options_init fills exactly that
  * many bytes. */
