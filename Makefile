@@ -193,13 +193,17 @@ $(BUILD)/boar.pc: src/boar.pc.in FORCE
 	@$(PC_SED) > $@.tmp && mv $@.tmp $@
 FORCE:
 
+# The CLI's allocator (empty in the sanitizer builds, whose own malloc must
+# not meet another).
+CLI_MALLOC ?= -ljemalloc
+
 # The CLI links the core and the cluster transport statically (one
 # self-contained binary) and jemalloc, its allocator; the library itself
 # works with any malloc. It does not link cudart: --device gpu opens the
 # plugin beside it.
 $(CLI): $(CLI_OBJ) $(INTERNAL) $(NET) $(BUILD)/.flags-ld $(PLUGIN)
 	$(call say,LD,$@)
-	$(Q)$(CC) -fopenmp -o $@ $(CLI_OBJ) $(NET) $(INTERNAL) $(LIBS) -ljemalloc $(LDFLAGS)
+	$(Q)$(CC) -fopenmp -o $@ $(CLI_OBJ) $(NET) $(INTERNAL) $(LIBS) $(CLI_MALLOC) $(LDFLAGS)
 
 TEST_LIBS = $(GPU_TEST) $(NET) $(INTERNAL) $(LIBS) $(CUDA_LIBS)
 $(BUILD)/tests/%: tests/unit/%.c $(INTERNAL) $(NET) $(GPU_TEST) $(BUILD)/.flags-cli
@@ -286,9 +290,10 @@ SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 TSAN_FLAGS := -fsanitize=thread
 # The sanitizers' verdicts: any report fails the test that caused it.
-SAN_ENV := ASAN_OPTIONS=abort_on_error=0:detect_leaks=1:strict_string_checks=1 \
+SAN_ENV := ASAN_OPTIONS=detect_leaks=1 \
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tests/fuzz/lsan.supp \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	TSAN_OPTIONS=halt_on_error=1:exitcode=66
+	TSAN_OPTIONS=halt_on_error=1:exitcode=66:ignore_noninstrumented_modules=1
 
 .PHONY: fuzz fuzz-bin check-asan check-tsan
 test-bin: $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz_%)
@@ -300,16 +305,19 @@ $(BUILD)/tests/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(FUZZ_DEPS) \
 	$(Q)$(CC) $(BOAR_CFLAGS) -DFUZZ_NAME='"$*"' -o $@ $< tests/fuzz/replay.c \
 		tests/fuzz/fuzz_util.c $(TEST_LIBS) $(LDFLAGS)
 
-# The library once more, instrumented for libFuzzer's coverage, then one
-# fuzzer per harness.
-$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS) $(FUZZ_BUILD)/libboar.a
+# The library once more (its internal archive, which the harnesses reach
+# into, and the network layer), instrumented for libFuzzer's coverage, then
+# one fuzzer per harness.
+FUZZ_LIBS := $(FUZZ_BUILD)/libboar-net.a $(FUZZ_BUILD)/libboar-internal.a
+$(FUZZ_BUILD)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_DEPS) $(FUZZ_LIBS)
 	$(call say,CC,$<)
 	$(Q)$(FUZZ_CC) $(BOAR_CFLAGS) -fsanitize=fuzzer $(SAN_FLAGS) -o $@ $< \
-		tests/fuzz/fuzz_util.c $(FUZZ_BUILD)/libboar.a $(LIBS)
-$(FUZZ_BUILD)/libboar.a: FORCE
+		tests/fuzz/fuzz_util.c $(FUZZ_LIBS) $(LIBS)
+$(FUZZ_LIBS) &: FORCE
 	@sh .ci/deps .ci/packages-fuzz
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) CUDA=0 \
-		OPT=-O1 EXTRA_CFLAGS='-fsanitize=fuzzer-no-link $(SAN_FLAGS)' $@
+		OPT=-O1 EXTRA_CFLAGS='-fsanitize=fuzzer-no-link $(SAN_FLAGS) -Wno-pass-failed' \
+		$(FUZZ_LIBS)
 fuzz-bin: $(FUZZ:%=$(FUZZ_BUILD)/fuzz_%)
 fuzz: fuzz-bin
 	@BUILD=$(FUZZ_BUILD) sh tests/fuzz/run.sh $(SECONDS) $(FUZZ)
@@ -317,12 +325,20 @@ fuzz: fuzz-bin
 # The tests run with the flags in the environment too, so that a test that
 # builds (make install, the TSan program) builds the same way.
 check-asan:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan CUDA=0 OPT=-O1 \
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-asan CUDA=0 OPT=-O1 CLI_MALLOC= \
 		EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' all test-bin bench-bin
-	@$(SAN_ENV) CUDA=0 OPT=-O1 EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' \
+	@$(SAN_ENV) CUDA=0 OPT=-O1 CLI_MALLOC= EXTRA_CFLAGS='$(SAN_FLAGS)' LDFLAGS='$(SAN_FLAGS)' \
 		BUILD=$(BUILD)-asan sh tests/run-tests
+# TSan with clang and its OpenMP runtime, whose Archer tool tells TSan what
+# OpenMP's barriers order (gcc's libgomp would show every parallel loop as
+# a race).
+TSAN_CC ?= clang-14
+ARCHER ?= $(firstword $(wildcard /usr/lib/llvm-14/lib/libarcher.so))
 check-tsan:
-	@$(MAKE) --no-print-directory BUILD=$(BUILD)-tsan CUDA=0 OPT=-O1 \
-		EXTRA_CFLAGS='$(TSAN_FLAGS)' LDFLAGS='$(TSAN_FLAGS)' all test-bin bench-bin
-	@$(SAN_ENV) CUDA=0 OPT=-O1 EXTRA_CFLAGS='$(TSAN_FLAGS)' LDFLAGS='$(TSAN_FLAGS)' \
+	@sh .ci/deps .ci/packages-fuzz
+	@$(MAKE) --no-print-directory BUILD=$(BUILD)-tsan CC=$(TSAN_CC) CUDA=0 OPT=-O1 CLI_MALLOC= \
+		EXTRA_CFLAGS='$(TSAN_FLAGS) -Wno-pass-failed' LDFLAGS='$(TSAN_FLAGS)' \
+		all test-bin bench-bin
+	@$(SAN_ENV) OMP_TOOL_LIBRARIES=$(ARCHER) CC=$(TSAN_CC) CUDA=0 OPT=-O1 CLI_MALLOC= \
+		EXTRA_CFLAGS='$(TSAN_FLAGS) -Wno-pass-failed' LDFLAGS='$(TSAN_FLAGS)' \
 		BUILD=$(BUILD)-tsan sh tests/run-tests

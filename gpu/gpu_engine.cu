@@ -84,7 +84,8 @@ struct boar_gpu_ctx {
 	uint32_t rank;
 	int has_bias;
 	float mu;
-	float *P, *Q, *bu, *bi, *Gu, *Gi;
+	void *P, *Q; /* as mv.storage says (gpu_mf.cu) */
+	float *bu, *bi, *Gu, *Gi;
 	struct gpu_mf_variant mv;
 
 	double *loss; /* device accumulator of the epoch's loss */
@@ -492,6 +493,55 @@ fail:
 	return rc;
 }
 
+/* Factor rows to the device as the storage keeps them: fp32 as they are,
+ * f16/bf16 staged as fp32 and converted there. */
+static int upload_factors(struct boar_gpu_ctx *c, void **dst, const float *src,
+			  uint64_t rows, boar_error *err)
+{
+	int rc = 0;
+	uint64_t n = rows * c->rank;
+	float *t = NULL;
+	CK(cudaMalloc(dst, n ? n * gpu_mf_value_bytes(c->mv.storage) : 4),
+	   "cudaMalloc(factors)");
+	if (c->mv.storage == BOAR_STORAGE_F32) {
+		CK(cudaMemcpy(*dst, src, n * sizeof(float),
+			      cudaMemcpyHostToDevice),
+		   "cudaMemcpy(factors)");
+		return 0;
+	}
+	CK(cudaMalloc(&t, n ? n * sizeof(float) : 4), "cudaMalloc(staging)");
+	CK(cudaMemcpy(t, src, n * sizeof(float), cudaMemcpyHostToDevice),
+	   "cudaMemcpy(factors)");
+	CK(gpu_mf_factors_in(*dst, t, n, c->mv.storage, c->sm_count, 0),
+	   "converting factors");
+	CK(cudaDeviceSynchronize(), "converting factors");
+fail:
+	cudaFree(t);
+	return rc;
+}
+
+static int download_factors(struct boar_gpu_ctx *c, float *dst,
+			    const void *src, uint64_t rows, boar_error *err)
+{
+	int rc = 0;
+	uint64_t n = rows * c->rank;
+	float *t = NULL;
+	if (c->mv.storage == BOAR_STORAGE_F32) {
+		CK(cudaMemcpy(dst, src, n * sizeof(float),
+			      cudaMemcpyDeviceToHost),
+		   "cudaMemcpy(factors)");
+		return 0;
+	}
+	CK(cudaMalloc(&t, n ? n * sizeof(float) : 4), "cudaMalloc(staging)");
+	CK(gpu_mf_factors_out(t, src, n, c->mv.storage, c->sm_count, 0),
+	   "converting factors");
+	CK(cudaMemcpy(dst, t, n * sizeof(float), cudaMemcpyDeviceToHost),
+	   "cudaMemcpy(factors)");
+fail:
+	cudaFree(t);
+	return rc;
+}
+
 static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 			boar_error *err)
 {
@@ -516,14 +566,9 @@ static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 			   "cudaMemcpy(weights)");
 		}
 	} else {
-		size_t np = c->n_users * c->rank * sizeof(float);
-		size_t nq = c->n_items * c->rank * sizeof(float);
-		CK(cudaMalloc(&c->P, np ? np : 4), "cudaMalloc(P)");
-		CK(cudaMalloc(&c->Q, nq ? nq : 4), "cudaMalloc(Q)");
-		CK(cudaMemcpy(c->P, m->P, np, cudaMemcpyHostToDevice),
-		   "cudaMemcpy(P)");
-		CK(cudaMemcpy(c->Q, m->Q, nq, cudaMemcpyHostToDevice),
-		   "cudaMemcpy(Q)");
+		if ((rc = upload_factors(c, &c->P, m->P, c->n_users, err)) ||
+		    (rc = upload_factors(c, &c->Q, m->Q, c->n_items, err)))
+			goto fail;
 		if (c->has_bias) {
 			size_t nu = c->n_users * sizeof(float);
 			size_t ni = c->n_items * sizeof(float);
@@ -656,6 +701,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		c->mu = init->has_bias ? init->mu : 0.0f;
 		c->mv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
 		c->mv.biases = init->has_bias;
+		c->mv.storage = o->mf_storage;
 		c->mv.atomic = atomic_updates(o);
 	}
 	if ((rc = upload_model(c, init, err)))
@@ -789,6 +835,8 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 	a.l2 = c->l2;
 	a.loss_sum = c->loss;
 	a.rows_per_block = c->rows_per_block;
+	uint64_t rs = c->seed ^ ((uint64_t)epoch << 40) ^ (chunk_id << 20);
+	a.round_seed = (uint32_t)gpu_perm_splitmix64(&rs);
 	return gpu_mf_launch(&c->mv, &a, c->sm_count, sl->stream);
 }
 
@@ -1090,12 +1138,9 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 			      cudaMemcpyDeviceToHost),
 		   "cudaMemcpy(weights)");
 	} else {
-		CK(cudaMemcpy(m->P, c->P, c->n_users * c->rank * sizeof(float),
-			      cudaMemcpyDeviceToHost),
-		   "cudaMemcpy(P)");
-		CK(cudaMemcpy(m->Q, c->Q, c->n_items * c->rank * sizeof(float),
-			      cudaMemcpyDeviceToHost),
-		   "cudaMemcpy(Q)");
+		if ((rc = download_factors(c, m->P, c->P, c->n_users, err)) ||
+		    (rc = download_factors(c, m->Q, c->Q, c->n_items, err)))
+			goto fail;
 		if (c->has_bias) {
 			CK(cudaMemcpy(m->bu, c->bu, c->n_users * sizeof(float),
 				      cudaMemcpyDeviceToHost),

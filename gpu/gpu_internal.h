@@ -68,13 +68,15 @@ struct gpu_mf_args {
 	const uint32_t *user, *item;
 	const float *rating;
 	struct gpu_perm_key perm;
-	float *P, *Q;           /* row-major, rank floats per row */
+	void *P, *Q;            /* row-major, rank values per row, stored as
+				   the variant's `storage` says */
 	float *bu, *bi;         /* biases or NULL */
 	float *Gu, *Gi;         /* AdaGrad per-row accumulators or NULL */
 	uint32_t rank;
 	float mu, eta, l2;
 	double *loss_sum;       /* sum of e^2 seen during the sweep */
 	uint32_t rows_per_block; /* GPU_ROWS_PER_BLOCK unless overridden */
+	uint32_t round_seed;    /* f16/bf16: this launch's stochastic rounding */
 };
 
 /* Compile-time variants of the linear sweep. */
@@ -89,7 +91,21 @@ struct gpu_mf_variant {
 	int adagrad;
 	int biases;
 	int atomic;
+	int storage;  /* BOAR_STORAGE_*: how P and Q are kept on the device */
 };
+
+/* Bytes of one stored factor. */
+static inline size_t gpu_mf_value_bytes(int storage)
+{
+	return storage == BOAR_STORAGE_F32 ? 4 : 2;
+}
+
+/* Between the host's float factors (staged on the device as `f`) and the
+ * stored ones `s`: n values, round to nearest going in. */
+cudaError_t gpu_mf_factors_in(void *s, const float *f, uint64_t n,
+			      int storage, int sm_count, cudaStream_t stream);
+cudaError_t gpu_mf_factors_out(float *f, const void *s, uint64_t n,
+			       int storage, int sm_count, cudaStream_t stream);
 
 /* Launchers: pick the kernel instance, launch it on `stream` with a grid
  * that fills the device, and report launch errors. Return a cudaError_t. */

@@ -14,12 +14,27 @@
  * deltas (the engine's choice for both policies, see gpu_engine.cu), or
  * plain stores like LIBMF and cuMF_SGD when BOAR_GPU_RACY=1.
  *
+ * Factors are stored as fp32, or (--mf-storage) as fp16 or bf16 with fp32
+ * arithmetic: half the bytes per row, which is what bounds the sweep at
+ * rank 128 (the P row is read and written from DRAM for every rating).
+ * An SGD step is often smaller than half a 16-bit ulp of the value it
+ * moves, so rounding to nearest would drop most of them; the new values are
+ * rounded stochastically instead (up with probability equal to the
+ * fraction of the ulp), which keeps every step in expectation. With
+ * atomic updates (the default) the rounded new value is turned back into a
+ * delta from the value read, which two 16-bit values that close represent
+ * exactly, and that delta is added atomically (f16x2/bf16x2 adds where a
+ * lane holds neighbours): alone on the row the result is the rounded value
+ * itself, and a concurrent update is added to, not overwritten.
+ *
  * AdaGrad keeps one accumulator per user row and per item row, the mean of
  * the squared gradient components of that row (as LIBMF does): the
  * accumulator is increased first, then the step is eta / (sqrt(G) + 1e-6),
  * the same order as the linear model's per-coordinate rule. A row's step
  * also moves its bias.
  */
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
 #include <stdint.h>
 
 #include "gpu_internal.h"
@@ -39,14 +54,99 @@ static __device__ __forceinline__ uint32_t fidx(int lane, int t)
 	return VEC ? 128 * (t >> 2) + 4 * lane + (t & 3) : lane + 32 * t;
 }
 
+/* A 16-bit stored value as a float, by storage (F16 or BF16). */
+template <int ST>
+static __device__ __forceinline__ float unpack16(uint16_t b)
+{
+	if (ST == BOAR_STORAGE_BF16)
+		return __uint_as_float((uint32_t)b << 16);
+	return __half2float(__ushort_as_half(b));
+}
+
+/* A well-mixed 32-bit hash (murmur3's finalizer). */
+static __device__ __forceinline__ uint32_t mix32(uint32_t h)
+{
+	h ^= h >> 16;
+	h *= 0x85ebca6bu;
+	h ^= h >> 13;
+	h *= 0xc2b2ae35u;
+	return h ^ (h >> 16);
+}
+
+/* x rounded to 16 bits stochastically: to the neighbour of larger
+ * magnitude with probability (distance from the smaller) / ulp, using the
+ * 16 random bits r. bf16 is the top half of the float: adding r below the
+ * cut and truncating does exactly that. fp16: truncate toward zero, then
+ * step one ulp up in magnitude when r falls under the remainder. */
+template <int ST>
+static __device__ __forceinline__ uint16_t pack16(float x, uint32_t r)
+{
+	if (ST == BOAR_STORAGE_BF16)
+		return (uint16_t)((__float_as_uint(x) + (r & 0xffffu)) >> 16);
+	__half h = __float2half_rz(x);
+	uint16_t b = __half_as_ushort(h);
+	float lo = fabsf(__half2float(h));
+	float hi = fabsf(__half2float(__ushort_as_half((uint16_t)(b + 1))));
+	float u = (float)(r & 0xffffu) * (1.0f / 65536.0f);
+	return fabsf(x) - lo > u * (hi - lo) ? (uint16_t)(b + 1) : b;
+}
+
+/* Atomic adds of 16-bit deltas: one value, or a pair at an even index. */
+template <int ST>
+static __device__ __forceinline__ void add16(uint16_t *at, float d)
+{
+	if (ST == BOAR_STORAGE_BF16)
+		atomicAdd((__nv_bfloat16 *)at, __float2bfloat16_rn(d));
+	else
+		atomicAdd((__half *)at, __float2half_rn(d));
+}
+
+template <int ST>
+static __device__ __forceinline__ void add16x2(uint16_t *at, float d0, float d1)
+{
+	if (ST == BOAR_STORAGE_BF16)
+		atomicAdd((__nv_bfloat162 *)at, __floats2bfloat162_rn(d0, d1));
+	else
+		atomicAdd((__half2 *)at, __floats2half2_rn(d0, d1));
+}
+
 /* Lane `lane`'s factors of P[u] and Q[i] (0 past the rank). */
-template <int KPL, bool VEC>
+template <int KPL, bool VEC, int ST>
 static __device__ __forceinline__ void load_rows(float *pv, float *qv,
-						 const float *P, const float *Q,
+						 const void *P, const void *Q,
 						 uint32_t u, uint32_t i,
 						 uint32_t rank, int lane)
 {
-	const float *Pu = P + (uint64_t)u * rank, *Qi = Q + (uint64_t)i * rank;
+	if (ST != BOAR_STORAGE_F32) {
+		const uint16_t *Pu = (const uint16_t *)P + (uint64_t)u * rank;
+		const uint16_t *Qi = (const uint16_t *)Q + (uint64_t)i * rank;
+		if (VEC) { /* four 16-bit values: one 8-byte load */
+#pragma unroll
+			for (int g = 0; g < KPL / 4; g++) {
+				uint32_t k = fidx<true>(lane, 4 * g);
+				uint2 p4 = __ldcg((const uint2 *)(Pu + k));
+				uint2 q4 = __ldcg((const uint2 *)(Qi + k));
+				pv[4 * g] = unpack16<ST>(p4.x & 0xffff);
+				pv[4 * g + 1] = unpack16<ST>(p4.x >> 16);
+				pv[4 * g + 2] = unpack16<ST>(p4.y & 0xffff);
+				pv[4 * g + 3] = unpack16<ST>(p4.y >> 16);
+				qv[4 * g] = unpack16<ST>(q4.x & 0xffff);
+				qv[4 * g + 1] = unpack16<ST>(q4.x >> 16);
+				qv[4 * g + 2] = unpack16<ST>(q4.y & 0xffff);
+				qv[4 * g + 3] = unpack16<ST>(q4.y >> 16);
+			}
+		} else {
+#pragma unroll
+			for (int t = 0; t < KPL; t++) {
+				uint32_t k = lane + 32 * t;
+				pv[t] = k < rank ? unpack16<ST>(__ldcg(Pu + k)) : 0.0f;
+				qv[t] = k < rank ? unpack16<ST>(__ldcg(Qi + k)) : 0.0f;
+			}
+		}
+		return;
+	}
+	const float *Pu = (const float *)P + (uint64_t)u * rank;
+	const float *Qi = (const float *)Q + (uint64_t)i * rank;
 	if (VEC) {
 #pragma unroll
 		for (int g = 0; g < KPL / 4; g++) {
@@ -64,6 +164,67 @@ static __device__ __forceinline__ void load_rows(float *pv, float *qv,
 			uint32_t k = lane + 32 * t;
 			pv[t] = k < rank ? __ldcg(Pu + k) : 0.0f;
 			qv[t] = k < rank ? __ldcg(Qi + k) : 0.0f;
+		}
+	}
+}
+
+/* The 16-bit rows' write-back: new values p - step_u (e q + l2 p) and
+ * q - step_i (e p + l2 q), rounded stochastically with bits drawn from
+ * `seed` (distinct per rating and lane), then stored whole or (ATOMIC)
+ * added as the delta from the values read. */
+template <int KPL, bool VEC, bool ATOMIC, int ST>
+static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
+						    const float *pv,
+						    const float *qv, float e,
+						    float su, float si, float l2,
+						    uint32_t rank, int lane,
+						    uint32_t seed)
+{
+	uint16_t np[KPL], nq[KPL];
+#pragma unroll
+	for (int t = 0; t < KPL; t++) {
+		uint32_t r = mix32(seed + 0x9e3779b9u * (uint32_t)(t + 1));
+		float p = pv[t], q = qv[t];
+		np[t] = pack16<ST>(p - su * (e * q + l2 * p), r);
+		nq[t] = pack16<ST>(q - si * (e * p + l2 * q), r >> 16);
+	}
+	if (VEC) {
+#pragma unroll
+		for (int g = 0; g < KPL / 4; g++) {
+			uint32_t k = fidx<true>(lane, 4 * g);
+			if (ATOMIC) {
+#pragma unroll
+				for (int j = 0; j < 4; j += 2) {
+					int t = 4 * g + j;
+					add16x2<ST>(Pu + k + j,
+						    unpack16<ST>(np[t]) - pv[t],
+						    unpack16<ST>(np[t + 1]) - pv[t + 1]);
+					add16x2<ST>(Qi + k + j,
+						    unpack16<ST>(nq[t]) - qv[t],
+						    unpack16<ST>(nq[t + 1]) - qv[t + 1]);
+				}
+				continue;
+			}
+			uint2 p4 = make_uint2(np[4 * g] | (uint32_t)np[4 * g + 1] << 16,
+					      np[4 * g + 2] | (uint32_t)np[4 * g + 3] << 16);
+			uint2 q4 = make_uint2(nq[4 * g] | (uint32_t)nq[4 * g + 1] << 16,
+					      nq[4 * g + 2] | (uint32_t)nq[4 * g + 3] << 16);
+			__stcg((uint2 *)(Pu + k), p4);
+			__stcg((uint2 *)(Qi + k), q4);
+		}
+	} else {
+#pragma unroll
+		for (int t = 0; t < KPL; t++) {
+			uint32_t k = lane + 32 * t;
+			if (k >= rank)
+				continue;
+			if (ATOMIC) {
+				add16<ST>(Pu + k, unpack16<ST>(np[t]) - pv[t]);
+				add16<ST>(Qi + k, unpack16<ST>(nq[t]) - qv[t]);
+			} else {
+				__stcg(Pu + k, np[t]);
+				__stcg(Qi + k, nq[t]);
+			}
 		}
 	}
 }
@@ -122,7 +283,7 @@ static __device__ __forceinline__ void write_rows(float *Pu, float *Qi,
 	}
 }
 
-template <int KPL, bool VEC, bool ADA, bool BIAS, bool ATOMIC>
+template <int KPL, bool VEC, bool ADA, bool BIAS, bool ATOMIC, int ST>
 __global__ void __launch_bounds__(MF_BLOCK)
 mf_sweep(const struct gpu_mf_args a)
 {
@@ -164,7 +325,7 @@ mf_sweep(const struct gpu_mf_args a)
 		uint32_t i = __shfl_sync(FULL_MASK, my_i, 0);
 		float rt = __shfl_sync(FULL_MASK, my_r, 0);
 		float pv[KPL], qv[KPL];
-		load_rows<KPL, VEC>(pv, qv, a.P, a.Q, u, i, rank, lane);
+		load_rows<KPL, VEC, ST>(pv, qv, a.P, a.Q, u, i, rank, lane);
 
 		for (int r = 0; r < batch; r++) {
 			const bool more = r + 1 < batch; /* warp-uniform */
@@ -174,11 +335,9 @@ mf_sweep(const struct gpu_mf_args a)
 				un = __shfl_sync(FULL_MASK, my_u, r + 1);
 				in = __shfl_sync(FULL_MASK, my_i, r + 1);
 				rn = __shfl_sync(FULL_MASK, my_r, r + 1);
-				load_rows<KPL, VEC>(pn, qn, a.P, a.Q, un, in, rank,
+				load_rows<KPL, VEC, ST>(pn, qn, a.P, a.Q, un, in, rank,
 						    lane);
 			}
-			float *const Pu = a.P + (uint64_t)u * rank;
-			float *const Qi = a.Q + (uint64_t)i * rank;
 			float dot = 0.0f;
 			/* Lane 0 (the one that writes them) reads the row scalars
 			 * and shares them, so every lane of the warp uses the
@@ -234,8 +393,18 @@ mf_sweep(const struct gpu_mf_args a)
 				step_i = eta / (sqrtf(gi + dgi) + 1e-6f);
 			}
 			/* Both rows step from the old values. */
-			write_rows<KPL, VEC, ATOMIC>(Pu, Qi, pv, qv, e, step_u,
-						     step_i, l2, rank, lane);
+			if (ST == BOAR_STORAGE_F32)
+				write_rows<KPL, VEC, ATOMIC>(
+					(float *)a.P + (uint64_t)u * rank,
+					(float *)a.Q + (uint64_t)i * rank, pv,
+					qv, e, step_u, step_i, l2, rank, lane);
+			else
+				write_rows16<KPL, VEC, ATOMIC, ST>(
+					(uint16_t *)a.P + (uint64_t)u * rank,
+					(uint16_t *)a.Q + (uint64_t)i * rank, pv,
+					qv, e, step_u, step_i, l2, rank, lane,
+					mix32(a.round_seed ^
+					      (uint32_t)((base + r) * 32 + lane)));
 			if (lane == 0) {
 				if (BIAS) {
 					float dbu = -step_u * (e + l2 * bu);
@@ -268,7 +437,7 @@ mf_sweep(const struct gpu_mf_args a)
 				 * shares a row with this one, load after our own
 				 * write (each lane reads back its own elements). */
 				if (!PIPE || un == u || in == i)
-					load_rows<KPL, VEC>(pn, qn, a.P, a.Q, un, in,
+					load_rows<KPL, VEC, ST>(pn, qn, a.P, a.Q, un, in,
 							    rank, lane);
 #pragma unroll
 				for (int t = 0; t < KPL; t++) {
@@ -295,21 +464,31 @@ mf_sweep(const struct gpu_mf_args a)
 
 typedef void (*mf_kernel)(const struct gpu_mf_args);
 
-template <int KPL, bool VEC>
-static mf_kernel pick_kpl(const struct gpu_mf_variant *v)
+template <int KPL, bool VEC, int ST>
+static mf_kernel pick_policy(const struct gpu_mf_variant *v)
 {
 	if (v->adagrad) {
 		if (v->biases)
-			return v->atomic ? mf_sweep<KPL, VEC, true, true, true>
-					 : mf_sweep<KPL, VEC, true, true, false>;
-		return v->atomic ? mf_sweep<KPL, VEC, true, false, true>
-				 : mf_sweep<KPL, VEC, true, false, false>;
+			return v->atomic ? mf_sweep<KPL, VEC, true, true, true, ST>
+					 : mf_sweep<KPL, VEC, true, true, false, ST>;
+		return v->atomic ? mf_sweep<KPL, VEC, true, false, true, ST>
+				 : mf_sweep<KPL, VEC, true, false, false, ST>;
 	}
 	if (v->biases)
-		return v->atomic ? mf_sweep<KPL, VEC, false, true, true>
-				 : mf_sweep<KPL, VEC, false, true, false>;
-	return v->atomic ? mf_sweep<KPL, VEC, false, false, true>
-			 : mf_sweep<KPL, VEC, false, false, false>;
+		return v->atomic ? mf_sweep<KPL, VEC, false, true, true, ST>
+				 : mf_sweep<KPL, VEC, false, true, false, ST>;
+	return v->atomic ? mf_sweep<KPL, VEC, false, false, true, ST>
+			 : mf_sweep<KPL, VEC, false, false, false, ST>;
+}
+
+template <int KPL, bool VEC>
+static mf_kernel pick_kpl(const struct gpu_mf_variant *v)
+{
+	if (v->storage == BOAR_STORAGE_F16)
+		return pick_policy<KPL, VEC, BOAR_STORAGE_F16>(v);
+	if (v->storage == BOAR_STORAGE_BF16)
+		return pick_policy<KPL, VEC, BOAR_STORAGE_BF16>(v);
+	return pick_policy<KPL, VEC, BOAR_STORAGE_F32>(v);
 }
 
 /* The smallest register layout that holds the rank; 16-byte accesses when
@@ -363,5 +542,51 @@ cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
 	if (blocks < 1)
 		blocks = 1;
 	k<<<(unsigned)blocks, MF_BLOCK, 0, stream>>>(*a);
+	return cudaGetLastError();
+}
+
+/* Conversions between fp32 factors and the stored ones (round to nearest:
+ * the model as given, not a training step). */
+static __global__ void factors_in(uint16_t *s, const float *f, uint64_t n,
+				  int storage)
+{
+	for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	     k < n; k += (uint64_t)gridDim.x * blockDim.x)
+		s[k] = storage == BOAR_STORAGE_BF16
+			       ? __bfloat16_as_ushort(__float2bfloat16_rn(f[k]))
+			       : __half_as_ushort(__float2half_rn(f[k]));
+}
+
+static __global__ void factors_out(float *f, const uint16_t *s, uint64_t n,
+				   int storage)
+{
+	for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
+	     k < n; k += (uint64_t)gridDim.x * blockDim.x)
+		f[k] = storage == BOAR_STORAGE_BF16
+			       ? unpack16<BOAR_STORAGE_BF16>(s[k])
+			       : unpack16<BOAR_STORAGE_F16>(s[k]);
+}
+
+cudaError_t gpu_mf_factors_in(void *s, const float *f, uint64_t n,
+			      int storage, int sm_count, cudaStream_t stream)
+{
+	if (storage == BOAR_STORAGE_F32)
+		return cudaMemcpyAsync(s, f, n * sizeof(float),
+				       cudaMemcpyDeviceToDevice, stream);
+	if (n)
+		factors_in<<<4 * sm_count, 256, 0, stream>>>((uint16_t *)s, f,
+							      n, storage);
+	return cudaGetLastError();
+}
+
+cudaError_t gpu_mf_factors_out(float *f, const void *s, uint64_t n,
+			       int storage, int sm_count, cudaStream_t stream)
+{
+	if (storage == BOAR_STORAGE_F32)
+		return cudaMemcpyAsync(f, s, n * sizeof(float),
+				       cudaMemcpyDeviceToDevice, stream);
+	if (n)
+		factors_out<<<4 * sm_count, 256, 0, stream>>>(
+			f, (const uint16_t *)s, n, storage);
 	return cudaGetLastError();
 }

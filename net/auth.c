@@ -152,8 +152,9 @@ int net_seal(struct net_session *s, struct wire_out *o)
 	uint8_t tag[NET_TAG_LEN], nonce[crypto_aead_chacha20poly1305_IETF_NPUBBYTES];
 	unsigned long long tag_len;
 	nonce_of(s->sent++, nonce);
+	uint8_t none[1] = {0}; /* the empty message and its ciphertext */
 	crypto_aead_chacha20poly1305_ietf_encrypt_detached(
-		NULL, tag, &tag_len, NULL, 0, b, o->len, NULL, nonce,
+		none, tag, &tag_len, none, 0, b, o->len, NULL, nonce,
 		s->send_key);
 	wire_put_bytes(o, tag, sizeof tag);
 	return o->failed ? -1 : 0;
@@ -167,8 +168,9 @@ long net_unseal(struct net_session *s, const uint8_t *hdr,
 	uint8_t nonce[crypto_aead_chacha20poly1305_IETF_NPUBBYTES];
 	len -= NET_TAG_LEN;
 	nonce_of(s->received, nonce);
+	uint8_t none[1] = {0}; /* the empty message and its ciphertext */
 	if (crypto_aead_chacha20poly1305_ietf_decrypt_detached(
-		    NULL, NULL, NULL, 0, payload + len, hdr,
+		    none, NULL, none, 0, payload + len, hdr,
 		    WIRE_HDR_LEN + (unsigned long long)len, nonce,
 		    s->recv_key))
 		return -1;

@@ -433,6 +433,7 @@ int boar_cache_load(const char *cache_path, const struct cache_want *w,
 	}
 	if ((ret = check_arrays(d, cache_path, w->threads, err)))
 		goto fail;
+	boar_dataset_classify(d); /* label kind, all ones: from the data */
 	close(fd);
 	*out = d;
 	return 0;

@@ -494,10 +494,11 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	int format = o->format;
 	if (!format && o->task == BOAR_TASK_MF)
 		format = BOAR_FORMAT_RATINGS;
+	/* Options naming CSV columns say what the file is (a separator or
+	 * header setting only says how to read one, should it be CSV). */
 	if (!format && (o->csv_label || o->csv_ignore || o->csv_categorical ||
-			o->csv_numeric || o->csv_separator || o->csv_header ||
-			o->csv_log))
-		format = BOAR_FORMAT_CSV; /* CSV options say what it is */
+			o->csv_numeric || o->csv_log))
+		format = BOAR_FORMAT_CSV;
 	if (!format && (o->vw_ignore || o->vw_keep))
 		format = BOAR_FORMAT_VW;
 	int detected = !format;

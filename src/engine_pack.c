@@ -11,6 +11,8 @@
  * test loss per epoch). The copy costs the dataset's size in memory and
  * one pass to make; boar_train asks for it only for more than one epoch,
  * and an engine without the memory for it trains from the dataset itself.
+ * The copy also lists each row's hot features first, as replica slots
+ * (engine_hot.c).
  */
 #include <stdlib.h>
 #include <unistd.h>

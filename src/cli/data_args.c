@@ -250,6 +250,7 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		want.csv_header = lo->csv_header;
 	want.threads = lo->threads;
 	want.labels_optional = lo->labels_optional;
+	want.max_memory = lo->max_memory;
 	want.use_cache = lo->use_cache;
 	want.cache_path = lo->cache_path;
 	*lo = want;

@@ -91,6 +91,79 @@ static int stream(const boar_model *m, const char *model_path,
 	return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
 }
 
+/* A file, scored all at once on the threads, into out_path. */
+static int batch(const boar_model *m, const char *model_path,
+		 const char *data_path, boar_load_options *data,
+		 unsigned given, uint64_t width, const char *out_path)
+{
+	boar_error err = { 0 };
+	boar_dataset *d = NULL;
+	double *scores = NULL;
+	char **tags = NULL;
+	size_t n_tags = 0;
+	struct cli_out out = { 0 };
+	int rc, status = CLI_EXIT_RUNTIME;
+
+	rc = cli_load_for_model("predict", data_path, model_path, m, data,
+				given, &d, &err);
+	if (rc == CLI_LOAD_USAGE) {
+		status = CLI_EXIT_USAGE;
+		goto out;
+	}
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	/* VW rows carry tags: read them to print beside the scores. */
+	if (data->format == BOAR_FORMAT_VW &&
+	    vw_tags_read(data_path, &tags, &n_tags)) {
+		status = cli_report(NULL, BOAR_EIO);
+		goto out;
+	}
+	uint64_t n = boar_dataset_rows(d);
+	if (tags && n_tags != n) {
+		fprintf(stderr, "boar: %s: %zu VW rows with tags, but %llu "
+				"rows parsed\n", data_path, n_tags,
+			(unsigned long long)n);
+		goto out;
+	}
+	if (n && width > UINT64_MAX / sizeof *scores / n) {
+		status = cli_report(NULL, BOAR_ENOMEM);
+		goto out;
+	}
+	scores = malloc((n ? n * width : 1) * sizeof *scores);
+	if (!scores) {
+		status = cli_report(NULL, BOAR_ENOMEM);
+		goto out;
+	}
+	rc = width > 1 ? boar_predict_scores(m, d, scores, data->threads)
+		       : boar_predict(m, d, scores, data->threads);
+	if (rc) {
+		status = cli_report(NULL, rc);
+		goto out;
+	}
+	rc = cli_out_open(&out, out_path, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	for (uint64_t r = 0; r < n; r++)
+		predict_put_row(out.f, &scores[r * width], width,
+				tags ? tags[r] : NULL, tags ? strlen(tags[r]) : 0);
+	rc = cli_out_commit(&out, &err);
+	if (rc) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	status = CLI_EXIT_OK;
+out:
+	cli_out_abort(&out);
+	vw_tags_free(tags, n_tags);
+	free(scores);
+	boar_dataset_free(d);
+	return status;
+}
+
 int cmd_predict(int argc, char **argv)
 {
 	struct cli_parser p;
@@ -98,11 +171,6 @@ int cmd_predict(int argc, char **argv)
 	int threads = 0, probabilities = 0, id;
 	boar_error err = { 0 };
 	boar_model *m = NULL;
-	boar_dataset *d = NULL;
-	double *scores = NULL;
-	char **tags = NULL;
-	size_t n_tags = 0;
-	struct cli_out out = { 0 };
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	boar_load_options data;
@@ -182,63 +250,9 @@ int cmd_predict(int argc, char **argv)
 		status = stream(m, model_path, &data, given, width, out_path);
 		goto out;
 	}
-	rc = cli_load_for_model("predict", data_path, model_path, m, &data,
-				given, &d, &err);
-	if (rc == CLI_LOAD_USAGE) {
-		status = CLI_EXIT_USAGE;
-		goto out;
-	}
-	if (rc) {
-		status = cli_report(&err, rc);
-		goto out;
-	}
-	/* VW rows carry tags: read them to print beside the scores. */
-	if (data.format == BOAR_FORMAT_VW &&
-	    vw_tags_read(data_path, &tags, &n_tags)) {
-		status = cli_report(NULL, BOAR_EIO);
-		goto out;
-	}
-	uint64_t n = boar_dataset_rows(d);
-	if (tags && n_tags != n) {
-		fprintf(stderr, "boar: %s: %zu VW rows with tags, but %llu "
-				"rows parsed\n", data_path, n_tags,
-			(unsigned long long)n);
-		goto out;
-	}
-	if (n && width > UINT64_MAX / sizeof *scores / n) {
-		status = cli_report(NULL, BOAR_ENOMEM);
-		goto out;
-	}
-	scores = malloc((n ? n * width : 1) * sizeof *scores);
-	if (!scores) {
-		status = cli_report(NULL, BOAR_ENOMEM);
-		goto out;
-	}
-	rc = width > 1 ? boar_predict_scores(m, d, scores, threads)
-		       : boar_predict(m, d, scores, threads);
-	if (rc) {
-		status = cli_report(NULL, rc);
-		goto out;
-	}
-	rc = cli_out_open(&out, out_path, &err);
-	if (rc) {
-		status = cli_report(&err, rc);
-		goto out;
-	}
-	for (uint64_t r = 0; r < n; r++)
-		predict_put_row(out.f, &scores[r * width], width,
-				tags ? tags[r] : NULL, tags ? strlen(tags[r]) : 0);
-	rc = cli_out_commit(&out, &err);
-	if (rc) {
-		status = cli_report(&err, rc);
-		goto out;
-	}
-	status = CLI_EXIT_OK;
+	status = batch(m, model_path, data_path, &data, given, width,
+		       out_path);
 out:
-	cli_out_abort(&out);
-	vw_tags_free(tags, n_tags);
-	free(scores);
-	boar_dataset_free(d);
 	boar_model_free(m);
 	return status;
 }

@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "common.h"
 #include "cv.h"
+#include "data_args.h"
 #include "data_summary.h"
 #include "interrupt.h"
 #include "json.h"
@@ -41,7 +42,53 @@ struct run {
 	int last_epoch;
 	int best_epoch;     /* early stopping: the epoch whose model is kept */
 	double best_loss;   /* and its holdout (or test) loss */
+	double t_start;     /* when boar_train began (cli_now) */
+	double sweep_s;     /* seconds of sweeps so far */
+	int target_epoch;   /* --target-rmse: the epoch that reached it, or 0 */
+	double target_sweep_s, target_wall_s; /* the time it took */
 };
+
+/* --target-rmse: the first epoch whose test RMSE is at most the target
+ * stops the run; returns 1 then. */
+static int target_reached(struct run *r, const boar_epoch_stats *s)
+{
+	r->sweep_s += s->seconds;
+	if (!(r->a->target_rmse > 0) || !s->has_test ||
+	    r->kind != PROGRESS_RMSE || !(s->test_rmse <= r->a->target_rmse))
+		return 0;
+	r->target_epoch = s->epoch;
+	r->target_sweep_s = r->sweep_s;
+	r->target_wall_s = cli_now() - r->t_start;
+	return 1;
+}
+
+static void say_target(const struct run *r)
+{
+	const struct train_args *a = r->a;
+	if (!(a->target_rmse > 0))
+		return;
+	if (a->json) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_num(&j, "target_rmse", a->target_rmse);
+		json_int(&j, "target_epoch", r->target_epoch);
+		if (r->target_epoch) {
+			json_num(&j, "target_sweep_seconds", r->target_sweep_s);
+			json_num(&j, "target_wall_seconds", r->target_wall_s);
+		}
+		json_end(&j);
+	}
+	if (a->quiet)
+		return;
+	if (r->target_epoch)
+		fprintf(stderr, "target RMSE %g reached in epoch %d: %.3f s of "
+				"sweeps, %.3f s since training began\n",
+			a->target_rmse, r->target_epoch, r->target_sweep_s,
+			r->target_wall_s);
+	else
+		fprintf(stderr, "target RMSE %g not reached in %d epochs\n",
+			a->target_rmse, r->last_epoch);
+}
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
 {
@@ -77,7 +124,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 			r->best_loss = s->holdout_loss;
 	}
 	progress_epoch(&r->pr, s, r->a->opt.epochs, r->kind);
-	return interrupt_requested();
+	return interrupt_requested() || target_reached(r, s);
 }
 
 /* Labels other than all +1/-1 or all 1/0 are classes (as the library
@@ -194,6 +241,19 @@ static int warm_start(struct train_args *a, boar_model **init)
 		a->opt.rank = rank;
 		a->opt.mf_biases = biases;
 	}
+	/* The data is read the way the model's was (CSV columns, VW
+	 * namespaces); options that say otherwise are refused. */
+	char why[400];
+	if (cli_data_for_model(m, a->init_model_path, &a->load, a->data_given,
+			       why, sizeof why))
+		return cli_usage("train", "%s", why);
+	/* Only CSV columns cannot be told from the file: other formats are
+	 * still detected, so data of another task is named as such below. */
+	if (a->load.format != BOAR_FORMAT_CSV &&
+	    !(a->data_given & CLI_DATA_BIT(CLI_DATA_FORMAT))) {
+		a->load.format = BOAR_FORMAT_AUTO;
+		a->load.task = a->opt.task;
+	}
 	return CLI_EXIT_OK;
 }
 
@@ -208,12 +268,59 @@ static void say_early_stop(const struct run *r, int stopped_early)
 	if (stopped_early)
 		fprintf(stderr, "early stop: no improvement for %d epoch%s; "
 				"keeping epoch %d (%s loss %.4f)\n",
-			o->early_stop, o->early_stop == 1 ? "" : "s",
+			r->last_epoch - r->best_epoch,
+			r->last_epoch - r->best_epoch == 1 ? "" : "s",
 			r->best_epoch, watched, r->best_loss);
 	else if (r->best_epoch != r->last_epoch)
 		fprintf(stderr, "early stop: ran all %d epochs; keeping epoch "
 				"%d (%s loss %.4f)\n",
 			r->last_epoch, r->best_epoch, watched, r->best_loss);
+}
+
+/* The training file (its weights) and the --test file; with --cv, the
+ * cross-validation too. @return the exit status so far. */
+static int load_data(struct train_args *a, const boar_model *init,
+		     boar_dataset **train, boar_dataset **test)
+{
+	boar_error err = { 0 };
+	int rc;
+	double t0 = cli_now();
+	rc = boar_dataset_load(a->train_path, &a->load, train, &err);
+	if (rc)
+		return cli_report(&err, rc);
+	if (!a->quiet)
+		data_describe("train", a->train_path, *train, cli_now() - t0);
+	if (init && boar_dataset_task(*train) != boar_model_task(init)) {
+		int mf = boar_model_task(init) == BOAR_TASK_MF;
+		fprintf(stderr, "boar: %s is a %s model but %s holds %s; "
+				"warm start needs data of the model's task\n",
+			a->init_model_path,
+			mf ? "matrix-factorization" : "linear", a->train_path,
+			mf ? "linear data (LIBSVM rows)" : "ratings");
+		return CLI_EXIT_RUNTIME;
+	}
+	warn_unused_class_weights(*train, a);
+	if (a->weights_path) {
+		rc = boar_dataset_load_weights(*train, a->weights_path, &err);
+		if (rc)
+			return cli_report(&err, rc);
+	}
+	if (a->cv)
+		return cv_run(*train, &a->opt, a->cv, a->json, a->train_path);
+	if (a->test_path) {
+		/* The test file is read as the training file was: same task
+		 * and hashing, so feature ids land on the same weights. */
+		boar_load_options lo = a->load;
+		lo.task = boar_dataset_task(*train);
+		double t1 = cli_now();
+		rc = boar_dataset_load(a->test_path, &lo, test, &err);
+		if (rc)
+			return cli_report(&err, rc);
+		if (!a->quiet)
+			data_describe("test", a->test_path, *test, cli_now() - t1);
+		a->opt.test = *test;
+	}
+	return CLI_EXIT_OK;
 }
 
 int cmd_train(int argc, char **argv)
@@ -246,51 +353,10 @@ int cmd_train(int argc, char **argv)
 		a.opt.init_model = init;
 	}
 
-	double t0 = cli_now();
-	rc = boar_dataset_load(a.train_path, &a.load, &train, &err);
-	if (rc) {
-		status = cli_report(&err, rc);
+	status = load_data(&a, init, &train, &test);
+	if (status != CLI_EXIT_OK || a.cv)
 		goto out;
-	}
-	if (!a.quiet)
-		data_describe("train", a.train_path, train, cli_now() - t0);
-	if (init && boar_dataset_task(train) != boar_model_task(init)) {
-		int mf = boar_model_task(init) == BOAR_TASK_MF;
-		fprintf(stderr, "boar: %s is a %s model but %s holds %s; "
-				"warm start needs data of the model's task\n",
-			a.init_model_path,
-			mf ? "matrix-factorization" : "linear", a.train_path,
-			mf ? "linear data (LIBSVM rows)" : "ratings");
-		goto out;
-	}
-	warn_unused_class_weights(train, &a);
-	data_warn_one_class(a.train_path, train, a.opt.loss);
-	if (a.weights_path) {
-		rc = boar_dataset_load_weights(train, a.weights_path, &err);
-		if (rc) {
-			status = cli_report(&err, rc);
-			goto out;
-		}
-	}
-	if (a.cv) {
-		status = cv_run(train, &a.opt, a.cv, a.json, a.train_path);
-		goto out;
-	}
-	if (a.test_path) {
-		/* The test file is read as the training file was: same task
-		 * and hashing, so feature ids land on the same weights. */
-		boar_load_options lo = a.load;
-		lo.task = boar_dataset_task(train);
-		double t1 = cli_now();
-		rc = boar_dataset_load(a.test_path, &lo, &test, &err);
-		if (rc) {
-			status = cli_report(&err, rc);
-			goto out;
-		}
-		if (!a.quiet)
-			data_describe("test", a.test_path, test, cli_now() - t1);
-		a.opt.test = test;
-	}
+	status = CLI_EXIT_RUNTIME;
 	const char *reason = boar_options_check(&a.opt, train);
 	char words[256];
 	if (reason) {
@@ -307,10 +373,14 @@ int cmd_train(int argc, char **argv)
 
 	interrupt_training();
 	double t_train = cli_now();
+	r.t_start = t_train;
 	rc = boar_train(train, &a.opt, &model, &err);
 	t_train = cli_now() - t_train;
 	progress_done(&r.pr);
-	if (rc == BOAR_ECANCELLED && model) {
+	if (rc == BOAR_ECANCELLED && model && r.target_epoch &&
+	    !interrupt_requested()) {
+		rc = 0; /* stopped at --target-rmse */
+	} else if (rc == BOAR_ECANCELLED && model) {
 		fprintf(stderr, "boar: interrupted: keeping the model of "
 				"epoch %d\n", a.opt.early_stop && r.best_epoch
 						     ? r.best_epoch
@@ -319,9 +389,12 @@ int cmd_train(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
+	/* Said once a model exists, so that a refusal stays one line. */
+	data_warn_one_class(a.train_path, train, a.opt.loss);
 	/* The model kept is not the last epoch's: say which one. */
-	if (rc != BOAR_ECANCELLED && !a.quiet)
+	if (rc != BOAR_ECANCELLED && !a.quiet && !r.target_epoch)
 		say_early_stop(&r, r.last_epoch < a.opt.epochs);
+	say_target(&r);
 
 	if (a.model_out) {
 		sigset_t held;

@@ -17,8 +17,8 @@ enum {
 	O_ETA_DECAY, O_L1, O_L2, O_SEED, O_THREADS, O_HASH_BITS, O_RANK,
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
-	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT,
-	O_DETERMINISTIC, O_SAVE_RESUME, O_CV,
+	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
+	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV,
 };
 
 static const struct cli_opt train_opts[] = {
@@ -36,13 +36,16 @@ static const struct cli_opt train_opts[] = {
 	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
 	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
-	{ O_ETA, "eta", 0, "X|auto", "initial step size (> 0)" },
-	{ O_ETA_DECAY, "eta-decay", 0, "X",
+	{ O_ETA, "eta", 0, "X|auto",
+	  "initial step size (> 0; auto mf sgd: divided by the ratings' "
+	  "standard deviation)" },
+	{ O_ETA_DECAY, "eta-decay", 0, "X|auto",
 	  "the step is multiplied by this after every epoch, with any "
 	  "optimizer (AdaGrad's too); 1 = no decay, for long runs" },
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
-	  "L2 regularization (>= 0; linear: split by feature frequency)" },
+	  "L2 regularization (>= 0; linear: split by feature frequency; "
+	  "auto mf: times the ratings' standard deviation)" },
 	{ O_SEED, "seed", 0, "S", "seed for shuffling and initialization" },
 	{ O_THREADS, "threads", 0, "N", "training and parsing threads, 0 = all cores" },
 	{ O_HASH_BITS, "hash-bits", 0, "B",
@@ -52,8 +55,11 @@ static const struct cli_opt train_opts[] = {
 	  "mf: learn a global mean and user/item biases" },
 	{ O_NO_MF_BIASES, "no-mf-biases", 0, NULL, "mf: factors only" },
 	{ O_INIT_SCALE, "init-scale", 0, "X",
-	  "mf: factors start as U(0, X) / sqrt(rank)" },
+	  "mf: factors start as U(-X, X) / sqrt(rank)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
+	{ O_MF_STORAGE, "mf-storage", 0, "f32|f16|bf16",
+	  "gpu mf: how factors are stored (f16/bf16: half the memory "
+	  "traffic, fp32 arithmetic, stochastic rounding)" },
 	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
 	{ O_TEST, "test", 0, "FILE", "evaluate on FILE after every epoch" },
@@ -81,6 +87,9 @@ static const struct cli_opt train_opts[] = {
 	  "stop after N epochs without a lower loss on the --holdout rows "
 	  "(or, without them, on --test) and keep the best epoch's model; "
 	  "0 = off" },
+	{ O_TARGET_RMSE, "target-rmse", 0, "X",
+	  "mf: stop once the --test RMSE is at most X and report the time "
+	  "to it (sweeps and wall clock); 0 = off" },
 	{ O_HOLDOUT, "holdout", 0, "FRACTION",
 	  "hold this fraction of the training rows out (drawn from the "
 	  "seed) and report their loss, beside --test if given; early "
@@ -104,12 +113,14 @@ static const char *const loss_names[] = { "logistic", "hinge", "squared", "softm
 static const char *const opt_names[] = { "sgd", "adagrad", "auto", NULL };
 static const char *const update_names[] = { "atomic", "racy", NULL };
 static const char *const device_names[] = { "cpu", "gpu", NULL };
+static const char *const storage_names[] = { "f32", "f16", "bf16", NULL };
 
 /* Names are indexed by the enum values of boar.h; make sure they stay so. */
 _Static_assert(BOAR_TASK_MF == 2 &&
 		       BOAR_LOSS_SQUARED == 2 && BOAR_OPT_ADAGRAD == 1 &&
 		       BOAR_OPT_AUTO == 2 &&
-		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1,
+		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1 &&
+		       BOAR_STORAGE_BF16 == 2,
 	       "CLI name tables out of step with boar.h");
 
 static const char *name_of(const char *const *names, int v)
@@ -239,7 +250,10 @@ static void default_of(int id, char *buf, size_t n)
 			snprintf(buf, n, "%g", o->eta);
 		break;
 	case O_ETA_DECAY:
-		snprintf(buf, n, "%g", o->eta_decay);
+		if (o->eta_decay == BOAR_AUTO)
+			snprintf(buf, n, "auto: 0.9 linear, 1 mf");
+		else
+			snprintf(buf, n, "%g", o->eta_decay);
 		break;
 	case O_L1:
 		snprintf(buf, n, "%g", o->l1);
@@ -281,7 +295,17 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%d", o->streams);
 		break;
 	case O_EARLY_STOP:
-		snprintf(buf, n, "%d", o->early_stop);
+		if (o->early_stop == BOAR_EARLY_STOP_AUTO)
+			snprintf(buf, n, "auto: mf 2 on a 0.02 holdout (gpu: on "
+					 "--test), linear 0");
+		else
+			snprintf(buf, n, "%d", o->early_stop);
+		break;
+	case O_MF_STORAGE:
+		snprintf(buf, n, "%s", name_of(storage_names, o->mf_storage));
+		break;
+	case O_TARGET_RMSE:
+		snprintf(buf, n, "%g", d.target_rmse);
 		break;
 	case O_CV:
 		snprintf(buf, n, "0");
@@ -376,6 +400,7 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 {
 	boar_options *o = &a->opt;
 	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
+		a->data_given |= CLI_DATA_BIT(id);
 		int rc = cli_data_apply(&a->load, p, id);
 		a->opt.max_memory = a->load.max_memory; /* data and model */
 		return rc;
@@ -402,6 +427,10 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		}
 		return cli_double_gt(p, 0, 1e6, &o->eta);
 	case O_ETA_DECAY:
+		if (!strcmp(p->value, "auto")) {
+			o->eta_decay = BOAR_AUTO;
+			return 0;
+		}
 		return cli_double_gt(p, 0, 1e3, &o->eta_decay);
 	case O_L1:
 		return cli_double(p, 0, 1e6, &o->l1);
@@ -475,6 +504,10 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return cli_int(p, 0, 1000000, &o->early_stop);
 	case O_HOLDOUT:
 		return cli_double(p, 0, 0.99, &o->holdout);
+	case O_TARGET_RMSE:
+		return cli_double(p, 0, 1e30, &a->target_rmse);
+	case O_MF_STORAGE:
+		return cli_choice(p, storage_names, &o->mf_storage);
 	case O_DETERMINISTIC:
 		o->deterministic = 1;
 		return 0;
@@ -530,6 +563,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	if (a->opt.n_class_weights) {
 		a->opt.class_weight_labels = a->cw_labels;
 		a->opt.class_weight_values = a->cw_values;
+	}
+	if (a->target_rmse > 0 && !a->test_path) {
+		cli_fail(&p, "--target-rmse needs a --test set to watch");
+		goto fail;
 	}
 	/* The library is the authority on what combinations make sense. */
 	const char *reason = boar_options_check(&a->opt, NULL);

@@ -30,8 +30,10 @@ struct train_args {
 	const char *init_model_path; /* --init-model: warm start from it */
 	int loss_given;         /* --loss was on the command line */
 	int hash_bits_given;    /* --hash-bits was on the command line */
+	double target_rmse;     /* --target-rmse: stop at this test RMSE; 0 off */
 	int rank_given;         /* --rank was on the command line */
 	int cv;                 /* --cv K: K-fold cross-validation, or 0 */
+	unsigned data_given;    /* CLI_DATA_BIT()s of the data options given */
 	int biases_given;       /* --mf-biases or --no-mf-biases was */
 	/* --class-weight LABEL:W, in the order given; opt.class_weight_*
 	 * point here once parsing is done (re-point them after copying the

@@ -287,6 +287,16 @@ enum boar_device {
 	BOAR_DEVICE_GPU = 1,
 };
 
+/* How the GPU engine keeps MF factors (boar_options.mf_storage). f16 and
+ * bf16 halve the memory traffic of each row; the arithmetic stays fp32 and
+ * the stored values are rounded stochastically (unbiased), so small steps
+ * are not rounded away. The CPU keeps fp32. */
+enum boar_storage {
+	BOAR_STORAGE_F32 = 0,
+	BOAR_STORAGE_F16 = 1,
+	BOAR_STORAGE_BF16 = 2,
+};
+
 /* What one epoch did; passed to the progress callback. */
 typedef struct boar_epoch_stats {
 	int epoch;              /* 1-based */
@@ -308,9 +318,13 @@ typedef struct boar_epoch_stats {
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
 
-/* For eta and l2: pick the default of the task and optimizer
- * (boar_options_resolve_task says which). */
+/* For eta, eta_decay and l2: pick the default of the task and optimizer
+ * (boar_options_resolve_task says which; MF's eta and l2 also scale with
+ * the ratings' standard deviation, eta as 1/stddev, l2 as stddev). */
 #define BOAR_AUTO (-1.0)
+/* early_stop: 2 epochs for MF (on the CPU a 2% holdout when there is no
+ * test set), off for linear models. */
+#define BOAR_EARLY_STOP_AUTO (-1)
 
 typedef struct boar_options {
 	size_t size;       /* sizeof(boar_options) as the caller was compiled:
@@ -380,11 +394,13 @@ typedef struct boar_options {
 	 * stopped (VW's --save_resume). A warm start from a model that has
 	 * the state resumes it and keeps it. CPU only. */
 	int save_resume;
+	int mf_storage;    /* enum boar_storage; GPU MF only (default F32) */
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
- * 10 epochs, eta and l2 BOAR_AUTO, decay 0.9, no L1, seed 1, all cores, rank 16, MF
- * biases on, CPU, 4 streams) and o->size. A macro, so that the size is the
+ * 10 epochs, eta, eta_decay and l2 BOAR_AUTO (linear: decay 0.9; MF: constant
+ * step), early_stop BOAR_EARLY_STOP_AUTO, no L1, seed 1, all cores, rank 16,
+ * MF biases on, CPU, 4 streams) and o->size. A macro, so that the size is the
  * caller's: boar_options_init fills exactly that many bytes. */
 #define boar_options_default(o) boar_options_init((o), sizeof *(o))
 BOAR_API void boar_options_init(boar_options *o, size_t size);

@@ -46,6 +46,14 @@ expect_message "contradicting --format" "format libsvm, but .* trained on csv da
 "$BOAR" eval --format csv --csv-log -m "$T/m" "$T/te.csv" >/dev/null ||
 	fail "options that agree with the model are refused"
 
+# A warm start reads its data the model's way too.
+"$BOAR" train --quiet --threads 1 --epochs 1 --init-model "$T/m" -m "$T/m2" "$T/tr.csv" ||
+	fail "warm start without the --csv-* options exited $?"
+"$BOAR" eval --json -m "$T/m2" "$T/te.csv" >"$T/warm" || fail "eval of the warm-started model exited $?"
+at_least "accuracy after a warm start" "$(json_field "$T/warm" test_accuracy)" 0.85
+expect_refused "warm start with another --csv-label" "$BOAR" train --csv-label 0 --init-model "$T/m" "$T/tr.csv"
+[ "$rc" = 2 ] || fail "warm start with another --csv-label: exit $rc, expected 2"
+
 # A LIBSVM model: --csv-* options make no sense for it.
 "$BOAR" train --quiet --epochs 1 -m "$T/svm" datasets/a9a || fail "a9a train exited $?"
 expect_refused "--csv-label for a LIBSVM model" "$BOAR" eval --csv-label 0 -m "$T/svm" datasets/a9a.t

@@ -92,11 +92,12 @@ for w in $(pkg-config --static --libs boar); do
 	slibs="$slibs $w"
 done
 
+# ${LDFLAGS}: a sanitizer build's library needs its runtime (make check-asan).
 # shellcheck disable=SC2086
-$CC -std=c11 -Wall -Wextra -Werror $cflags -o "$T/ex_dynamic" "$T/example.c" $libs \
+$CC -std=c11 -Wall -Wextra -Werror $cflags -o "$T/ex_dynamic" "$T/example.c" $libs ${LDFLAGS:-} \
 	>"$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "dynamic build of the README example failed"; }
 # shellcheck disable=SC2086
-$CC -std=c11 -Wall -Wextra -Werror $cflags -o "$T/ex_static" "$T/example.c" $slibs \
+$CC -std=c11 -Wall -Wextra -Werror $cflags -o "$T/ex_static" "$T/example.c" $slibs ${LDFLAGS:-} \
 	>"$T/cc.log" 2>&1 || { cat "$T/cc.log"; fail "static build of the README example failed ($slibs)"; }
 
 LD_LIBRARY_PATH="$D/usr/lib" ldd "$T/ex_dynamic" | grep -q "$D/usr/lib/libboar.so" ||

@@ -48,7 +48,7 @@ printf '4294967290 1 5\n1 2 3\n' >"$T/huge.ratings"
 refused_1 "ratings user near 2^32" "$T/huge.ratings" \
 	'needs [0-9.]+ GiB, over the memory limit' \
 	"$BOAR" train --quiet --task mf -m "$T/out.model" "$T/huge.ratings"
-printf '1 4294967295:1\n' >"$T/huge.svm"
+printf '1 4294967295:1\n-1 1:1\n' >"$T/huge.svm"
 refused_1 "libsvm index 2^32-1" "$T/huge.svm" \
 	'4294967295 features.*needs 64.0 GiB.*max-memory' \
 	"$BOAR" train --quiet --max-memory 8G -m "$T/out.model" "$T/huge.svm"

@@ -60,12 +60,21 @@ void fuzz_check_error(int rc, const boar_error *err, const char *path);
  * boar_dataset_row(). */
 void fuzz_check_dataset(const boar_dataset *d);
 
+/* The two datasets are the same (task, counts, dimensions, hashing, every
+ * array); else fuzz_fail, saying `how` the second was made. */
+void fuzz_check_same(const boar_dataset *a, const boar_dataset *b,
+		     const char *how);
+
 /* Runs one text parser (format: BOAR_FORMAT_LIBSVM, _RATINGS, _VW or
- * _CSV) on data as it stands in memory, on one thread, as
- * boar_dataset_load does after reading the file: then the dataset is
- * checked (fuzz_check_dataset) or the error is (fuzz_check_error). The
- * parser gets a buffer that ends exactly at size, so ASan sees any read
- * past the text. o: the load options (hash_bits, CSV columns...). */
+ * _CSV) twice, on one thread, with the load options o (hash_bits, CSV
+ * columns...): on data in memory as one block, in a buffer that ends
+ * exactly at size so that ASan sees any read past the text; and on the
+ * data as a file read in blocks of a few lines (boar_parse_file_blocks),
+ * which crosses a block boundary at nearly every line. Each dataset is
+ * checked (fuzz_check_dataset) or each error (fuzz_check_error), and the
+ * two must agree: the same dataset, or the same error at the same line
+ * (CSV in blocks may also refuse a value of a column its first block
+ * found numeric: parse_csv.c says why). */
 void fuzz_parse(const uint8_t *data, size_t size, int format,
 		const boar_load_options *o);
 

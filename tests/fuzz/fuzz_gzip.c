@@ -19,34 +19,6 @@
 
 #define PEEK 4096
 
-static int same_array(const void *a, const void *b, uint64_t n, size_t sz)
-{
-	return n == 0 || (a && b && !memcmp(a, b, n * sz));
-}
-
-static void check_same(const struct boar_dataset *a,
-		       const struct boar_dataset *b)
-{
-	int same = a->task == b->task && a->n_rows == b->n_rows &&
-		   a->nnz == b->nnz && a->dim == b->dim &&
-		   a->n_items == b->n_items && a->hash_bits == b->hash_bits &&
-		   a->slot_ids == b->slot_ids &&
-		   a->label_kind == b->label_kind &&
-		   same_array(a->label, b->label, a->n_rows, 4) &&
-		   same_array(a->weight, b->weight,
-			      a->weight || b->weight ? a->n_rows : 0, 4);
-	if (same && a->task == BOAR_TASK_LINEAR)
-		same = same_array(a->row_ptr, b->row_ptr, a->n_rows + 1, 8) &&
-		       same_array(a->idx, b->idx, a->nnz, 4) &&
-		       same_array(a->val, b->val, a->nnz, 4);
-	else if (same)
-		same = same_array(a->user, b->user, a->n_rows, 4) &&
-		       same_array(a->item, b->item, a->n_rows, 4);
-	if (!same)
-		fuzz_fail("the dataset loaded from the cache differs from the "
-			  "one parsed");
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	remove(fuzz_path("input.boarcache")); /* none of an earlier input */
@@ -78,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (rc)
 		fuzz_fail("loaded once, then not: %s", err.message);
 	fuzz_check_dataset(second);
-	check_same(first, second);
+	fuzz_check_same(first, second, "loading from the cache");
 	boar_dataset_free(first);
 	boar_dataset_free(second);
 	return 0;

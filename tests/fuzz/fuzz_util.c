@@ -237,14 +237,84 @@ void fuzz_check_dataset(const boar_dataset *ds)
 	}
 }
 
+/* -------------------------------------------------------- comparing */
+
+static int same_array(const void *a, const void *b, uint64_t n, size_t sz)
+{
+	return n == 0 || (a && b && !memcmp(a, b, n * sz));
+}
+
+void fuzz_check_same(const boar_dataset *da, const boar_dataset *db,
+		     const char *how)
+{
+	const struct boar_dataset *a = da, *b = db;
+	int same = a->task == b->task && a->n_rows == b->n_rows &&
+		   a->nnz == b->nnz && a->dim == b->dim &&
+		   a->n_items == b->n_items && a->hash_bits == b->hash_bits &&
+		   a->label_kind == b->label_kind && a->slot_ids == b->slot_ids &&
+		   !a->weight == !b->weight &&
+		   same_array(a->label, b->label, a->n_rows, 4) &&
+		   same_array(a->weight, b->weight,
+			      a->weight ? a->n_rows : 0, 4);
+	if (same && a->task == BOAR_TASK_LINEAR)
+		same = same_array(a->row_ptr, b->row_ptr, a->n_rows + 1, 8) &&
+		       same_array(a->idx, b->idx, a->nnz, 4) &&
+		       same_array(a->val, b->val, a->nnz, 4);
+	else if (same)
+		same = same_array(a->user, b->user, a->n_rows, 4) &&
+		       same_array(a->item, b->item, a->n_rows, 4);
+	if (!same)
+		fuzz_fail("%s gives another dataset: %llu rows, %llu nnz, dim "
+			  "%llu against %llu, %llu, %llu",
+			  how, (unsigned long long)b->n_rows,
+			  (unsigned long long)b->nnz,
+			  (unsigned long long)b->dim,
+			  (unsigned long long)a->n_rows,
+			  (unsigned long long)a->nnz,
+			  (unsigned long long)a->dim);
+}
+
 /* ------------------------------------------------------------ parsers */
 
 #define PARSE_PATH "fuzz-input"
+/* Small enough that the seeds span many blocks: a block is whole lines of
+ * about this many bytes (one line when longer), the first one longer
+ * (block_for). */
+#define SMALL_BLOCK 16
 
-void fuzz_parse(const uint8_t *data, size_t size, int format,
-		const boar_load_options *o)
+/* A header (ratings, CSV) is looked for in the first block only, which
+ * in real use is 64 MiB or more: the block size is made to reach past the
+ * first line that is not blank, so that one holding nothing but blank
+ * lines is not what the harness tests. */
+static size_t block_for(const uint8_t *data, size_t size)
 {
-	struct csv_setup *csv = NULL; /* CSV: the layout of the first block */
+	size_t k = 0, line_end = 0;
+	int blank = 1;
+	for (; k < size; k++) {
+		if (data[k] == '\n') {
+			line_end = k + 1;
+			if (!blank)
+				break;
+		} else if (!pc_is_space(data[k])) {
+			blank = 0;
+		}
+	}
+	if (k == size)
+		line_end = size;
+	return line_end + SMALL_BLOCK;
+}
+
+static int parse_text(const uint8_t *data, size_t size, int format,
+		      const boar_load_options *o, struct boar_dataset **d,
+		      boar_error *err)
+{
+	struct csv_setup *csv = NULL;
+	/* The reader drops a UTF-8 byte order mark before any parser sees
+	 * the text (parse_source.c): so does this. */
+	if (size >= 3 && !memcmp(data, "\xEF\xBB\xBF", 3)) {
+		data += 3;
+		size -= 3;
+	}
 	struct parse_input in = {
 		.path = PARSE_PATH,
 		.buf = (const char *)data,
@@ -255,37 +325,87 @@ void fuzz_parse(const uint8_t *data, size_t size, int format,
 		.opt = o,
 		.csv = &csv,
 	};
-	struct boar_dataset *d = NULL;
-	boar_error err;
-	memset(&err, 0, sizeof err);
 	int rc;
 	switch (format) {
 	case BOAR_FORMAT_LIBSVM:
-		rc = boar_parse_libsvm(&in, &d, &err);
+		rc = boar_parse_libsvm(&in, d, err);
 		break;
 	case BOAR_FORMAT_RATINGS:
-		rc = boar_parse_ratings(&in, &d, &err);
+		rc = boar_parse_ratings(&in, d, err);
 		break;
 	case BOAR_FORMAT_VW:
-		rc = boar_parse_vw(&in, &d, &err);
+		rc = boar_parse_vw(&in, d, err);
 		break;
 	case BOAR_FORMAT_CSV:
-		rc = boar_parse_csv(&in, &d, &err);
-		boar_csv_setup_free(csv);
+		rc = boar_parse_csv(&in, d, err);
 		break;
 	default:
 		fuzz_fail("fuzz_parse: no parser for format %d", format);
 	}
+	boar_csv_setup_free(csv);
 	if (rc) {
-		fuzz_check_error(rc, &err, PARSE_PATH);
-		if (d)
+		fuzz_check_error(rc, err, PARSE_PATH);
+		if (*d)
 			fuzz_fail("parser failed with %d but returned a "
 				  "dataset", rc);
-		return;
+		return rc;
 	}
-	if (!d)
+	if (!*d)
 		fuzz_fail("parser succeeded without a dataset");
-	boar_dataset_classify(d);
-	fuzz_check_dataset(d);
-	boar_dataset_free(d);
+	boar_dataset_classify(*d);
+	fuzz_check_dataset(*d);
+	return 0;
+}
+
+void fuzz_parse(const uint8_t *data, size_t size, int format,
+		const boar_load_options *o)
+{
+	struct boar_dataset *whole = NULL, *blocks = NULL;
+	boar_error err, err2;
+	memset(&err, 0, sizeof err);
+	memset(&err2, 0, sizeof err2);
+	int rc = parse_text(data, size, format, o, &whole, &err);
+	if (!rc && whole->n_rows == 0) { /* the loader refuses this */
+		boar_dataset_free(whole);
+		whole = NULL;
+		rc = BOAR_EPARSE;
+	}
+
+	const char *path = fuzz_write_file("input", data, size);
+	int fmt = format, regular;
+	struct src_id id;
+	int rc2 = boar_parse_file_blocks(path, o, 1, block_for(data, size),
+					 &fmt, &id, &regular, &blocks, &err2);
+	if (rc2) {
+		fuzz_check_error(rc2, &err2, path);
+	} else {
+		boar_dataset_classify(blocks);
+		fuzz_check_dataset(blocks);
+	}
+	/* CSV decides its auto columns' kind on the first block, so a later
+	 * block may refuse a value that one block reads as categorical (the
+	 * message says so), at a line before any other error; everything
+	 * else must agree. */
+	if (format == BOAR_FORMAT_CSV && rc2) {
+		rc = rc2;
+		err = err2;
+		boar_dataset_free(whole);
+		whole = NULL;
+	}
+	if (!rc != !rc2)
+		fuzz_fail("in memory: %s; in blocks: %s",
+			  rc ? err.message : "parsed",
+			  rc2 ? err2.message : "parsed");
+	if (rc && rc != rc2)
+		fuzz_fail("error %d in memory (%s), %d in blocks (%s)", rc,
+			  err.message, rc2, err2.message);
+	if (rc && err.line && err.line != err2.line)
+		fuzz_fail("error at line %llu in memory (%s), at %llu in "
+			  "blocks (%s)",
+			  (unsigned long long)err.line, err.message,
+			  (unsigned long long)err2.line, err2.message);
+	if (!rc)
+		fuzz_check_same(whole, blocks, "parsing in blocks");
+	boar_dataset_free(whole);
+	boar_dataset_free(blocks);
 }

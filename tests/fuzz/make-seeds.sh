@@ -10,8 +10,10 @@
 # the CLI, and checkpoints by hand (checkpoint.h gives the layout); the
 # nasty variants are then edited with python3: a bad checksum, lying
 # counts, NaN weights, a key range beyond the shard. A binary seed starts
-# with the harness's mode byte (fuzz.h): 01 has the harness recompute the
-# checksums, so the seed's lie gets past them. gzip seeds are gzip -n of
+# with the harness's mode byte (fuzz.h): bit 0 has the harness recompute
+# the checksums, so that the seed's lie, and the fuzzer's mutations, get
+# past them (valid seeds have it too; *-as-is and bad-checksum seeds have
+# it clear). gzip seeds are gzip -n of
 # the text ones and damaged copies. The wire seeds are left alone.
 #
 # Inputs that once crashed a harness (after their fix) are added by hand
@@ -50,6 +52,7 @@ printf '1 1:1 2:2' | put libsvm no-newline
 printf '\n\n\n' | put libsvm blank
 printf '1 1:1\000 2:1\n' | put libsvm nul
 printf '2 1:1\n3 2:1\n16777217 3:1\n16777216 3:1\n' | put libsvm classes
+printf '1 1:3e38 2:3e38 3:3e38 4:3e38 5:3e38 6:3e38 7:3e38 8:3e38 9:3e38\n' | put libsvm hashed-sum-overflow
 
 # ---------------------------------------------------------------- ratings
 printf '1 1 5\n1 2 3.5\n2 1 1\n' | put ratings space
@@ -71,6 +74,7 @@ printf '1 |ns:0.5 a:1 b\n-1 |:2 c\n' | put vw scaled
 printf '1 |a 12345 67:0.5\n' | put vw numeric-names
 printf '1 1e30 |a:1e30 x:1e30\n' | put vw overflow
 printf '1 |a x:nan\n' | put vw nan
+printf '1 |a x:3e38 x:3e38\n' | put vw repeat-overflow
 printf -- '1 -1 |a x\n' | put vw negative-weight
 printf '1 | \n|\n1\n |a b\n' | put vw empty
 printf '\357\273\2771 |a b\r\n\r\n-1 |a c' | put vw bom-crlf
@@ -147,8 +151,9 @@ def put(kind, name, mode, data):
 # Models (src/model_io.c): a 64-byte header (28 rank, 36 n_classes, 40
 # dim, 48 n_items), floats, crc32, "BEND" (src/model_io.c).
 for name in ['binary', 'hashed', 'softmax', 'ovr', 'squared', 'vw', 'mf', 'mf-nobias']:
-    put('model', name, 0, open('%s/%s.model' % (T, name), 'rb').read())
+    put('model', name, 1, open('%s/%s.model' % (T, name), 'rb').read())
 b = bytearray(open(T + '/binary.model', 'rb').read())
+put('model', 'binary-as-is', 0, b)
 c = bytearray(b); c[64] ^= 1
 put('model', 'bad-crc', 0, c)
 put('model', 'truncated', 0, b[:-5])
@@ -171,13 +176,14 @@ put('model', 'mf-nan-bias', 1, c)
 c = bytearray(m); c[28:32] = struct.pack('<I', 0)       # rank 0
 put('model', 'mf-rank0', 1, c)
 
-# Caches: a 256-byte header, then 64-byte aligned arrays (src/cache.c).
-# Fields at: 20 task, 24 label_kind, 28 hash_bits, 32 all_ones, 56 n_rows,
-# 64 nnz, 72 dim, 80 n_items, 88 file_size, 96 off[4], 128 len[4].
+# Caches: a 256-byte header, then 64-byte aligned arrays (src/cache.c,
+# version 3). Field offsets in the header:
+ALL_ONES, N_ROWS, DIM, OFF = 32, 88, 104, 128
 for name, src in [('linear', 'bin'), ('hashed', 'k3'), ('mf', 'mf'), ('vw', 'vw')]:
-    put('cache', name, 0, open('%s/%s.boarcache' % (T, src), 'rb').read())
+    put('cache', name, 1, open('%s/%s.boarcache' % (T, src), 'rb').read())
 b = bytearray(open(T + '/bin.boarcache', 'rb').read())
-off = struct.unpack('<4Q', b[96:128])
+off = struct.unpack('<4Q', b[OFF:OFF + 32])
+put('cache', 'linear-as-is', 0, b)
 c = bytearray(b); c[-1] ^= 1
 put('cache', 'bad-sum', 0, c)
 put('cache', 'truncated', 0, b[:-40])
@@ -191,14 +197,14 @@ c[off[0] + 16:off[0] + 24] = struct.pack('<Q', 1)
 put('cache', 'row-offsets-descend', 1, c)
 c = bytearray(b); c[off[2]:off[2] + 4] = struct.pack('<f', float('nan'))
 put('cache', 'nan-value', 1, c)
-c = bytearray(b); c[32:36] = struct.pack('<i', 1)       # all_ones, but not
+c = bytearray(b); c[ALL_ONES:ALL_ONES + 4] = struct.pack('<i', 1)  # a lie
 put('cache', 'all-ones-lie', 1, c)
-c = bytearray(b); c[56:64] = struct.pack('<Q', 5)       # n_rows: wrong count
+c = bytearray(b); c[N_ROWS:N_ROWS + 8] = struct.pack('<Q', 5)  # wrong count
 put('cache', 'wrong-count', 1, c)
-c = bytearray(b); c[72:80] = struct.pack('<Q', 1 << 40)
+c = bytearray(b); c[DIM:DIM + 8] = struct.pack('<Q', 1 << 40)
 put('cache', 'huge-dim', 1, c)
 m = bytearray(open(T + '/mf.boarcache', 'rb').read())
-moff = struct.unpack('<4Q', m[96:128])
+moff = struct.unpack('<4Q', m[OFF:OFF + 32])
 c = bytearray(m); c[moff[0]:moff[0] + 4] = struct.pack('<I', 1 << 30)
 put('cache', 'mf-user-beyond', 1, c)
 
@@ -212,11 +218,13 @@ def ckpt(shard, n, dim, lo, hi, clocks, w, staleness=2):
     b += struct.pack('<%df' % len(w), *w)
     return b + struct.pack('<I', zlib.crc32(b))
 # mode bits 2-3 pick the shard asked for: 0: 0/1, 4: 0/2, 8: 1/2, 12: 2/3
-put('checkpoint', 'whole', 0, ckpt(0, 1, 5, 0, 5, [3, 4 | 1 << 63], [0.5, -1, 0, 2, 1e-3]))
-put('checkpoint', 'half', 4, ckpt(0, 2, 5, 0, 2, [1], [1, 2]))
-put('checkpoint', 'second-half', 8, ckpt(1, 2, 5, 2, 5, [1, 1], [1, 2, 3]))
-put('checkpoint', 'third', 12, ckpt(2, 3, 9, 6, 9, [], [1, 2, 3]))
-put('checkpoint', 'empty-shard', 12, ckpt(2, 3, 2, 1, 2, [7], [0.25]))
+whole = ckpt(0, 1, 5, 0, 5, [3, 4 | 1 << 63], [0.5, -1, 0, 2, 1e-3])
+put('checkpoint', 'whole', 1, whole)
+put('checkpoint', 'whole-as-is', 0, whole)
+put('checkpoint', 'half', 5, ckpt(0, 2, 5, 0, 2, [1], [1, 2]))
+put('checkpoint', 'second-half', 9, ckpt(1, 2, 5, 2, 5, [1, 1], [1, 2, 3]))
+put('checkpoint', 'third', 13, ckpt(2, 3, 9, 6, 9, [], [1, 2, 3]))
+put('checkpoint', 'empty-shard', 13, ckpt(2, 3, 2, 1, 2, [7], [0.25]))
 good = ckpt(0, 2, 5, 0, 2, [1], [1, 2])
 c = bytearray(good); c[-1] ^= 1
 put('checkpoint', 'bad-crc', 4, c)

@@ -1,7 +1,9 @@
 #!/bin/sh
 # run.sh SECONDS NAME... - runs each libFuzzer harness $BUILD/fuzz_NAME
 # (built by `make fuzz`, which calls this) for SECONDS, one after the
-# other, starting from the seeds in tests/fuzz/corpus/NAME/.
+# other, starting from the seeds in tests/fuzz/corpus/NAME/ (not those of
+# tests/fuzz/open/NAME/, which break a promise today: libFuzzer would stop
+# at the first).
 #
 # New interesting inputs go to $BUILD/corpus/NAME/ (libFuzzer writes to
 # the first corpus directory it is given, so the committed seeds are only

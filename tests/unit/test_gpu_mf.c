@@ -9,7 +9,11 @@
  * a fixed tolerance or twice the spread between two CPU runs in different
  * orders, whichever is larger.
  * Ranks 16, 100 (not a multiple of 32) and 256 exercise the register
- * layouts; one case streams small chunks on several streams.
+ * layouts; one case streams small chunks on several streams. Factors
+ * stored as fp16 and bf16 (fp32 arithmetic, stochastic rounding) must
+ * reach the fp32 CPU rules' RMSE within the same tolerance, at ranks 32
+ * (one factor a lane) and 128 (four consecutive factors a lane), with
+ * atomic adds of the rounded deltas and (f16) with plain stores.
  *
  * Exit 77 (skip) when the build has no GPU support or no device is present.
  */
@@ -337,6 +341,19 @@ int main(void)
 	o.epochs = 6;
 	run_case("rank 48 sgd biases streamed", tr, te, &o, 48, 1);
 	o.gpu_chunk_bytes = 0;
+	o.streams = 2;
+	o.epochs = 8;
+	o.mf_storage = BOAR_STORAGE_F16;
+	run_case("rank 32 sgd biases f16", tr, te, &o, 32, 1);
+	run_case("rank 128 sgd biases f16", tr, te, &o, 128, 1);
+	o.mf_storage = BOAR_STORAGE_BF16;
+	run_case("rank 32 sgd biases bf16", tr, te, &o, 32, 1);
+	run_case("rank 128 sgd bf16", tr, te, &o, 128, 0);
+	o.gpu_racy_kernels = 1; /* 16-bit rows stored whole */
+	o.mf_storage = BOAR_STORAGE_F16;
+	run_case("rank 128 sgd biases f16 plain stores", tr, te, &o, 128, 1);
+	o.gpu_racy_kernels = 0;
+	o.mf_storage = BOAR_STORAGE_F32;
 
 	free_data(tr);
 	free_data(te);

@@ -16,7 +16,7 @@ def main():
     data = bytearray(open(sys.argv[1], "rb").read())
     body = data[:-8]
     hdr_fields = list(struct.unpack_from("<8sIIIIIIIIQQfI", body, 0))
-    n_classes = hdr_fields[8]
+    n_classes = hdr_fields[8]  # as read, before any edit
     for arg in sys.argv[3:]:
         name, value = arg.split("=", 1)
         if name in FIELDS:
@@ -30,7 +30,8 @@ def main():
             struct.pack_into("<f", body, 64 + 4 * i, float(value))
         elif name.startswith("class["):
             i = int(name[6:-1])
-            off = len(body) - 4 * (n_classes - i)
+            dim = hdr_fields[9]
+            off = 64 + 4 * ((dim + 1) * n_classes + i)  # after w, K labels
             struct.pack_into("<f", body, off, float(value))
         else:
             sys.exit("forge_model.py: unknown field " + name)
