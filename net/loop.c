@@ -5,13 +5,17 @@
  * dispatches on the operation, and a completion whose generation no longer
  * matches its slot belongs to a peer already gone and is ignored.
  *
- * Receives are multishot and pick their buffer from a provided-buffer ring
- * (group 0): the kernel fills a buffer, we copy the bytes into the peer's
- * reassembly buffer and hand the buffer straight back, so a few MiB of
- * buffers serve any number of peers. A multishot receive that ends (the
- * ring ran out of buffers, or the peer closed) is re-armed or the peer is
- * closed. Submissions made while handling a batch of completions go to the
- * kernel together in the next io_uring_submit_and_wait().
+ * Receives land in place: one receive per peer in flight, straight into
+ * the peer's frame buffer after the bytes it already holds, so the only
+ * copy of a payload is the kernel's (an earlier version received into a
+ * shared ring of 16 KiB provided buffers and copied each into the peer's
+ * buffer: a second copy of every byte and one completion per 16 KiB).
+ * Once a frame's header is in, the receive asks for exactly the rest of
+ * that frame with MSG_WAITALL, so a 500 KB push is one completion; never
+ * for more than the frame, so it cannot wait for bytes a peer holds back
+ * until it has our reply. Submissions made while handling a batch of
+ * completions go to the kernel together in the next
+ * io_uring_submit_and_wait().
  *
  * Closing a peer: shutdown() makes its pending receive complete, an explicit
  * cancel makes sure of it, and the slot is recycled once no operation of it
@@ -41,9 +45,12 @@ enum op {
 	OP_CANCEL,
 };
 
-#define BUF_GROUP 0
-#define BUF_COUNT 256  /* power of two */
-#define BUF_SIZE (16 << 10)
+/* A receive asks for at least this much room (fewer, larger receives),
+ * and a frame's buffer grows ahead of its bytes by at most this much more
+ * than has arrived (a header alone cannot make the shard allocate the
+ * largest frame). */
+#define RECV_MIN (64u << 10)
+#define RECV_AHEAD (1u << 20)
 
 enum peer_state { P_FREE = 0, P_OPEN, P_FLUSHING, P_CLOSING };
 
@@ -51,10 +58,11 @@ struct peer {
 	int fd;
 	int state;
 	uint32_t gen;
-	int recv_armed;    /* a multishot receive is in flight */
+	int recv_armed;    /* a receive is in flight (into in + in_len) */
 	int send_inflight; /* bytes of out being sent, 0 if none */
-	uint8_t *in;       /* reassembly buffer */
+	uint8_t *in;       /* received bytes: whole frames and a partial one */
 	size_t in_len, in_cap;
+	size_t want;       /* bytes the partial frame still needs; 0: unknown */
 	double partial_since; /* when the first byte of a frame came; 0: none */
 	double flush_deadline;
 	uint8_t *out;      /* being sent (must not move while in flight) */
@@ -72,9 +80,6 @@ struct net_loop {
 	void *ctx;
 	struct peer *peers;
 	unsigned n_peers;
-	struct io_uring_buf_ring *br;
-	size_t br_len;
-	uint8_t *bufs;
 	int accept_armed;
 	int stop;
 	struct __kernel_timespec tick_ts;
@@ -116,15 +121,46 @@ static void arm_accept(struct net_loop *l)
 	l->accept_armed = 1;
 }
 
+/* Room in p->in for the next receive: the rest of the partial frame
+ * (capped at RECV_AHEAD past what has arrived), at least RECV_MIN.
+ * @return 0 or -1 out of memory. */
+static int recv_room(struct peer *p)
+{
+	size_t need = p->want;
+	if (need > p->in_len + RECV_AHEAD)
+		need = p->in_len + RECV_AHEAD;
+	if (need < RECV_MIN)
+		need = RECV_MIN;
+	if (p->in_cap - p->in_len >= need)
+		return 0;
+	size_t c = p->in_cap ? p->in_cap : RECV_MIN;
+	while (c - p->in_len < need)
+		c *= 2;
+	uint8_t *b = realloc(p->in, c);
+	if (!b)
+		return -1;
+	p->in = b;
+	p->in_cap = c;
+	return 0;
+}
+
 static void arm_recv(struct net_loop *l, uint32_t slot)
 {
 	struct peer *p = &l->peers[slot];
 	struct io_uring_sqe *sqe = get_sqe(l);
 	if (!sqe)
 		return;
-	io_uring_prep_recv_multishot(sqe, p->fd, NULL, 0, 0);
-	sqe->flags |= IOSQE_BUFFER_SELECT;
-	sqe->buf_group = BUF_GROUP;
+	if (recv_room(p)) {
+		net_loop_close(l, slot, 0, "out of memory");
+		return;
+	}
+	/* The rest of a known frame: exactly that, in one completion
+	 * (MSG_WAITALL, never past the frame, so it cannot wait for bytes
+	 * the peer holds back for our reply); else whatever room there is. */
+	size_t room = p->in_cap - p->in_len;
+	int whole = p->want && p->want <= room;
+	io_uring_prep_recv(sqe, p->fd, p->in + p->in_len,
+			   whole ? p->want : room, whole ? MSG_WAITALL : 0);
 	io_uring_sqe_set_data64(sqe, ud(OP_RECV, slot, p->gen));
 	p->recv_armed = 1;
 }
@@ -311,11 +347,13 @@ static void handle_accept(struct net_loop *l, struct io_uring_cqe *cqe)
 	arm_recv(l, slot);
 }
 
-/* Hands every whole frame in the peer's buffer to on_frame. */
+/* Hands every whole frame in the peer's buffer to on_frame, keeps the
+ * partial one at the front and notes how much of it is missing. */
 static void deliver(struct net_loop *l, uint32_t slot)
 {
 	struct peer *p = &l->peers[slot];
 	size_t off = 0;
+	p->want = 0;
 	while (p->state == P_OPEN && p->in_len - off >= WIRE_HDR_LEN) {
 		struct wire_hdr h;
 		uint32_t max = l->ops.max_payload(l->ctx, slot);
@@ -325,8 +363,10 @@ static void deliver(struct net_loop *l, uint32_t slot)
 				       "version or oversized frame)");
 			return;
 		}
-		if (p->in_len - off - WIRE_HDR_LEN < h.length)
+		if (p->in_len - off - WIRE_HDR_LEN < h.length) {
+			p->want = WIRE_HDR_LEN + h.length - (p->in_len - off);
 			break;
+		}
 		const uint8_t *payload = p->in + off + WIRE_HDR_LEN;
 		off += WIRE_HDR_LEN + h.length;
 		if (l->ops.on_frame(l->ctx, slot, &h, payload)) {
@@ -336,7 +376,7 @@ static void deliver(struct net_loop *l, uint32_t slot)
 	}
 	if (p->state != P_OPEN)
 		return;
-	if (off) {
+	if (off) { /* only a partial frame's head moves, never a whole one */
 		memmove(p->in, p->in + off, p->in_len - off);
 		p->in_len -= off;
 	}
@@ -346,39 +386,29 @@ static void deliver(struct net_loop *l, uint32_t slot)
 				     : 0;
 }
 
+/* Bytes arrived straight into p->in (no reassembly copy): deliver what is
+ * whole and receive again. */
 static void handle_recv(struct net_loop *l, uint32_t slot,
 			struct io_uring_cqe *cqe)
 {
 	struct peer *p = &l->peers[slot];
-	int more = cqe->flags & IORING_CQE_F_MORE;
-	if (!more)
-		p->recv_armed = 0;
-	if (cqe->flags & IORING_CQE_F_BUFFER) {
-		unsigned bid = cqe->flags >> IORING_CQE_BUFFER_SHIFT;
-		uint8_t *data = l->bufs + (size_t)bid * BUF_SIZE;
-		int got = cqe->res > 0 && p->state == P_OPEN;
-		if (cqe->res > 0)
-			l->bytes_in += (uint64_t)cqe->res;
-		if (got && append(&p->in, &p->in_len, &p->in_cap, data,
-				  (size_t)cqe->res)) {
-			net_loop_close(l, slot, 0, "out of memory");
-			got = 0;
-		}
-		/* The buffer goes straight back to the kernel, whatever the
-		 * completion said, so the ring never runs dry by leaks. */
-		io_uring_buf_ring_add(l->br, data, BUF_SIZE, (unsigned short)bid,
-				      io_uring_buf_ring_mask(BUF_COUNT), 0);
-		io_uring_buf_ring_advance(l->br, 1);
-		if (got)
-			deliver(l, slot);
-	}
-	if (p->state == P_OPEN && !more) {
-		if (cqe->res == 0)
+	p->recv_armed = 0;
+	if (cqe->res > 0)
+		l->bytes_in += (uint64_t)cqe->res;
+	if (p->state == P_OPEN) {
+		if (cqe->res == 0) {
 			net_loop_close(l, slot, 0, "peer closed the connection");
-		else if (cqe->res < 0 && cqe->res != -ENOBUFS)
+		} else if (cqe->res < 0 && cqe->res != -EINTR &&
+			   cqe->res != -EAGAIN) {
 			net_loop_close(l, slot, 0, strerror(-cqe->res));
-		else
-			arm_recv(l, slot); /* out of buffers, or just ended */
+		} else {
+			if (cqe->res > 0) {
+				p->in_len += (size_t)cqe->res;
+				deliver(l, slot);
+			}
+			if (p->state == P_OPEN)
+				arm_recv(l, slot);
+		}
 	}
 	maybe_release(l, slot);
 }
@@ -511,33 +541,6 @@ int net_loop_create(const struct net_loop_config *cfg,
 	}
 	l->ring_ok = 1;
 
-	/* The provided-buffer ring: its descriptor array must be
-	 * page-aligned, the buffers themselves need not be. */
-	l->br_len = BUF_COUNT * sizeof(struct io_uring_buf);
-	if (posix_memalign((void **)&l->br, 4096, l->br_len) ||
-	    !(l->bufs = malloc((size_t)BUF_COUNT * BUF_SIZE))) {
-		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
-		goto err;
-	}
-	struct io_uring_buf_reg reg = {
-		.ring_addr = (uintptr_t)l->br,
-		.ring_entries = BUF_COUNT,
-		.bgid = BUF_GROUP,
-	};
-	rc = io_uring_register_buf_ring(&l->ring, &reg, 0);
-	if (rc < 0) {
-		rc = boar_fail(err, BOAR_ENET,
-			       "io_uring_register_buf_ring: %s (kernel >= 5.19 "
-			       "needed)",
-			       strerror(-rc));
-		goto err;
-	}
-	io_uring_buf_ring_init(l->br);
-	for (unsigned i = 0; i < BUF_COUNT; i++)
-		io_uring_buf_ring_add(l->br, l->bufs + (size_t)i * BUF_SIZE,
-				      BUF_SIZE, (unsigned short)i,
-				      io_uring_buf_ring_mask(BUF_COUNT), (int)i);
-	io_uring_buf_ring_advance(l->br, BUF_COUNT);
 	*out = l;
 	return 0;
 err:
@@ -605,7 +608,5 @@ void net_loop_free(struct net_loop *l)
 		}
 	}
 	free(l->peers);
-	free(l->br);
-	free(l->bufs);
 	free(l);
 }

@@ -1,13 +1,13 @@
 /* loop.h - one io_uring event loop serving framed peers (library-internal).
  *
  * A loop owns one ring, driven by one thread: a multishot accept on the
- * listening socket, a multishot receive per peer drawing from a ring of
- * provided buffers, one send in flight per peer, a periodic timeout and an
- * optional "stop" file descriptor (a signalfd or eventfd) read through the
- * ring, so nothing ever blocks outside io_uring_submit_and_wait(). No epoll,
+ * listening socket, one receive per peer into that peer's frame buffer
+ * (whole frames in place, no second copy), one send in flight per peer, a
+ * periodic timeout and an optional "stop" file descriptor (a signalfd or
+ * eventfd) read through the ring, so nothing ever blocks outside io_uring_submit_and_wait(). No epoll,
  * no thread per connection.
  *
- * Bytes received are reassembled per peer into whole frames (wire.h) and
+ * Bytes received gather per peer into whole frames (wire.h) and are
  * handed to ops->on_frame one at a time. A peer is dropped, without
  * disturbing the others, when its header is bad, its frame is larger than
  * ops->max_payload allows, a frame stays incomplete for longer than
