@@ -104,6 +104,13 @@ static boar_model *train(const boar_dataset *d, boar_options o, int device,
 	boar_error err;
 	memset(r, 0, sizeof *r);
 	o.device = device;
+	/* The plugin sits in the build directory, not beside the test
+	 * (tests/run-tests exports BUILD). */
+	static char plugin[4096];
+	const char *build = getenv("BUILD");
+	if (build && snprintf(plugin, sizeof plugin, "%s/libboar-gpu.so.0",
+			      build) < (int)sizeof plugin)
+		o.gpu_plugin = plugin;
 	o.progress = on_epoch;
 	o.progress_ctx = r;
 	int rc = boar_train(d, &o, &m, &err);
