@@ -41,6 +41,8 @@ extern "C" {
 #include "model.h"
 #include "gpu/gpu_engine.h"
 }
+#include "math/loss.h"
+#include "math/step.h"
 
 #define GPU_MAX_STREAMS 64
 #define GPU_DEFAULT_STREAMS 4
@@ -72,6 +74,8 @@ struct boar_gpu_ctx {
 	const struct boar_dataset *ds;
 	uint64_t seed;
 	float l1, l2;
+	int opt;          /* BOAR_OPT_* */
+	float loss_param; /* the model's (Huber's delta) */
 
 	/* linear model */
 	uint64_t dim;
@@ -612,9 +616,13 @@ static int check_shapes(const struct boar_dataset *d, const boar_options *o,
 			return boar_fail(err, BOAR_EINVAL,
 					 "GPU: dimension %llu above 2^32",
 					 (unsigned long long)m->dim);
-		if (m->loss < BOAR_LOSS_LOGISTIC || m->loss > BOAR_LOSS_SQUARED)
+		if (m->loss < 0 || m->loss >= BOAR_LOSS_COUNT)
 			return boar_fail(err, BOAR_EINVAL, "GPU: unknown loss %d",
 					 m->loss);
+		if (m->n_classes ||
+		    boar_loss_kind(m->loss) == BOAR_LOSS_KIND_MULTINOMIAL)
+			return boar_fail(err, BOAR_EINVAL,
+					 "GPU: no multiclass models yet");
 		if (!m->w)
 			return boar_fail(err, BOAR_EINVAL, "GPU: model has no weights");
 	} else if (d->task == BOAR_TASK_MF) {
@@ -671,6 +679,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	c->ds = train;
 	c->task = train->task;
 	c->seed = o->seed;
+	c->opt = o->optimizer;
 	/* BOAR_AUTO (negative) means the task's default: none for linear,
 	 * 0.05 for MF (the core normally resolves it first). */
 	c->l1 = o->l1 > 0 ? (float)o->l1 : 0.0f;
@@ -690,7 +699,8 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	if (c->task == BOAR_TASK_LINEAR) {
 		c->dim = init->dim;
 		c->lv.loss = init->loss;
-		c->lv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
+		c->lv.adagrad = boar_opt_accumulates(o->optimizer);
+		c->loss_param = init->loss_param;
 		c->lv.reg = c->l1 > 0 || c->l2 > 0;
 		c->lv.atomic = atomic_updates(o);
 	} else {
@@ -699,7 +709,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		c->rank = init->rank;
 		c->has_bias = init->has_bias;
 		c->mu = init->has_bias ? init->mu : 0.0f;
-		c->mv.adagrad = o->optimizer == BOAR_OPT_ADAGRAD;
+		c->mv.adagrad = boar_opt_accumulates(o->optimizer);
 		c->mv.biases = init->has_bias;
 		c->mv.storage = o->mf_storage;
 		c->mv.atomic = atomic_updates(o);
@@ -810,6 +820,8 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.eta = eta;
 		a.l1 = c->l1;
 		a.l2 = c->l2;
+		a.opt = c->opt;
+		a.loss_param = c->loss_param;
 		a.loss_sum = c->loss;
 		a.hot_ids = c->hot;
 		a.n_hot = c->n_hot;
@@ -833,6 +845,7 @@ static cudaError_t launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 	a.mu = c->mu;
 	a.eta = eta;
 	a.l2 = c->l2;
+	a.opt = c->opt;
 	a.loss_sum = c->loss;
 	a.rows_per_block = c->rows_per_block;
 	uint64_t rs = c->seed ^ ((uint64_t)epoch << 40) ^ (chunk_id << 20);

@@ -46,6 +46,8 @@ struct gpu_linear_args {
 	const float *reg_scale;  /* n_rows_total / count_j, or NULL */
 	uint64_t dim;
 	float eta, l1, l2;
+	int opt;                 /* BOAR_OPT_*: the rate (math/step.h) */
+	float loss_param;        /* the loss's parameter (Huber's delta) */
 	double *loss_sum;        /* progressive loss, added once per block */
 	/* Hot coordinates replicated per block (gpu_linear.cu): their ids and
 	 * how many (0..GPU_HOT_MAX); the bias always is. */
@@ -74,15 +76,16 @@ struct gpu_mf_args {
 	float *Gu, *Gi;         /* AdaGrad per-row accumulators or NULL */
 	uint32_t rank;
 	float mu, eta, l2;
-	double *loss_sum;       /* sum of e^2 seen during the sweep */
+	int opt;                /* BOAR_OPT_*: the rate (math/step.h) */
+	double *loss_sum;       /* sum of the ratings' losses (e^2 / 2) */
 	uint32_t rows_per_block; /* GPU_ROWS_PER_BLOCK unless overridden */
 	uint32_t round_seed;    /* f16/bf16: this launch's stochastic rounding */
 };
 
 /* Compile-time variants of the linear sweep. */
 struct gpu_linear_variant {
-	int loss;      /* BOAR_LOSS_* */
-	int adagrad;   /* 1: AdaGrad, 0: SGD */
+	int loss;      /* BOAR_LOSS_* (not a multinomial one) */
+	int adagrad;   /* the optimizer keeps an accumulator (AdaGrad) */
 	int reg;       /* l1 or l2 in use: read reg_scale */
 	int atomic;    /* 1: atomicAdd deltas, 0: plain stores (racy) */
 };

@@ -37,6 +37,10 @@
  *
  * The progressive loss is summed per warp in a double and added to the
  * global sum once per block.
+ *
+ * The math of a row (loss, derivative) and of a coordinate's step is
+ * src/math/'s, the same functions the CPU sweeps call; the loss is a
+ * template constant, so each kernel holds only its own loss's code.
  */
 #include <stdint.h>
 
@@ -46,6 +50,8 @@
 extern "C" {
 #include "boar.h"
 }
+#include "math/loss.h"
+#include "math/step.h"
 
 #define LIN_WARPS_PER_BLOCK 8
 #define LIN_BLOCK (32 * LIN_WARPS_PER_BLOCK)
@@ -59,55 +65,21 @@ extern "C" {
 #define LIN_CACHE 2
 #define FULL_MASK 0xffffffffu
 
-/* Loss and derivative d = dloss/dmargin for one row. */
-template <int LOSS>
-static __device__ __forceinline__ void row_loss(float m, float y, float *loss,
-						float *d)
-{
-	if (LOSS == BOAR_LOSS_SQUARED) {
-		float r = m - y;
-		*loss = 0.5f * r * r;
-		*d = r;
-		return;
-	}
-	float s = y > 0.0f ? 1.0f : -1.0f;
-	float z = s * m;
-	if (LOSS == BOAR_LOSS_LOGISTIC) {
-		/* log(1 + exp(-z)) without overflow for either sign of z. */
-		*loss = z > 0.0f ? log1pf(expf(-z)) : log1pf(expf(z)) - z;
-		*d = -s / (1.0f + expf(z));
-	} else {
-		*loss = fmaxf(0.0f, 1.0f - z);
-		*d = z < 1.0f ? -s : 0.0f;
-	}
-}
-
 /* The change to one coordinate: w is the value read for the margin, gv its
  * AdaGrad accumulator, rs its regularization scale. Writes the new
- * accumulator increment to *dG. Returns the delta to add to w. */
+ * accumulator increment to *dG. Returns the delta to add to w. With REG,
+ * L1 is applied too (its threshold is 0 when l1 is). */
 template <bool ADA, bool REG>
-static __device__ __forceinline__ float coord_delta(float d, float x, float w,
-						    float gv, float rs,
-						    float eta, float l1,
-						    float l2, float *dG)
+static __device__ __forceinline__ float coord_delta(
+	const struct coord_params &cp, float d, float x, float w, float gv,
+	float rs, float *dG)
 {
-	float g = d * x;
-	float step = eta;
-	if (ADA) {
-		float gfull = REG ? g + l2 * rs * w : g;
-		*dG = gfull * gfull;
-		step = eta / (sqrtf(gv + *dG) + 1e-6f);
-	}
+	float t;
+	float delta = boar_coord_step(&cp, ADA, REG ? REG_L1 : REG_NONE, d * x,
+				      w, gv, rs, dG, &t);
 	if (!REG)
-		return -step * g;
-	/* L2 as a shrink of w capped at 1, so L2 alone never flips a sign. */
-	float shrink = fminf(1.0f, step * l2 * rs);
-	float nw = w - shrink * w - step * g;
-	if (l1 > 0.0f) {
-		float t = fabsf(nw) - step * l1 * rs;
-		nw = t > 0.0f ? copysignf(t, nw) : 0.0f;
-	}
-	return nw - w;
+		return delta;
+	return boar_soft_threshold(w + delta, t) - w;
 }
 
 /* Weights layout. SGD: w[f]. AdaGrad: (w, G) interleaved, w at 2f and its
@@ -228,7 +200,7 @@ linear_sweep(const struct gpu_linear_args a)
 	const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
 	const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
 	const uint64_t n = a.perm.n, p_end = a.p_end;
-	const float eta = a.eta, l1 = a.l1, l2 = a.l2;
+	const struct coord_params cp = {a.eta, a.l1, a.l2, a.opt};
 	const float alpha = 1.0f / ((float)gridDim.x * (float)a.concurrent);
 	double loss_acc = 0.0;
 
@@ -334,8 +306,10 @@ linear_sweep(const struct gpu_linear_args a)
 				m += __shfl_sync(FULL_MASK, b, 0);
 			}
 
-			float loss, d;
-			row_loss<LOSS>(m, y, &loss, &d);
+			float d;
+			float loss = boar_loss_eval(LOSS, m,
+						    boar_loss_target(LOSS, y),
+						    a.loss_param, &d);
 			if (lane == 0)
 				loss_acc += loss;
 			/* Hinge rows inside the margin have no gradient; with
@@ -348,8 +322,8 @@ linear_sweep(const struct gpu_linear_args a)
 				if (j < e) {
 					float dG = 0.0f;
 					float delta = coord_delta<ADA, REG>(
-						d, x[c], wv[c], gv[c], rs[c], eta,
-						l1, l2, &dG);
+						cp, d, x[c], wv[c], gv[c], rs[c],
+						&dG);
 					if (sl[c] >= 0) {
 						atomicAdd(h.pend + sl[c], delta);
 						if (ADA)
@@ -380,7 +354,7 @@ linear_sweep(const struct gpu_linear_args a)
 				float rj = REG ? __ldg(a.reg_scale + fj) : 0.0f;
 				float dG = 0.0f;
 				float delta = coord_delta<ADA, REG>(
-					d, xj, wj, gj, rj, eta, l1, l2, &dG);
+					cp, d, xj, wj, gj, rj, &dG);
 				if (k >= 0) {
 					atomicAdd(h.pend + k, delta);
 					if (ADA)
@@ -392,14 +366,15 @@ linear_sweep(const struct gpu_linear_args a)
 			}
 			/* The bias: never regularized. */
 			if (lane == 0) {
-				float step = eta;
-				if (ADA) {
-					float gb = sh_ld(h.gbase + K) +
-						   sh_ld(h.gpend + K) + d * d;
-					atomicAdd(h.gpend + K, d * d);
-					step = eta / (sqrtf(gb) + 1e-6f);
-				}
-				atomicAdd(h.pend + K, -step * d);
+				float gb = ADA ? sh_ld(h.gbase + K) +
+							 sh_ld(h.gpend + K)
+					       : 0.0f;
+				float dgb = 0.0f;
+				float db = coord_delta<ADA, false>(
+					cp, d, 1.0f, 0.0f, gb, 0.0f, &dgb);
+				if (ADA)
+					atomicAdd(h.gpend + K, dgb);
+				atomicAdd(h.pend + K, db);
 			}
 		}
 		/* Publish: the bias, and 32 hot slots in rotation. */
@@ -451,22 +426,27 @@ static linear_kernel pick_opt(const struct gpu_linear_variant *v)
 		      : pick_atomic<LOSS, false, false, HOT>(v->atomic);
 }
 
-template <int LOSS>
+/* Kernels for every loss of BOAR_LOSS_MAP but the multinomial ones (a
+ * binary sweep has one margin a row); NULL for those. */
+template <int LOSS, int KIND>
 static linear_kernel pick_loss(const struct gpu_linear_variant *v, int hot)
 {
-	return hot ? pick_opt<LOSS, true>(v) : pick_opt<LOSS, false>(v);
+	if constexpr (KIND == BOAR_LOSS_KIND_MULTINOMIAL)
+		return NULL;
+	else
+		return hot ? pick_opt<LOSS, true>(v) : pick_opt<LOSS, false>(v);
 }
 
 static linear_kernel pick(const struct gpu_linear_variant *v, int hot)
 {
 	switch (v->loss) {
-	case BOAR_LOSS_HINGE:
-		return pick_loss<BOAR_LOSS_HINGE>(v, hot);
-	case BOAR_LOSS_SQUARED:
-		return pick_loss<BOAR_LOSS_SQUARED>(v, hot);
-	default:
-		return pick_loss<BOAR_LOSS_LOGISTIC>(v, hot);
+#define PICK_LOSS(N, code, name, kind, prob, param, dflt, help) \
+	case BOAR_LOSS_##N:                                      \
+		return pick_loss<BOAR_LOSS_##N, BOAR_LOSS_KIND_##kind>(v, hot);
+		BOAR_LOSS_MAP(PICK_LOSS)
+#undef PICK_LOSS
 	}
+	return NULL;
 }
 
 /* Blocks for a sweep of n rows: as many as fit at once (a persistent
@@ -493,7 +473,10 @@ uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
 				   int sm_count)
 {
 	cudaError_t e;
-	uint64_t b = grid_blocks(pick(v, 0), hot_smem_bytes(0), n,
+	linear_kernel k = pick(v, 0);
+	if (!k)
+		return 1;
+	uint64_t b = grid_blocks(k, hot_smem_bytes(0), n,
 				 rows_per_block, sm_count, &e);
 	(void)cudaGetLastError();
 	return b * LIN_WARPS_PER_BLOCK;
@@ -507,6 +490,8 @@ cudaError_t gpu_linear_launch(const struct gpu_linear_variant *v,
 	if (a->n_hot > GPU_HOT_MAX)
 		return cudaErrorInvalidValue;
 	linear_kernel k = pick(v, hot);
+	if (!k)
+		return cudaErrorInvalidValue;
 	size_t smem = hot_smem_bytes(a->n_hot);
 	cudaError_t e = cudaSuccess;
 	if (smem > 48 * 1024) {

@@ -27,11 +27,9 @@
  * lane holds neighbours): alone on the row the result is the rounded value
  * itself, and a concurrent update is added to, not overwritten.
  *
- * AdaGrad keeps one accumulator per user row and per item row, the mean of
- * the squared gradient components of that row (as LIBMF does): the
- * accumulator is increased first, then the step is eta / (sqrt(G) + 1e-6),
- * the same order as the linear model's per-coordinate rule. A row's step
- * also moves its bias.
+ * The step's math (the error and loss, the gradient components, AdaGrad's
+ * per-row sums) is src/math/mf_step.h's, shared with the CPU sweep. A
+ * row's step also moves its bias.
  */
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
@@ -39,6 +37,7 @@
 
 #include "gpu_internal.h"
 #include "gpu_perm.h"
+#include "math/mf_step.h"
 
 #define MF_WARPS_PER_BLOCK 8
 #define MF_BLOCK (32 * MF_WARPS_PER_BLOCK)
@@ -185,8 +184,8 @@ static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 	for (int t = 0; t < KPL; t++) {
 		uint32_t r = mix32(seed + 0x9e3779b9u * (uint32_t)(t + 1));
 		float p = pv[t], q = qv[t];
-		np[t] = pack16<ST>(p - su * (e * q + l2 * p), r);
-		nq[t] = pack16<ST>(q - si * (e * p + l2 * q), r >> 16);
+		np[t] = pack16<ST>(p - su * boar_mf_grad(e, q, p, l2), r);
+		nq[t] = pack16<ST>(q - si * boar_mf_grad(e, p, q, l2), r >> 16);
 	}
 	if (VEC) {
 #pragma unroll
@@ -230,7 +229,8 @@ static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 }
 
 /* Writes one rating's row updates back: p -= step_u (e q + l2 p),
- * q -= step_i (e p + l2 q), both from the old values held in pv/qv. */
+ * q -= step_i (e p + l2 q) (boar_mf_grad), both from the old values held
+ * in pv/qv. */
 template <int KPL, bool VEC, bool ATOMIC>
 static __device__ __forceinline__ void write_rows(float *Pu, float *Qi,
 						  const float *pv,
@@ -245,8 +245,8 @@ static __device__ __forceinline__ void write_rows(float *Pu, float *Qi,
 #pragma unroll
 			for (int j = 0; j < 4; j++) {
 				float p = pv[4 * g + j], q = qv[4 * g + j];
-				np[j] = -su * (e * q + l2 * p); /* deltas first */
-				nq[j] = -si * (e * p + l2 * q);
+				np[j] = -su * boar_mf_grad(e, q, p, l2); /* deltas first */
+				nq[j] = -si * boar_mf_grad(e, p, q, l2);
 				if (!ATOMIC) {
 					np[j] += p;
 					nq[j] += q;
@@ -270,8 +270,8 @@ static __device__ __forceinline__ void write_rows(float *Pu, float *Qi,
 			uint32_t k = lane + 32 * t;
 			if (k >= rank)
 				continue;
-			float dp = -su * (e * qv[t] + l2 * pv[t]);
-			float dq = -si * (e * pv[t] + l2 * qv[t]);
+			float dp = -su * boar_mf_grad(e, qv[t], pv[t], l2);
+			float dq = -si * boar_mf_grad(e, pv[t], qv[t], l2);
 			if (ATOMIC) {
 				atomicAdd(Pu + k, dp);
 				atomicAdd(Qi + k, dq);
@@ -301,7 +301,8 @@ mf_sweep(const struct gpu_mf_args a)
 	const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
 	const uint64_t n = a.perm.n;
 	const uint32_t rank = a.rank;
-	const float eta = a.eta, l2 = a.l2, inv_rank = 1.0f / (float)a.rank;
+	const struct coord_params cp = {a.eta, 0.0f, a.l2, a.opt};
+	const float l2 = a.l2;
 	double loss_acc = 0.0;
 
 	for (uint64_t base = warp * 32; base < n; base += n_warps * 32) {
@@ -368,17 +369,17 @@ mf_sweep(const struct gpu_mf_args a)
 				gu = __shfl_sync(FULL_MASK, gu, 0);
 				gi = __shfl_sync(FULL_MASK, gi, 0);
 			}
-			const float e = a.mu + bu + bi + dot - rt;
+			float e;
+			const float loss = boar_mf_loss(a.mu, bu, bi, dot, rt, &e);
 			if (lane == 0)
-				loss_acc += (double)e * e;
+				loss_acc += loss;
 
-			float step_u = eta, step_i = eta, dgu = 0.0f, dgi = 0.0f;
+			float su = 0.0f, si = 0.0f, dgu, dgi;
 			if (ADA) {
-				float su = 0.0f, si = 0.0f;
 #pragma unroll
 				for (int t = 0; t < KPL; t++) {
-					float gp = e * qv[t] + l2 * pv[t];
-					float gq = e * pv[t] + l2 * qv[t];
+					float gp = boar_mf_grad(e, qv[t], pv[t], l2);
+					float gq = boar_mf_grad(e, pv[t], qv[t], l2);
 					su += gp * gp;
 					si += gq * gq;
 				}
@@ -387,11 +388,9 @@ mf_sweep(const struct gpu_mf_args a)
 					su += __shfl_xor_sync(FULL_MASK, su, o);
 					si += __shfl_xor_sync(FULL_MASK, si, o);
 				}
-				dgu = su * inv_rank;
-				dgi = si * inv_rank;
-				step_u = eta / (sqrtf(gu + dgu) + 1e-6f);
-				step_i = eta / (sqrtf(gi + dgi) + 1e-6f);
 			}
+			const float step_u = boar_mf_rate(&cp, ADA, su, rank, gu, &dgu);
+			const float step_i = boar_mf_rate(&cp, ADA, si, rank, gi, &dgi);
 			/* Both rows step from the old values. */
 			if (ST == BOAR_STORAGE_F32)
 				write_rows<KPL, VEC, ATOMIC>(
@@ -407,8 +406,8 @@ mf_sweep(const struct gpu_mf_args a)
 					      (uint32_t)((base + r) * 32 + lane)));
 			if (lane == 0) {
 				if (BIAS) {
-					float dbu = -step_u * (e + l2 * bu);
-					float dbi = -step_i * (e + l2 * bi);
+					float dbu = -step_u * boar_mf_grad(e, 1.0f, bu, l2);
+					float dbi = -step_i * boar_mf_grad(e, 1.0f, bi, l2);
 					if (ATOMIC) {
 						atomicAdd(a.bu + u, dbu);
 						atomicAdd(a.bi + i, dbi);

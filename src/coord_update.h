@@ -1,34 +1,18 @@
-/* coord_update.h - how one coordinate of a linear model takes a step.
+/* coord_update.h - how the CPU sweeps apply one coordinate's step.
  *
- * Shared by the binary and the multiclass sweeps. gl is the loss part of the
- * coordinate's gradient (d * x_j); s its regularization scale n / count_j
- * (engine.c). SGD: w -= eta * gl, then an L2 shrink of eta * l2 * s, capped
- * at the weight itself so that a rare feature's large scale never flips its
- * sign; L1 then clips towards zero by eta * l1 * s (truncated gradient).
- * AdaGrad divides eta by the root of the coordinate's summed squared
- * gradients first. policy/adagrad/reg are compile-time constants at every
- * call site, so the branches below fold away.
+ * The step itself is math/step.h's (the GPU kernels use the same); this
+ * file adds what only threads sharing memory need: relaxed loads and
+ * stores for the intended Hogwild! race, and the update policy (atomic
+ * add or compare-and-swap, or racy store). policy/adagrad/reg are
+ * compile-time constants at every call site, so the branches fold away.
  */
 #ifndef BOAR_COORD_UPDATE_H
 #define BOAR_COORD_UPDATE_H
 
-#include <math.h>
 #include <stdint.h>
 
 #include "atomics/atomics.h"
-
-enum { REG_NONE = 0, REG_L2 = 1, REG_L1 = 2 };
-
-#define ADAGRAD_EPS 1e-6f
-
-struct coord_params {
-	float eta, l1, l2;
-};
-
-static inline int boar_reg_kind(double l1, double l2)
-{
-	return l1 > 0 ? REG_L1 : (l2 > 0 ? REG_L2 : REG_NONE);
-}
+#include "math/step.h"
 
 /* w . x over non-zeros [lo, hi) with relaxed loads, in four interleaved
  * partial sums: one running sum is a chain of dependent adds as long as
@@ -50,43 +34,25 @@ static inline float boar_margin(const float *w, const uint32_t *idx,
 	return (s0 + s1) + (s2 + s3);
 }
 
-/* AdaGrad's step size for a coordinate whose squared gradients sum to acc
- * (the vectorized path of sweep_linear.c calls it too). */
-static inline float boar_adagrad_rate(float eta, float acc)
-{
-	return eta / (sqrtf(acc) + ADAGRAD_EPS);
-}
-
-static inline float boar_soft_threshold(float v, float t)
-{
-	return v > t ? v - t : (v < -t ? v + t : 0.0f);
-}
-
 /* Applies one coordinate's update. gl is the loss part of the gradient
- * (d * x_j), s the coordinate's regularization scale. */
+ * (d * x_j), s the coordinate's regularization scale; adagrad: the
+ * optimizer keeps an accumulator in *G (boar_opt_accumulates). */
 static inline __attribute__((always_inline)) void
 boar_update_coord(const struct coord_params *a, float *p, float *G, float gl,
 		  float s, int policy, int adagrad, int reg)
 {
-	float eta = a->eta;
 	float wv = reg != REG_NONE ? boar_load_relaxed(p) : 0.0f;
-	if (adagrad) {
-		float g = gl + (reg != REG_NONE ? a->l2 * s * wv : 0.0f);
-		/* The sums are a step-size heuristic: a lost increment under
-		 * racing threads is harmless, so they are always racy. */
-		float acc = boar_load_relaxed(G) + g * g;
-		boar_store_relaxed(G, acc);
-		eta = boar_adagrad_rate(eta, acc);
-	}
-	/* The L2 shrink is capped at the weight itself, so that a rare
-	 * feature's large scale n/count_j never flips the weight's sign. */
-	float shrink = reg != REG_NONE ? fminf(1.0f, eta * a->l2 * s) : 0.0f;
-	float delta = -eta * gl - shrink * wv;
+	float acc = adagrad ? boar_load_relaxed(G) : 0.0f, dacc, t;
+	float delta = boar_coord_step(a, adagrad, reg, gl, wv, acc, s, &dacc,
+				      &t);
+	/* The sums are a step-size heuristic: a lost increment under racing
+	 * threads is harmless, so they are always racy. */
+	if (adagrad)
+		boar_store_relaxed(G, acc + dacc);
 	if (reg != REG_L1) {
 		boar_add_policy(policy, p, delta);
 		return;
 	}
-	float t = eta * a->l1 * s;
 	if (policy == BOAR_POLICY_RACY) {
 		boar_store_relaxed(p, boar_soft_threshold(wv + delta, t));
 		return;

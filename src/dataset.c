@@ -401,21 +401,62 @@ int boar_detect_format(const char *buf, size_t len)
  * was read as and how to force another. */
 static void boar_note_detected(boar_error *err, int format)
 {
-	static const char *const names[] = { "auto", "libsvm", "ratings",
-					     "vw", "csv" };
 	if (!err)
 		return;
 	size_t n = strlen(err->message);
 	snprintf(err->message + n, sizeof err->message - n,
 		 " (read as %s, detected from the first lines; force another "
-		 "with --format libsvm|vw|csv|ratings)", names[format]);
+		 "with --format libsvm|vw|csv|ratings)", boar_format_name(format));
+}
+
+static const char *const format_names[BOAR_FORMAT_CODES] = {
+	[BOAR_FORMAT_AUTO] = "auto",
+#define FORMAT_NAME(N, code, name, task, hashed, help) [code] = #name,
+	BOAR_FORMAT_MAP(FORMAT_NAME)
+#undef FORMAT_NAME
+};
+
+const char *boar_format_name(int format)
+{
+	return format >= 0 && format < BOAR_FORMAT_CODES ? format_names[format]
+							  : NULL;
+}
+
+int boar_format_from_name(const char *name)
+{
+	for (int f = 0; name && f < BOAR_FORMAT_CODES; f++)
+		if (!strcmp(format_names[f], name))
+			return f;
+	return -1;
+}
+
+/* Each format's task and whether its features are names hashed into
+ * slots, from boar.h's list; AUTO reads as linear, unhashed. */
+static const struct {
+	int task, hashed;
+} format_traits[BOAR_FORMAT_CODES] = {
+	[BOAR_FORMAT_AUTO] = {BOAR_TASK_LINEAR, 0},
+#define FORMAT_TRAITS(N, code, name, task, hashed, help) \
+	[code] = {BOAR_TASK_##task, hashed},
+	BOAR_FORMAT_MAP(FORMAT_TRAITS)
+#undef FORMAT_TRAITS
+};
+
+static int format_task(int format)
+{
+	return format_traits[format].task;
+}
+
+static int format_hashed(int format)
+{
+	return format_traits[format].hashed;
 }
 
 static int check_load_options(const boar_load_options *o, boar_error *err)
 {
 	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
 		return boar_fail(err, BOAR_EINVAL, "unknown task %d", o->task);
-	if (o->format < BOAR_FORMAT_AUTO || o->format > BOAR_FORMAT_CSV)
+	if (o->format < BOAR_FORMAT_AUTO || o->format >= BOAR_FORMAT_CODES)
 		return boar_fail(err, BOAR_EINVAL, "unknown format %d",
 				 o->format);
 	if (o->threads < 0)
@@ -424,9 +465,8 @@ static int check_load_options(const boar_load_options *o, boar_error *err)
 	if (o->hash_bits < 0 || o->hash_bits > 32)
 		return boar_fail(err, BOAR_EINVAL,
 				 "hash_bits must be between 0 and 32");
-	if ((o->task == BOAR_TASK_LINEAR && o->format == BOAR_FORMAT_RATINGS) ||
-	    (o->task == BOAR_TASK_MF && o->format != BOAR_FORMAT_AUTO &&
-	     o->format != BOAR_FORMAT_RATINGS))
+	if (o->task != BOAR_TASK_AUTO && o->format != BOAR_FORMAT_AUTO &&
+	    o->task != format_task(o->format))
 		return boar_fail(err, BOAR_EINVAL,
 				 "task and format disagree: the linear task reads LIBSVM, VW or CSV, matrix factorization reads ratings");
 	return 0;
@@ -443,7 +483,7 @@ int boar_detect_format_for(int task, const char *buf, size_t len)
 /* The hash_bits a format's data ends up with. */
 static int data_hash_bits(int format, int hash_bits)
 {
-	if (!hash_bits && (format == BOAR_FORMAT_VW || format == BOAR_FORMAT_CSV))
+	if (!hash_bits && format_hashed(format))
 		return BOAR_VW_DEFAULT_HASH_BITS;
 	return hash_bits;
 }
@@ -536,8 +576,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		struct cache_want w = {
 			.src = id,
 			.options_key = key,
-			.task = format == BOAR_FORMAT_RATINGS ? BOAR_TASK_MF
-								: BOAR_TASK_LINEAR,
+			.task = format_task(format),
 			.hash_bits = data_hash_bits(format, o->hash_bits),
 			.threads = threads,
 		};
@@ -545,8 +584,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 		if (ret <= 0) {
 			free(cache_path);
 			if (ret == 0) { /* the cache keeps arrays, not how ids came */
-				(*out)->slot_ids = format == BOAR_FORMAT_VW ||
-						   format == BOAR_FORMAT_CSV;
+				(*out)->slot_ids = format_hashed(format);
 				(*out)->path = strdup(path); /* NULL: messages do without */
 				ret = boar_dataset_note_input(out, format, o, err);
 			}

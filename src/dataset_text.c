@@ -34,19 +34,7 @@ int boar_dataset_parse_text(const char *text, size_t len, const char *name,
 	};
 	struct boar_dataset *d = NULL;
 	int ret;
-	switch (format) {
-	case BOAR_FORMAT_LIBSVM:
-		ret = boar_parse_libsvm(&in, &d, err);
-		break;
-	case BOAR_FORMAT_VW:
-		ret = boar_parse_vw(&in, &d, err);
-		break;
-	case BOAR_FORMAT_CSV:
-		ret = boar_parse_csv(&in, &d, err);
-		break;
-	default:
-		ret = boar_parse_ratings(&in, &d, err);
-	}
+	ret = boar_parse_format(format, &in, &d, err);
 	boar_csv_setup_free(csv);
 	if (ret)
 		return ret;

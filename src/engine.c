@@ -9,6 +9,7 @@
 #include "dataset.h"
 #include "engine.h"
 #include "error.h"
+#include "math/step.h"
 #include "model.h"
 #include "rng.h"
 #include "atomics/atomics.h"
@@ -232,10 +233,10 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		uint64_t width = boar_model_width(m);
 		if ((o->l1 > 0 || o->l2 > 0) && compute_reg_scale(e))
 			goto nomem;
-		if (o->optimizer == BOAR_OPT_ADAGRAD && pack && !m->n_classes &&
-		    !o->deterministic)
+		if (boar_opt_accumulates(o->optimizer) && pack &&
+		    !m->n_classes && !o->deterministic)
 			interleave(e);
-		if (o->optimizer == BOAR_OPT_ADAGRAD && !e->wg &&
+		if (boar_opt_accumulates(o->optimizer) && !e->wg &&
 		    !(e->accum = calloc((m->dim + 1) * width, sizeof *e->accum)))
 			goto nomem;
 		if (compute_row_weights(e))
@@ -266,7 +267,7 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 	} else {
 		if (pack_triplets(e, rows))
 			goto nomem;
-		if (o->optimizer == BOAR_OPT_ADAGRAD &&
+		if (boar_opt_accumulates(o->optimizer) &&
 		    !(e->accum = calloc(m->dim + m->n_items + 1,
 					sizeof *e->accum)))
 			goto nomem;

@@ -8,8 +8,6 @@
 #include "input_spec.h"
 #include "model.h"
 
-static const char *const format_names[] = { "auto", "libsvm", "ratings",
-					     "vw", "csv" };
 
 /* The string fields, in encoding order, by offset into the struct. */
 static const struct {
@@ -151,7 +149,7 @@ int boar_input_spec_encode(const struct boar_input_spec *s, char **buf,
 	if (!b)
 		return BOAR_ENOMEM;
 	size_t n = (size_t)snprintf(b, cap, "format %s\n",
-				    format_names[s->format]);
+				    boar_format_name(s->format));
 	/* A value with a newline would end its line early; none that read a
 	 * file can have one (a header name never spans lines), so it is
 	 * dropped rather than written wrong. */
@@ -175,11 +173,11 @@ static int parse_line(struct boar_input_spec *s, const char *key, size_t klen,
 {
 #define IS(name) (klen == strlen(name) && !memcmp(key, name, klen))
 	if (IS("format")) {
-		for (int f = 1; f <= BOAR_FORMAT_CSV; f++)
-			if (!strcmp(v, format_names[f])) {
-				s->format = f;
-				return 0;
-			}
+		int f = boar_format_from_name(v);
+		if (f > 0) {
+			s->format = f;
+			return 0;
+		}
 		snprintf(why, why_len, "unknown input format '%.40s'", v);
 		return BOAR_ECORRUPT;
 	}

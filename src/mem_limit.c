@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "math/step.h"
 #include "mem_limit.h"
 
 uint64_t boar_memory_limit(uint64_t requested)
@@ -56,7 +57,7 @@ int boar_model_memory_check(const struct boar_dataset *d,
 {
 	char what[160];
 	uint64_t floats;
-	int adagrad = o->optimizer == BOAR_OPT_ADAGRAD ||
+	int adagrad = boar_opt_accumulates(o->optimizer) ||
 		      (o->optimizer == BOAR_OPT_AUTO && d->task == BOAR_TASK_LINEAR);
 	if (d->task == BOAR_TASK_MF) {
 		uint64_t ids = boar_add_sat(d->dim, d->n_items);

@@ -6,7 +6,7 @@
 
 #include "dataset.h"
 #include "error.h"
-#include "loss.h"
+#include "math/loss.h"
 #include "metrics.h"
 #include "model.h"
 
@@ -20,22 +20,13 @@ static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
 	return 0;
 }
 
-/* Multiclass: class probabilities (or hinge margins) of row r into s[K]. */
-/* Multiclass: the K margins of row r into s[K]. */
-static void class_margins(const struct boar_model *m,
-			  const struct boar_dataset *d, uint64_t r, double *s)
+/* The margins of row r into s[max(K, 1)]. */
+static void row_margins(const struct boar_model *m,
+			const struct boar_dataset *d, uint64_t r, double *s)
 {
-	uint32_t K = m->n_classes;
-	const float *bias = &m->w[m->dim * K];
-	for (uint32_t c = 0; c < K; c++)
-		s[c] = bias[c];
-	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
-		if (d->idx[k] >= m->dim)
-			continue;
-		const float *wj = &m->w[(uint64_t)d->idx[k] * K];
-		for (uint32_t c = 0; c < K; c++)
-			s[c] += (double)wj[c] * d->val[k];
-	}
+	uint64_t lo = d->row_ptr[r];
+	boar_model_margins(m, d->row_ptr[r + 1] - lo, d->idx + lo, d->val + lo,
+			   0, s);
 }
 
 /* The class index of a label, or K if the model never saw it. */
@@ -55,15 +46,13 @@ static inline double score_row(const struct boar_model *m,
 	if (m->n_classes) {
 		/* sigmoid and softmax keep the margins' order */
 		double s[BOAR_MAX_CLASSES];
-		class_margins(m, d, r, s);
+		row_margins(m, d, r, s);
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
 	if (m->task == BOAR_TASK_MF)
 		return boar_model_predict_pair(m, d->user[r], d->item[r]);
-	double s = m->w[m->dim];
-	for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++)
-		if (d->idx[k] < m->dim)
-			s += (double)m->w[d->idx[k]] * d->val[k];
+	double s;
+	row_margins(m, d, r, &s);
 	return s;
 }
 
@@ -79,7 +68,7 @@ int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
 	if (rc)
 		return rc;
 	int logistic = m->task == BOAR_TASK_LINEAR && !m->n_classes &&
-		       m->loss == BOAR_LOSS_LOGISTIC;
+		       boar_loss_probabilistic(m->loss);
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
 		double s = score_row(m, d, r);
@@ -101,7 +90,7 @@ int boar_predict_scores(const boar_model *m, const boar_dataset *d,
 	uint32_t K = m->n_classes;
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
-		class_margins(m, d, r, &out[r * K]);
+		row_margins(m, d, r, &out[r * K]);
 		boar_class_probabilities(m->loss, &out[r * K], K);
 	}
 	return 0;
@@ -149,24 +138,20 @@ static double auc(struct scored *s, uint64_t n)
  * (softmax: log-sum-exp minus the true margin; one-vs-rest: a binary loss
  * per class). A label the model never saw, or a probability below 1e-30,
  * costs -log(1e-30). */
-static double class_loss(int loss, const double *s, uint32_t K, uint32_t y)
+static double class_loss(const struct boar_model *m, const double *s,
+			 uint32_t K, uint32_t y)
 {
-	const double cap = -log(1e-30);
-	if (loss == BOAR_LOSS_SOFTMAX) {
+	if (boar_loss_kind(m->loss) == BOAR_LOSS_KIND_MULTINOMIAL) {
 		if (y >= K)
-			return cap;
-		double mx = s[0], sum = 0;
-		for (uint32_t c = 1; c < K; c++)
-			mx = s[c] > mx ? s[c] : mx;
-		for (uint32_t c = 0; c < K; c++)
-			sum += exp(s[c] - mx);
-		return fmin(mx + log(sum) - s[y], cap);
+			return BOAR_LOSS_CAP;
+		double p[BOAR_MAX_CLASSES];
+		return fmin(boar_softmax_d(s, K, p) - s[y], BOAR_LOSS_CAP);
 	}
 	double l = 0;
 	for (uint32_t c = 0; c < K; c++) {
 		float dd;
-		l += boar_loss_eval(loss, (float)s[c], c == y ? 1.0f : -1.0f,
-				    &dd);
+		l += boar_loss_eval(m->loss, (float)s[c], c == y ? 1.0f : -1.0f,
+				    m->loss_param, &dd);
 	}
 	return l;
 }
@@ -186,9 +171,9 @@ static void evaluate_classes(const struct boar_model *m,
 		uint64_t r = rows ? rows[i] : i;
 		double s[BOAR_MAX_CLASSES];
 		uint32_t y = class_of(m, d->label[r]);
-		class_margins(m, d, r, s);
+		row_margins(m, d, r, s);
 		correct += boar_argmax(s, K) == y;
-		loss += class_loss(m->loss, s, K, y);
+		loss += class_loss(m, s, K, y);
 	}
 	res->loss = n ? loss / n : NAN;
 	res->accuracy = n ? correct / n : NAN;
@@ -216,7 +201,8 @@ int boar_evaluate_rows(const struct boar_model *m,
 		*out = res;
 		return 0;
 	}
-	int binary = m->task == BOAR_TASK_LINEAR && m->loss != BOAR_LOSS_SQUARED;
+	int binary = m->task == BOAR_TASK_LINEAR &&
+		     boar_loss_kind(m->loss) != BOAR_LOSS_KIND_REGRESSION;
 	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
 	if (binary && !s)
 		return BOAR_ENOMEM;
@@ -226,14 +212,13 @@ int boar_evaluate_rows(const struct boar_model *m,
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t r = rows ? rows[i] : i;
 		double sc = score_row(m, d, r);
+		float y = boar_loss_target(m->loss, d->label[r]), dd;
+		loss += boar_loss_eval(m->loss, (float)sc, y, m->loss_param, &dd);
 		if (m->task == BOAR_TASK_MF) {
 			double e = sc - d->label[r];
-			loss += e * e;
 			sq += e * e;
 			continue;
 		}
-		float y = boar_loss_target(m->loss, d->label[r]), dd;
-		loss += boar_loss_eval(m->loss, (float)sc, y, &dd);
 		if (binary) {
 			correct += (sc > 0) == (y > 0);
 			s[i].score = sc;

@@ -5,6 +5,7 @@
 
 #include "dataset.h"
 #include "input_spec.h"
+#include "math/loss.h"
 #include "model.h"
 #include "rng.h"
 #include "train_state.h"
@@ -154,35 +155,33 @@ double boar_sigmoid(double margin)
 			   : exp(margin) / (1.0 + exp(margin));
 }
 
-/* Per-class margins of a row of caller ids (hashed like the model). */
-static void class_margins(const boar_model *m, size_t nnz, const uint32_t *idx,
-			  const float *val, double *out)
+void boar_model_margins(const struct boar_model *m, size_t nnz,
+			const uint32_t *idx, const float *val, int caller_ids,
+			double *out)
 {
-	uint32_t K = m->n_classes;
+	uint32_t K = boar_model_width(m);
 	const float *bias = &m->w[m->dim * K];
 	for (uint32_t c = 0; c < K; c++)
 		out[c] = bias[c];
 	for (size_t k = 0; k < nnz; k++) {
-		uint32_t j = boar_model_slot(m, idx[k]);
+		uint64_t j = caller_ids ? boar_model_slot(m, idx[k]) : idx[k];
 		if (j >= m->dim)
 			continue;
 		double x = val ? val[k] : 1.0;
+		if (K == 1) {
+			out[0] += m->w[j] * x;
+			continue;
+		}
 		for (uint32_t c = 0; c < K; c++)
-			out[c] += m->w[(uint64_t)j * K + c] * x;
+			out[c] += m->w[j * K + c] * x;
 	}
 }
 
 void boar_class_probabilities(int loss, double *s, uint32_t K)
 {
-	if (loss == BOAR_LOSS_SOFTMAX) {
-		double mx = s[0], sum = 0;
-		for (uint32_t c = 1; c < K; c++)
-			mx = s[c] > mx ? s[c] : mx;
-		for (uint32_t c = 0; c < K; c++)
-			sum += (s[c] = exp(s[c] - mx));
-		for (uint32_t c = 0; c < K; c++)
-			s[c] /= sum;
-	} else if (loss == BOAR_LOSS_LOGISTIC) {
+	if (boar_loss_kind(loss) == BOAR_LOSS_KIND_MULTINOMIAL) {
+		boar_softmax_d(s, K, s);
+	} else if (boar_loss_probabilistic(loss)) {
 		for (uint32_t c = 0; c < K; c++)
 			s[c] = boar_sigmoid(s[c]);
 	}
@@ -205,10 +204,10 @@ int boar_model_predict_scores(const boar_model *m, size_t nnz,
 		return BOAR_EINVAL;
 	if (!m->n_classes) {
 		double s = boar_model_predict_row(m, nnz, idx, val);
-		scores[0] = m->loss == BOAR_LOSS_LOGISTIC ? boar_sigmoid(s) : s;
+		scores[0] = boar_loss_probabilistic(m->loss) ? boar_sigmoid(s) : s;
 		return 1;
 	}
-	class_margins(m, nnz, idx, val, scores);
+	boar_model_margins(m, nnz, idx, val, 1, scores);
 	boar_class_probabilities(m->loss, scores, m->n_classes);
 	return (int)m->n_classes;
 }
@@ -222,15 +221,11 @@ double boar_model_predict_row(const boar_model *m, size_t nnz,
 		/* No allocation: classes beyond this stack block are not
 		 * supported (boar_options_check caps K). */
 		double s[BOAR_MAX_CLASSES];
-		class_margins(m, nnz, idx, val, s);
+		boar_model_margins(m, nnz, idx, val, 1, s);
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
-	double s = m->w[m->dim];
-	for (size_t k = 0; k < nnz; k++) {
-		uint32_t j = boar_model_slot(m, idx[k]);
-		if (j < m->dim)
-			s += (double)m->w[j] * (val ? val[k] : 1.0f);
-	}
+	double s;
+	boar_model_margins(m, nnz, idx, val, 1, &s);
 	return s;
 }
 

@@ -18,6 +18,7 @@
 struct boar_model {
 	int task;      /* BOAR_TASK_LINEAR or BOAR_TASK_MF */
 	int loss;      /* enum boar_loss; MF: squared */
+	float loss_param; /* the loss's parameter (Huber's delta), or 0 */
 	int hash_bits; /* feature ids are hashed into 2^hash_bits (0: not) */
 	int slot_ids;  /* trained on VW/CSV data: callers pass slots (see
 			  boar_hash_feature), which are only masked */
@@ -49,6 +50,15 @@ struct boar_model *boar_model_alloc_multiclass(int loss, uint64_t dim,
 /* The most classes a multiclass model may have (predict keeps a score per
  * class on the stack). */
 #define BOAR_MAX_CLASSES 1024
+
+/* The margins of one row, bias included, in double: out[0] for a binary or
+ * regression model, out[0..K-1] for K classes. Ids are the caller's
+ * (hashed like the model) when caller_ids, else slots (a loaded dataset's);
+ * ids beyond the model are ignored (a test file may have new features).
+ * val NULL: every value is 1. */
+void boar_model_margins(const struct boar_model *m, size_t nnz,
+			const uint32_t *idx, const float *val, int caller_ids,
+			double *out);
 
 /* In place: margins to probabilities (softmax, or a sigmoid per class for
  * logistic one-vs-rest; hinge margins stay margins). */

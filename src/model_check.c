@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "error.h"
+#include "math/loss.h"
 #include "model.h"
 #include "model_check.h"
 
@@ -38,13 +39,21 @@ static int check_linear_shape(const struct boar_model *m, const char *path,
 	if (m->n_classes == 1 || m->n_classes > BOAR_MAX_CLASSES)
 		return bad_field(err, path, "n_classes",
 				 "is not 0 (binary/regression) or 2..1024");
-	if (m->n_classes && m->loss == BOAR_LOSS_SQUARED)
+	int kind = boar_loss_kind(m->loss);
+	if (m->n_classes && kind == BOAR_LOSS_KIND_REGRESSION)
 		return bad_field(err, path, "loss",
-				 "is squared on a multiclass model");
-	if (!m->n_classes && m->loss == BOAR_LOSS_SOFTMAX)
+				 "is a regression loss on a multiclass model");
+	if (!m->n_classes && kind == BOAR_LOSS_KIND_MULTINOMIAL)
 		return bad_field(err, path, "loss",
 				 "is softmax on a binary/regression model "
 				 "(n_classes 0)");
+	/* A linear model keeps its loss's parameter in the header's mu. */
+	if (boar_loss_describe(m->loss)->param[0]
+		    ? !(m->loss_param > 0 && isfinite(m->loss_param))
+		    : m->loss_param != 0.0f)
+		return bad_field(err, path, "mu (the loss's parameter)",
+				 "is not > 0 for a loss with a parameter, or "
+				 "0 for one without");
 	if (m->dim > UINT32_MAX + 1ULL)
 		return bad_field(err, path, "dim", "is over 2^32");
 	if (m->hash_bits && m->dim != 1ULL << m->hash_bits)
@@ -79,7 +88,7 @@ int boar_model_check_shape(const struct boar_model *m, const char *path,
 {
 	if (m->task != BOAR_TASK_LINEAR && m->task != BOAR_TASK_MF)
 		return bad_field(err, path, "task", "is not linear (1) or mf (2)");
-	if (m->loss < BOAR_LOSS_LOGISTIC || m->loss > BOAR_LOSS_SOFTMAX)
+	if (!boar_loss_describe(m->loss))
 		return bad_field(err, path, "loss", "is not a known loss code");
 	if (m->hash_bits < 0 || m->hash_bits > 32)
 		return bad_field(err, path, "hash_bits", "is over 32");

@@ -21,6 +21,7 @@ static struct boar_model *alloc_like(const struct boar_model *m, uint64_t dim,
 		c->hash_bits = m->hash_bits;
 		c->slot_ids = m->slot_ids;
 		c->mu = m->mu;
+		c->loss_param = m->loss_param;
 	}
 	return c;
 }

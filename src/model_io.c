@@ -2,8 +2,10 @@
  *
  * Binary format, version 1 (little-endian, as every platform boar targets):
  *   header  64 bytes: "BOARMODL", u32 version, u32 header size, u32 task,
- *           u32 loss, u32 hash_bits, u32 rank, u32 has_bias, u32 n_classes,
- *           u64 dim, u64 n_items, f32 mu, u32 flags (bit 0: slot ids)
+ *           u32 loss (a BOAR_LOSS_MAP code), u32 hash_bits, u32 rank,
+ *           u32 has_bias, u32 n_classes, u64 dim, u64 n_items,
+ *           f32 mu (MF: the global mean; linear: the loss's parameter,
+ *           0 for a loss without one), u32 flags (bit 0: slot ids)
  *   payload linear: w[dim + 1] (bias last); multiclass (n_classes = K > 0):
  *           w[(dim + 1) * K] feature-major, then the K class labels
  *           MF: P[dim * rank], Q[n_items * rank], then bu[dim], bi[n_items]
@@ -87,7 +89,7 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	h.flags = m->slot_ids ? MODEL_FLAG_SLOT_IDS : 0;
 	h.dim = m->dim;
 	h.n_items = m->n_items;
-	h.mu = m->mu;
+	h.mu = m->task == BOAR_TASK_MF ? m->mu : m->loss_param;
 
 	int rc = boar_atomic_open(&f, path, err);
 	if (rc)
@@ -169,7 +171,9 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	struct boar_model shape = {
 		.task = (int)h.task, .loss = (int)h.loss, .hash_bits = (int)h.hash_bits,
 		.slot_ids = (h.flags & MODEL_FLAG_SLOT_IDS) != 0, .dim = h.dim,
-		.n_items = h.n_items, .rank = h.rank, .mu = h.mu,
+		.n_items = h.n_items, .rank = h.rank,
+		.mu = h.task == BOAR_TASK_MF ? h.mu : 0.0f,
+		.loss_param = h.task == BOAR_TASK_MF ? 0.0f : h.mu,
 		.has_bias = (int)h.has_bias, .n_classes = h.n_classes};
 	/* (A uint32 above INT_MAX becomes a negative int: still refused.) */
 	rc = boar_model_check_shape(&shape, path, err);
@@ -203,7 +207,10 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	}
 	m->hash_bits = (int)h.hash_bits;
 	m->slot_ids = (h.flags & MODEL_FLAG_SLOT_IDS) != 0;
-	m->mu = h.mu;
+	if (h.task == BOAR_TASK_MF)
+		m->mu = h.mu;
+	else
+		m->loss_param = h.mu;
 	struct section s[4];
 	int n = sections(m, s);
 	uLong crc = crc32(0L, (const Bytef *)&h, sizeof h);
@@ -248,9 +255,8 @@ out:
 
 static const char *loss_name(int loss)
 {
-	static const char *names[] = {"logistic", "hinge", "squared",
-				      "softmax"};
-	return loss >= 0 && loss <= 3 ? names[loss] : "?";
+	const boar_loss_desc *l = boar_loss_describe(loss);
+	return l ? l->name : "?";
 }
 
 static void export_factor_rows(FILE *fp, char tag, const float *F,
@@ -308,6 +314,9 @@ int boar_model_export_text(const boar_model *m, const char *path,
 		fprintf(fp, "task linear\nloss %s\ndim %" PRIu64
 			    "\nhash_bits %d\nbias %.9g\n",
 			loss_name(m->loss), m->dim, m->hash_bits, m->w[m->dim]);
+		const boar_loss_desc *l = boar_loss_describe(m->loss);
+		if (l && l->param[0])
+			fprintf(fp, "%s %.9g\n", l->param, m->loss_param);
 		/* Unhashed ids are written 1-based, as in the LIBSVM input;
 		 * hashed ones as their slot. */
 		fprintf(fp, "# %s weight (non-zero weights only)\n",

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "input_spec.h"
+#include "math/step.h"
 #include "model.h"
 #include "model_sections.h"
 #include "train_state.h"
@@ -128,11 +129,11 @@ static int read_state(FILE *fp, uint64_t len, uLong *crc, struct boar_model *m,
 	if (m->state || len < STATE_FIXED || get(fp, crc, u, 8) ||
 	    get(fp, crc, d, 16) || get(fp, crc, &n, 8))
 		return bad(err, BOAR_ECORRUPT, path, "bad optimizer-state section");
-	if ((u[1] != BOAR_OPT_SGD && u[1] != BOAR_OPT_ADAGRAD) ||
+	if (!boar_optimizer_name((int)u[1]) || u[1] == BOAR_OPT_AUTO ||
 	    !(d[0] > 0 && isfinite(d[0])) || !(d[1] > 0 && d[1] <= 1) ||
 	    n != (len - STATE_FIXED) / 4 || (len - STATE_FIXED) % 4 ||
 	    (n && n != state_sums(m)) ||
-	    (u[1] == BOAR_OPT_ADAGRAD) != (n != 0))
+	    boar_opt_accumulates((int)u[1]) != (n != 0))
 		return bad(err, BOAR_ECORRUPT, path,
 			   "optimizer state out of range or not of the "
 			   "model's shape");

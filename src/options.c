@@ -1,5 +1,6 @@
 /* options.c - training options: defaults in one function, validation in
- * another, and resolution of the task-dependent defaults (BOAR_AUTO). */
+ * another, and resolution of the task-dependent defaults (BOAR_AUTO); the
+ * loss and optimizer tables of boar.h turned into lookups. */
 #include <math.h>
 #include <string.h>
 
@@ -7,6 +8,54 @@
 #include "model.h"
 #include "options.h"
 #include "train_state.h"
+
+static const boar_loss_desc loss_table[] = {
+#define LOSS_DESC(N, code, name, kind, prob, param, dflt, help) \
+	[code] = {#name, BOAR_LOSS_KIND_##kind, prob, param, dflt, help},
+	BOAR_LOSS_MAP(LOSS_DESC)
+#undef LOSS_DESC
+};
+_Static_assert(sizeof loss_table / sizeof loss_table[0] == BOAR_LOSS_COUNT,
+	       "BOAR_LOSS_MAP codes must be 0 .. BOAR_LOSS_COUNT - 1");
+
+const boar_loss_desc *boar_loss_describe(int loss)
+{
+	return loss >= 0 && loss < BOAR_LOSS_COUNT ? &loss_table[loss] : NULL;
+}
+
+int boar_loss_from_name(const char *name)
+{
+	for (int k = 0; name && k < BOAR_LOSS_COUNT; k++)
+		if (!strcmp(loss_table[k].name, name))
+			return k;
+	return -1;
+}
+
+static const char *const optimizer_names[] = {
+#define OPT_NAME(N, code, name, acc, help) [code] = #name,
+	BOAR_OPTIMIZER_MAP(OPT_NAME)
+#undef OPT_NAME
+	[BOAR_OPT_AUTO] = "auto",
+};
+#define N_OPTIMIZER_CODES \
+	(int)(sizeof optimizer_names / sizeof optimizer_names[0])
+_Static_assert(N_OPTIMIZER_CODES == BOAR_OPT_CODES,
+	       "BOAR_OPTIMIZER_MAP codes must be 0 .. BOAR_OPT_CODES - 1");
+
+const char *boar_optimizer_name(int optimizer)
+{
+	if (optimizer < 0 || optimizer >= N_OPTIMIZER_CODES)
+		return NULL;
+	return optimizer_names[optimizer];
+}
+
+int boar_optimizer_from_name(const char *name)
+{
+	for (int k = 0; name && k < N_OPTIMIZER_CODES; k++)
+		if (optimizer_names[k] && !strcmp(optimizer_names[k], name))
+			return k;
+	return -1;
+}
 
 #define MAX_CPU_RANK 1024
 
@@ -31,6 +80,7 @@ void boar_options_fill(boar_options *o)
 	o->device = BOAR_DEVICE_CPU;
 	o->gpu_id = 0;
 	o->streams = 4;
+	o->loss_param = BOAR_AUTO;
 	o->early_stop = BOAR_EARLY_STOP_AUTO;
 }
 
@@ -44,11 +94,17 @@ const char *boar_options_validate(const boar_options *o,
 {
 	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
 		return "task must be auto, linear or mf";
-	if (o->loss < BOAR_LOSS_LOGISTIC || o->loss > BOAR_LOSS_SOFTMAX)
-		return "loss must be logistic, hinge, squared or softmax";
-	if (o->optimizer != BOAR_OPT_SGD && o->optimizer != BOAR_OPT_ADAGRAD &&
-	    o->optimizer != BOAR_OPT_AUTO)
-		return "optimizer must be sgd, adagrad or auto";
+	const boar_loss_desc *loss = boar_loss_describe(o->loss);
+	if (!loss)
+		return "loss must be one of boar.h's BOAR_LOSS_MAP";
+	if (!is_auto(o->loss_param) && !loss->param[0])
+		return "the loss takes no parameter: leave loss_param BOAR_AUTO";
+	if (!is_auto(o->loss_param) &&
+	    !(o->loss_param > 0 && isfinite(o->loss_param)))
+		return "the loss's parameter must be a positive finite number";
+	if (!boar_optimizer_name(o->optimizer))
+		return "optimizer must be one of boar.h's BOAR_OPTIMIZER_MAP or "
+		       "auto";
 	if (o->update != BOAR_UPDATE_ATOMIC && o->update != BOAR_UPDATE_RACY)
 		return "update must be atomic or racy";
 	if (o->epochs < 1)
@@ -197,6 +253,11 @@ static void resolve(boar_options *o, int task, double spread, uint64_t rows)
 		o->l2 = 0.0;
 	if (o->early_stop == BOAR_EARLY_STOP_AUTO)
 		o->early_stop = 0;
+	const boar_loss_desc *loss = boar_loss_describe(o->loss);
+	if (!loss->param[0])
+		o->loss_param = 0;
+	else if (is_auto(o->loss_param))
+		o->loss_param = loss->param_default;
 }
 
 void boar_options_resolve_task(boar_options *o, int task)

@@ -367,6 +367,9 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 		  boar_error *err);
 int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 		   boar_error *err);
+/* boar_parse_<name>() of the format's line in boar.h's BOAR_FORMAT_MAP. */
+int boar_parse_format(int format, const struct parse_input *in,
+		      struct boar_dataset **out, boar_error *err);
 
 /* Looks at the first data lines of buf: BOAR_FORMAT_LIBSVM when a token
  * after the first has a ':' (and is not a '::' separator), else

@@ -217,6 +217,13 @@ static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
 			nnz = row_start + boar_sort_merge_row(idx + row_start,
 							      val + row_start,
 							      n, c->scratch);
+			if (boar_first_nonfinite(val + row_start,
+						 nnz - row_start) <
+			    nnz - row_start) {
+				fail(c, BOAR_EPARSE, line,
+				     BOAR_MSG_MERGED_INFINITE);
+				break;
+			}
 		}
 		label[rows] = y; /* rows < rows_ub: its line was counted */
 		rows++;

@@ -3,6 +3,7 @@
 #include <omp.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,7 +117,20 @@ size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		c->scratch = s;
 		c->cap_scratch = cap;
 	}
-	return boar_sort_merge_row(ix, vx, n, c->scratch);
+	size_t m = boar_sort_merge_row(ix, vx, n, c->scratch);
+	if (boar_first_nonfinite(vx, m) < m) {
+		row_piece_fail(c, BOAR_EPARSE, line, BOAR_MSG_MERGED_INFINITE);
+		return (size_t)-1;
+	}
+	return m;
+}
+
+size_t boar_first_nonfinite(const float *vx, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (!isfinite(vx[k]))
+			return k;
+	return n;
 }
 
 int row_out_alloc(struct row_piece *pc, size_t n, int with_weight,

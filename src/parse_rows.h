@@ -50,8 +50,20 @@ void row_piece_fail(struct row_piece *c, int code, uint64_t line,
 size_t boar_sort_merge_row(uint32_t *ix, float *vx, size_t n,
 			   uint64_t *scratch);
 
-/* row_sort_merge: the same for a piece, growing its scratch first. Returns the new length, or (size_t)-1 when the scratch space
- * cannot grow (the error is recorded in c). */
+/* Index of the first non-finite value of vx[0..n), or n when all are
+ * finite: finite values in the file can still add up (features sharing a
+ * hashed slot) or scale (a VW namespace weight) to infinity. */
+size_t boar_first_nonfinite(const float *vx, size_t n);
+
+/* The message for a non-finite merged value, one wording for every
+ * parser. */
+#define BOAR_MSG_MERGED_INFINITE \
+	"features sharing a hashed slot add up to an infinite value; " \
+	"scale the values down"
+
+/* row_sort_merge: the same for a piece, growing its scratch first. Returns
+ * the new length, or (size_t)-1 when the scratch space cannot grow or a
+ * merged value is not finite (the error is recorded in c). */
 size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		      float *vx, size_t n);
 

@@ -174,19 +174,18 @@ static void trim(struct boar_dataset *a, const struct caps *cap)
 			realloc that fails keeps the block */
 }
 
-static int parse_block(int format, const struct parse_input *in,
-		       struct boar_dataset **out, boar_error *err)
+int boar_parse_format(int format, const struct parse_input *in,
+		      struct boar_dataset **out, boar_error *err)
 {
+	/* boar_parse_<name>() of every format of boar.h's list */
 	switch (format) {
-	case BOAR_FORMAT_LIBSVM:
-		return boar_parse_libsvm(in, out, err);
-	case BOAR_FORMAT_VW:
-		return boar_parse_vw(in, out, err);
-	case BOAR_FORMAT_CSV:
-		return boar_parse_csv(in, out, err);
-	default:
-		return boar_parse_ratings(in, out, err);
+#define FORMAT_PARSE(N, code, name, task, hashed, help) \
+	case BOAR_FORMAT_##N:                            \
+		return boar_parse_##name(in, out, err);
+		BOAR_FORMAT_MAP(FORMAT_PARSE)
+#undef FORMAT_PARSE
 	}
+	return boar_fail(err, BOAR_EINVAL, "unknown format %d", format);
 }
 
 /* boar_parse_file with a chosen block size (the tests use tiny ones). */
@@ -231,7 +230,7 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 		struct boar_dataset *part = NULL;
 		uint64_t lines = 0;
 		in.lines = &lines;
-		ret = parse_block(*format, &in, &part, err);
+		ret = boar_parse_format(*format, &in, &part, err);
 		/* how many blocks like this one the file holds */
 		double scale = k == 0 && src.regular && !src.gz
 				       ? (double)src.id.size / (double)len

@@ -248,6 +248,13 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 				goto stop;
 			}
 			v *= scale;
+			if (!isfinite(v)) {
+				pc_quote(q, sizeof q, ns, ne);
+				row_piece_fail(c, BOAR_EPARSE, line,
+					       "value of feature %s times its namespace's scale is infinite",
+					       q);
+				goto stop;
+			}
 			if (v == 0.0f || dropped)
 				continue; /* VW drops zero features */
 			/* nnz < nnz_ub: the whitespace before it was counted */

@@ -16,9 +16,9 @@
 #include <omp.h>
 
 #include "coord_update.h"
+#include "math/loss.h"
 #include "dataset.h"
 #include "engine.h"
-#include "loss.h"
 #include "model.h"
 
 /* Phase 1 for one row: derivatives (scaled by the row's weight) into d[K];
@@ -40,10 +40,12 @@ static double row_derivatives(const struct boar_engine *e, uint32_t r,
 	}
 	double loss;
 	if (mdl->n_classes) {
-		loss = boar_multiclass_loss(mdl->loss, m, K, ds->row_class[r], d);
+		loss = boar_multiclass_loss(mdl->loss, mdl->loss_param, m, K,
+					    ds->row_class[r], d);
 	} else {
 		float y = boar_loss_target(mdl->loss, ds->label[r]);
-		loss = boar_loss_eval(mdl->loss, m[0], y, &d[0]);
+		loss = boar_loss_eval(mdl->loss, m[0], y, mdl->loss_param,
+				      &d[0]);
 	}
 	float rw = ds->row_weight ? ds->row_weight[r] : 1.0f;
 	for (uint32_t c = 0; c < K; c++)
@@ -59,7 +61,7 @@ static void apply_owned(const struct boar_engine *e, const uint32_t *order,
 	const struct boar_rows *ds = &e->rows;
 	struct boar_model *mdl = e->m;
 	uint32_t K = boar_model_width(mdl);
-	int ada = e->o.optimizer == BOAR_OPT_ADAGRAD;
+	int ada = boar_opt_accumulates(e->o.optimizer);
 	int reg = boar_reg_kind(e->o.l1, e->o.l2);
 	for (uint64_t i = b0; i < b1; i++) {
 		uint32_t r = order[i];
@@ -93,7 +95,7 @@ double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
 {
 	uint32_t K = boar_model_width(e->m);
 	struct coord_params cp = {.eta = eta, .l1 = (float)e->o.l1,
-				  .l2 = (float)e->o.l2};
+				  .l2 = (float)e->o.l2, .opt = e->o.optimizer};
 	float *dbuf = e->det_buf;
 	double total = 0;
 #pragma omp parallel num_threads(e->threads) reduction(+ : total)

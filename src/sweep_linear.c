@@ -31,9 +31,9 @@
 #include "dataset.h"
 #include "engine.h"
 #include "coord_update.h"
+#include "math/loss.h"
 #include "sweep_common.h"
 #include "sweep_replica.h"
-#include "loss.h"
 #include "model.h"
 
 /* Prefetch distances, in rows: the row's offsets first, then (once those
@@ -57,6 +57,7 @@ struct linear_args {
 	struct boar_engine *e;   /* for the thread's replica */
 	uint64_t dim;
 	int loss;
+	float loss_param;
 	struct coord_params cp;
 };
 
@@ -94,7 +95,7 @@ static inline void ada_rates(float eta, const float *acc, float *gl, int n)
 #ifdef __AVX__
 	/* boar_adagrad_rate eight at a time (IEEE square root and division:
 	 * the same bits as the scalar ones) */
-	__m256 ve = _mm256_set1_ps(eta), veps = _mm256_set1_ps(ADAGRAD_EPS);
+	__m256 ve = _mm256_set1_ps(eta), veps = _mm256_set1_ps(BOAR_ADAGRAD_EPS);
 	for (; c + 8 <= n; c += 8) {
 		__m256 root = _mm256_sqrt_ps(_mm256_loadu_ps(acc + c));
 		__m256 rate = _mm256_div_ps(ve, _mm256_add_ps(root, veps));
@@ -173,7 +174,7 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 		m += margin_strided(w, idx, val, cold, hi, ST);
 		float y = boar_loss_target(loss, a->label[r]), d;
 		float rw = a->row_weight ? a->row_weight[r] : 1.0f;
-		loss_sum += rw * boar_loss_eval(loss, m, y, &d);
+		loss_sum += rw * boar_loss_eval(loss, m, y, a->loss_param, &d);
 		d *= rw;
 		if (d != 0.0f || reg != REG_NONE) {
 			for (uint64_t k = lo; k < cold; k++) {
@@ -183,7 +184,10 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 						  reg != REG_NONE ? a->reg_scale[rep.at[s] / ST] : 0.0f,
 						  BOAR_POLICY_RACY, adagrad, reg);
 			}
-			if (adagrad && reg == REG_NONE)
+			/* AdaGrad's rate, vectorized (other optimizers
+			 * that accumulate take the generic step) */
+			if (adagrad && reg == REG_NONE &&
+			    a->cp.opt == BOAR_OPT_ADAGRAD)
 				ada_update_row(a->cp.eta, w, a->G, idx, val, cold,
 					       hi, d, policy, ST);
 			else
@@ -244,13 +248,14 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 		.reg_scale = e->reg_scale, .G = e->wg ? e->wg + 1 : e->accum,
 		.row_weight = d->row_weight,
 		.hot_n = d->hot_n, .e = e, .dim = e->m->dim,
-		.loss = e->m->loss,
-		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2},
+		.loss = e->m->loss, .loss_param = e->m->loss_param,
+		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
+		       .opt = e->o.optimizer},
 	};
 	int reg = boar_reg_kind(e->o.l1, e->o.l2);
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
-	int opt = e->o.optimizer != BOAR_OPT_ADAGRAD ? 0 : (e->wg ? 2 : 1);
+	int opt = !boar_opt_accumulates(e->o.optimizer) ? 0 : (e->wg ? 2 : 1);
 	boar_slice_fn fn = linear_variants[policy][opt][reg];
 	return boar_run_slices(e->threads, fn, &a, order, begin, end);
 }

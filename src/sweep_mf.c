@@ -19,9 +19,8 @@
  * The rank is a compile-time constant for the common ranks (16, 32, 64,
  * 128), so those loops are fully unrolled vector code.
  *
- * AdaGrad keeps one sum per user row and per item row (the mean squared
- * gradient component of that row, as LIBMF does): rank-fold less state than
- * per-coordinate sums, and a row's components share a scale anyway.
+ * The step's math (error, gradients, AdaGrad's per-row sums) is
+ * math/mf_step.h's, shared with the GPU kernel.
  */
 #include <math.h>
 #include <omp.h>
@@ -30,11 +29,11 @@
 #include "atomics/atomics.h"
 #include "dataset.h"
 #include "engine.h"
+#include "math/mf_step.h"
 #include "model.h"
 #include "sweep_common.h"
 
 #define MAX_RANK_ON_STACK 1024
-#define ADAGRAD_EPS 1e-6f
 #define PREFETCH_RATINGS 6
 
 struct mf_args {
@@ -43,7 +42,8 @@ struct mf_args {
 	const uint64_t *block_start;
 	float *P, *Q, *bu, *bi;
 	float *Gu, *Gi; /* AdaGrad row sums or NULL */
-	float mu, eta, l2;
+	float mu;
+	struct coord_params cp; /* eta, l2, optimizer */
 	uint32_t rank;
 };
 
@@ -70,13 +70,13 @@ store_row(float *dst, const float *old, const float *new_vals, uint32_t k,
 		boar_add_atomic(&dst[f], new_vals[f] - old[f]);
 }
 
-/* One SGD step on rating t; returns its squared error. p, q, np, nq are
- * scratch rows of at least k floats. */
+/* One step on rating t; returns its loss. p, q, np, nq are scratch rows
+ * of at least k floats. */
 static inline __attribute__((always_inline)) double
 rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 	    float *p, float *q, float *np, float *nq, int policy, int adagrad)
 {
-	const float l2 = a->l2;
+	const float l2 = a->cp.l2;
 	float *pu = &a->P[(uint64_t)t->user * k];
 	float *qi = &a->Q[(uint64_t)t->item * k];
 	load_row(p, pu, k, policy);
@@ -90,39 +90,39 @@ rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 		dot += p[f] * q[f];
 	float bu_v = a->bu ? boar_load_relaxed(&a->bu[t->user]) : 0.0f;
 	float bi_v = a->bi ? boar_load_relaxed(&a->bi[t->item]) : 0.0f;
-	float e = a->mu + bu_v + bi_v + dot - t->rating;
+	float e, loss = boar_mf_loss(a->mu, bu_v, bi_v, dot, t->rating, &e);
 
-	float eta_u = a->eta, eta_i = a->eta;
+	float eta_u = a->cp.eta, eta_i = a->cp.eta;
 	if (adagrad) {
 		float su = 0, si = 0;
 #pragma omp simd reduction(+ : su, si)
 		for (uint32_t f = 0; f < k; f++) {
-			float gu = e * q[f] + l2 * p[f];
-			float gi = e * p[f] + l2 * q[f];
+			float gu = boar_mf_grad(e, q[f], p[f], l2);
+			float gi = boar_mf_grad(e, p[f], q[f], l2);
 			su += gu * gu;
 			si += gi * gi;
 		}
 		float *Gu = &a->Gu[t->user], *Gi = &a->Gi[t->item];
-		float acc_u = boar_load_relaxed(Gu) + su / k;
-		float acc_i = boar_load_relaxed(Gi) + si / k;
-		boar_store_relaxed(Gu, acc_u);
-		boar_store_relaxed(Gi, acc_i);
-		eta_u = a->eta / (sqrtf(acc_u) + ADAGRAD_EPS);
-		eta_i = a->eta / (sqrtf(acc_i) + ADAGRAD_EPS);
+		float acc_u = boar_load_relaxed(Gu), acc_i = boar_load_relaxed(Gi);
+		float dacc_u, dacc_i;
+		eta_u = boar_mf_rate(&a->cp, 1, su, k, acc_u, &dacc_u);
+		eta_i = boar_mf_rate(&a->cp, 1, si, k, acc_i, &dacc_i);
+		boar_store_relaxed(Gu, acc_u + dacc_u);
+		boar_store_relaxed(Gi, acc_i + dacc_i);
 	}
 	for (uint32_t f = 0; f < k; f++) {
-		np[f] = p[f] - eta_u * (e * q[f] + l2 * p[f]);
-		nq[f] = q[f] - eta_i * (e * p[f] + l2 * q[f]);
+		np[f] = p[f] - eta_u * boar_mf_grad(e, q[f], p[f], l2);
+		nq[f] = q[f] - eta_i * boar_mf_grad(e, p[f], q[f], l2);
 	}
 	store_row(pu, p, np, k, policy);
 	store_row(qi, q, nq, k, policy);
 	if (a->bu) {
-		float nbu = bu_v - eta_u * (e + l2 * bu_v);
-		float nbi = bi_v - eta_i * (e + l2 * bi_v);
+		float nbu = bu_v - eta_u * boar_mf_grad(e, 1.0f, bu_v, l2);
+		float nbi = bi_v - eta_i * boar_mf_grad(e, 1.0f, bi_v, l2);
 		boar_add_policy(policy, &a->bu[t->user], nbu - bu_v);
 		boar_add_policy(policy, &a->bi[t->item], nbi - bi_v);
 	}
-	return (double)e * e;
+	return loss;
 }
 
 /* Blocks at positions [bbegin, bend) of the block order. RANK: the rank as
@@ -210,11 +210,12 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 		.P = m->P, .Q = m->Q, .bu = m->has_bias ? m->bu : 0,
 		.bi = m->has_bias ? m->bi : 0,
 		.Gu = e->accum, .Gi = e->accum ? e->accum + m->dim : 0,
-		.mu = m->has_bias ? m->mu : 0.0f, .eta = eta,
-		.l2 = (float)e->o.l2, .rank = m->rank,
+		.mu = m->has_bias ? m->mu : 0.0f,
+		.cp = {.eta = eta, .l2 = (float)e->o.l2, .opt = e->o.optimizer},
+		.rank = m->rank,
 	};
 	boar_slice_fn fn = pick(e->o.update == BOAR_UPDATE_ATOMIC,
-			   e->o.optimizer == BOAR_OPT_ADAGRAD, m->rank);
+			   boar_opt_accumulates(e->o.optimizer), m->rank);
 	if (e->grid <= 1)
 		return boar_run_slices(e->threads, fn, &a, NULL, 0, e->n_blocks);
 	/* Stratum s: grid row r sweeps cell (r, r + s mod G); the rows of a

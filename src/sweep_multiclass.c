@@ -13,11 +13,11 @@
 #include <math.h>
 
 #include "coord_update.h"
+#include "math/loss.h"
 #include "sweep_common.h"
 #include "sweep_replica.h"
 #include "dataset.h"
 #include "engine.h"
-#include "loss.h"
 #include "model.h"
 
 struct mc_args {
@@ -33,6 +33,7 @@ struct mc_args {
 	uint64_t dim;
 	uint32_t K;
 	int loss;
+	float loss_param;
 	struct coord_params cp;
 };
 
@@ -62,7 +63,7 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 				m[c] += boar_load_relaxed(&wj[c]) * x;
 		}
 		float rw = a->row_weight ? a->row_weight[r] : 1.0f;
-		loss_sum += rw * boar_multiclass_loss(a->loss, m, K,
+		loss_sum += rw * boar_multiclass_loss(a->loss, a->loss_param, m, K,
 							   a->row_class[r], d);
 		for (uint32_t c = 0; c < K; c++)
 			d[c] *= rw;
@@ -103,11 +104,13 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 		.row_class = d->row_class, .row_weight = d->row_weight,
 		.w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum, .e = e,
 		.dim = e->m->dim, .K = e->m->n_classes, .loss = e->m->loss,
-		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2},
+		.loss_param = e->m->loss_param,
+		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
+		       .opt = e->o.optimizer},
 	};
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
-	boar_slice_fn fn = mc_variants[policy][e->o.optimizer == BOAR_OPT_ADAGRAD]
+	boar_slice_fn fn = mc_variants[policy][boar_opt_accumulates(e->o.optimizer)]
 			      [boar_reg_kind(e->o.l1, e->o.l2)];
 	return boar_run_slices(e->threads, fn, &a, order, begin, end);
 }

@@ -46,6 +46,7 @@
 #include "atomics/atomics.h"
 #include "boar.h"
 #include "coord_update.h"
+#include "math/loss.h"
 
 #define BOAR_REP_SYNC_ROWS 64
 #define BOAR_REP_SYNC_SLICE 16
@@ -86,12 +87,12 @@ boar_rep_params(const struct coord_params *cp, struct boar_replica *r,
 }
 
 /* The largest second derivative of a loss in the margin: p(1 - p) <= 1/4
- * for the logistic and softmax losses, 1 for squared loss; hinge has none,
+ * for the logistic and softmax losses (the probabilistic ones), 1 for
+ * squared and Huber loss; hinge has none,
  * but its steps do not shrink near the optimum, so it counts as 1. */
 static inline float boar_rep_kappa(int loss)
 {
-	return loss == BOAR_LOSS_LOGISTIC || loss == BOAR_LOSS_SOFTMAX ? 0.25f
-								       : 1.0f;
+	return boar_loss_probabilistic(loss) ? 0.25f : 1.0f;
 }
 
 /* The share of a bias's change that it publishes (see above). */

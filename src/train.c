@@ -15,6 +15,8 @@
 #include "dataset.h"
 #include "engine_ops.h"
 #include "error.h"
+#include "math/loss.h"
+#include "math/step.h"
 #include "mem_limit.h"
 #include "metrics.h"
 #include "model.h"
@@ -43,8 +45,9 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 		      struct boar_model **out, boar_error *err)
 {
 	int binary = d->label_kind == BOAR_LABELS_BINARY;
-	if (o->loss == BOAR_LOSS_SQUARED ||
-	    (binary && o->loss != BOAR_LOSS_SOFTMAX)) {
+	int kind = boar_loss_kind(o->loss);
+	if (kind == BOAR_LOSS_KIND_REGRESSION ||
+	    (binary && kind != BOAR_LOSS_KIND_MULTINOMIAL)) {
 		*out = boar_model_alloc(BOAR_TASK_LINEAR, o->loss, d->dim, 0, 0, 0);
 		return *out ? 0 : BOAR_ENOMEM;
 	}
@@ -58,9 +61,7 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 				 "%s loss needs class labels (+1/-1, 1/0, or up "
 				 "to %d distinct integers); use the squared "
 				 "loss for real-valued targets",
-				 o->loss == BOAR_LOSS_SOFTMAX ? "softmax"
-				 : o->loss == BOAR_LOSS_HINGE ? "hinge"
-							      : "logistic",
+				 boar_loss_describe(o->loss)->name,
 				 BOAR_MAX_CLASSES);
 	*out = boar_model_alloc_multiclass(o->loss, d->dim, k, classes);
 	return *out ? 0 : BOAR_ENOMEM;
@@ -77,6 +78,8 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 		rc = boar_model_grow_copy(o->init_model, d, &m, err);
 	} else if (d->task == BOAR_TASK_LINEAR) {
 		rc = new_linear(d, o, &m, err);
+		if (!rc)
+			m->loss_param = (float)o->loss_param;
 	} else {
 		m = boar_model_alloc(BOAR_TASK_MF, BOAR_LOSS_SQUARED, d->dim,
 				     d->n_items, o->rank, o->mf_biases);
@@ -236,8 +239,7 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 		st->test_loss = t.loss;
 		st->test_accuracy = t.accuracy;
 		st->test_auc = t.auc;
-		st->test_rmse = r->t.m->task == BOAR_TASK_MF ? sqrt(t.loss)
-							   : t.rmse;
+		st->test_rmse = t.rmse;
 		st->holdout_loss = t.loss;
 	}
 	/* Held-out rows, when asked for, are what early stopping watches,
@@ -291,12 +293,6 @@ static int model_finite(const struct boar_model *m)
 				 all_finite(m->bi, m->n_items)));
 }
 
-/* The step schedule, the one place it is written: eta * decay^(epoch-1). */
-static double step_size(const boar_options *o, int epoch)
-{
-	return o->eta * pow(o->eta_decay, epoch - 1);
-}
-
 static int epochs(struct run *r, boar_error *err)
 {
 	uint64_t rows = r->last - r->first;
@@ -307,7 +303,7 @@ static int epochs(struct run *r, boar_error *err)
 	for (int epoch = 1; epoch <= r->t.o.epochs; epoch++) {
 		boar_epoch_stats st = {.epoch = epoch, .best_epoch = epoch};
 		double loss = 0;
-		double eta = step_size(&r->t.o, epoch);
+		double eta = boar_step_size(r->t.o.eta, r->t.o.eta_decay, epoch);
 		double t0 = omp_get_wtime();
 		int rc = sweep(r, epoch, eta, &loss, err);
 		if (rc)

@@ -5,6 +5,7 @@
 
 #include "engine.h"
 #include "engine_ops.h"
+#include "math/step.h"
 #include "model.h"
 #include "train_state.h"
 
@@ -48,11 +49,11 @@ struct boar_train_state *boar_train_state_take(const struct boar_model *m,
 	s->optimizer = o->optimizer;
 	/* The step the next epoch would have taken: where a warm start
 	 * picks the schedule up. */
-	s->eta = o->eta * pow(o->eta_decay, epochs);
+	s->eta = boar_step_size(o->eta, o->eta_decay, epochs + 1);
 	if (!(s->eta > 0))
 		s->eta = 1e-30; /* decayed past a double: keep it valid */
 	s->eta_decay = o->eta_decay;
-	if (o->optimizer != BOAR_OPT_ADAGRAD || !sum_of(ops, eng, 0))
+	if (!boar_opt_accumulates(o->optimizer) || !sum_of(ops, eng, 0))
 		return s;
 	s->n_accum = sums_of(m);
 	if (!(s->accum = malloc(s->n_accum * sizeof *s->accum))) {

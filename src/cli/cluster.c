@@ -386,7 +386,8 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };
-	r.binary = a->opt.loss != BOAR_LOSS_SQUARED;
+	r.binary = boar_loss_describe(a->opt.loss)->kind !=
+		   BOAR_LOSS_KIND_REGRESSION;
 	progress_init(&r.pr, a->quiet || c->rank != 0);
 	a->opt.progress = on_epoch;
 	a->opt.progress_ctx = &r;

@@ -62,17 +62,8 @@ const char *cli_task_name(int task)
 
 const char *cli_loss_name(int loss)
 {
-	switch (loss) {
-	case BOAR_LOSS_LOGISTIC:
-		return "logistic";
-	case BOAR_LOSS_HINGE:
-		return "hinge";
-	case BOAR_LOSS_SQUARED:
-		return "squared";
-	case BOAR_LOSS_SOFTMAX:
-		return "softmax";
-	}
-	return "?";
+	const boar_loss_desc *l = boar_loss_describe(loss);
+	return l ? l->name : "?";
 }
 
 /* ------------------------------------------------ temp files and signals */

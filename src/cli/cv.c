@@ -83,7 +83,7 @@ int cv_run(const boar_dataset *d, const boar_options *o, int k, int json,
 	int nm = 3, rc = 0;
 	boar_error err = { 0 };
 	int reg = boar_dataset_task(d) == BOAR_TASK_MF ||
-		  o->loss == BOAR_LOSS_SQUARED;
+		  boar_loss_describe(o->loss)->kind == BOAR_LOSS_KIND_REGRESSION;
 	if (!rows)
 		return cli_report(NULL, BOAR_ENOMEM);
 	for (int f = 0; f < k && !rc; f++) {

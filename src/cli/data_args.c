@@ -5,12 +5,13 @@
 
 #include "data_args.h"
 
-static const char *const format_names[] = { "auto", "libsvm", "ratings",
-					     "vw",   "csv",    NULL };
-
-_Static_assert(BOAR_FORMAT_RATINGS == 2 && BOAR_FORMAT_VW == 3 &&
-		       BOAR_FORMAT_CSV == 4,
-	       "format names out of step with boar.h");
+/* Names indexed by code (boar.h's list); the last entry stays NULL. */
+static const char *const format_names[BOAR_FORMAT_CODES + 1] = {
+	[BOAR_FORMAT_AUTO] = "auto",
+#define FORMAT_NAME(N, code, name, task, hashed, help) [code] = #name,
+	BOAR_FORMAT_MAP(FORMAT_NAME)
+#undef FORMAT_NAME
+};
 
 /* A column list: non-empty, no empty items. The names and ranges are
  * checked against the file's header by the library. */

@@ -33,8 +33,12 @@ enum {
 	CLI_DATA_LAST = CLI_DATA_MAX_MEMORY,
 };
 
+/* "auto|libsvm|ratings|vw|csv" from boar.h's list. */
+#define CLI_FORMAT_BAR_(N, code, name, task, hashed, help) "|" #name
+#define CLI_FORMAT_METAVAR "auto" BOAR_FORMAT_MAP(CLI_FORMAT_BAR_)
+
 #define CLI_DATA_OPTS                                                        \
-	{ CLI_DATA_FORMAT, "format", 0, "auto|libsvm|ratings|vw|csv",        \
+	{ CLI_DATA_FORMAT, "format", 0, CLI_FORMAT_METAVAR,                  \
 	  "input format (gzip-compressed files are read as well); auto "     \
 	  "tells VW, CSV, LIBSVM and ratings apart from the first lines" },  \
 	{ CLI_DATA_CSV_LABEL, "csv-label", 0, "COL",                         \

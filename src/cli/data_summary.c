@@ -53,7 +53,8 @@ int data_warn_one_class(const char *path, const boar_dataset *d, int loss)
 	const uint32_t *idx;
 	const float *val;
 	float first, y;
-	if (loss == BOAR_LOSS_SQUARED || boar_dataset_task(d) != BOAR_TASK_LINEAR ||
+	if (boar_loss_describe(loss)->kind == BOAR_LOSS_KIND_REGRESSION ||
+	    boar_dataset_task(d) != BOAR_TASK_LINEAR ||
 	    !n || boar_dataset_row(d, 0, &idx, &val, &first) < 0)
 		return 0;
 	for (uint64_t r = 1; r < n; r++)

@@ -229,16 +229,15 @@ int cmd_predict(int argc, char **argv)
 	uint32_t K = boar_model_classes(m, NULL);
 	if (probabilities && !K &&
 	    (boar_model_task(m) != BOAR_TASK_LINEAR ||
-	     boar_model_loss(m) != BOAR_LOSS_LOGISTIC)) {
+	     !boar_loss_describe(boar_model_loss(m))->probabilistic)) {
 		status = cli_usage("predict", "--probabilities needs a "
-				   "multiclass or logistic model; %s is %s",
+				   "multiclass or logistic model; %s is %s%s",
 				   model_path,
 				   boar_model_task(m) == BOAR_TASK_MF
 					   ? "matrix factorization"
-					   : boar_model_loss(m) ==
-							   BOAR_LOSS_HINGE
-						   ? "binary hinge"
-						   : "squared loss");
+					   : cli_loss_name(boar_model_loss(m)),
+				   boar_model_task(m) == BOAR_TASK_MF
+					   ? "" : " loss");
 		goto out;
 	}
 	/* Without --probabilities one score per row; with it K per row

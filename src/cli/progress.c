@@ -77,15 +77,18 @@ const char *progress_loss_name(const boar_model *m)
 	if (boar_model_task(m) == BOAR_TASK_MF)
 		return "squared loss";
 	int ovr = boar_model_classes(m, NULL) > 0;
-	switch (boar_model_loss(m)) {
-	case BOAR_LOSS_LOGISTIC:
-		return ovr ? "one-vs-rest log loss" : "log loss";
-	case BOAR_LOSS_HINGE:
-		return ovr ? "one-vs-rest hinge loss" : "hinge loss";
-	case BOAR_LOSS_SOFTMAX:
-		return "log loss";
-	}
-	return "squared loss";
+	const boar_loss_desc *l = boar_loss_describe(boar_model_loss(m));
+	static const char *const names[][2] = {
+#define LOSS_LABEL(N, code, name, kind, prob, param, dflt, help) \
+	[code] = { prob ? "log loss" : #name " loss",             \
+		   prob ? "one-vs-rest log loss"                  \
+			: "one-vs-rest " #name " loss" },
+		BOAR_LOSS_MAP(LOSS_LABEL)
+#undef LOSS_LABEL
+	};
+	if (!l)
+		return "loss";
+	return names[boar_model_loss(m)][ovr && l->kind == BOAR_LOSS_KIND_BINARY];
 }
 
 void progress_summary(FILE *out, const char *name, const boar_model *m,

@@ -173,13 +173,14 @@ static void warn_unused_class_weights(const boar_dataset *d,
 static int metric_kind(const boar_dataset *train, const boar_options *o,
 		       const boar_model *init)
 {
+	int kind = boar_loss_describe(o->loss)->kind;
 	if (boar_dataset_task(train) != BOAR_TASK_LINEAR ||
-	    o->loss == BOAR_LOSS_SQUARED)
+	    kind == BOAR_LOSS_KIND_REGRESSION)
 		return PROGRESS_RMSE;
 	if (init)
 		return boar_model_classes(init, NULL) ? PROGRESS_CLASSES
 						      : PROGRESS_BINARY;
-	if (o->loss == BOAR_LOSS_SOFTMAX || labels_are_classes(train))
+	if (kind == BOAR_LOSS_KIND_MULTINOMIAL || labels_are_classes(train))
 		return PROGRESS_CLASSES;
 	return PROGRESS_BINARY;
 }
@@ -413,7 +414,8 @@ int cmd_train(int argc, char **argv)
 			r.last_epoch == 1 ? "" : "s");
 		if (k)
 			fprintf(stderr, ", %u classes%s", k,
-				boar_model_loss(model) == BOAR_LOSS_SOFTMAX
+				boar_loss_describe(boar_model_loss(model))->kind ==
+						BOAR_LOSS_KIND_MULTINOMIAL
 					? ""
 					: ", one-vs-rest");
 		if (init)

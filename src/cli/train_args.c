@@ -19,19 +19,29 @@ enum {
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
 	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV,
+	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
+	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
+
+/* "logistic|hinge|..." and "sgd|adagrad|auto", from boar.h's lists. */
+#define LOSS_BAR(N, code, name, kind, prob, param, dflt, help) "|" #name
+#define OPT_BAR(N, code, name, acc, help) "|" #name
+static const char loss_bar[] = BOAR_LOSS_MAP(LOSS_BAR);
+static const char opt_bar[] = BOAR_OPTIMIZER_MAP(OPT_BAR) "|auto";
+#undef LOSS_BAR
+#undef OPT_BAR
 
 static const struct cli_opt train_opts[] = {
 	{ O_TASK, "task", 0, "auto|linear|mf",
 	  "linear: LIBSVM, VW or CSV rows; mf: user item rating triplets" },
 	CLI_DATA_OPTS,
-	{ O_LOSS, "loss", 0, "logistic|hinge|squared|softmax",
-	  "loss of the linear model (labels +1/-1 or 1/0; real for squared); "
-	  "labels 1..K: logistic and hinge train one-vs-rest, softmax a "
-	  "multinomial model; --init-model: the model's loss" },
-	{ O_OPTIMIZER, "optimizer", 0, "sgd|adagrad|auto",
-	  "sgd: one step for all coordinates; adagrad: per-coordinate "
-	  "steps; auto: the task's default" },
+	{ O_LOSS, "loss", 0, loss_bar + 1,
+	  "loss of the linear model (losses: below); labels 1..K: binary "
+	  "losses train one-vs-rest, softmax a multinomial model; "
+	  "--init-model: the model's loss" },
+	{ O_OPTIMIZER, "optimizer", 0, opt_bar + 1,
+	  "how steps are sized (optimizers: below); auto: the task's "
+	  "default" },
 	{ O_UPDATE, "update", 0, "atomic|racy",
 	  "atomic: compare-and-swap adds, none lost; racy: plain stores as "
 	  "in Hogwild! (faster, measured); on the GPU both run atomicAdd" },
@@ -109,16 +119,49 @@ static const struct cli_opt train_opts[] = {
 };
 
 static const char *const task_names[] = { "auto", "linear", "mf", NULL };
-static const char *const loss_names[] = { "logistic", "hinge", "squared", "softmax", NULL };
-static const char *const opt_names[] = { "sgd", "adagrad", "auto", NULL };
+/* Names indexed by code; the last entry stays NULL. */
+static const char *const loss_names[BOAR_LOSS_COUNT + 1] = {
+#define LOSS_NAME(N, code, name, kind, prob, param, dflt, help) [code] = #name,
+	BOAR_LOSS_MAP(LOSS_NAME)
+#undef LOSS_NAME
+};
+static const char *const opt_names[BOAR_OPT_CODES + 1] = {
+#define OPT_NAME(N, code, name, acc, help) [code] = #name,
+	BOAR_OPTIMIZER_MAP(OPT_NAME)
+#undef OPT_NAME
+	[BOAR_OPT_AUTO] = "auto",
+};
+
+/* --NAME-PARAM for each loss with a parameter (--huber-delta); the rows
+ * of losses without one are skipped by all_opts(). */
+static const struct cli_opt loss_param_opts[BOAR_LOSS_COUNT] = {
+#define LOSS_PARAM_OPT(N, code, name, kind, prob, param, dflt, help) \
+	[code] = { O_LOSS_PARAM + (code), #name "-" param, 0, "X",      \
+		   "--loss " #name ": its " param " (> 0)" },
+	BOAR_LOSS_MAP(LOSS_PARAM_OPT)
+#undef LOSS_PARAM_OPT
+};
+
+#define N_TRAIN_OPTS (sizeof train_opts / sizeof train_opts[0] - 1)
+
+/* train_opts and the loss parameters' options, ending in { 0 }. */
+static const struct cli_opt *all_opts(struct cli_opt buf[N_TRAIN_OPTS +
+							 BOAR_LOSS_COUNT + 1])
+{
+	size_t n = N_TRAIN_OPTS;
+	memcpy(buf, train_opts, n * sizeof *buf);
+	for (int k = 0; k < BOAR_LOSS_COUNT; k++)
+		if (boar_loss_describe(k)->param[0])
+			buf[n++] = loss_param_opts[k];
+	buf[n] = (struct cli_opt){ 0 };
+	return buf;
+}
 static const char *const update_names[] = { "atomic", "racy", NULL };
 static const char *const device_names[] = { "cpu", "gpu", NULL };
 static const char *const storage_names[] = { "f32", "f16", "bf16", NULL };
 
 /* Names are indexed by the enum values of boar.h; make sure they stay so. */
 _Static_assert(BOAR_TASK_MF == 2 &&
-		       BOAR_LOSS_SQUARED == 2 && BOAR_OPT_ADAGRAD == 1 &&
-		       BOAR_OPT_AUTO == 2 &&
 		       BOAR_UPDATE_RACY == 1 && BOAR_DEVICE_GPU == 1 &&
 		       BOAR_STORAGE_BF16 == 2,
 	       "CLI name tables out of step with boar.h");
@@ -222,6 +265,11 @@ static void default_of(int id, char *buf, size_t n)
 	buf[0] = '\0';
 	if (id >= CLI_DATA_FIRST && id <= CLI_DATA_LAST) {
 		cli_data_default(id, buf, n);
+		return;
+	}
+	if (id >= O_LOSS_PARAM && id < O_LAST_) {
+		snprintf(buf, n, "%g",
+			 boar_loss_describe(id - O_LOSS_PARAM)->param_default);
 		return;
 	}
 	switch (id) {
@@ -348,7 +396,17 @@ void train_args_help(FILE *out)
 	      "\n"
 	      "options:\n",
 	      out);
-	cli_print_options(out, train_opts, default_of);
+	struct cli_opt opts[N_TRAIN_OPTS + BOAR_LOSS_COUNT + 1];
+	cli_print_options(out, all_opts(opts), default_of);
+	fputs("\nlosses:\n", out);
+	for (int k = 0; k < BOAR_LOSS_COUNT; k++)
+		fprintf(out, "  %-10s %s\n", boar_loss_describe(k)->name,
+			boar_loss_describe(k)->help);
+	fputs("optimizers:\n", out);
+#define OPT_HELP(N, code, name, acc, help) \
+	fprintf(out, "  %-10s %s\n", #name, help);
+	BOAR_OPTIMIZER_MAP(OPT_HELP)
+#undef OPT_HELP
 	fputs("\n"
 	      "--threads 1 with a fixed --seed gives bit-identical models run to run;\n"
 	      "with more threads updates race by design and results vary slightly,\n"
@@ -404,6 +462,10 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		int rc = cli_data_apply(&a->load, p, id);
 		a->opt.max_memory = a->load.max_memory; /* data and model */
 		return rc;
+	}
+	if (id >= O_LOSS_PARAM && id < O_LAST_) {
+		a->loss_param_of = id - O_LOSS_PARAM + 1;
+		return cli_double_gt(p, 0, 1e30, &o->loss_param);
 	}
 	switch (id) {
 	case O_TASK:
@@ -521,9 +583,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	struct cli_parser p;
 	int id;
 
+	struct cli_opt opts[N_TRAIN_OPTS + BOAR_LOSS_COUNT + 1];
 	train_args_default(a);
 	cli_init(&p, argc, argv);
-	while ((id = cli_next(&p, train_opts)) != CLI_END) {
+	while ((id = cli_next(&p, all_opts(opts))) != CLI_END) {
 		if (id == CLI_ERROR)
 			goto fail;
 		if (id == O_HELP)
@@ -563,6 +626,12 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	if (a->opt.n_class_weights) {
 		a->opt.class_weight_labels = a->cw_labels;
 		a->opt.class_weight_values = a->cw_values;
+	}
+	if (a->loss_param_of && a->loss_param_of - 1 != a->opt.loss) {
+		const boar_loss_desc *l = boar_loss_describe(a->loss_param_of - 1);
+		cli_fail(&p, "--%s-%s is for --loss %s", l->name, l->param,
+			 l->name);
+		goto fail;
 	}
 	if (a->target_rmse > 0 && !a->test_path) {
 		cli_fail(&p, "--target-rmse needs a --test set to watch");

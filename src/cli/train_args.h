@@ -29,6 +29,7 @@ struct train_args {
 	const char *weights_path;    /* --weights: one weight per training row */
 	const char *init_model_path; /* --init-model: warm start from it */
 	int loss_given;         /* --loss was on the command line */
+	int loss_param_of;      /* 1 + the loss whose parameter was given */
 	int hash_bits_given;    /* --hash-bits was on the command line */
 	double target_rmse;     /* --target-rmse: stop at this test RMSE; 0 off */
 	int rank_given;         /* --rank was on the command line */

@@ -109,13 +109,37 @@ enum boar_task {
 	BOAR_TASK_MF = 2,     /* (user, item, rating) triplets */
 };
 
+/* The input formats, one X(NAME, code, name, task, hashed, help) line
+ * each: the enum below and the CLI's --format names come from this list,
+ * and the loader calls the parser boar_parse_<name>() (src/parse_common.h).
+ * task is the task of the format's data (LINEAR or MF); hashed is 1 when
+ * features are names, always hashed into slots (hash_bits 0 means 18).
+ * AUTO (code 0: detect) is not a format. */
+#define BOAR_FORMAT_MAP(X)                                                    \
+	X(LIBSVM, 1, libsvm, LINEAR, 0,                                      \
+	  "\"label idx:val idx:val ...\" (SVMlight too)")                    \
+	X(RATINGS, 2, ratings, MF, 0,                                        \
+	  "\"user item rating [...]\": space, ',' or '::'")                  \
+	X(VW, 3, vw, LINEAR, 1, "Vowpal Wabbit text: \"label [w] |ns f:v ...\"") \
+	X(CSV, 4, csv, LINEAR, 1,                                            \
+	  "CSV/TSV: label, numeric, categorical columns")
+
 enum boar_format {
 	BOAR_FORMAT_AUTO = 0,
-	BOAR_FORMAT_LIBSVM = 1,  /* "label idx:val idx:val ..." (SVMlight too) */
-	BOAR_FORMAT_RATINGS = 2, /* "user item rating [...]": space, ',' or '::' */
-	BOAR_FORMAT_VW = 3,      /* Vowpal Wabbit text: "label [w] |ns f:v ..." */
-	BOAR_FORMAT_CSV = 4,     /* CSV/TSV: label, numeric, categorical columns */
+#define BOAR_FORMAT_ENUM_(N, code, name, task, hashed, help) \
+	BOAR_FORMAT_##N = (code),
+	BOAR_FORMAT_MAP(BOAR_FORMAT_ENUM_)
+#undef BOAR_FORMAT_ENUM_
 };
+/* How many format codes there are, AUTO included: 0 .. BOAR_FORMAT_CODES-1. */
+#define BOAR_FORMAT_COUNT_(N, code, name, task, hashed, help) +1
+enum { BOAR_FORMAT_CODES = 1 BOAR_FORMAT_MAP(BOAR_FORMAT_COUNT_) };
+#undef BOAR_FORMAT_COUNT_
+
+/* @return a format's name ("libsvm", ..., "auto" for 0), or NULL. */
+BOAR_API const char *boar_format_name(int format);
+/* @return the BOAR_FORMAT_* code named `name` (AUTO included), or -1. */
+BOAR_API int boar_format_from_name(const char *name);
 
 typedef struct boar_load_options {
 	size_t size;      /* sizeof, set by boar_load_options_default */
@@ -257,24 +281,94 @@ BOAR_API int boar_dataset_write_text(const boar_dataset *d, const char *path,
 
 /* ------------------------------------------------------------- training */
 
-enum boar_loss {
-	BOAR_LOSS_LOGISTIC = 0,
-	BOAR_LOSS_HINGE = 1,
-	BOAR_LOSS_SQUARED = 2,
-	BOAR_LOSS_SOFTMAX = 3, /* multinomial logistic over K classes */
+/* The losses of the linear model, one X(NAME, code, name, kind, prob, param,
+ * param_default, help) line each: the enum below, boar_loss_describe(), the
+ * CLI's --loss names and help and the model file's loss codes all come from
+ * this list. kind is how labels are read: BINARY losses see the label's sign
+ * (+1/-1; one-vs-rest over classes), REGRESSION losses the real target,
+ * MULTINOMIAL losses a class out of K. prob is 1 when scores are
+ * probabilities (a sigmoid of the margin, or a softmax over classes), 0
+ * when they are margins or values. param names the loss's one parameter
+ * ("" for none), set through boar_options.loss_param. Codes are dense and
+ * never reused (they are stored in model files). The math of each loss is
+ * src/math/loss.h's boar_loss_<name>(). */
+#define BOAR_LOSS_MAP(X)                                                      \
+	X(LOGISTIC, 0, logistic, BINARY, 1, "", 0.0,                         \
+	  "log loss; predicts probabilities (labels +1/-1 or 1/0)")          \
+	X(HINGE, 1, hinge, BINARY, 0, "", 0.0,                               \
+	  "linear SVM; predicts margins")                                    \
+	X(SQUARED, 2, squared, REGRESSION, 0, "", 0.0,                       \
+	  "least squares, (m - y)^2 / 2; real-valued targets")               \
+	X(SOFTMAX, 3, softmax, MULTINOMIAL, 1, "", 0.0,                      \
+	  "multinomial logistic over K classes")                             \
+	X(HUBER, 4, huber, REGRESSION, 0, "delta", 1.0,                      \
+	  "robust regression: squared within delta of the target, linear "   \
+	  "beyond, so outliers pull with a force of at most delta")
+
+enum boar_loss_kind {
+	BOAR_LOSS_KIND_BINARY = 0,      /* label sign; one-vs-rest for classes */
+	BOAR_LOSS_KIND_REGRESSION = 1,  /* the label itself */
+	BOAR_LOSS_KIND_MULTINOMIAL = 2, /* one model over K classes */
 };
+
+enum boar_loss {
+#define BOAR_LOSS_ENUM_(N, code, name, kind, prob, param, dflt, help) \
+	BOAR_LOSS_##N = (code),
+	BOAR_LOSS_MAP(BOAR_LOSS_ENUM_)
+#undef BOAR_LOSS_ENUM_
+};
+/* How many losses there are (codes 0 .. BOAR_LOSS_COUNT - 1). */
+#define BOAR_LOSS_COUNT_(N, code, name, kind, prob, param, dflt, help) +1
+enum { BOAR_LOSS_COUNT = 0 BOAR_LOSS_MAP(BOAR_LOSS_COUNT_) };
+#undef BOAR_LOSS_COUNT_
 /* Labels with more than two distinct values are classes: logistic and hinge
  * loss then train one-vs-rest (one binary model per class, in one sweep),
  * softmax a multinomial model. Class labels may be any distinct numbers
  * (e.g. 1..20); predictions give the label of the best class. */
 
+typedef struct boar_loss_desc {
+	const char *name;     /* "logistic", ... */
+	int kind;             /* enum boar_loss_kind */
+	int probabilistic;    /* scores are probabilities */
+	const char *param;    /* its parameter's name, or "" */
+	double param_default; /* used when loss_param is BOAR_AUTO */
+	const char *help;     /* one line */
+} boar_loss_desc;
+
+/* @return the description of a BOAR_LOSS_* code, or NULL for an unknown
+ *         one. The pointer is static. */
+BOAR_API const boar_loss_desc *boar_loss_describe(int loss);
+/* @return the BOAR_LOSS_* code named `name`, or -1. */
+BOAR_API int boar_loss_from_name(const char *name);
+
+/* The optimizers, one X(NAME, code, name, accumulates, help) line each.
+ * An optimizer turns the epoch's step size eta into a coordinate's rate;
+ * one that `accumulates` keeps one running sum per coordinate (of squared
+ * gradients, for AdaGrad), one that does not steps at eta. AUTO (the
+ * task's choice) is not one of them; code 2 is its. */
+#define BOAR_OPTIMIZER_MAP(X)                                                 \
+	X(SGD, 0, sgd, 0, "step eta * decay^(epoch - 1)")                    \
+	X(ADAGRAD, 1, adagrad, 1,                                            \
+	  "per-coordinate steps eta / sqrt(sum of squared gradients)")
+
 enum boar_optimizer {
-	BOAR_OPT_SGD = 0,     /* step eta * decay^epoch */
-	BOAR_OPT_ADAGRAD = 1, /* per-coordinate eta / sqrt(sum of g^2) */
-	BOAR_OPT_AUTO = 2,    /* the task's default: AdaGrad for linear models
-				 (flat around its best eta), SGD for MF (as
-				 accurate there, and twice as fast) */
+#define BOAR_OPT_ENUM_(N, code, name, acc, help) BOAR_OPT_##N = (code),
+	BOAR_OPTIMIZER_MAP(BOAR_OPT_ENUM_)
+#undef BOAR_OPT_ENUM_
+	BOAR_OPT_AUTO = 2, /* the task's default: AdaGrad for linear models
+			      (flat around its best eta), SGD for MF (as
+			      accurate there, and twice as fast) */
 };
+
+/* How many optimizer codes there are, AUTO included: 0 .. BOAR_OPT_CODES-1. */
+#define BOAR_OPT_COUNT_(N, code, name, acc, help) +1
+enum { BOAR_OPT_CODES = 1 BOAR_OPTIMIZER_MAP(BOAR_OPT_COUNT_) };
+#undef BOAR_OPT_COUNT_
+
+/* @return an optimizer's name ("sgd", "adagrad", "auto"), or NULL. */
+BOAR_API const char *boar_optimizer_name(int optimizer);
+/* @return the BOAR_OPT_* code named `name` (AUTO included), or -1. */
+BOAR_API int boar_optimizer_from_name(const char *name);
 
 enum boar_update {
 	BOAR_UPDATE_ATOMIC = 0, /* compare-and-swap add: no update is lost */
@@ -345,7 +439,8 @@ typedef struct boar_options {
 	int hash_bits;     /* the dataset's hashing (kept in the model) */
 	uint32_t rank;     /* MF: factors per user/item */
 	int mf_biases;     /* MF: learn global mean + user/item biases */
-	double init_scale; /* MF: factors drawn from U(0, init_scale) / sqrt(rank) */
+	double init_scale; /* MF: factors drawn from U(-a, a),
+			      a = init_scale / sqrt(rank) */
 	int device;        /* enum boar_device */
 	int gpu_id;        /* which CUDA device */
 	int streams;       /* GPU: CUDA streams for the data */
@@ -394,14 +489,19 @@ typedef struct boar_options {
 	 * stopped (VW's --save_resume). A warm start from a model that has
 	 * the state resumes it and keeps it. CPU only. */
 	int save_resume;
+	/* The loss's parameter (boar_loss_describe(loss)->param names it:
+	 * Huber's delta); BOAR_AUTO: its default. A loss without one takes
+	 * only BOAR_AUTO. A warm start keeps the initial model's. */
+	double loss_param;
 	int mf_storage;    /* enum boar_storage; GPU MF only (default F32) */
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
- * 10 epochs, eta, eta_decay and l2 BOAR_AUTO (linear: decay 0.9; MF: constant
- * step), early_stop BOAR_EARLY_STOP_AUTO, no L1, seed 1, all cores, rank 16,
- * MF biases on, CPU, 4 streams) and o->size. A macro, so that the size is the
- * caller's: boar_options_init fills exactly that many bytes. */
+ * 10 epochs, eta, eta_decay, l2 and loss_param BOAR_AUTO (linear: decay
+ * 0.9; MF: constant step), early_stop BOAR_EARLY_STOP_AUTO, no L1, seed 1,
+ * all cores, rank 16, MF biases on, CPU, 4 streams) and o->size. A macro,
+ * so that the size is the caller's: boar_options_init fills exactly that
+ * many bytes. */
 #define boar_options_default(o) boar_options_init((o), sizeof *(o))
 BOAR_API void boar_options_init(boar_options *o, size_t size);
 

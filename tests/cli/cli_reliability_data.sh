@@ -112,6 +112,15 @@ printf '\357\273\277userId,movieId,rating\n1,2,3\n2,1,4\n' >"$T/bom.ratings"
 
 # ---- 5. integer class labels a float cannot hold exactly
 printf '16777216 1:1\n16777217 2:1\n16777218 3:1\n' >"$T/biglabel.svm"
+# Finite values that become infinite: a VW namespace scale, or features
+# summed into one hashed slot (found by the fuzz harnesses).
+printf '1 1e30 |a:1e30 x:1e30\n' >"$T/scale.vw"
+refused_1 "VW scale overflow" "$T/scale.vw" 'namespace.s scale is infinite' \
+	"$BOAR" train --quiet --format vw -m "$T/out.model" "$T/scale.vw"
+printf '1 1:3e38 2:3e38 3:3e38 4:3e38 5:3e38 6:3e38 7:3e38 8:3e38 9:3e38\n' >"$T/sum.svm"
+refused_1 "hashed slot sum overflow" "$T/sum.svm" 'add up to an infinite value' \
+	"$BOAR" train --quiet --hash-bits 3 -m "$T/out.model" "$T/sum.svm"
+
 refused_1 "labels beyond 2^24" "$T/biglabel.svm" '2\^24' \
 	"$BOAR" train --quiet --loss softmax -m "$T/out.model" "$T/biglabel.svm"
 

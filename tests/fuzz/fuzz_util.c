@@ -325,23 +325,9 @@ static int parse_text(const uint8_t *data, size_t size, int format,
 		.opt = o,
 		.csv = &csv,
 	};
-	int rc;
-	switch (format) {
-	case BOAR_FORMAT_LIBSVM:
-		rc = boar_parse_libsvm(&in, d, err);
-		break;
-	case BOAR_FORMAT_RATINGS:
-		rc = boar_parse_ratings(&in, d, err);
-		break;
-	case BOAR_FORMAT_VW:
-		rc = boar_parse_vw(&in, d, err);
-		break;
-	case BOAR_FORMAT_CSV:
-		rc = boar_parse_csv(&in, d, err);
-		break;
-	default:
+	if (!boar_format_name(format) || format == BOAR_FORMAT_AUTO)
 		fuzz_fail("fuzz_parse: no parser for format %d", format);
-	}
+	int rc = boar_parse_format(format, &in, d, err);
 	boar_csv_setup_free(csv);
 	if (rc) {
 		fuzz_check_error(rc, err, PARSE_PATH);

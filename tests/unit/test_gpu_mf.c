@@ -156,7 +156,7 @@ static double cpu_epoch(const struct boar_dataset *d, const boar_options *o,
 		for (uint32_t t = 0; t < R; t++)
 			pred += p[t] * q[t];
 		float e = pred - d->label[r];
-		sum += (double)e * e;
+		sum += 0.5 * (double)e * e; /* squared loss, e^2 / 2 */
 		float su = (float)eta, si = (float)eta;
 		if (o->optimizer == BOAR_OPT_ADAGRAD) {
 			float gu = 0, gi = 0;
@@ -257,7 +257,7 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 					   ? 0.25 : 0.15) * cl,
 				  2 * fabs(cl - cl2));
 		if (!isfinite(gl) || fabs(gl - cl) > tol + 1e-3) {
-			printf("FAIL %s: epoch %d train mse: expected %.5f (cpu) got %.5f (gpu)\n",
+			printf("FAIL %s: epoch %d train loss: expected %.5f (cpu) got %.5f (gpu)\n",
 			       name, e, cl, gl);
 			bad = 1;
 		}

@@ -1,0 +1,162 @@
+/* loss.h - the losses of the linear model, host and device (see hd.h).
+ *
+ * boar_loss_NAME(m, y, param, &d) gives the loss at margin m against
+ * target y and its derivative d = dloss/dm, for every NAME of
+ * BOAR_LOSS_MAP (boar.h). Adding a loss is a line in that list and its
+ * function here; everything else (dispatch, label mapping, the CLI's
+ * names, model files, GPU kernels) is generated from the list.
+ *
+ * Every loss is the objective the sweeps optimize and the number they
+ * report, so squared loss is (m - y)^2 / 2: its derivative is m - y.
+ */
+#ifndef BOAR_MATH_LOSS_H
+#define BOAR_MATH_LOSS_H
+
+#include <math.h>
+#include <stdint.h>
+
+#include "boar.h"
+#include "math/hd.h"
+
+/* The loss of a probability below 1e-30, -log(1e-30): what a row costs at
+ * worst, so one hopeless row cannot make the mean infinite. */
+#define BOAR_LOSS_CAP 69.07755279f
+
+/* log(1 + exp(-y m)). One exp serves loss and derivative: with
+ * e = exp(-|z|), loss = max(-z, 0) + log1p(e), and 1/(1+exp(z)) is
+ * e/(1+e) for z > 0, 1/(1+e) otherwise. */
+BOAR_HD float boar_loss_logistic(float m, float y, float param, float *d)
+{
+	float z = y * m;
+	float e = expf(-fabsf(z));
+	float r = 1.0f / (1.0f + e);
+	*d = -y * (z > 0 ? e * r : r);
+	return (z > 0 ? 0.0f : -z) + log1pf(e);
+}
+
+/* max(0, 1 - y m) */
+BOAR_HD float boar_loss_hinge(float m, float y, float param, float *d)
+{
+	float z = y * m;
+	*d = z < 1.0f ? -y : 0.0f;
+	return z < 1.0f ? 1.0f - z : 0.0f;
+}
+
+/* (m - y)^2 / 2 */
+BOAR_HD float boar_loss_squared(float m, float y, float param, float *d)
+{
+	float e = m - y;
+	*d = e;
+	return 0.5f * e * e;
+}
+
+/* Huber: (m - y)^2 / 2 within delta of the target, delta (|m - y| - delta/2)
+ * beyond: squared loss near the target, absolute loss far from it, so an
+ * outlier's gradient is at most delta. */
+BOAR_HD float boar_loss_huber(float m, float y, float delta, float *d)
+{
+	float e = m - y, a = fabsf(e);
+	if (a <= delta) {
+		*d = e;
+		return 0.5f * e * e;
+	}
+	*d = e > 0 ? delta : -delta;
+	return delta * (a - 0.5f * delta);
+}
+
+/* Softmax over the two margins {0, m}: exactly the logistic loss. Softmax
+ * models have K >= 2 margins and go through boar_multiclass_loss. */
+BOAR_HD float boar_loss_softmax(float m, float y, float param, float *d)
+{
+	return boar_loss_logistic(m, y, param, d);
+}
+
+/* The loss of code `loss`. */
+BOAR_HD float boar_loss_eval(int loss, float m, float y, float param, float *d)
+{
+	switch (loss) {
+#define BOAR_LOSS_CASE_(N, code, name, kind, prob, pname, dflt, help) \
+	case BOAR_LOSS_##N:                                      \
+		return boar_loss_##name(m, y, param, d);
+		BOAR_LOSS_MAP(BOAR_LOSS_CASE_)
+#undef BOAR_LOSS_CASE_
+	}
+	*d = 0.0f;
+	return 0.0f;
+}
+
+/* A loss's kind and prob columns in one int (kind in the low four bits);
+ * a binary margin loss for an unknown code. */
+BOAR_HD int boar_loss_traits_(int loss)
+{
+	switch (loss) {
+#define BOAR_LOSS_TRAITS_(N, code, name, kind, prob, pname, dflt, help) \
+	case BOAR_LOSS_##N:                                              \
+		return BOAR_LOSS_KIND_##kind | (prob) << 4;
+		BOAR_LOSS_MAP(BOAR_LOSS_TRAITS_)
+#undef BOAR_LOSS_TRAITS_
+	}
+	return BOAR_LOSS_KIND_BINARY;
+}
+
+/* enum boar_loss_kind of a loss. */
+BOAR_HD int boar_loss_kind(int loss)
+{
+	return boar_loss_traits_(loss) & 15;
+}
+
+/* 1 when the loss's scores are probabilities (sigmoid or softmax). */
+BOAR_HD int boar_loss_probabilistic(int loss)
+{
+	return boar_loss_traits_(loss) >> 4;
+}
+
+/* The label as the loss sees it: the sign for classification losses, the
+ * value for regression. */
+BOAR_HD float boar_loss_target(int loss, float label)
+{
+	if (boar_loss_kind(loss) == BOAR_LOSS_KIND_REGRESSION)
+		return label;
+	return label > 0 ? 1.0f : -1.0f;
+}
+
+/* p[c] = exp(m[c]) / sum exp(m); returns log(sum exp(m)), computed from
+ * the largest margin so that nothing overflows. p may be m. One body for
+ * the float sweep and the double evaluation. */
+#define BOAR_SOFTMAX_DEF_(NAME, T, EXP, LOG)                              \
+	BOAR_HD T NAME(const T *m, uint32_t K, T *p)                       \
+	{                                                                  \
+		T mx = m[0], sum = 0;                                      \
+		for (uint32_t c = 1; c < K; c++)                           \
+			mx = m[c] > mx ? m[c] : mx;                        \
+		for (uint32_t c = 0; c < K; c++)                           \
+			sum += (p[c] = EXP(m[c] - mx));                    \
+		for (uint32_t c = 0; c < K; c++)                           \
+			p[c] /= sum;                                       \
+		return mx + LOG(sum);                                      \
+	}
+BOAR_SOFTMAX_DEF_(boar_softmax_f, float, expf, logf)
+BOAR_SOFTMAX_DEF_(boar_softmax_d, double, exp, log)
+#undef BOAR_SOFTMAX_DEF_
+
+/* Loss of a K-class row of class y given its margins m; d receives
+ * dloss/dm_c. One-vs-rest (BINARY losses): class c sees the row as
+ * positive iff c == y. MULTINOMIAL (softmax): -log p_y, capped at
+ * BOAR_LOSS_CAP, and d_c = p_c - [c == y]. */
+BOAR_HD double boar_multiclass_loss(int loss, float param, const float *m,
+				    uint32_t K, uint32_t y, float *d)
+{
+	if (boar_loss_kind(loss) != BOAR_LOSS_KIND_MULTINOMIAL) {
+		double l = 0;
+		for (uint32_t c = 0; c < K; c++)
+			l += boar_loss_eval(loss, m[c], c == y ? 1.0f : -1.0f,
+					    param, &d[c]);
+		return l;
+	}
+	float lse = boar_softmax_f(m, K, d);
+	float l = lse - m[y];
+	d[y] -= 1.0f;
+	return l < BOAR_LOSS_CAP ? l : BOAR_LOSS_CAP;
+}
+
+#endif

@@ -1,0 +1,48 @@
+/* mf_step.h - one rating's step of matrix factorization, host and device
+ * (see hd.h).
+ *
+ * A rating (u, i, r) has the error e = mu + bu + bi + P[u].Q[i] - r and
+ * the squared loss of loss.h. Each factor moves against its component of
+ * the gradient with L2 on what the rating touches (the per-rating
+ * regularization of LIBMF and cuMF): p -= rate_u (e q + l2 p),
+ * q -= rate_i (e p + l2 q), both from the old values, and each bias
+ * b -= rate (e + l2 b). AdaGrad keeps one sum per user row and per item
+ * row, of the row's mean squared gradient component (as LIBMF does): rank
+ * times less state than per-coordinate sums, and a row's components share
+ * a scale anyway.
+ */
+#ifndef BOAR_MATH_MF_STEP_H
+#define BOAR_MATH_MF_STEP_H
+
+#include <stdint.h>
+
+#include "math/hd.h"
+#include "math/loss.h"
+#include "math/step.h"
+
+/* The rating's loss; *e receives its error (the loss's derivative). */
+BOAR_HD float boar_mf_loss(float mu, float bu, float bi, float dot, float r,
+			   float *e)
+{
+	return boar_loss_squared(mu + bu + bi + dot, r, 0.0f, e);
+}
+
+/* The gradient component of factor `self` whose partner in the dot
+ * product is `other` (also a bias's, with other = 1). */
+BOAR_HD float boar_mf_grad(float e, float other, float self, float l2)
+{
+	return e * other + l2 * self;
+}
+
+/* A row's rate from the sum of its squared gradient components g2_sum
+ * over the rank; *dacc receives the change to its accumulator acc. */
+BOAR_HD float boar_mf_rate(const struct coord_params *p, int accumulates,
+			   float g2_sum, uint32_t rank, float acc, float *dacc)
+{
+	*dacc = 0.0f;
+	if (!accumulates)
+		return p->eta;
+	return boar_opt_rate(p->opt, p->eta, g2_sum / (float)rank, acc, dacc);
+}
+
+#endif
