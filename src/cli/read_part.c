@@ -10,21 +10,19 @@
 
 #include "dataset.h"
 #include "error.h"
+#include "parse_chunks.h"
 #include "read_part.h"
 
+/* n bytes at `at` (fewer at the end of the file) into dst: 0, or -1
+ * with errno. The library's reader, so short reads mean one thing. */
 static int read_at(int fd, char *dst, size_t n, uint64_t at, size_t *got)
 {
-	*got = 0;
-	while (*got < n) {
-		ssize_t k = pread(fd, dst + *got, n - *got, (off_t)(at + *got));
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			return -1;
-		if (k == 0)
-			break;
-		*got += (size_t)k;
+	ssize_t k = boar_pread_all(fd, dst, n, at, 1);
+	if (k < 0) {
+		errno = (int)-k;
+		return -1;
 	}
+	*got = (size_t)k;
 	return 0;
 }
 
