@@ -217,7 +217,8 @@ static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
 			nnz = row_start + boar_sort_merge_row(idx + row_start,
 							      val + row_start,
 							      n, c->scratch);
-			if (boar_first_nonfinite(val + row_start,
+			if (nnz - row_start < n && /* a slot summed */
+			    boar_first_nonfinite(val + row_start,
 						 nnz - row_start) <
 			    nnz - row_start) {
 				fail(c, BOAR_EPARSE, line,

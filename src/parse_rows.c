@@ -118,7 +118,8 @@ size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		c->cap_scratch = cap;
 	}
 	size_t m = boar_sort_merge_row(ix, vx, n, c->scratch);
-	if (boar_first_nonfinite(vx, m) < m) {
+	/* Values come in finite: only a sum of merged slots can overflow. */
+	if (m < n && boar_first_nonfinite(vx, m) < m) {
 		row_piece_fail(c, BOAR_EPARSE, line, BOAR_MSG_MERGED_INFINITE);
 		return (size_t)-1;
 	}
