@@ -7,7 +7,7 @@
 #   make install PREFIX=/usr/local DESTDIR=
 #   make bench [QUICK=1] the benchmark suite
 #
-# Sources are picked up by wildcard: a new src/*.c, net/*.c, gpu/*.cu,
+# Sources are picked up by wildcard: a new src/{base,data,engine,model}/*.c, net/*.c, gpu/*.cu,
 # src/cli/*.c or tests/unit/*.c file needs no edit here. BUILD=dir keeps
 # separate build trees (e.g. one per sanitizer).
 
@@ -40,7 +40,7 @@ LIBS := $(NET_LIBS) $(CORE_LIBS)
 LDFLAGS ?=
 
 # ---- GPU engine: a plugin, libboar-gpu.so, built when nvcc is present
-# unless CUDA=0; libboar opens it at device GPU (src/engine_gpu.c).
+# unless CUDA=0; libboar opens it at device GPU (src/engine/engine_gpu.c).
 NVCC ?= $(shell command -v nvcc 2>/dev/null || ls /usr/local/cuda/bin/nvcc 2>/dev/null)
 CUDA ?= $(if $(NVCC),1,0)
 CUDA_ARCHS ?= 80 90
@@ -61,7 +61,7 @@ GPU_C_SRC := $(wildcard gpu/*_stub.c)
 GPU_CU_SRC :=
 endif
 
-CORE_SRC := $(wildcard src/*.c)
+CORE_SRC := $(wildcard src/base/*.c src/data/*.c src/engine/*.c src/model/*.c)
 CORE_OBJ := $(CORE_SRC:%.c=$(BUILD)/%.o)
 NET_SRC := $(wildcard net/*.c)
 NET_OBJ := $(NET_SRC:%.c=$(BUILD)/%.o)
@@ -177,11 +177,11 @@ $(SHARED): $(CORE_OBJ) src/libboar.map $(BUILD)/.flags-ld
 
 # The CUDA engine plugin: the gpu/ objects and the core's error helper
 # (hidden copies); it exports boar_gpu_plugin_ops alone.
-$(BUILD)/libboar-gpu.so.$(SOVERSION): $(GPU_OBJ) $(BUILD)/src/error.o gpu/plugin.map $(BUILD)/.flags-ld
+$(BUILD)/libboar-gpu.so.$(SOVERSION): $(GPU_OBJ) $(BUILD)/src/base/error.o gpu/plugin.map $(BUILD)/.flags-ld
 	$(call say,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libboar-gpu.so.$(SOVERSION) \
 		-Wl,--version-script=gpu/plugin.map -o $@ $(GPU_OBJ) \
-		$(BUILD)/src/error.o $(CUDA_LIBS) -lm $(LDFLAGS)
+		$(BUILD)/src/base/error.o $(CUDA_LIBS) -lm $(LDFLAGS)
 
 # Regenerated on every run (FORCE) so that `make install PREFIX=...` never
 # installs paths from an earlier build's PREFIX.

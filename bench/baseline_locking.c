@@ -37,7 +37,7 @@
  * "seconds" is the sweep alone, as in boar.
  *
  * Reads data through the public API (boar_dataset_load) and the CSR arrays
- * through src/dataset.h; it does not use boar's engine.
+ * through src/data/dataset.h; it does not use boar's engine.
  */
 #include <math.h>
 #include <omp.h>
@@ -50,7 +50,7 @@
 
 #include "atomics/atomics.h"
 #include "boar.h"
-#include "dataset.h"
+#include "data/dataset.h"
 
 #define MAX_LOCK_BITS 22
 #define BIAS_FLUSH 64

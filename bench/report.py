@@ -51,7 +51,7 @@ def machine():
     except OSError:
         pass
     rel = os.path.relpath(bl.BUILD, bl.ROOT)
-    flags = sh("make -n -B BUILD=%s %s/src/engine.o 2>/dev/null | grep -m1 -- ' -c src/engine.c'"
+    flags = sh("make -n -B BUILD=%s %s/src/engine.o 2>/dev/null | grep -m1 -- ' -c src/engine/engine.c'"
                % (rel, rel))
     flags = flags.split(" -c ")[0] if flags else "(make -n gave nothing)"
     commit = sh("git rev-parse HEAD") or "(not a git checkout)"

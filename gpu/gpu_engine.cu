@@ -37,8 +37,8 @@
 #include "gpu_perm.h"
 
 extern "C" {
-#include "dataset.h"
-#include "model.h"
+#include "data/dataset.h"
+#include "model/model.h"
 #include "gpu/gpu_engine.h"
 }
 #include "math/loss.h"

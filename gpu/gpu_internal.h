@@ -19,7 +19,7 @@
 #include <cuda_runtime.h>
 
 extern "C" {
-#include "error.h"
+#include "base/error.h"
 }
 
 /* Keys of the Feistel permutation that orders one chunk in one epoch. */

@@ -1,17 +1,17 @@
 /* gpu_ops.c - the CUDA engine behind the driver's engine interface
- * (src/engine_ops.h), and the plugin's one exported symbol.
+ * (src/engine/engine_ops.h), and the plugin's one exported symbol.
  *
  * Built into libboar-gpu.so with the .cu files; libboar opens it with
- * dlopen at device = GPU (src/engine_gpu.c), so only the plugin links
+ * dlopen at device = GPU (src/engine/engine_gpu.c), so only the plugin links
  * cudart. A whole epoch runs as boar_gpu_epoch, a slice as boar_gpu_sweep
  * (the same visit, in parts); weights by key travel as the 32-bit keys the
  * device takes.
  */
 #include <stdlib.h>
 
-#include "dataset.h"
-#include "engine_ops.h"
-#include "error.h"
+#include "data/dataset.h"
+#include "engine/engine_ops.h"
+#include "base/error.h"
 #include "gpu/gpu_engine.h"
 
 struct gpu_ops_ctx {

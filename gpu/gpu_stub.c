@@ -2,13 +2,13 @@
  *
  * libboar itself never links the GPU engine: it opens the plugin
  * libboar-gpu.so at device GPU and answers BOAR_ENOGPU when there is none
- * (src/engine_gpu.c). The unit tests of the engine call its C API
+ * (src/engine/engine_gpu.c). The unit tests of the engine call its C API
  * directly; in a build without nvcc (or CUDA=0) they link this stub, whose
  * every call answers BOAR_ENOGPU, and skip.
  */
 #include <stddef.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "gpu/gpu_engine.h"
 
 #define NOGPU_MSG \

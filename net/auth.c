@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "net/auth.h"
 #include "net/wire.h"
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "net/checkpoint.h"
 #include "net/server.h"
 #include "net/wire.h"

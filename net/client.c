@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "net/auth.h"
 #include "net/client.h"
 #include "net/loop.h"

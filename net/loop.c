@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "net/loop.h"
 
 enum op {

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "net/checkpoint.h"
 #include "net/loop.h"
 #include "net/server.h"

@@ -14,7 +14,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "net/loop.h"
 
 int net_split_hostport(const char *s, char *host, size_t hostlen,

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "net/worker.h"
 
 struct worker {

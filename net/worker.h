@@ -1,5 +1,5 @@
 /* worker.h - a cluster worker's transport: libboar's boar_train_ps
- * (src/train_cluster.c: the training driver with a per-clock hook) over
+ * (src/engine/train_cluster.c: the training driver with a per-clock hook) over
  * this folder's parameter-server client (part of libboar-net; the
  * `boar train --ps/--cluster` glue calls it).
  *

@@ -2,7 +2,7 @@
 # build.sh - builds the GPU engine on its own, with its tests and benchmark.
 #
 # The core library may be mid-change in a shared checkout; this links the
-# CUDA engine (gpu/*.cu) with src/error.c only, which is all it needs, so
+# CUDA engine (gpu/*.cu) with src/base/error.c only, which is all it needs, so
 # its tests and benchmark build whatever state the rest is in. Output goes
 # to $B/alone (B defaults to build-gpu). CUDA_ARCHS as in the Makefile.
 set -eu
@@ -20,7 +20,7 @@ for f in gpu/*.cu; do
 	$NVCC -O3 -std=c++17 -Xcompiler -fPIC $INC -DBOAR_HAVE_CUDA $GENCODE \
 		${NVCC_EXTRA:-} -c $f -o $O/$n.o &
 done
-cc -std=c11 -O2 -D_GNU_SOURCE $INC -c src/error.c -o $O/error.o
+cc -std=c11 -O2 -D_GNU_SOURCE $INC -c src/base/error.c -o $O/error.o
 wait
 rm -f $O/libboargpu.a
 ar rcs $O/libboargpu.a $O/*.o

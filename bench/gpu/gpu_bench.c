@@ -30,8 +30,8 @@
 #include <string.h>
 
 #include "boar.h"
-#include "dataset.h"
-#include "model.h"
+#include "data/dataset.h"
+#include "model/model.h"
 #include "gpu/gpu_engine.h"
 
 static uint64_t mix64(uint64_t z)

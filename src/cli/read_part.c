@@ -8,9 +8,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dataset.h"
-#include "error.h"
-#include "parse_chunks.h"
+#include "data/dataset.h"
+#include "base/error.h"
+#include "data/parse_chunks.h"
 #include "read_part.h"
 
 /* n bytes at `at` (fewer at the end of the file) into dst: 0, or -1

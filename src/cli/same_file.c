@@ -6,7 +6,7 @@
  */
 #include <sys/stat.h>
 
-#include "error.h"
+#include "base/error.h"
 #include "same_file.h"
 #include "train_args.h"
 

@@ -111,7 +111,7 @@ enum boar_task {
 
 /* The input formats, one X(NAME, code, name, task, hashed, help) line
  * each: the enum below and the CLI's --format names come from this list,
- * and the loader calls the parser boar_parse_<name>() (src/parse_common.h).
+ * and the loader calls the parser boar_parse_<name>() (src/data/parse_common.h).
  * task is the task of the format's data (LINEAR or MF); hashed is 1 when
  * features are names, always hashed into slots (hash_bits 0 means 18).
  * AUTO (code 0: detect) is not a format. */

@@ -2,7 +2,7 @@
 # The answer at N threads is the answer at one: the progressive training
 # loss and the test loss of every epoch at 2 and 4 threads stay close to
 # one thread's (see close below), for binary data with hot features (the
-# per-thread replicas of src/sweep_replica.h: power-law ids, so that the
+# per-thread replicas of src/engine/sweep_replica.h: power-law ids, so that the
 # first features are in over a quarter of the rows, often enough to be
 # replicated at 2 and 4 threads (engine_hot.c); enough rows to be packed;
 # plain SGD) and for a9a (small data: only the bias is replicated) at the

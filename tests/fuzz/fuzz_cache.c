@@ -1,4 +1,4 @@
-/* fuzz_cache.c - the dataset cache loader (src/cache.c).
+/* fuzz_cache.c - the dataset cache loader (src/data/cache.c).
  *
  * The input is a mode byte (fuzz.h) and then the cache file. The harness
  * asks for exactly the source the header names (size, mtime, task,
@@ -13,7 +13,7 @@
  * header layout and checksum function and stays right when they change
  * (the library archive's copy is then not linked in).
  */
-#include "../../src/cache.c"
+#include "../../src/data/cache.c"
 
 #include "tests/fuzz/fuzz.h"
 

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "dataset.h"
-#include "gzip_input.h"
+#include "data/dataset.h"
+#include "data/gzip_input.h"
 #include "tests/fuzz/fuzz.h"
 
 #define PEEK 4096

@@ -1,4 +1,4 @@
-/* fuzz_model.c - the model file loader (src/model_io.c), and what is done
+/* fuzz_model.c - the model file loader (src/model/model_io.c), and what is done
  * with a model once loaded.
  *
  * The input is a mode byte (fuzz.h) and then the model file; with
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "model.h"
+#include "model/model.h"
 #include "tests/fuzz/fuzz.h"
 
 static void put_le32(uint8_t *p, uint32_t v)

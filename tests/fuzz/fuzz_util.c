@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "dataset.h"
-#include "parse_common.h"
+#include "data/dataset.h"
+#include "data/parse_common.h"
 #include "tests/fuzz/fuzz.h"
 
 const char *fuzz_current_input;

@@ -148,8 +148,8 @@ T, C = sys.argv[1], sys.argv[2]
 def put(kind, name, mode, data):
     open('%s/%s/seed-%s' % (C, kind, name), 'wb').write(bytes([mode]) + bytes(data))
 
-# Models (src/model_io.c): a 64-byte header (28 rank, 36 n_classes, 40
-# dim, 48 n_items), floats, crc32, "BEND" (src/model_io.c).
+# Models (src/model/model_io.c): a 64-byte header (28 rank, 36 n_classes, 40
+# dim, 48 n_items), floats, crc32, "BEND" (src/model/model_io.c).
 for name in ['binary', 'hashed', 'softmax', 'ovr', 'squared', 'vw', 'mf', 'mf-nobias']:
     put('model', name, 1, open('%s/%s.model' % (T, name), 'rb').read())
 b = bytearray(open(T + '/binary.model', 'rb').read())
@@ -176,7 +176,7 @@ put('model', 'mf-nan-bias', 1, c)
 c = bytearray(m); c[28:32] = struct.pack('<I', 0)       # rank 0
 put('model', 'mf-rank0', 1, c)
 
-# Caches: a 256-byte header, then 64-byte aligned arrays (src/cache.c,
+# Caches: a 256-byte header, then 64-byte aligned arrays (src/data/cache.c,
 # version 3). Field offsets in the header:
 ALL_ONES, N_ROWS, DIM, OFF = 32, 88, 104, 128
 for name, src in [('linear', 'bin'), ('hashed', 'k3'), ('mf', 'mf'), ('vw', 'vw')]:

@@ -20,9 +20,9 @@
 #include <unistd.h>
 
 #include "boar.h"
-#include "cache.h"
-#include "checksum.h"
-#include "dataset.h"
+#include "data/cache.h"
+#include "base/checksum.h"
+#include "data/dataset.h"
 #include "testutil.h"
 
 static char dir[256], src[300], cache[320];

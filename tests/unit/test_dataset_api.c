@@ -12,7 +12,7 @@
 #include <zlib.h>
 
 #include "boar.h"
-#include "dataset.h"
+#include "data/dataset.h"
 #include "testutil.h"
 
 static char dir[256];

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "boar.h"
-#include "dataset.h"
+#include "data/dataset.h"
 #include "testutil.h"
 
 static boar_dataset *gen_at(const boar_gen_options *o, int threads)

@@ -15,8 +15,8 @@
 #include <string.h>
 
 #include "boar.h"
-#include "dataset.h"
-#include "model.h"
+#include "data/dataset.h"
+#include "model/model.h"
 #include "gpu/gpu_engine.h"
 
 static int failures;

@@ -14,8 +14,8 @@
 #include <zlib.h>
 
 #include "boar.h"
-#include "dataset.h"
-#include "gzip_input.h"
+#include "data/dataset.h"
+#include "data/gzip_input.h"
 #include "testutil.h"
 
 static char dir[256];

@@ -8,8 +8,8 @@
 #include <unistd.h>
 
 #include "boar.h"
-#include "model.h"
-#include "model_check.h"
+#include "model/model.h"
+#include "model/model_check.h"
 #include "testutil.h"
 
 /* 4 rows, 2 features, both classes: the AUC is defined. */

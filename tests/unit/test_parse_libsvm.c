@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "boar.h"
-#include "dataset.h"
-#include "model.h"
+#include "data/dataset.h"
+#include "model/model.h"
 #include "testutil.h"
 
 

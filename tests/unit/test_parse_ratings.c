@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "boar.h"
-#include "dataset.h"
+#include "data/dataset.h"
 #include "testutil.h"
 
 

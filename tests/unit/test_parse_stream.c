@@ -23,9 +23,9 @@
 #include <zlib.h>
 
 #include "boar.h"
-#include "dataset.h"
-#include "parse_chunks.h"
-#include "parse_common.h"
+#include "data/dataset.h"
+#include "data/parse_chunks.h"
+#include "data/parse_common.h"
 #include "testutil.h"
 
 static char dir[256];

@@ -10,9 +10,9 @@
 #include <unistd.h>
 
 #include "boar.h"
-#include "dataset.h"
-#include "murmur3.h"
-#include "parse_common.h"
+#include "data/dataset.h"
+#include "data/murmur3.h"
+#include "data/parse_common.h"
 #include "testutil.h"
 
 

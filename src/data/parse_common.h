@@ -1,0 +1,391 @@
+/* parse_common.h - number and token helpers shared by the text parsers, and
+ * the parsers' entry points (library-internal).
+ *
+ * Input is a memory range [p, end) that is NOT NUL-terminated (it is usually
+ * a read-only mmap of the file), so every helper takes the end pointer and
+ * never reads at or past it. The helpers are inline because they run once
+ * per token on hundreds of MB per second: digits are taken 8 at a time
+ * (SWAR) and a decimal of up to 19 digits becomes a float with one or two
+ * double multiplications; longer decimals are read digit by digit; only
+ * "nan", "inf" and hex floats reach strtof, on a bounded NUL-terminated
+ * copy. Every path gives strtof's float within one ulp, and none depends
+ * on the locale's decimal point.
+ */
+#ifndef BOAR_PARSE_COMMON_H
+#define BOAR_PARSE_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "format_detect.h"
+#include "dataset.h"
+#include "parse_chunks.h"
+
+/* Space, tab, CR (so CRLF files read as LF ones), vertical tab, form feed. */
+static inline int pc_is_space(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+static inline int pc_is_digit(unsigned char c)
+{
+	return (unsigned)(c - '0') < 10;
+}
+
+static inline const char *pc_skip_space(const char *p, const char *end)
+{
+	while (p < end && pc_is_space((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* End of the token starting at p: the first space or end. */
+static inline const char *pc_token_end(const char *p, const char *end)
+{
+	while (p < end && !pc_is_space((unsigned char)*p))
+		p++;
+	return p;
+}
+
+/* Up to 8 decimal digits at s (which has at least 8 readable bytes) in
+ * one go: a byte is a digit when its high nibble is 3 both as is and after
+ * adding 6; the leading digits are then shifted to the top of the word and
+ * summed pairwise (2, 4, then 8 digits per lane). Bytes after the first
+ * non-digit may be garbled by carries but are shifted out. Returns how many
+ * digits (0..8) were taken and adds them to *x. */
+static inline int pc_swar8(const char *s, uint64_t *x)
+{
+	static const uint64_t p10[9] = { 1,	  10,	    100,      1000,
+					 10000,	  100000,   1000000,  10000000,
+					 100000000 };
+	uint64_t w;
+	memcpy(&w, s, 8);
+	uint64_t a = w & 0xF0F0F0F0F0F0F0F0ULL;
+	uint64_t b = (w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL;
+	uint64_t bad = (a ^ 0x3030303030303030ULL) | (b ^ 0x3030303030303030ULL);
+	int k = bad ? __builtin_ctzll(bad) >> 3 : 8;
+	if (!k)
+		return 0;
+	uint64_t v = (w - 0x3030303030303030ULL) << (8 * (8 - k));
+	v = v * 10 + (v >> 8);
+	v = ((v & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32)) +
+	     ((v >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32))) >>
+	    32;
+	*x = *x * p10[k] + v;
+	return k;
+}
+
+/* Decimal digits at s: accumulated into *x while *nd (digits so far,
+ * leading zeros included) stays within 19, which always fits 64 bits;
+ * beyond that they are only counted. Returns the end of the digits. */
+static inline const char *pc_digits(const char *s, const char *end,
+				    uint64_t *x, int *nd)
+{
+	while (end - s >= 8 && *nd <= 11) {
+		int k = pc_swar8(s, x);
+		*nd += k;
+		s += k;
+		if (k < 8)
+			return s;
+	}
+	while (s < end && pc_is_digit((unsigned char)*s)) {
+		if (*nd < 19)
+			*x = *x * 10 + (unsigned)((unsigned char)*s - '0');
+		++*nd;
+		s++;
+	}
+	return s;
+}
+
+/* Parses decimal digits at p into *v. Returns the pointer after the digits
+ * (p itself when there are none). *overflow is set when the value does not
+ * fit in 64 bits; callers compare *v against their own bound anyway. */
+static inline const char *pc_parse_u64(const char *p, const char *end,
+				       uint64_t *v, int *overflow)
+{
+	uint64_t x = 0;
+	int nd = 0, of = 0;
+	while (end - p >= 8 && nd <= 11) {
+		int k = pc_swar8(p, &x);
+		nd += k;
+		p += k;
+		if (k < 8)
+			goto done;
+	}
+	while (p < end && pc_is_digit((unsigned char)*p)) {
+		unsigned d = (unsigned char)*p - '0';
+		if (x > (UINT64_MAX - d) / 10)
+			of = 1;
+		else
+			x = x * 10 + d;
+		p++;
+	}
+done:
+	*v = x;
+	*overflow = of;
+	return p;
+}
+
+/* m * 10^e10 as a float, for any m < 10^19 and any e10. (double)m and
+ * each power-of-ten factor are within half a double ulp, and so is each
+ * product; even the 15 steps of the most extreme exponent stay below 2^-49
+ * relative error, far inside a float's half ulp (2^-24), so the float is
+ * strtof's except at exact ties, and then one ulp off. Overflow gives inf
+ * and underflow 0, as strtof does. The text writer uses this same function
+ * to check that its digits read back. */
+static inline float pc_scale(uint64_t m, int e10)
+{
+	static const double pos[23] = {
+		1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+		1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+		1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
+	};
+	static const double neg[23] = {
+		1e0,   1e-1,  1e-2,	 1e-3,	1e-4,  1e-5,  1e-6,  1e-7,
+		1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
+		1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22,
+	};
+	double d = (double)m;
+	if (e10 < 0) {
+		while (e10 < -22 && d > 1e-300) {
+			d *= 1e-22;
+			e10 += 22;
+		}
+		return e10 < -22 ? 0.0f : (float)(d * neg[-e10]);
+	}
+	while (e10 > 22 && d < 1e300) {
+		d *= 1e22;
+		e10 -= 22;
+	}
+	return (float)(e10 > 22 ? d * 1e22 : d * pos[e10]);
+}
+
+/* The slow path, for what the fast one leaves: decimals of more than 19
+ * digits (the first 19 significant digits are kept; the rest change a
+ * float by far less than an ulp), then, for anything that is not a
+ * decimal at all ("nan", "inf", hex floats), strtof on a bounded
+ * NUL-terminated copy of the token. Returns the end of the number, or p if
+ * there is none. */
+static inline const char *pc_parse_float_slow(const char *p, const char *end,
+					      float *out)
+{
+	const char *s = p;
+	int neg = 0, sig = 0, e10 = 0, any = 0;
+	uint64_t m = 0;
+	if (s < end && (*s == '-' || *s == '+')) {
+		neg = *s == '-';
+		s++;
+	}
+	for (; s < end && pc_is_digit((unsigned char)*s); s++) {
+		unsigned d = (unsigned char)*s - '0';
+		any = 1;
+		if (sig < 19 && (m || d)) {
+			m = m * 10 + d;
+			sig++;
+		} else if (sig >= 19) {
+			e10++; /* a dropped integer digit still scales */
+		}
+	}
+	if (s < end && *s == '.') {
+		for (s++; s < end && pc_is_digit((unsigned char)*s); s++) {
+			unsigned d = (unsigned char)*s - '0';
+			any = 1;
+			if (sig < 19 && (m || d)) {
+				m = m * 10 + d;
+				sig++;
+				e10--;
+			} else if (!m) {
+				e10--; /* a leading zero of the fraction */
+			}
+		}
+	}
+	if (any) {
+		if (s < end && (*s == 'e' || *s == 'E')) {
+			const char *q = s + 1;
+			int eneg = 0, ex = 0, digits = 0;
+			if (q < end && (*q == '-' || *q == '+')) {
+				eneg = *q == '-';
+				q++;
+			}
+			for (; q < end && pc_is_digit((unsigned char)*q); q++) {
+				if (ex < 100000)
+					ex = ex * 10 + (*q - '0');
+				digits = 1;
+			}
+			if (digits) {
+				e10 += eneg ? -ex : ex;
+				s = q;
+			}
+		}
+		float f = pc_scale(m, e10);
+		*out = neg ? -f : f;
+		return s;
+	}
+	char buf[64];
+	const char *te = pc_token_end(p, end);
+	size_t n = (size_t)(te - p);
+	if (n == 0 || n >= sizeof buf)
+		return p;
+	memcpy(buf, p, n);
+	buf[n] = '\0';
+	char *e;
+	float f = strtof(buf, &e);
+	if (e == buf)
+		return p;
+	*out = f;
+	return p + (e - buf);
+}
+
+/* Parses a float at p, stopping at the first byte that cannot continue the
+ * number (or at end). Returns the pointer after the number, or p when there
+ * is none; the caller checks that a space or the end of the line follows.
+ *
+ * Fast path: up to 19 digits fit a uint64 exactly, and pc_scale() is then
+ * within one ulp of strtof for any exponent. Longer numbers, "nan", "inf"
+ * and hex take pc_parse_float_slow. */
+static inline const char *pc_parse_float(const char *p, const char *end,
+					 float *out)
+{
+	const char *s = p;
+	int neg = 0;
+	if (s < end && (*s == '-' || *s == '+')) {
+		neg = *s == '-';
+		s++;
+	}
+	uint64_t m = 0;
+	int nd = 0, e10 = 0;
+	s = pc_digits(s, end, &m, &nd);
+	if (s < end && *s == '.') {
+		int before = nd;
+		s = pc_digits(s + 1, end, &m, &nd);
+		e10 = before - nd;
+		if (!nd) /* "." or "-." */
+			goto slow;
+	}
+	if (!nd)
+		goto slow; /* nan, inf, or not a number at all */
+	if (s < end && (*s == 'e' || *s == 'E')) {
+		const char *q = s + 1;
+		int eneg = 0, ex = 0, any = 0;
+		if (q < end && (*q == '-' || *q == '+')) {
+			eneg = *q == '-';
+			q++;
+		}
+		while (q < end && pc_is_digit((unsigned char)*q)) {
+			if (ex < 100000)
+				ex = ex * 10 + (*q - '0');
+			any = 1;
+			q++;
+		}
+		if (!any)
+			return s; /* "1e": the caller reports the junk */
+		e10 += eneg ? -ex : ex;
+		s = q;
+	}
+	if (nd > 19)
+		goto slow;
+	if (m == 0) {
+		*out = neg ? -0.0f : 0.0f;
+		return s;
+	}
+	float f = pc_scale(m, e10);
+	*out = neg ? -f : f;
+	return s;
+slow:
+	return pc_parse_float_slow(p, end, out);
+}
+
+/* Writes a printable, quoted, bounded copy of [p, end) into out for error
+ * messages: bytes outside printable ASCII become \xNN, long tokens are cut
+ * with "...". */
+static inline void pc_quote(char *out, size_t n, const char *p, const char *end)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t o = 0;
+	if (n < 8) {
+		if (n)
+			out[0] = '\0';
+		return;
+	}
+	out[o++] = '\'';
+	for (; p < end; p++) {
+		unsigned char c = (unsigned char)*p;
+		if (o + 8 >= n || o > 40) {
+			out[o++] = '.';
+			out[o++] = '.';
+			out[o++] = '.';
+			break;
+		}
+		if (c >= 0x20 && c < 0x7f && c != '\'') {
+			out[o++] = (char)c;
+		} else {
+			out[o++] = '\\';
+			out[o++] = 'x';
+			out[o++] = hex[c >> 4];
+			out[o++] = hex[c & 15];
+		}
+	}
+	out[o++] = '\'';
+	out[o] = '\0';
+}
+
+/* ---------------------------------------------------------- parsers */
+
+struct csv_setup; /* parse_csv.c: a CSV file's layout, from its first block */
+
+/* What a parser needs to know about its input: one block of whole lines
+ * of the file (parse_stream.c calls the parser once per block and joins
+ * the pieces). */
+struct parse_input {
+	const char *path;   /* for error messages */
+	const char *buf;    /* the block's text */
+	size_t len;
+	uint64_t line_base; /* lines of the file before the block */
+	int first_block;    /* the block starts the file (a header is there) */
+	int threads;        /* > 0 */
+	int hash_bits;      /* linear only */
+	const boar_load_options *opt; /* the CSV options (may be NULL) */
+	struct csv_setup **csv; /* CSV: NULL before the first block, then the
+				   layout every later block is read with */
+	uint64_t *lines;    /* out, on success: the block's lines (the text's
+			       '\n' bytes, and a last line without one) */
+};
+
+void boar_csv_setup_free(struct csv_setup *cs);
+
+/* VW and CSV hash into 2^18 slots when hash_bits is 0, as VW does. */
+#define BOAR_VW_DEFAULT_HASH_BITS 18
+
+/* Each returns 0 and a filled dataset (arrays owned, n_rows may be 0), or a
+ * negative BOAR_E* code with err naming path and the 1-based line. */
+int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
+		      boar_error *err);
+int boar_parse_ratings(const struct parse_input *in,
+		       struct boar_dataset **out, boar_error *err);
+int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
+		  boar_error *err);
+int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
+		   boar_error *err);
+/* boar_parse_<name>() of the format's line in boar.h's BOAR_FORMAT_MAP. */
+int boar_parse_format(int format, const struct parse_input *in,
+		      struct boar_dataset **out, boar_error *err);
+
+/* Parses the file at path block by block (format forced or detected from
+ * its first block) into *out, refusing data that would need more memory
+ * than o->max_memory allows. *format is the format used; *id and
+ * *regular say what was read (for the cache).
+ * @return 0 or a BOAR_E* code with err naming the file (and line). */
+int boar_parse_file(const char *path, const boar_load_options *o,
+		    int threads, int *format, struct src_id *id, int *regular,
+		    struct boar_dataset **out, boar_error *err);
+
+/* The same with blocks of about `block` bytes (tests make them tiny to
+ * cross many block boundaries). */
+int boar_parse_file_blocks(const char *path, const boar_load_options *o,
+			   int threads, size_t block, int *format,
+			   struct src_id *id, int *regular,
+			   struct boar_dataset **out, boar_error *err);
+
+#endif

@@ -1,0 +1,674 @@
+/* parse_csv.c - the CSV/TSV parser: a label column, numeric columns and
+ * hashed categorical columns (the Criteo layout: Id,Label,I1..I13,C1..C26).
+ *
+ * Setup, on the first non-blank line: the separator (forced, or ',' or tab,
+ * whichever line 1 has more of), the number of columns, whether line 1 is
+ * a header (forced, or when its label field is not a number; naming a
+ * column requires one), and the kind of every column from the options
+ * (boar.h): label, ignored, categorical, numeric, or auto.
+ *
+ * Fields: separated by the separator, spaces and CR around them trimmed;
+ * a field may be quoted ("a,b", with "" for a quote inside; the doubled
+ * quotes are hashed as written). Quoted fields do not span lines. (A
+ * UTF-8 byte order mark is dropped by the reader, parse_chunks.h.) Every
+ * data line has as many fields as line 1; blank lines are skipped.
+ *
+ * Missing values: in a numeric column (given or found) an empty field, or
+ * NA, N/A, NaN, null or ? (any case), is missing: no feature, and it does
+ * not make an auto column categorical, so one missing cell cannot change
+ * how a whole column is read.
+ *
+ * Features: a numeric column j with a non-empty, non-zero value v is the
+ * feature (slot of column j, v); a categorical column with a non-empty
+ * value s is (murmur3(s, seed of column j), 1). A column's seed is the
+ * murmur3 hash of its 0-based index (with csv_log, numeric values are
+ * sign(v) log(1 + |v|) first), so the slots depend on the column's
+ * position, not on its header name (a headerless test file with the same
+ * layout hashes alike). Slots are the low hash_bits bits (18 when 0).
+ * Rows are sorted by slot and collisions summed (parse_rows.h).
+ *
+ * The file comes in blocks (parse_stream.c). The first block sets the
+ * layout (separator, columns, header, kinds) that every later one is read
+ * with; an auto column is categorical when the first block holds a value
+ * in it that is neither a finite number nor missing, numeric otherwise,
+ * and a later block that disagrees is an error naming the line (list the
+ * column as categorical), never a column that changes kind halfway.
+ *
+ * Two threaded passes over line-aligned pieces of a block. The first
+ * checks every line (field count, quotes, the label, numbers in numeric
+ * columns), marks auto columns that hold a value that is not a number,
+ * and counts each piece's rows and non-zeros exactly; the second fills the
+ * arrays, allocated once. Every error is found by the first pass, in file
+ * order. Both passes take a line's fields with the same function, so they
+ * cannot disagree on which lines are rows.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "murmur3.h"
+#include "parse_chunks.h"
+#include "parse_common.h"
+#include "parse_rows.h"
+
+/* COL_AUTO_NUM: an auto column the first block found numeric */
+enum col_kind { COL_AUTO, COL_NUM, COL_CAT, COL_IGNORE, COL_LABEL,
+		COL_AUTO_NUM };
+
+struct csv_setup {
+	char sep;
+	uint32_t ncols;
+	uint32_t label;         /* its column */
+	const char *hdr;        /* the header line's start (first block), or NULL */
+	unsigned char *kind;    /* enum col_kind per column */
+	uint32_t *seed;         /* per column */
+	int log;                /* numeric values through sign(v) log1p(|v|) */
+	int labels_optional;    /* an empty label reads as 0 (prediction) */
+};
+
+void boar_csv_setup_free(struct csv_setup *cs)
+{
+	if (!cs)
+		return;
+	free(cs->kind);
+	free(cs->seed);
+	free(cs);
+}
+
+static inline int is_trim(unsigned char c, char sep)
+{
+	return (c == ' ' || c == '\r' || c == '\t' || c == '\v' ||
+		c == '\f') && c != (unsigned char)sep;
+}
+
+/* The field at s: [*fb, *fe) without quotes and trimmed. Returns the start
+ * of the next field (just past the separator), eol after the last one, or
+ * NULL for a broken quote (why in *bad). *more says a separator followed. */
+static const char *next_field(const char *s, const char *eol, char sep,
+			      const char **fb, const char **fe, int *more,
+			      const char **bad)
+{
+	while (s < eol && is_trim((unsigned char)*s, sep))
+		s++;
+	if (s < eol && *s == '"') {
+		const char *b = ++s;
+		for (;;) {
+			const char *qt = memchr(s, '"', (size_t)(eol - s));
+			if (!qt) {
+				*bad = "unterminated quote (quoted fields must end on their line)";
+				return NULL;
+			}
+			if (qt + 1 < eol && qt[1] == '"') {
+				s = qt + 2; /* "" inside quotes */
+				continue;
+			}
+			*fb = b;
+			*fe = qt;
+			s = qt + 1;
+			break;
+		}
+		while (s < eol && is_trim((unsigned char)*s, sep))
+			s++;
+		if (s < eol && *s != sep) {
+			*bad = "text after a closing quote";
+			return NULL;
+		}
+	} else {
+		const char *e = memchr(s, sep, (size_t)(eol - s));
+		if (!e)
+			e = eol;
+		*fb = s;
+		const char *t = e;
+		while (t > s && is_trim((unsigned char)t[-1], sep))
+			t--;
+		*fe = t;
+		s = e;
+	}
+	*more = s < eol;
+	return s < eol ? s + 1 : eol;
+}
+
+/* A missing value: empty, NA, N/A, NaN, null or ?, in any case. */
+static int is_missing(const char *b, const char *e)
+{
+	static const char *const names[] = { "na", "n/a", "nan", "null", "?" };
+	size_t n = (size_t)(e - b);
+	if (!n)
+		return 1;
+	for (size_t k = 0; k < sizeof names / sizeof names[0]; k++) {
+		size_t m = strlen(names[k]);
+		if (m == n && !strncasecmp(b, names[k], n))
+			return 1;
+	}
+	return 0;
+}
+
+/* A finite number filling all of [b, e)? */
+static inline int field_number(const char *b, const char *e, float *v)
+{
+	if (b == e)
+		return 0;
+	const char *t = pc_parse_float(b, e, v);
+	return t == e && isfinite(*v);
+}
+
+/* Where the fields of a line start, or NULL when the line is no row (the
+ * header, a blank line). Both passes ask this, so they count the same
+ * rows. */
+static const char *row_start(const struct csv_setup *cs, const char *s,
+			     const char *eol)
+{
+	if (s == cs->hdr || pc_skip_space(s, eol) == eol)
+		return NULL;
+	return s;
+}
+
+/* Checks a numeric field (missing is fine); 0 or the error recorded. */
+static int check_number(struct row_piece *c, const struct csv_setup *cs,
+			uint64_t line, uint32_t j, const char *fb,
+			const char *fe)
+{
+	float v;
+	char q[64];
+	if (is_missing(fb, fe) || field_number(fb, fe, &v))
+		return 0;
+	pc_quote(q, sizeof q, fb, fe);
+	if (cs->kind[j] == COL_AUTO_NUM)
+		row_piece_fail(c, BOAR_EPARSE, line,
+			       "column %u holds %s, but it held only numbers in the first block of the file and is read as numeric: list it as categorical (--csv-categorical %u)",
+			       j, q, j);
+	else
+		row_piece_fail(c, BOAR_EPARSE, line,
+			       "column %u is numeric but holds %s", j, q);
+	return -1;
+}
+
+/* Pass 1 on a piece: check every line, flag auto columns with a value
+ * that is not a number, count rows and (a bound on) non-zeros. */
+static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
+{
+	const char *p = c->beg, *end = c->end;
+	uint64_t line = 0, rows = 0, nnz = 0;
+	char q[64];
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		line++;
+		const char *s = row_start(cs, p, eol);
+		p = eol + 1;
+		if (!s)
+			continue;
+		uint32_t j = 0;
+		int more = 1;
+		while (more) {
+			const char *fb, *fe, *bad = NULL;
+			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+			if (!s) {
+				row_piece_fail(c, BOAR_EPARSE, line,
+					       "field %u: %s", j + 1, bad);
+				goto stop;
+			}
+			if (j >= cs->ncols) {
+				j++;
+				continue; /* counted, reported below */
+			}
+			float v;
+			switch (cs->kind[j]) {
+			case COL_LABEL:
+				if (fb == fe && cs->labels_optional)
+					break;
+				if (fb == fe) {
+					row_piece_fail(c, BOAR_EPARSE, line,
+						       "empty label (column %u)", j);
+					goto stop;
+				}
+				if (!field_number(fb, fe, &v)) {
+					pc_quote(q, sizeof q, fb, fe);
+					row_piece_fail(c, BOAR_EPARSE, line,
+						       "label %s (column %u) is not a finite number",
+						       q, j);
+					goto stop;
+				}
+				break;
+			case COL_NUM:
+			case COL_AUTO_NUM:
+				if (check_number(c, cs, line, j, fb, fe))
+					goto stop;
+				break;
+			case COL_AUTO:
+				if (!c->flags[j] && !is_missing(fb, fe) &&
+				    !field_number(fb, fe, &v))
+					c->flags[j] = 1;
+				break;
+			}
+			/* a bound: every non-empty feature field */
+			nnz += fb != fe && cs->kind[j] != COL_LABEL &&
+			       cs->kind[j] != COL_IGNORE;
+			j++;
+		}
+		if (j != cs->ncols) {
+			row_piece_fail(c, BOAR_EPARSE, line,
+				       "%u fields, but the first line has %u",
+				       j, cs->ncols);
+			goto stop;
+		}
+		rows++;
+	}
+stop:
+	c->lines = line;
+	c->rows_ub = rows;
+	c->nnz_ub = nnz;
+}
+
+/* Pass 2 on a piece that scanned clean: fill its region. */
+static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
+		       uint32_t mask, const struct row_out *o)
+{
+	const char *p = c->beg, *end = c->end;
+	uint64_t line = 0;
+	size_t rows = 0, nnz = 0;
+	uint32_t *idx = o->idx + c->nbase;
+	float *val = o->val + c->nbase, *label = o->label + c->rbase;
+	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		line++;
+		const char *s = row_start(cs, p, eol);
+		p = eol + 1;
+		if (!s)
+			continue;
+		size_t row_start_nnz = nnz;
+		float y = 0;
+		int more = 1;
+		for (uint32_t j = 0; more; j++) {
+			const char *fb = NULL, *fe = NULL, *bad;
+			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+			if (fb == fe)
+				continue;
+			float v = 1.0f;
+			switch (cs->kind[j]) {
+			case COL_LABEL:
+				field_number(fb, fe, &y);
+				break;
+			case COL_NUM:
+			case COL_AUTO_NUM:
+				if (is_missing(fb, fe))
+					break;
+				field_number(fb, fe, &v);
+				if (cs->log)
+					v = v >= 0 ? log1pf(v) : -log1pf(-v);
+				if (v != 0.0f) {
+					idx[nnz] = cs->seed[j] & mask;
+					val[nnz++] = v;
+				}
+				break;
+			case COL_CAT:
+				idx[nnz] = boar_murmur3_32(fb, (size_t)(fe - fb),
+							   cs->seed[j]) &
+					   mask;
+				val[nnz++] = 1.0f;
+				break;
+			}
+		}
+		size_t m = row_sort_merge(c, line, idx + row_start_nnz,
+					  val + row_start_nnz,
+					  nnz - row_start_nnz);
+		if (m == (size_t)-1)
+			break;
+		nnz = row_start_nnz + m;
+		label[rows++] = y;
+		rend[rows - 1] = nnz;
+	}
+	c->rows = rows;
+	c->nnz = nnz;
+}
+
+/* ------------------------------------------------------------ setup */
+
+struct header {
+	const char **b, **e; /* field j of line 1 is [b[j], e[j]) */
+	uint32_t n;
+	int named;           /* line 1 is a header */
+};
+
+/* Column of one list item: a header name, else a 0-based index. */
+static int find_col(const struct header *h, const char *s, size_t len,
+		    uint32_t *out)
+{
+	if (h->named)
+		for (uint32_t j = 0; j < h->n; j++)
+			if ((size_t)(h->e[j] - h->b[j]) == len &&
+			    !memcmp(h->b[j], s, len)) {
+				*out = j;
+				return 0;
+			}
+	if (!len || len > 9)
+		return -1;
+	uint32_t v = 0;
+	for (size_t k = 0; k < len; k++) {
+		if (!pc_is_digit((unsigned char)s[k]))
+			return -1;
+		v = v * 10 + (uint32_t)(s[k] - '0');
+	}
+	if (v >= h->n)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* Marks the columns of a list ("Id,C1-C26,3") as kind. */
+static int mark_list(const char *list, const char *what, int kind,
+		     const struct header *h, unsigned char *kinds,
+		     const char *path, boar_error *err)
+{
+	const char *s = list;
+	while (*s) {
+		const char *e = strchr(s, ',');
+		if (!e)
+			e = s + strlen(s);
+		uint32_t a, b;
+		int ok = !find_col(h, s, (size_t)(e - s), &a);
+		if (ok) {
+			b = a;
+		} else {
+			/* a range: try each '-' as the split point */
+			for (const char *m = s; m < e && !ok; m++)
+				ok = *m == '-' &&
+				     !find_col(h, s, (size_t)(m - s), &a) &&
+				     !find_col(h, m + 1, (size_t)(e - m - 1), &b);
+			if (ok && b < a)
+				return boar_fail_line(err, BOAR_EINVAL, path, 0,
+						      "%s: range '%.*s' runs backwards",
+						      what, (int)(e - s), s);
+		}
+		if (!ok)
+			return boar_fail_line(err, BOAR_EINVAL, path, 0,
+					      "%s: no column '%.*s' (columns are 0-based indices below %u%s)",
+					      what, (int)(e - s), s, h->n,
+					      h->named ? " or header names" : "; names need a header line");
+		for (uint32_t j = a; j <= b; j++) {
+			if (kinds[j] != COL_AUTO && kinds[j] != kind)
+				return boar_fail_line(err, BOAR_EINVAL, path, 0,
+						      "%s: column %u is already %s",
+						      what, j,
+						      kinds[j] == COL_LABEL ? "the label"
+						      : kinds[j] == COL_IGNORE ? "ignored"
+						      : kinds[j] == COL_CAT ? "categorical"
+									     : "numeric");
+			kinds[j] = (unsigned char)kind;
+		}
+		s = *e ? e + 1 : e;
+	}
+	return 0;
+}
+
+static int is_name_list(const char *list)
+{
+	if (!list)
+		return 0;
+	for (const char *s = list; *s; s++)
+		if (!pc_is_digit((unsigned char)*s) && *s != ',' && *s != '-')
+			return 1;
+	return 0;
+}
+
+static int setup(const struct parse_input *in, struct csv_setup *cs,
+		 boar_error *err)
+{
+	const boar_load_options *o = in->opt;
+	const char *path = in->path, *end = in->buf + in->len, *p = in->buf;
+	const char *lb = NULL, *le = NULL;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		if (pc_skip_space(p, eol) < eol) {
+			lb = p;
+			le = eol;
+			break;
+		}
+		p = eol + 1;
+	}
+	if (!lb)
+		return boar_fail_line(err, BOAR_EPARSE, path, 0,
+				      "no data rows (only blank lines)");
+	uint64_t l1 = 1; /* the first line's number, for its errors */
+	for (const char *t = in->buf; t < lb; t++)
+		l1 += *t == '\n';
+	int sepc = o ? o->csv_separator : 0;
+	if (sepc == '\n' || sepc == '"' || sepc < 0 || sepc > 127)
+		return boar_fail_line(err, BOAR_EINVAL, path, 0,
+				      "the CSV separator must be an ASCII character other than newline and '\"'");
+	if (!sepc) {
+		size_t commas = 0, tabs = 0;
+		for (const char *s = lb; s < le; s++) {
+			commas += *s == ',';
+			tabs += *s == '\t';
+		}
+		sepc = tabs > commas ? '\t' : ',';
+	}
+	cs->sep = (char)sepc;
+
+	/* line 1's fields */
+	uint32_t n = 0;
+	for (const char *s = lb; s < le; s++)
+		n += *s == cs->sep;
+	n++; /* at most; quoted separators make it fewer */
+	struct header h = { 0 };
+	h.b = malloc(n * sizeof *h.b);
+	h.e = malloc(n * sizeof *h.e);
+	cs->kind = calloc(n, 1);
+	cs->seed = malloc(n * sizeof *cs->seed);
+	int ret = 0;
+	if (!h.b || !h.e || !cs->kind || !cs->seed) {
+		ret = boar_fail_line(err, BOAR_ENOMEM, path, 0, "out of memory");
+		goto out;
+	}
+	const char *s = lb;
+	int more = 1;
+	h.n = 0;
+	while (more) {
+		const char *bad = NULL;
+		s = next_field(s, le, cs->sep, &h.b[h.n], &h.e[h.n], &more, &bad);
+		if (!s) {
+			ret = boar_fail_line(err, BOAR_EPARSE, path,
+					     l1, "field %u: %s",
+					     h.n + 1, bad);
+			goto out;
+		}
+		h.n++;
+	}
+	cs->ncols = h.n;
+	if (h.n < 2) {
+		ret = boar_fail_line(err, BOAR_EPARSE, path, l1,
+				     "one field: no separator '%s' (set the separator)",
+				     cs->sep == '\t' ? "\\t" : (char[2]){ cs->sep, 0 });
+		goto out;
+	}
+
+	/* the header, and the label column */
+	int hdr = o ? o->csv_header : 0;
+	const char *lab = o ? o->csv_label : NULL;
+	int names = is_name_list(lab) || is_name_list(o ? o->csv_ignore : NULL) ||
+		    is_name_list(o ? o->csv_categorical : NULL) ||
+		    is_name_list(o ? o->csv_numeric : NULL);
+	if (hdr < 0 && names) {
+		ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
+				     "columns are named but the file has no header line: give 0-based indices");
+		goto out;
+	}
+	h.named = hdr > 0 || names;
+	cs->label = 0;
+	cs->labels_optional = o && o->labels_optional;
+	/* Prediction on a file without the (named) label column: the other
+	 * columns are seeded by their position in the training file. */
+	uint32_t gone = UINT32_MAX;
+	if (lab && cs->labels_optional && o->csv_label_at && is_name_list(lab) &&
+	    find_col(&h, lab, strlen(lab), &cs->label)) {
+		gone = (uint32_t)(o->csv_label_at - 1);
+		cs->label = UINT32_MAX;
+	} else if (lab) {
+		if (find_col(&h, lab, strlen(lab), &cs->label)) {
+			ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
+					     "label column '%s' not found (a 0-based index below %u%s)",
+					     lab, h.n,
+					     h.named ? " or a header name" : "");
+			goto out;
+		}
+	}
+	if (!hdr && !names) {
+		float v;
+		h.named = !field_number(h.b[cs->label], h.e[cs->label], &v);
+	}
+	cs->hdr = h.named ? lb : NULL;
+	cs->log = o ? o->csv_log : 0;
+	if (cs->label != UINT32_MAX)
+		cs->kind[cs->label] = COL_LABEL;
+	if (o && o->csv_ignore &&
+	    (ret = mark_list(o->csv_ignore, "ignored columns", COL_IGNORE, &h,
+			     cs->kind, path, err)))
+		goto out;
+	if (o && o->csv_categorical &&
+	    (ret = mark_list(o->csv_categorical, "categorical columns",
+			     COL_CAT, &h, cs->kind, path, err)))
+		goto out;
+	if (o && o->csv_numeric &&
+	    (ret = mark_list(o->csv_numeric, "numeric columns", COL_NUM, &h,
+			     cs->kind, path, err)))
+		goto out;
+	for (uint32_t j = 0; j < h.n; j++) {
+		uint32_t t = j >= gone ? j + 1 : j; /* its training position */
+		uint8_t le4[4] = { (uint8_t)t, (uint8_t)(t >> 8),
+				   (uint8_t)(t >> 16), (uint8_t)(t >> 24) };
+		cs->seed[j] = boar_murmur3_32(le4, 4, 0);
+	}
+out:
+	free(h.b);
+	free(h.e);
+	return ret;
+}
+
+/* After the first block: auto columns become numeric or categorical for
+ * good, from what the block's pieces flagged. */
+static void settle_kinds(struct csv_setup *cs, const struct row_piece *pc,
+			 size_t n)
+{
+	for (uint32_t j = 0; j < cs->ncols; j++) {
+		if (cs->kind[j] != COL_AUTO)
+			continue;
+		cs->kind[j] = COL_AUTO_NUM;
+		for (size_t k = 0; k < n; k++)
+			if (pc[k].flags[j])
+				cs->kind[j] = COL_CAT;
+	}
+}
+
+/* The columns of a kind (one of two) as a list the options take: header
+ * names (which a file without the label column still matches), or 0-based
+ * indices without a header or when a name holds a ','. NULL when none (or
+ * out of memory: then the model simply does not pin its columns). */
+static char *kind_list(const struct csv_setup *cs, const char *hdr,
+		       const char *eol, int k1, int k2)
+{
+	size_t cap = 16 + (size_t)(eol - hdr) + 11 * (size_t)cs->ncols, n = 0;
+	char *out = malloc(cap);
+	int names = hdr != NULL;
+	for (const char *t = hdr; names && t < eol; t++)
+		names = *t != '"'; /* a quoted name may hold the separator */
+	const char *s = hdr;
+	for (uint32_t j = 0; out && j < cs->ncols; j++) {
+		const char *fb = NULL, *fe = NULL, *bad = NULL;
+		int more = 0;
+		if (names && s)
+			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+		if (cs->kind[j] != k1 && cs->kind[j] != k2)
+			continue;
+		if (names && fb && fe > fb && !memchr(fb, ',', (size_t)(fe - fb)))
+			n += (size_t)snprintf(out + n, cap - n, "%s%.*s",
+					      n ? "," : "", (int)(fe - fb), fb);
+		else
+			n += (size_t)snprintf(out + n, cap - n, "%s%u",
+					      n ? "," : "", j);
+	}
+	if (out && !n) {
+		free(out);
+		out = NULL;
+	}
+	return out;
+}
+
+int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
+		   boar_error *err)
+{
+	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
+	uint32_t mask = (uint32_t)((1ULL << bits) - 1);
+	size_t max_pieces = (size_t)in->threads * 4;
+	size_t starts[max_pieces + 1];
+	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
+	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
+	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
+	struct csv_setup *cs = *in->csv;
+	struct row_out o;
+	int ret = 0;
+	if (!pc || !d)
+		goto nomem;
+	if (!cs) {
+		if (!(cs = calloc(1, sizeof *cs)))
+			goto nomem;
+		*in->csv = cs; /* the caller frees it */
+		ret = setup(in, cs, err);
+		if (ret)
+			goto out;
+	}
+	for (size_t k = 0; k < n; k++) {
+		pc[k].beg = in->buf + starts[k];
+		pc[k].end = in->buf + starts[k + 1];
+		if (!(pc[k].flags = calloc(cs->ncols, 1)))
+			goto nomem;
+	}
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	for (size_t k = 0; k < n; k++)
+		scan_piece(&pc[k], cs);
+	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
+	if (ret)
+		goto out;
+	settle_kinds(cs, pc, n);
+	if (row_out_alloc(pc, n, 0, &o, d))
+		goto nomem;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	for (size_t k = 0; k < n; k++)
+		fill_piece(&pc[k], cs, mask, &o);
+	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
+	if (ret)
+		goto out;
+	if (in->lines)
+		*in->lines = row_pieces_lines(pc, n);
+	row_out_finish(pc, n, in->threads, bits, &o, d);
+	d->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
+	if (in->first_block) { /* the kinds this file settled on */
+		const char *hdr = cs->hdr, *eol = NULL;
+		if (hdr && !(eol = memchr(hdr, '\n', (size_t)(in->buf + in->len - hdr))))
+			eol = in->buf + in->len;
+		d->csv_kinds[0] = kind_list(cs, hdr, eol, COL_CAT, COL_CAT);
+		d->csv_kinds[1] = kind_list(cs, hdr, eol, COL_NUM, COL_AUTO_NUM);
+	}
+	goto out;
+nomem:
+	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
+out:
+	row_pieces_free(pc, n);
+	if (cs)
+		cs->hdr = NULL; /* later blocks reuse the buffer: no header there */
+	if (ret < 0) {
+		boar_dataset_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}

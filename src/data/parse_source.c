@@ -1,0 +1,387 @@
+/* parse_source.c - reading a data file in blocks of whole lines, through
+ * gzip when it is compressed. See parse_chunks.h for why it reads rather
+ * than maps, and why blocks.
+ *
+ * A regular file is read with pread(2), in slices on threads when the
+ * block is large (page-cache copies run at memory speed per core); other
+ * inputs with read(2). At the end a regular file must still be what was
+ * opened (same size, mtime and ctime): a file truncated, grown or
+ * rewritten while it was read is an error, not a silently mixed dataset.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "base/error.h"
+#include "parse_chunks.h"
+
+#define ZIN_SIZE ((size_t)1 << 20) /* compressed bytes per read */
+#define SLICE ((size_t)8 << 20)    /* a thread's share of a large read */
+#define ZLIB_MAX ((size_t)1 << 30) /* zlib counts in uInt */
+
+static void id_of(const struct stat *st, struct src_id *id)
+{
+	id->dev = (uint64_t)st->st_dev;
+	id->ino = (uint64_t)st->st_ino;
+	id->size = (uint64_t)st->st_size;
+	id->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 +
+		       st->st_mtim.tv_nsec;
+	id->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 +
+		       st->st_ctim.tv_nsec;
+}
+
+/* Refuses what is not data: a directory, and devices, which never end
+ * (/dev/zero, /dev/urandom) or are not text (a disk). */
+static int kind_error(const char *path, const struct stat *st,
+		      boar_error *err)
+{
+	if (S_ISDIR(st->st_mode))
+		return boar_fail_line(err, BOAR_EIO, path, 0,
+				      "is a directory, not a data file");
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return boar_fail_line(err, BOAR_EIO, path, 0,
+				      "is a device, not a data file (give a regular file, a pipe or redirected stdin)");
+	return 0;
+}
+
+int text_file_stat(const char *path, struct src_id *id, int *regular,
+		   boar_error *err)
+{
+	struct stat st;
+	if (stat(path, &st) < 0)
+		return boar_fail_line(err, BOAR_EIO, path, 0, "cannot open: %s",
+				      strerror(errno));
+	int ret = kind_error(path, &st, err);
+	if (ret)
+		return ret;
+	id_of(&st, id);
+	*regular = S_ISREG(st.st_mode);
+	return 0;
+}
+
+int text_source_open(const char *path, int threads, struct text_source *s,
+		     boar_error *err)
+{
+	memset(s, 0, sizeof *s);
+	s->path = path;
+	s->threads = threads > 0 ? threads : 1;
+	s->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (s->fd < 0)
+		return boar_fail_line(err, BOAR_EIO, path, 0, "cannot open: %s",
+				      strerror(errno));
+	struct stat st;
+	int ret = fstat(s->fd, &st) < 0
+			  ? boar_fail_line(err, BOAR_EIO, path, 0,
+					   "cannot stat: %s", strerror(errno))
+			  : kind_error(path, &st, err);
+	if (ret) {
+		close(s->fd);
+		s->fd = -1;
+		return ret;
+	}
+	id_of(&st, &s->id);
+	s->regular = S_ISREG(st.st_mode);
+	return 0;
+}
+
+void text_source_close(struct text_source *s)
+{
+	if (s->gz) {
+		inflateEnd(s->gz);
+		free(s->gz);
+	}
+	free(s->zin);
+	free(s->buf);
+	if (s->fd >= 0)
+		close(s->fd);
+	memset(s, 0, sizeof *s);
+	s->fd = -1;
+}
+
+/* ------------------------------------------------------- raw bytes */
+
+/* pread until n bytes or the end of the file: the count, or -errno. */
+static ssize_t pread_full(int fd, char *dst, size_t n, uint64_t at)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, dst + got, n - got, (off_t)(at + got));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (r == 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+ssize_t boar_pread_all(int fd, void *buf, size_t n, uint64_t at, int threads)
+{
+	char *dst = buf;
+	if (n < 2 * SLICE || threads < 2)
+		return pread_full(fd, dst, n, at);
+	/* slices in parallel; the bytes count up to the first short slice
+	 * (the file ended there, or is being cut) */
+	int k = (int)(n / SLICE) < threads ? (int)(n / SLICE) : threads;
+	size_t per = n / (size_t)k;
+	ssize_t res[k];
+#pragma omp parallel for num_threads(k)
+	for (int i = 0; i < k; i++) {
+		size_t a = per * (size_t)i;
+		size_t len = i == k - 1 ? n - a : per;
+		res[i] = pread_full(fd, dst + a, len, at + a);
+	}
+	ssize_t got = 0;
+	for (int i = 0; i < k; i++) {
+		size_t len = i == k - 1 ? n - per * (size_t)i : per;
+		if (res[i] < 0)
+			return res[i];
+		got += res[i];
+		if ((size_t)res[i] < len)
+			break;
+	}
+	return got;
+}
+
+/* Up to n raw bytes at the current position: the count (0 at the end),
+ * or a BOAR_E* code with err set. */
+static ssize_t raw_read(struct text_source *s, char *dst, size_t n,
+			boar_error *err)
+{
+	ssize_t got;
+	if (!s->regular) {
+		do
+			got = read(s->fd, dst, n);
+		while (got < 0 && errno == EINTR);
+		if (got < 0)
+			got = -errno;
+	} else {
+		got = boar_pread_all(s->fd, dst, n, s->pos, s->threads);
+	}
+	if (got < 0)
+		return boar_fail_line(err, BOAR_EIO, s->path, 0,
+				      "read failed: %s", strerror((int)-got));
+	s->pos += (uint64_t)got;
+	return got;
+}
+
+/* ------------------------------------------------------------ gzip */
+
+/* At least `need` unread compressed bytes in zin, unless the input ends
+ * first. */
+static int zin_fill(struct text_source *s, size_t need, boar_error *err)
+{
+	size_t have = s->zlen - s->zpos;
+	if (have >= need || s->raw_eof)
+		return 0;
+	memmove(s->zin, s->zin + s->zpos, have);
+	s->zlen = have;
+	s->zpos = 0;
+	while (s->zlen < need && !s->raw_eof) {
+		ssize_t r = raw_read(s, (char *)s->zin + s->zlen,
+				     ZIN_SIZE - s->zlen, err);
+		if (r < 0)
+			return (int)r;
+		if (r == 0)
+			s->raw_eof = 1;
+		s->zlen += (size_t)r;
+	}
+	return 0;
+}
+
+static int is_gzip(const unsigned char *b, size_t n)
+{
+	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+/* Up to n inflated bytes: the count (0 when the last member has ended),
+ * or a BOAR_E* code. Members follow one another; bytes after the last
+ * one that do not start another are ignored, as gzip -d does. */
+static ssize_t inflate_some(struct text_source *s, char *dst, size_t n,
+			    boar_error *err)
+{
+	z_stream *z = s->gz;
+	size_t out = 0;
+	if (n > ZLIB_MAX)
+		n = ZLIB_MAX;
+	while (out < n) {
+		int ret = zin_fill(s, 1, err);
+		if (ret)
+			return ret;
+		z->next_in = s->zin + s->zpos;
+		z->avail_in = (uInt)(s->zlen - s->zpos);
+		z->next_out = (unsigned char *)dst + out;
+		z->avail_out = (uInt)(n - out);
+		uInt gave_out = z->avail_out;
+		int r = inflate(z, Z_NO_FLUSH);
+		s->zpos = s->zlen - z->avail_in;
+		out += gave_out - z->avail_out;
+		if (r == Z_STREAM_END) {
+			if ((ret = zin_fill(s, 2, err)))
+				return ret;
+			if (!is_gzip(s->zin + s->zpos, s->zlen - s->zpos)) {
+				s->eof = 1; /* done; trailing bytes ignored */
+				break;
+			}
+			inflateReset(z);
+			continue;
+		}
+		if (r == Z_OK)
+			continue;
+		if (r == Z_BUF_ERROR && s->zpos == s->zlen && !s->raw_eof)
+			continue; /* wants input: zin_fill reads it */
+		if (r == Z_BUF_ERROR && s->zpos == s->zlen)
+			return boar_fail_line(err, BOAR_ECORRUPT, s->path, 0,
+					      "gzip data is truncated");
+		if (r == Z_MEM_ERROR)
+			return boar_fail_line(err, BOAR_ENOMEM, s->path, 0,
+					      "out of memory inflating gzip data");
+		return boar_fail_line(err, BOAR_ECORRUPT, s->path, 0,
+				      "gzip data is corrupt: %s",
+				      z->msg ? z->msg : "bad stream");
+	}
+	return (ssize_t)out;
+}
+
+/* Looks at the first bytes: gzip input gets its inflater. */
+static int start(struct text_source *s, boar_error *err)
+{
+	s->started = 1;
+	if (!(s->zin = malloc(ZIN_SIZE)))
+		return boar_fail_line(err, BOAR_ENOMEM, s->path, 0,
+				      "out of memory");
+	int ret = zin_fill(s, 2, err);
+	if (ret)
+		return ret;
+	if (!is_gzip(s->zin, s->zlen))
+		return 0; /* plain text: zin's bytes are the first of it */
+	z_stream *z = calloc(1, sizeof *z);
+	if (!z || inflateInit2(z, 15 + 16) != Z_OK) {
+		free(z);
+		return boar_fail_line(err, BOAR_ENOMEM, s->path, 0,
+				      "out of memory inflating gzip data");
+	}
+	s->gz = z;
+	return 0;
+}
+
+/* Up to n bytes of text: the count, 0 at its end, or a BOAR_E* code. */
+static ssize_t produce(struct text_source *s, char *dst, size_t n,
+		       boar_error *err)
+{
+	if (s->gz)
+		return s->eof ? 0 : inflate_some(s, dst, n, err);
+	size_t have = s->zlen - s->zpos; /* plain bytes start() looked at */
+	if (have) {
+		size_t k = have < n ? have : n;
+		memcpy(dst, s->zin + s->zpos, k);
+		s->zpos += k;
+		return (ssize_t)k;
+	}
+	return raw_read(s, dst, n, err);
+}
+
+/* At the end of a regular file: is it still the file that was opened? */
+static int check_unchanged(struct text_source *s, boar_error *err)
+{
+	struct stat st;
+	struct src_id now;
+	if (!s->regular)
+		return 0;
+	if (fstat(s->fd, &st) < 0)
+		return boar_fail_line(err, BOAR_EIO, s->path, 0,
+				      "cannot stat: %s", strerror(errno));
+	id_of(&st, &now);
+	if ((!s->gz && s->pos != s->id.size) || now.size != s->id.size ||
+	    now.mtime_ns != s->id.mtime_ns || now.ctime_ns != s->id.ctime_ns)
+		return boar_fail_line(err, BOAR_EIO, s->path, 0,
+				      "the file changed while it was read (%llu bytes when opened, %llu read, %llu now): nothing loaded",
+				      (unsigned long long)s->id.size,
+				      (unsigned long long)s->pos,
+				      (unsigned long long)now.size);
+	return 0;
+}
+
+static int grow(struct text_source *s, size_t want, boar_error *err)
+{
+	if (want <= s->cap)
+		return 0;
+	char *b = realloc(s->buf, want);
+	if (!b)
+		return boar_fail_line(err, BOAR_ENOMEM, s->path, 0,
+				      "out of memory for a %zu MiB block of text",
+				      want >> 20);
+	s->buf = b;
+	s->cap = want;
+	return 0;
+}
+
+int text_source_next(struct text_source *s, size_t block, uint64_t line,
+		     const char **text, size_t *len, boar_error *err)
+{
+	int ret;
+	if (s->taken) {
+		memmove(s->buf, s->buf + s->taken, s->len - s->taken);
+		s->len -= s->taken;
+		s->taken = 0;
+	}
+	if (!s->started && (ret = start(s, err)))
+		return ret;
+	size_t want = block < 4 ? 4 : block;
+	for (;;) {
+		/* a plain regular file needs no more room than it has bytes */
+		if (s->regular && !s->gz && s->id.size >= s->pos) {
+			uint64_t rest = s->id.size - s->pos + (s->zlen - s->zpos);
+			if (s->len + rest + 1 < want)
+				want = (size_t)(s->len + rest + 1);
+		}
+		if ((ret = grow(s, want, err)))
+			return ret;
+		while (s->len < want && !s->eof) {
+			ssize_t r = produce(s, s->buf + s->len, want - s->len,
+					    err);
+			if (r < 0)
+				return (int)r;
+			if (r == 0)
+				s->eof = 1;
+			s->len += (size_t)r;
+		}
+		if (s->eof && (ret = check_unchanged(s, err)))
+			return ret;
+		if (!s->bom_checked && (s->len >= 3 || s->eof)) {
+			/* a UTF-8 byte order mark is not data */
+			s->bom_checked = 1;
+			if (s->len >= 3 && !memcmp(s->buf, "\xEF\xBB\xBF", 3)) {
+				memmove(s->buf, s->buf + 3, s->len - 3);
+				s->len -= 3;
+				continue; /* fill the 3 bytes again */
+			}
+		}
+		if (s->eof) {
+			s->taken = s->len;
+			break;
+		}
+		const char *nl = memrchr(s->buf, '\n', s->len);
+		if (nl) {
+			s->taken = (size_t)(nl - s->buf) + 1;
+			break;
+		}
+		if (s->len >= BOAR_MAX_LINE)
+			return boar_fail_line(err, BOAR_EPARSE, s->path,
+					      line + 1,
+					      "line longer than %zu MiB: not a text data file?",
+					      BOAR_MAX_LINE >> 20);
+		want = s->len * 2 < BOAR_MAX_LINE + 1 ? s->len * 2
+						       : BOAR_MAX_LINE + 1;
+	}
+	*text = s->buf;
+	*len = s->taken;
+	return 0;
+}

@@ -1,0 +1,267 @@
+/* parse_stream.c - parsing a file block by block: the text reader hands
+ * out blocks of whole lines (parse_chunks.h), the format's parser turns
+ * each into a dataset on threads, and the blocks' datasets are appended
+ * into one. So the text in memory at any time is one block, whatever the
+ * file's size or its gzip ratio, and the dataset is grown under the memory
+ * limit (mem_limit.h): what would not fit is refused before it is
+ * allocated, naming the file and the size.
+ *
+ * A file of one block (most files) is parsed exactly as before, with no
+ * copy. Later blocks are appended with capacities that double, so the
+ * copies cost O(size) in all.
+ */
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/mem_limit.h"
+#include "parse_chunks.h"
+#include "parse_common.h"
+
+/* Block size: enough pieces of 1 MiB for every thread (the parsers' own
+ * piece size), at least 64 MiB, at most 1 GiB. */
+static size_t block_for(int threads)
+{
+	size_t b = (size_t)threads * (4 << 20);
+	if (b < ((size_t)64 << 20))
+		b = (size_t)64 << 20;
+	if (b > ((size_t)1 << 30))
+		b = (size_t)1 << 30;
+	return b;
+}
+
+/* The arrays' capacity while blocks are appended, and what the whole
+ * file should need (from the first block and the file's size; 0 when the
+ * size is unknown: pipes, gzip): reserving that once saves the copies
+ * of growing by doubling. */
+struct caps {
+	uint64_t rows, nnz;
+	uint64_t est_rows, est_nnz;
+};
+
+static uint64_t bytes_of(int task, uint64_t rows, uint64_t nnz, int weighted)
+{
+	if (task == BOAR_TASK_MF)
+		return boar_mul_sat(rows, 12);
+	uint64_t b = boar_add_sat(boar_mul_sat(rows + 1, 8),
+				  boar_mul_sat(nnz, 8));
+	return boar_add_sat(b, boar_mul_sat(rows, weighted ? 8 : 4));
+}
+
+/* realloc of one of d's arrays, keeping d->owned[] in step. */
+static int resize(struct boar_dataset *d, void **arr, uint64_t bytes)
+{
+	size_t slot = 0, n = sizeof d->owned / sizeof d->owned[0];
+	while (slot < n && (!*arr || d->owned[slot] != *arr))
+		slot++;
+	void *q = realloc(*arr, bytes ? (size_t)bytes : 1);
+	if (!q)
+		return -1;
+	if (slot < n)
+		d->owned[slot] = q;
+	*arr = q;
+	return 0;
+}
+
+#define WEIGHT_SLOT 5 /* dataset.h reserves owned[5] for the weights */
+
+/* Grows a's arrays to hold rows and nnz entries. */
+static int reserve(struct boar_dataset *a, uint64_t rows, uint64_t nnz,
+		   int weighted)
+{
+	if (a->task == BOAR_TASK_MF)
+		return resize(a, (void **)&a->user, rows * 4) ||
+		       resize(a, (void **)&a->item, rows * 4) ||
+		       resize(a, (void **)&a->label, rows * 4);
+	if (resize(a, (void **)&a->row_ptr, (rows + 1) * 8) ||
+	    resize(a, (void **)&a->idx, nnz * 4) ||
+	    resize(a, (void **)&a->val, nnz * 4) ||
+	    resize(a, (void **)&a->label, rows * 4))
+		return -1;
+	if (!weighted)
+		return 0;
+	if (!a->weight) { /* the rows so far weighed 1 */
+		float *w = malloc(rows ? rows * 4 : 1);
+		if (!w)
+			return -1;
+		for (uint64_t r = 0; r < a->n_rows; r++)
+			w[r] = 1.0f;
+		a->weight = w;
+		a->owned[WEIGHT_SLOT] = w;
+		return 0;
+	}
+	return resize(a, (void **)&a->weight, rows * 4);
+}
+
+/* Appends part's rows to a (part is freed). */
+static int append(struct boar_dataset **acc, struct caps *cap,
+		  struct boar_dataset *part, double scale, uint64_t max_memory,
+		  const char *path, boar_error *err)
+{
+	struct boar_dataset *a = *acc;
+	int weighted = part->weight || (a && a->weight);
+	if (!a) {
+		*acc = part;
+		cap->rows = part->n_rows;
+		cap->nnz = part->nnz;
+		/* a few percent over the first block's share of the file */
+		cap->est_rows = (uint64_t)(part->n_rows * scale * 1.03);
+		cap->est_nnz = (uint64_t)(part->nnz * scale * 1.03);
+		return boar_memory_check(bytes_of(part->task, part->n_rows,
+						  part->nnz, weighted),
+					 max_memory, path, "the data", err);
+	}
+	uint64_t rows = a->n_rows + part->n_rows, nnz = a->nnz + part->nnz;
+	int ret = boar_memory_check(bytes_of(a->task, rows, nnz, weighted),
+				    max_memory, path, "the data", err);
+	if (ret) {
+		boar_dataset_free(part);
+		return ret;
+	}
+	if (rows > cap->rows || nnz > cap->nnz || (weighted && !a->weight)) {
+		/* the estimate, or doubling, as far as the limit allows */
+		struct caps c = { rows > cap->rows ? rows : cap->rows,
+				  nnz > cap->nnz ? nnz : cap->nnz, 0, 0 };
+		if (rows > cap->rows && rows < 2 * cap->rows)
+			c.rows = 2 * cap->rows;
+		if (nnz > cap->nnz && nnz < 2 * cap->nnz)
+			c.nnz = 2 * cap->nnz;
+		if (c.rows < cap->est_rows)
+			c.rows = cap->est_rows;
+		if (c.nnz < cap->est_nnz)
+			c.nnz = cap->est_nnz;
+		if (boar_memory_check(bytes_of(a->task, c.rows, c.nnz, weighted),
+				      max_memory, NULL, "", NULL))
+			c = (struct caps){ rows, nnz, 0, 0 };
+		if (reserve(a, c.rows, c.nnz, weighted)) {
+			boar_dataset_free(part);
+			return boar_fail_line(err, BOAR_ENOMEM, path, 0,
+					      "out of memory");
+		}
+		*cap = c;
+	}
+	uint64_t R = a->n_rows, N = a->nnz, pr = part->n_rows;
+	memcpy(a->label + R, part->label, pr * 4);
+	if (a->task == BOAR_TASK_MF) {
+		memcpy(a->user + R, part->user, pr * 4);
+		memcpy(a->item + R, part->item, pr * 4);
+		if (part->n_items > a->n_items)
+			a->n_items = part->n_items;
+	} else {
+		memcpy(a->idx + N, part->idx, part->nnz * 4);
+		memcpy(a->val + N, part->val, part->nnz * 4);
+		for (uint64_t r = 0; r < pr; r++)
+			a->row_ptr[R + r + 1] = N + part->row_ptr[r + 1];
+		if (a->weight)
+			for (uint64_t r = 0; r < pr; r++)
+				a->weight[R + r] =
+					part->weight ? part->weight[r] : 1.0f;
+	}
+	if (part->dim > a->dim)
+		a->dim = part->dim;
+	a->n_rows = rows;
+	a->nnz = a->task == BOAR_TASK_MF ? rows : nnz;
+	boar_dataset_free(part);
+	return 0;
+}
+
+/* Gives back the capacity the last doubling left unused. */
+static void trim(struct boar_dataset *a, const struct caps *cap)
+{
+	if (cap->rows > a->n_rows || cap->nnz > a->nnz)
+		reserve(a, a->n_rows, a->nnz, a->weight != NULL); /* a smaller
+			realloc that fails keeps the block */
+}
+
+int boar_parse_format(int format, const struct parse_input *in,
+		      struct boar_dataset **out, boar_error *err)
+{
+	/* boar_parse_<name>() of every format of boar.h's list */
+	switch (format) {
+#define FORMAT_PARSE(N, code, name, task, hashed, help) \
+	case BOAR_FORMAT_##N:                            \
+		return boar_parse_##name(in, out, err);
+		BOAR_FORMAT_MAP(FORMAT_PARSE)
+#undef FORMAT_PARSE
+	}
+	return boar_fail(err, BOAR_EINVAL, "unknown format %d", format);
+}
+
+/* boar_parse_file with a chosen block size (the tests use tiny ones). */
+int boar_parse_file_blocks(const char *path, const boar_load_options *o,
+			   int threads, size_t block, int *format,
+			   struct src_id *id, int *regular,
+			   struct boar_dataset **out, boar_error *err)
+{
+	struct text_source src;
+	int ret = text_source_open(path, threads, &src, err);
+	if (ret)
+		return ret;
+	struct csv_setup *csv = NULL;
+	struct boar_dataset *acc = NULL;
+	struct caps cap = { 0, 0, 0, 0 };
+	uint64_t line = 0;
+	for (int k = 0;; k++) {
+		const char *text;
+		size_t len;
+		ret = text_source_next(&src, block, line, &text, &len, err);
+		if (ret)
+			break;
+		if (!len) {
+			if (k == 0)
+				ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
+						     "empty file: no data rows");
+			break;
+		}
+		if (!*format)
+			*format = boar_detect_format_for(o->task, text, len);
+		struct parse_input in = {
+			.path = path,
+			.buf = text,
+			.len = len,
+			.line_base = line,
+			.first_block = k == 0,
+			.threads = threads,
+			.hash_bits = o->hash_bits,
+			.opt = o,
+			.csv = &csv,
+		};
+		struct boar_dataset *part = NULL;
+		uint64_t lines = 0;
+		in.lines = &lines;
+		ret = boar_parse_format(*format, &in, &part, err);
+		/* how many blocks like this one the file holds */
+		double scale = k == 0 && src.regular && !src.gz
+				       ? (double)src.id.size / (double)len
+				       : 1;
+		if (!ret)
+			ret = append(&acc, &cap, part, scale, o->max_memory,
+				     path, err);
+		if (ret)
+			break;
+		line += lines;
+	}
+	if (!ret && acc->n_rows == 0)
+		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
+				     "no data rows (only blank lines, comments or a header)");
+	*id = src.id;
+	*regular = src.regular;
+	text_source_close(&src);
+	boar_csv_setup_free(csv);
+	if (ret) {
+		boar_dataset_free(acc);
+		return ret;
+	}
+	trim(acc, &cap);
+	*out = acc;
+	return 0;
+}
+
+int boar_parse_file(const char *path, const boar_load_options *o,
+		    int threads, int *format, struct src_id *id, int *regular,
+		    struct boar_dataset **out, boar_error *err)
+{
+	return boar_parse_file_blocks(path, o, threads, block_for(threads),
+				      format, id, regular, out, err);
+}

@@ -1,0 +1,338 @@
+/* parse_vw.c - the Vowpal Wabbit text format parser.
+ *
+ *   label [importance [base]] ['tag]|ns[:scale] name[:value] ... |ns2 ...
+ *
+ * The label is a number (+1/-1 or 1/0 for classification, any real for
+ * squared loss); the importance weight becomes the row's instance weight
+ * (default 1; a file where every row weighs 1 gets no weight array); the
+ * base (VW's initial prediction) is accepted and ignored. A tag is a token
+ * starting with '\'' or one written right against the '|' after the label
+ * ("1 2|f" is label 1 with tag 2, as in VW; "1|f" is label 1); it is
+ * skipped. With labels_optional (prediction) a row may have no label
+ * ("|f a", "'t |f a", "t|f a"); it reads as 0. vw_ignore / vw_keep
+ * drop the features of namespaces by their first letter, as VW's --ignore
+ * and --keep do.
+ *
+ * Hashing is VW's: a namespace's seed is the hash of its name (0 for the
+ * unnamed one, "| a b"), a feature's hash is murmur3(name, seed) unless
+ * the name is all decimal digits, in which case it is that number plus the
+ * seed (murmur3.h); the slot is the hash's low hash_bits bits. So a feature
+ * lands in the slot VW would give it with -b hash_bits. Values default to
+ * 1 and are multiplied by the namespace's scale; features whose value is 0
+ * are dropped as VW drops them. VW's constant feature is not added: the
+ * linear model has its own bias. Within a row the slots are sorted and
+ * collisions summed (parse_rows.h).
+ *
+ * Blank lines are skipped (VW's multi-line examples are not supported).
+ * Errors name the line: no '|', a label or value that is not a number, a
+ * missing label, an empty feature name, a negative importance.
+ *
+ * Threads: as parse_libsvm.c. The counting pass bounds the non-zeros of a
+ * piece by its whitespace bytes, since every feature token follows one.
+ */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "murmur3.h"
+#include "parse_chunks.h"
+#include "parse_common.h"
+#include "parse_rows.h"
+
+/* Counts newlines and bytes <= ' ' (every whitespace byte, newlines too)
+ * in [p, end), 32 bytes a step in 8-bit lanes summed before they wrap. */
+typedef unsigned char v32u8 __attribute__((vector_size(32)));
+
+static void count_ws(const char *p, const char *end, uint64_t *newlines,
+		     uint64_t *spaces)
+{
+	uint64_t a = 0, b = 0;
+	v32u8 vnl, vsp;
+	memset(&vnl, '\n', sizeof vnl);
+	memset(&vsp, ' ', sizeof vsp);
+	while (end - p >= 32) {
+		v32u8 x = { 0 }, y = { 0 };
+		for (int i = 0; i < 255 && end - p >= 32; i++, p += 32) {
+			v32u8 w;
+			memcpy(&w, p, 32);
+			x -= (v32u8)(w == vnl); /* true is all ones: -1 */
+			y -= (v32u8)(w <= vsp);
+		}
+		for (int i = 0; i < 32; i++) {
+			a += x[i];
+			b += y[i];
+		}
+	}
+	for (; p < end; p++) {
+		a += *p == '\n';
+		b += (unsigned char)*p <= ' ';
+	}
+	*newlines = a;
+	*spaces = b;
+}
+
+/* End of a VW token: whitespace or '|' ends it. */
+static inline const char *vw_token_end(const char *p, const char *end)
+{
+	while (p < end && !pc_is_space((unsigned char)*p) && *p != '|')
+		p++;
+	return p;
+}
+
+static inline int ends_number(const char *t, const char *eol)
+{
+	return t == eol || pc_is_space((unsigned char)*t) || *t == '|';
+}
+
+/* The part before the first '|': label, importance, base, tag. Returns 0
+ * or records the error. */
+static int parse_head(struct row_piece *c, uint64_t line, const char *s,
+		      const char *bar, int optional, float *label,
+		      float *weight)
+{
+	float nums[3];
+	int n = 0;
+	char q[64];
+	while ((s = pc_skip_space(s, bar)) < bar) {
+		const char *te = vw_token_end(s, bar);
+		/* Unlabeled (optional): "tag|f" is a tag, as in VW. */
+		if (*s == '\'' || (te == bar && (n > 0 || optional))) {
+			s = te; /* the tag (as VW: 'tag, or against the '|') */
+			continue;
+		}
+		float v;
+		const char *t = pc_parse_float(s, te, &v);
+		if (t != te) {
+			pc_quote(q, sizeof q, s, te);
+			row_piece_fail(c, BOAR_EPARSE, line,
+				       n ? "%s is not a number (after the label come the importance weight and the base)"
+					 : "label %s is not a number",
+				       q);
+			return -1;
+		}
+		if (n == 3) {
+			row_piece_fail(c, BOAR_EPARSE, line,
+				       "too many numbers before '|': a VW line starts with label [importance [base]]");
+			return -1;
+		}
+		if (!isfinite(v)) {
+			row_piece_fail(c, BOAR_EPARSE, line,
+				       n ? "importance or base is NaN or infinite"
+					 : "label is NaN or infinite");
+			return -1;
+		}
+		nums[n++] = v;
+		s = te;
+	}
+	if (!n && optional) {
+		*label = 0; /* unlabeled: a row to predict */
+		*weight = 1;
+		return 0;
+	}
+	if (!n) {
+		row_piece_fail(c, BOAR_EPARSE, line,
+			       "missing label before the first '|'");
+		return -1;
+	}
+	*label = nums[0];
+	*weight = n > 1 ? nums[1] : 1.0f;
+	if (*weight < 0) {
+		row_piece_fail(c, BOAR_EPARSE, line,
+			       "importance weight %g is negative", *weight);
+		return -1;
+	}
+	return 0;
+}
+
+static void parse_piece(struct row_piece *c, const struct row_out *o,
+			int hash_bits, int optional, const unsigned char *drop)
+{
+	const char *p = c->beg, *end = c->end;
+	uint64_t line = 0;
+	size_t rows = 0, nnz = 0;
+	uint32_t *idx = o->idx + c->nbase;
+	float *val = o->val + c->nbase, *label = o->label + c->rbase;
+	float *weight = o->weight + c->rbase;
+	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	uint32_t mask = (uint32_t)((1ULL << hash_bits) - 1);
+	char q[64];
+
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		line++;
+		const char *s = pc_skip_space(p, eol);
+		p = eol + 1;
+		if (s == eol)
+			continue; /* blank line */
+		const char *bar = memchr(s, '|', (size_t)(eol - s));
+		if (!bar) {
+			row_piece_fail(c, BOAR_EPARSE, line,
+				       "missing '|': a VW line is label [importance] ['tag]|namespace features...");
+			break;
+		}
+		float y, w;
+		if (parse_head(c, line, s, bar, optional, &y, &w))
+			break;
+		if (w != 1.0f)
+			c->weighted = 1;
+		size_t row_start = nnz;
+		uint32_t seed = 0;
+		float scale = 1.0f;
+		int dropped = 0; /* the namespace is --ignore'd (or not --keep'd) */
+		s = bar;
+		while (s < eol) {
+			if (*s == '|') {
+				/* a namespace: |name[:scale], or | alone */
+				const char *ns = s + 1, *ne = ns;
+				while (ne < eol && !pc_is_space((unsigned char)*ne) &&
+				       *ne != ':' && *ne != '|')
+					ne++;
+				seed = ne > ns ? boar_vw_hash_name(ns, (size_t)(ne - ns), 0)
+					       : 0;
+				dropped = drop[ne > ns ? (unsigned char)*ns : ' '];
+				scale = 1.0f;
+				s = ne;
+				if (s < eol && *s == ':') {
+					const char *vs = s + 1;
+					const char *t = pc_parse_float(vs, eol, &scale);
+					if (t == vs || !ends_number(t, eol) ||
+					    !isfinite(scale)) {
+						pc_quote(q, sizeof q, vs, vw_token_end(vs, eol));
+						row_piece_fail(c, BOAR_EPARSE, line,
+							       "namespace scale %s is not a finite number",
+							       q);
+						goto stop;
+					}
+					s = t;
+				}
+				continue;
+			}
+			if (pc_is_space((unsigned char)*s)) {
+				s++;
+				continue;
+			}
+			/* a feature: name[:value] */
+			const char *ns = s, *ne = s;
+			while (ne < eol && !pc_is_space((unsigned char)*ne) &&
+			       *ne != ':' && *ne != '|')
+				ne++;
+			float v = 1.0f;
+			s = ne;
+			if (s < eol && *s == ':') {
+				const char *vs = s + 1;
+				const char *t = pc_parse_float(vs, eol, &v);
+				if (t == vs || !ends_number(t, eol)) {
+					pc_quote(q, sizeof q, ns, vw_token_end(vs, eol));
+					row_piece_fail(c, BOAR_EPARSE, line,
+						       "bad number after ':' in %s: features are name[:value]",
+						       q);
+					goto stop;
+				}
+				if (!isfinite(v)) {
+					pc_quote(q, sizeof q, ns, ne);
+					row_piece_fail(c, BOAR_EPARSE, line,
+						       "value of feature %s is NaN or infinite",
+						       q);
+					goto stop;
+				}
+				s = t;
+			}
+			if (ne == ns) {
+				pc_quote(q, sizeof q, ns, vw_token_end(s, eol));
+				row_piece_fail(c, BOAR_EPARSE, line,
+					       "empty feature name in %s", q);
+				goto stop;
+			}
+			v *= scale;
+			if (!isfinite(v)) {
+				pc_quote(q, sizeof q, ns, ne);
+				row_piece_fail(c, BOAR_EPARSE, line,
+					       "value of feature %s times its namespace's scale is infinite",
+					       q);
+				goto stop;
+			}
+			if (v == 0.0f || dropped)
+				continue; /* VW drops zero features */
+			/* nnz < nnz_ub: the whitespace before it was counted */
+			idx[nnz] = boar_vw_hash_name(ns, (size_t)(ne - ns), seed) & mask;
+			val[nnz] = v;
+			nnz++;
+		}
+		size_t m = row_sort_merge(c, line, idx + row_start,
+					  val + row_start, nnz - row_start);
+		if (m == (size_t)-1)
+			break;
+		nnz = row_start + m;
+		label[rows] = y; /* rows < rows_ub: its line was counted */
+		weight[rows] = w;
+		rows++;
+		rend[rows - 1] = nnz;
+	}
+stop:
+	c->lines = line;
+	c->rows = rows;
+	c->nnz = nnz;
+}
+
+int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
+		  boar_error *err)
+{
+	/* Namespaces by first letter, as VW's --ignore / --keep name them
+	 * (' ' is the unnamed one). */
+	unsigned char drop[256] = { 0 };
+	const boar_load_options *lo = in->opt;
+	if (lo && lo->vw_keep)
+		memset(drop, 1, sizeof drop);
+	for (const char *k = lo && lo->vw_keep ? lo->vw_keep : ""; *k; k++)
+		drop[(unsigned char)*k] = 0;
+	for (const char *k = lo && lo->vw_ignore ? lo->vw_ignore : ""; *k; k++)
+		drop[(unsigned char)*k] = 1;
+	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
+	size_t max_pieces = (size_t)in->threads * 4;
+	size_t starts[max_pieces + 1];
+	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
+	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
+	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
+	struct row_out o;
+	int ret = 0;
+	if (!pc || !d)
+		goto nomem;
+	for (size_t k = 0; k < n; k++) {
+		pc[k].beg = in->buf + starts[k];
+		pc[k].end = in->buf + starts[k + 1];
+	}
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	for (size_t k = 0; k < n; k++) {
+		uint64_t nl, ws;
+		count_ws(pc[k].beg, pc[k].end, &nl, &ws);
+		pc[k].rows_ub = nl + 1;
+		pc[k].nnz_ub = ws;
+	}
+	if (row_out_alloc(pc, n, 1, &o, d))
+		goto nomem;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	for (size_t k = 0; k < n; k++)
+		parse_piece(&pc[k], &o, bits,
+			    in->opt && in->opt->labels_optional, drop);
+	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
+	if (ret)
+		goto out;
+	if (in->lines)
+		*in->lines = row_pieces_lines(pc, n);
+	row_out_finish(pc, n, in->threads, bits, &o, d);
+	goto out;
+nomem:
+	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
+out:
+	row_pieces_free(pc, n);
+	if (ret < 0) {
+		boar_dataset_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}

@@ -1,0 +1,85 @@
+/* engine_cpu.c - the CPU Hogwild! engine (engine.c) behind the driver's
+ * engine interface (engine_ops.h).
+ *
+ * The CPU engine updates the caller's host model in place, so weights by
+ * key are plain reads and writes of m->w and sync has nothing to do.
+ */
+#include "engine.h"
+#include "engine_ops.h"
+#include "base/error.h"
+#include "model/model.h"
+
+static int cpu_open(const struct boar_dataset *d, const boar_options *o,
+		    struct boar_model *m, const uint32_t *rows, uint64_t n,
+		    int pack, void **out, boar_error *err)
+{
+	struct boar_engine *e;
+	int rc = boar_engine_create_subset(d, o, m, rows, n, pack, &e, err);
+	if (!rc)
+		*out = e;
+	return rc;
+}
+
+static uint64_t cpu_rows(void *e)
+{
+	return boar_engine_rows(e);
+}
+
+static int cpu_order(void *e, int epoch, const uint32_t **order,
+		     boar_error *err)
+{
+	*order = boar_engine_order(e, epoch);
+	return 0;
+}
+
+static int cpu_sweep(void *e, int epoch, uint64_t begin, uint64_t end,
+		     double eta, double *loss_sum, boar_error *err)
+{
+	int rc = boar_engine_sweep(e, epoch, begin, end, eta, loss_sum);
+	return rc ? boar_fail(err, rc, "training diverged in epoch %d "
+				       "(non-finite loss); lower eta",
+			      epoch)
+		  : 0;
+}
+
+static int cpu_load_keys(void *e, const uint64_t *keys, const float *vals,
+			 uint64_t n, boar_error *err)
+{
+	float *w = ((struct boar_engine *)e)->m->w;
+	for (uint64_t i = 0; i < n; i++)
+		w[keys[i]] = vals[i];
+	return 0;
+}
+
+static int cpu_store_keys(void *e, const uint64_t *keys, float *vals,
+			  uint64_t n, boar_error *err)
+{
+	const float *w = ((struct boar_engine *)e)->m->w;
+	for (uint64_t i = 0; i < n; i++)
+		vals[i] = w[keys[i]];
+	return 0;
+}
+
+static int cpu_sync(void *e, struct boar_model *m, boar_error *err)
+{
+	return 0;
+}
+
+static void cpu_close(void *e)
+{
+	boar_engine_free(e);
+}
+
+const struct boar_engine_ops boar_engine_cpu_ops = {
+	.abi = BOAR_ENGINE_ABI,
+	.name = "the CPU engine",
+	.caps = BOAR_CAPS_ALL,
+	.open = cpu_open,
+	.rows = cpu_rows,
+	.order = cpu_order,
+	.sweep = cpu_sweep,
+	.load_keys = cpu_load_keys,
+	.store_keys = cpu_store_keys,
+	.sync = cpu_sync,
+	.close = cpu_close,
+};

@@ -1,0 +1,108 @@
+/* engine_gpu.c - the CUDA engine, opened as a plugin at device = GPU.
+ *
+ * The CUDA engine (gpu/) is built into its own shared object,
+ * libboar-gpu.so.N, which alone links cudart. libboar opens it with dlopen
+ * the first time a run asks for the GPU, so a program that trains on the
+ * CPU never loads (or needs) the CUDA runtime, and one libboar serves
+ * machines with and without a GPU. Where it looks, in order:
+ *  1. o->gpu_plugin, when the caller names a file;
+ *  2. beside the object that holds this code (libboar.so, or the program
+ *     that linked libboar.a), and in ../lib from there (bin/ -> lib/);
+ *  3. the libdir libboar was installed to (BOAR_LIBDIR, from the Makefile);
+ *  4. the dynamic loader's own search (LD_LIBRARY_PATH, ld.so.cache).
+ * A plugin is never closed: the CUDA runtime cannot be unloaded safely, and
+ * dlopen of a loaded object only counts a reference, so nothing is kept in
+ * a global here. When nothing opens, the answer is BOAR_ENOGPU with what
+ * was tried: the no-GPU stub.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "engine_ops.h"
+#include "base/error.h"
+
+#ifndef BOAR_LIBDIR
+#define BOAR_LIBDIR "/usr/local/lib"
+#endif
+
+/* Opens path and takes its ops; 0, or -1 with why[] filled. */
+static int try_open(const char *path, const struct boar_engine_ops **ops,
+		    char *why, size_t n)
+{
+	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		const char *e = dlerror();
+		snprintf(why, n, "%.300s", e ? e : path);
+		return -1;
+	}
+	boar_gpu_plugin_fn entry;
+	*(void **)&entry = dlsym(h, BOAR_GPU_PLUGIN_SYMBOL);
+	const struct boar_engine_ops *o = entry ? entry(BOAR_ENGINE_ABI) : NULL;
+	if (!o || o->abi != BOAR_ENGINE_ABI) {
+		snprintf(why, n, "%.260s: not a GPU engine of this libboar", path);
+		return -1;
+	}
+	*ops = o;
+	return 0;
+}
+
+/* Where this code was loaded from, as a directory ("" if unknown). */
+static void own_dir(char *dir, size_t n)
+{
+	Dl_info info;
+	dir[0] = '\0';
+	if (!dladdr((void *)own_dir, &info) || !info.dli_fname)
+		return;
+	const char *slash = strrchr(info.dli_fname, '/');
+	if (slash)
+		snprintf(dir, n, "%.*s", (int)(slash - info.dli_fname),
+			 info.dli_fname);
+}
+
+static int open_gpu(const boar_options *o, const struct boar_engine_ops **ops,
+		    boar_error *err)
+{
+	char why[4][320], dir[1024], path[4][1100];
+	int n = 0;
+	if (o->gpu_plugin) {
+		if (!try_open(o->gpu_plugin, ops, why[0], sizeof why[0]))
+			return 0;
+		return boar_fail(err, BOAR_ENOGPU,
+				 "gpu_plugin %s does not open: %s",
+				 o->gpu_plugin, why[0]);
+	}
+	own_dir(dir, sizeof dir);
+	if (dir[0]) {
+		snprintf(path[n++], sizeof path[0], "%s/%s", dir,
+			 BOAR_GPU_PLUGIN_NAME);
+		snprintf(path[n++], sizeof path[0], "%s/../lib/%s", dir,
+			 BOAR_GPU_PLUGIN_NAME);
+	}
+	snprintf(path[n++], sizeof path[0], "%s/%s", BOAR_LIBDIR,
+		 BOAR_GPU_PLUGIN_NAME);
+	snprintf(path[n++], sizeof path[0], "%s", BOAR_GPU_PLUGIN_NAME);
+	for (int i = 0; i < n; i++)
+		if (!try_open(path[i], ops, why[i], sizeof why[i]))
+			return 0;
+	/* The telling reason: a plugin found that does not load (cudart
+	 * missing, say) rather than the places where there is none. */
+	int tell = n - 1;
+	for (int i = n - 1; i >= 0; i--)
+		if (!strstr(why[i], "No such file"))
+			tell = i;
+	return boar_fail(err, BOAR_ENOGPU,
+			 "no GPU support here: the CUDA engine %s was not "
+			 "found or does not load (%s)",
+			 BOAR_GPU_PLUGIN_NAME, why[tell]);
+}
+
+int boar_engine_for(const boar_options *o, const struct boar_engine_ops **ops,
+		    boar_error *err)
+{
+	if (o->device != BOAR_DEVICE_GPU) {
+		*ops = &boar_engine_cpu_ops;
+		return 0;
+	}
+	return open_gpu(o, ops, err);
+}

@@ -1,0 +1,239 @@
+/* metrics.c - scoring a dataset with a model: predictions, loss, accuracy,
+ * AUC, RMSE. Rows are scored in parallel; sums are reduced per thread. */
+#include <math.h>
+#include <omp.h>
+#include <stdlib.h>
+
+#include "data/dataset.h"
+#include "base/error.h"
+#include "math/loss.h"
+#include "metrics.h"
+#include "model.h"
+
+static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
+{
+	if (m->task != d->task)
+		return BOAR_EMISMATCH;
+	if (m->task == BOAR_TASK_LINEAR && (m->hash_bits != d->hash_bits ||
+					    m->slot_ids != d->slot_ids))
+		return BOAR_EMISMATCH;
+	return 0;
+}
+
+/* The margins of row r into s[max(K, 1)]. */
+static void row_margins(const struct boar_model *m,
+			const struct boar_dataset *d, uint64_t r, double *s)
+{
+	uint64_t lo = d->row_ptr[r];
+	boar_model_margins(m, d->row_ptr[r + 1] - lo, d->idx + lo, d->val + lo,
+			   0, s);
+}
+
+/* The class index of a label, or K if the model never saw it. */
+static uint32_t class_of(const struct boar_model *m, float label)
+{
+	for (uint32_t c = 0; c < m->n_classes; c++)
+		if (m->classes[c] == label)
+			return c;
+	return m->n_classes;
+}
+
+/* Raw score (margin or rating) of row r. Ids beyond the model are ignored:
+ * a test file may use features the training file never had. */
+static inline double score_row(const struct boar_model *m,
+			       const struct boar_dataset *d, uint64_t r)
+{
+	if (m->n_classes) {
+		/* sigmoid and softmax keep the margins' order */
+		double s[BOAR_MAX_CLASSES];
+		row_margins(m, d, r, s);
+		return m->classes[boar_argmax(s, m->n_classes)];
+	}
+	if (m->task == BOAR_TASK_MF)
+		return boar_model_predict_pair(m, d->user[r], d->item[r]);
+	double s;
+	row_margins(m, d, r, &s);
+	return s;
+}
+
+static int threads_or_all(int threads)
+{
+	return threads > 0 ? threads : omp_get_num_procs();
+}
+
+int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
+		 int threads)
+{
+	int rc = check_fit(m, d);
+	if (rc)
+		return rc;
+	int logistic = m->task == BOAR_TASK_LINEAR && !m->n_classes &&
+		       boar_loss_probabilistic(m->loss);
+#pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
+	for (uint64_t r = 0; r < d->n_rows; r++) {
+		double s = score_row(m, d, r);
+		out[r] = logistic ? boar_sigmoid(s) : s;
+	}
+	return 0;
+}
+
+int boar_predict_scores(const boar_model *m, const boar_dataset *d,
+			double *out, int threads)
+{
+	int rc = check_fit(m, d);
+	if (rc)
+		return rc;
+	if (m->task != BOAR_TASK_LINEAR)
+		return BOAR_EINVAL;
+	if (!m->n_classes)
+		return boar_predict(m, d, out, threads);
+	uint32_t K = m->n_classes;
+#pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
+	for (uint64_t r = 0; r < d->n_rows; r++) {
+		row_margins(m, d, r, &out[r * K]);
+		boar_class_probabilities(m->loss, &out[r * K], K);
+	}
+	return 0;
+}
+
+struct scored {
+	double score;
+	float positive;
+};
+
+static int by_score(const void *a, const void *b)
+{
+	double x = ((const struct scored *)a)->score;
+	double y = ((const struct scored *)b)->score;
+	return (x > y) - (x < y);
+}
+
+/* Area under the ROC curve by the rank-sum (Mann-Whitney) statistic, tied
+ * scores sharing their mean rank. NAN when one class is absent, or when a
+ * score is NaN: NaN has no rank (and breaks qsort's ordering and the tie
+ * loop's `==`, which once never advanced). */
+static double auc(struct scored *s, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (isnan(s[i].score))
+			return NAN;
+	qsort(s, n, sizeof *s, by_score);
+	double rank_sum = 0, pos = 0;
+	for (uint64_t i = 0; i < n;) {
+		uint64_t j = i + 1; /* a group holds at least s[i]: always moves */
+		double tied_pos = s[i].positive;
+		while (j < n && s[j].score == s[i].score)
+			tied_pos += s[j++].positive;
+		rank_sum += tied_pos * (i + 1 + j) / 2.0; /* mean of ranks i+1..j */
+		pos += tied_pos;
+		i = j;
+	}
+	double neg = (double)n - pos;
+	if (pos == 0 || neg == 0)
+		return NAN;
+	return (rank_sum - pos * (pos + 1) / 2) / (pos * neg);
+}
+
+/* The loss of one row's margins for class y, from the margins directly
+ * (softmax: log-sum-exp minus the true margin; one-vs-rest: a binary loss
+ * per class). A label the model never saw, or a probability below 1e-30,
+ * costs -log(1e-30). */
+static double class_loss(const struct boar_model *m, const double *s,
+			 uint32_t K, uint32_t y)
+{
+	if (boar_loss_kind(m->loss) == BOAR_LOSS_KIND_MULTINOMIAL) {
+		if (y >= K)
+			return BOAR_LOSS_CAP;
+		double p[BOAR_MAX_CLASSES];
+		return fmin(boar_softmax_d(s, K, p) - s[y], BOAR_LOSS_CAP);
+	}
+	double l = 0;
+	for (uint32_t c = 0; c < K; c++) {
+		float dd;
+		l += boar_loss_eval(m->loss, (float)s[c], c == y ? 1.0f : -1.0f,
+				    m->loss_param, &dd);
+	}
+	return l;
+}
+
+/* Multiclass: mean loss of the model's kind and accuracy of the argmax.
+ * A label the model never saw counts as an error with the loss of the
+ * smallest probability representable. */
+static void evaluate_classes(const struct boar_model *m,
+			     const struct boar_dataset *d, const uint32_t *rows,
+			     uint64_t n, int threads, boar_metrics *res)
+{
+	double loss = 0, correct = 0;
+	uint32_t K = m->n_classes;
+#pragma omp parallel for num_threads(threads) schedule(static) \
+	reduction(+ : loss, correct)
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = rows ? rows[i] : i;
+		double s[BOAR_MAX_CLASSES];
+		uint32_t y = class_of(m, d->label[r]);
+		row_margins(m, d, r, s);
+		correct += boar_argmax(s, K) == y;
+		loss += class_loss(m, s, K, y);
+	}
+	res->loss = n ? loss / n : NAN;
+	res->accuracy = n ? correct / n : NAN;
+	res->auc = NAN;
+	res->rmse = NAN;
+}
+
+int boar_evaluate(const boar_model *m, const boar_dataset *d,
+		  boar_metrics *out, int threads)
+{
+	return boar_evaluate_rows(m, d, NULL, d->n_rows, out, threads);
+}
+
+int boar_evaluate_rows(const struct boar_model *m,
+		       const struct boar_dataset *d, const uint32_t *rows,
+		       uint64_t n, boar_metrics *out, int threads)
+{
+	int rc = check_fit(m, d);
+	if (rc)
+		return rc;
+	threads = threads_or_all(threads);
+	if (m->n_classes) {
+		boar_metrics res = {.rows = n, .binary = 0};
+		evaluate_classes(m, d, rows, n, threads, &res);
+		*out = res;
+		return 0;
+	}
+	int binary = m->task == BOAR_TASK_LINEAR &&
+		     boar_loss_kind(m->loss) != BOAR_LOSS_KIND_REGRESSION;
+	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
+	if (binary && !s)
+		return BOAR_ENOMEM;
+	double loss = 0, sq = 0, correct = 0;
+#pragma omp parallel for num_threads(threads) schedule(static) \
+	reduction(+ : loss, sq, correct)
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t r = rows ? rows[i] : i;
+		double sc = score_row(m, d, r);
+		float y = boar_loss_target(m->loss, d->label[r]), dd;
+		loss += boar_loss_eval(m->loss, (float)sc, y, m->loss_param, &dd);
+		if (m->task == BOAR_TASK_MF) {
+			double e = sc - d->label[r];
+			sq += e * e;
+			continue;
+		}
+		if (binary) {
+			correct += (sc > 0) == (y > 0);
+			s[i].score = sc;
+			s[i].positive = y > 0;
+		} else {
+			double e = sc - y;
+			sq += e * e;
+		}
+	}
+	boar_metrics res = {.rows = n, .binary = binary};
+	res.loss = n ? loss / n : NAN;
+	res.rmse = !binary && n ? sqrt(sq / n) : NAN;
+	res.accuracy = binary && n ? correct / n : NAN;
+	res.auc = binary ? auc(s, n) : NAN;
+	free(s);
+	*out = res;
+	return 0;
+}
