@@ -5,7 +5,8 @@
 #   BOAR=build-gpu/boar [CUMF=path/to/cumf_sgd] bench/gpu/cumf_compare.sh [RATINGS]
 #
 # Data: Netflix-shaped synthetic ratings (480189 users x 17770 items, hidden
-# rank 16, noise 0.05, every rating +3 so they look like stars), RATINGS
+# rank 16, noise 0.05, every rating +SHIFT (default 3) so they look like
+# stars; SHIFT=0 keeps them centred, which suits a peer without biases), RATINGS
 # (default 50M) for training and 1% more held out. boar trains 20 epochs at
 # ranks 128 and 32 with fp32, f16 and bf16 factor storage (defaults
 # otherwise) and prints the test RMSE and the cumulative sweep seconds after
@@ -27,6 +28,7 @@ BOAR=${BOAR:-build-gpu/boar}
 DATA=${DATA:-/tmp/mfdata}
 RANKS=${RANKS:-128 32}
 STORAGES=${STORAGES:-f32 f16 bf16}
+SHIFT=${SHIFT:-3}
 CUMF=${CUMF:-$(command -v cumf_sgd 2>/dev/null)}
 SUM=$OUT/cumf-summary.txt
 LOGS=${LOGS:-$OUT}
@@ -40,9 +42,9 @@ if [ ! -s $DATA/tr.txt ]; then
 	t0=$(date +%s)
 	$BOAR gen --task mf --rows $((N + N / 100)) --users 480189 --items 17770 \
 		--rank 16 --noise 0.05 -q -o $DATA/all.txt || { note "gen failed"; exit 1; }
-	awk -v n=$N '{ $3 += 3; print > (NR <= n ? "'$DATA'/tr.txt" : "'$DATA'/te.txt") }' $DATA/all.txt
+	awk -v n=$N -v s=$SHIFT '{ $3 += s; print > (NR <= n ? "'$DATA'/tr.txt" : "'$DATA'/te.txt") }' $DATA/all.txt
 	rm -f $DATA/all.txt
-	note "data: $N + $((N / 100)) ratings, $(( $(date +%s) - t0 )) s"
+	note "data: $N + $((N / 100)) ratings, shift $SHIFT, $(( $(date +%s) - t0 )) s"
 fi
 
 # One boar run: 20 epochs; prints "boar TAG: ... curve" and keeps the JSON.

@@ -23,6 +23,7 @@
 #include "cv.h"
 #include "data_args.h"
 #include "data_summary.h"
+#include "engine/engine_ops.h"
 #include "interrupt.h"
 #include "json.h"
 #include "progress.h"
@@ -354,7 +355,10 @@ int cmd_train(int argc, char **argv)
 		a.opt.init_model = init;
 	}
 
+	/* CUDA starts on a thread while the data is read. */
+	void *warm = boar_engine_warm_start(&a.opt);
 	status = load_data(&a, init, &train, &test);
+	boar_engine_warm_join(warm);
 	if (status != CLI_EXIT_OK || a.cv)
 		goto out;
 	status = CLI_EXIT_RUNTIME;

@@ -99,9 +99,18 @@ extern const struct boar_engine_ops boar_engine_cpu_ops;
 int boar_engine_for(const boar_options *o, const struct boar_engine_ops **ops,
 		    boar_error *err);
 
+/* For o->device = GPU, opens the plugin and starts CUDA (driver and the
+ * device's context, a few tenths of a second) on a thread, so that it
+ * overlaps what the caller does next (reading the data); NULL when there
+ * is nothing to start (CPU, no plugin, no thread). Whatever fails is left
+ * for boar_train to report. boar_engine_warm_join waits for it (NULL: no-op). */
+void *boar_engine_warm_start(const boar_options *o);
+void boar_engine_warm_join(void *warm);
+
 /* The entry point of the GPU plugin: its ops when abi matches, else NULL. */
 typedef const struct boar_engine_ops *(*boar_gpu_plugin_fn)(int abi);
 #define BOAR_GPU_PLUGIN_SYMBOL "boar_gpu_plugin_ops"
+#define BOAR_GPU_WARM_SYMBOL "boar_gpu_plugin_warm" /* void (int device) */
 #define BOAR_GPU_PLUGIN_NAME "libboar-gpu.so.0"
 
 /* What the run asks of the engine (BOAR_CAP bits), from the data, the
