@@ -40,6 +40,11 @@
 #include "math/mf_step.h"
 
 #define MF_WARPS_PER_BLOCK 8
+/* Blocks an SM must fit (registers capped to match): an experiment knob,
+ * -DGPU_MF_MIN_BLOCKS=N (1: the compiler's choice). */
+#ifndef GPU_MF_MIN_BLOCKS
+#define GPU_MF_MIN_BLOCKS 1
+#endif
 #define MF_BLOCK (32 * MF_WARPS_PER_BLOCK)
 #define FULL_MASK 0xffffffffu
 
@@ -284,7 +289,7 @@ static __device__ __forceinline__ void write_rows(float *Pu, float *Qi,
 }
 
 template <int KPL, bool VEC, bool ADA, bool BIAS, bool ATOMIC, int ST>
-__global__ void __launch_bounds__(MF_BLOCK)
+__global__ void __launch_bounds__(MF_BLOCK, GPU_MF_MIN_BLOCKS)
 mf_sweep(const struct gpu_mf_args a)
 {
 	/* Loading the next rating's rows during this one's update measured
