@@ -26,7 +26,8 @@
  * exactly, and that delta is added atomically (four neighbours in one
  * 8-byte vector reduction where a lane holds them, sm_90): alone on the row
  * the result is the rounded value itself, and a concurrent update is added
- * to, not overwritten.
+ * to, not overwritten (ranks that are multiples of 32 add four values per
+ * reduction there too, gathered from neighbouring lanes by shuffles).
  *
  * The step's math (the error and loss, the gradient components, AdaGrad's
  * per-row sums) is src/math/mf_step.h's, shared with the CPU sweep. A
@@ -256,6 +257,26 @@ static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 #pragma unroll
 		for (int t = 0; t < KPL; t++) {
 			uint32_t k = lane + 32 * t;
+			if (ATOMIC && rank % 32 == 0) {
+				/* Whole 32-value slices (warp-uniform): each fourth
+				 * lane gathers its three neighbours' deltas and adds
+				 * the four with one vector reduction (add16x4). */
+				if (32 * t >= rank)
+					continue;
+				float dp[4], dq[4];
+				const float mp = unpack16<ST>(np[t]) - pv[t];
+				const float mq = unpack16<ST>(nq[t]) - qv[t];
+#pragma unroll
+				for (int j = 0; j < 4; j++) {
+					dp[j] = __shfl_down_sync(FULL_MASK, mp, j);
+					dq[j] = __shfl_down_sync(FULL_MASK, mq, j);
+				}
+				if ((lane & 3) == 0) {
+					add16x4<ST>(Pu + k, dp);
+					add16x4<ST>(Qi + k, dq);
+				}
+				continue;
+			}
 			if (k >= rank)
 				continue;
 			if (ATOMIC) {
