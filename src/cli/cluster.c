@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "commands.h"
 #include "common.h"
+#include "flag_words.h"
 #include "json.h"
 #include "net/auth.h"
 #include "net/launcher.h"
@@ -379,10 +380,10 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		}
 		a->opt.test = test;
 	}
-	const char *reason = boar_options_check(&a->opt, train);
-	char words[256];
-	if (reason) {
-		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
+	boar_error bad;
+	char words[sizeof bad.message];
+	if (boar_options_check(&a->opt, train, &bad)) {
+		status = cli_usage("train", "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };
@@ -428,7 +429,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 			max_st = rep.shard[i].max_staleness;
 	boar_metrics m = { 0 };
 	int have_m = c->rank == 0 && test &&
-		     !boar_evaluate(model, test, &m, a->opt.threads);
+		     !boar_evaluate(model, test, &m, a->opt.threads, NULL);
 	/* Bytes per update: push traffic over the key updates the worker
 	 * computed (the filter makes the two key counts differ). */
 	double bpk = rep.net.keys_offered

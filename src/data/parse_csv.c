@@ -178,7 +178,7 @@ static int check_number(struct row_piece *c, const struct csv_setup *cs,
 	pc_quote(q, sizeof q, fb, fe);
 	if (cs->kind[j] == COL_AUTO_NUM)
 		row_piece_fail(c, BOAR_EPARSE, line,
-			       "column %u holds %s, but it held only numbers in the first block of the file and is read as numeric: list it as categorical (--csv-categorical %u)",
+			       "column %u holds %s, but it held only numbers in the first block of the file and is read as numeric: list it as categorical (csv_categorical %u)",
 			       j, q, j);
 	else
 		row_piece_fail(c, BOAR_EPARSE, line,
