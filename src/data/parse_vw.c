@@ -247,8 +247,10 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 			if (!isfinite(v)) {
 				pc_quote(q, sizeof q, ns, ne);
 				row_piece_fail(c, BOAR_EPARSE, line,
-					       "value of feature %s%s is NaN or infinite",
-					       q, scale != 1.0f ? " times its namespace's scale" : "");
+					       "value of feature %s%s", q,
+					       scale == 1.0f ? " is NaN or infinite"
+					       : isinf(v) ? " times its namespace's scale is infinite"
+							  : " times its namespace's scale is NaN");
 				goto stop;
 			}
 			if (v == 0.0f || dropped)
