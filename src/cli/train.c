@@ -325,6 +325,38 @@ static int load_data(struct train_args *a, const boar_model *init,
 	return CLI_EXIT_OK;
 }
 
+/* The closing lines of a run that is not --quiet: what was trained, its
+ * test metrics, where it went. CLI_EXIT_OK, or the exit of a refusal. */
+static int say_trained(const struct train_args *a, const struct run *r,
+		       const boar_model *model, const boar_model *init,
+		       const boar_dataset *test, double t_train)
+{
+	uint32_t k = boar_model_classes(model, NULL);
+	fprintf(stderr, "trained %s model in %.2f s (%d epoch%s",
+		model_kind(model), t_train, r->last_epoch,
+		r->last_epoch == 1 ? "" : "s");
+	if (k)
+		fprintf(stderr, ", %u classes%s", k,
+			boar_loss_describe(boar_model_loss(model))->kind ==
+					BOAR_LOSS_KIND_MULTINOMIAL
+				? ""
+				: ", one-vs-rest");
+	if (init)
+		fprintf(stderr, ", from %s", a->init_model_path);
+	fputs(")\n", stderr);
+	if (test) {
+		boar_metrics m;
+		boar_error err;
+		int rc = boar_evaluate(model, test, &m, a->opt.threads, &err);
+		if (rc)
+			return cli_report(&err, rc);
+		progress_summary(stderr, a->test_path, model, &m);
+	}
+	if (a->model_out)
+		fprintf(stderr, "model saved to %s\n", a->model_out);
+	return CLI_EXIT_OK;
+}
+
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
@@ -408,32 +440,9 @@ int cmd_train(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!a.quiet) {
-		uint32_t k = boar_model_classes(model, NULL);
-		fprintf(stderr, "trained %s model in %.2f s (%d epoch%s",
-			model_kind(model), t_train, r.last_epoch,
-			r.last_epoch == 1 ? "" : "s");
-		if (k)
-			fprintf(stderr, ", %u classes%s", k,
-				boar_loss_describe(boar_model_loss(model))->kind ==
-						BOAR_LOSS_KIND_MULTINOMIAL
-					? ""
-					: ", one-vs-rest");
-		if (init)
-			fprintf(stderr, ", from %s", a.init_model_path);
-		fputs(")\n", stderr);
-		if (test) {
-			boar_metrics m;
-			rc = boar_evaluate(model, test, &m, a.opt.threads, &bad);
-			if (rc) {
-				status = cli_report(&bad, rc);
-				goto out;
-			}
-			progress_summary(stderr, a.test_path, model, &m);
-		}
-		if (a.model_out)
-			fprintf(stderr, "model saved to %s\n", a.model_out);
-	}
+	if (!a.quiet && (status = say_trained(&a, &r, model, init, test,
+					      t_train)) != CLI_EXIT_OK)
+		goto out;
 	status = interrupt_requested() ? 128 + interrupt_requested()
 				       : CLI_EXIT_OK;
 out:
