@@ -21,23 +21,26 @@ int boar_engine_norm_setup(struct boar_engine *e)
 {
 	const struct boar_dataset *d = e->d;
 	uint64_t dim = e->m->dim;
-	float *s = malloc((dim + 1) * sizeof *s);
-	if (!s)
+	float *s = calloc(dim + 1, sizeof *s);
+	uint32_t *count = calloc(dim + 1, sizeof *count);
+	if (!s || !count) {
+		free(s), free(count);
 		return BOAR_ENOMEM;
-	for (uint64_t j = 0; j <= dim; j++)
-		s[j] = 0.0f;
-	/* The training rows only (a holdout's values stay unseen), one
+	}
+	/* The training rows only (a holdout's values stay unseen), on one
 	 * thread: the scales and the factor are the same at any count. */
 	for (uint64_t i = 0; i < e->n; i++) {
 		uint32_t r = e->order[i];
-		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
-			float a = fabsf(d->val[k]);
-			if (d->idx[k] < dim && a > s[d->idx[k]])
-				s[d->idx[k]] = a;
-		}
+		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++)
+			if (d->idx[k] < dim && d->val[k] != 0.0f) {
+				s[d->idx[k]] += fabsf(d->val[k]);
+				count[d->idx[k]]++;
+			}
 	}
-	for (uint64_t j = 0; j <= dim; j++)
-		s[j] = j < dim ? boar_norm_scale(s[j]) : 1.0f;
+	for (uint64_t j = 0; j < dim; j++)
+		s[j] = boar_norm_scale(count[j] ? s[j] / count[j] : 0.0f);
+	s[dim] = 1.0f;
+	free(count);
 	double sum_sq = 0;
 	for (uint64_t i = 0; i < e->n; i++) {
 		uint32_t r = e->order[i];
