@@ -1,5 +1,6 @@
 /* engine_norm.c - the CPU engine's side of optimizer NORMALIZED
- * (math/step.h): each feature's scale, the values the sweeps read divided
+ * (math/step.h): each feature's scale (the mean |value| of its non-zeros
+ * in the training rows), the values the sweeps read divided
  * by it, and the weights moved between the model's space (w_j) and the
  * sweeps' (w_j s_j) around every sweep.
  *

@@ -351,10 +351,8 @@ BOAR_API int boar_loss_from_name(const char *name);
 	X(ADAGRAD, 1, adagrad, 1,                                            \
 	  "per-coordinate steps eta / sqrt(sum of squared gradients)")      \
 	X(NORMALIZED, 3, normalized, 1,                                      \
-	  "AdaGrad on each feature divided by its largest |value| (rounded " \
-	  "up to a power of 2), the step by the rows' mean normalized norm " \
-	  "(NAG, Ross et al. 2013): raw counts and unscaled columns need "   \
-	  "no tuning; CPU only")
+	  "adagrad on features divided by their typical |value|: raw "       \
+	  "counts and unscaled columns need no tuning (NAG; CPU only)")
 
 enum boar_optimizer {
 #define BOAR_OPT_ENUM_(N, code, name, acc, help) BOAR_OPT_##N = (code),
