@@ -10,6 +10,7 @@
 #include "args.h"
 #include "common.h"
 #include "data_args.h"
+#include "flag_words.h"
 #include "train_args.h"
 
 enum {
@@ -172,32 +173,6 @@ static const char *name_of(const char *const *names, int v)
 		if (k == v)
 			return names[k];
 	return "?";
-}
-
-const char *train_args_flag_words(const char *msg, char *buf, size_t n)
-{
-	static const char *const words[][2] = {
-		{ "eta_decay", "--eta-decay" }, { "hash_bits", "--hash-bits" },
-		{ "init_scale", "--init-scale" }, { "early_stop", "--early-stop" },
-		{ "gpu_id", "--gpu" }, { "threads = 1", "--threads 1" },
-	};
-	size_t at = 0;
-	while (*msg && at + 1 < n) {
-		size_t k = 0;
-		while (k < sizeof words / sizeof words[0] &&
-		       strncmp(msg, words[k][0], strlen(words[k][0])))
-			k++;
-		if (k < sizeof words / sizeof words[0]) {
-			at += (size_t)snprintf(buf + at, n - at, "%s", words[k][1]);
-			msg += strlen(words[k][0]);
-		} else {
-			buf[at++] = *msg++;
-		}
-		if (at >= n)
-			at = n - 1;
-	}
-	buf[at] = '\0';
-	return buf;
 }
 
 /* The library reads no environment: the CLI passes the GPU engine's
@@ -655,10 +630,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		goto fail;
 	}
 	/* The library is the authority on what combinations make sense. */
-	const char *reason = boar_options_check(&a->opt, NULL);
-	char words[256];
-	if (reason) {
-		cli_fail(&p, "%s", train_args_flag_words(reason, words, sizeof words));
+	boar_error bad;
+	char words[sizeof bad.message];
+	if (boar_options_check(&a->opt, NULL, &bad)) {
+		cli_fail(&p, "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto fail;
 	}
 	return TRAIN_ARGS_OK;

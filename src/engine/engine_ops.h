@@ -89,6 +89,19 @@ struct boar_engine_ops {
 	void (*close)(void *e);
 };
 
+/* The table of an engine whose members are PREFIX_open ... PREFIX_close:
+ * one list of the members, so that every engine names them alike and one
+ * added above is added to every engine. */
+#define BOAR_ENGINE_OPS(prefix, engine_name, engine_caps)                    \
+	{                                                                    \
+		.abi = BOAR_ENGINE_ABI, .name = (engine_name),               \
+		.caps = (engine_caps), .open = prefix##_open,                \
+		.rows = prefix##_rows, .order = prefix##_order,              \
+		.sweep = prefix##_sweep, .load_keys = prefix##_load_keys,    \
+		.store_keys = prefix##_store_keys, .sync = prefix##_sync,    \
+		.close = prefix##_close,                                     \
+	}
+
 /* The CPU engine (engine_cpu.c). */
 extern const struct boar_engine_ops boar_engine_cpu_ops;
 

@@ -28,7 +28,7 @@ int boar_loss_from_name(const char *name)
 	for (int k = 0; name && k < BOAR_LOSS_COUNT; k++)
 		if (!strcmp(loss_table[k].name, name))
 			return k;
-	return -1;
+	return BOAR_EINVAL;
 }
 
 static const char *const optimizer_names[] = {
@@ -54,7 +54,7 @@ int boar_optimizer_from_name(const char *name)
 	for (int k = 0; name && k < N_OPTIMIZER_CODES; k++)
 		if (optimizer_names[k] && !strcmp(optimizer_names[k], name))
 			return k;
-	return -1;
+	return BOAR_EINVAL;
 }
 
 #define MAX_CPU_RANK 1024
@@ -146,7 +146,7 @@ const char *boar_options_validate(const boar_options *o,
 	if (o->device == BOAR_DEVICE_GPU &&
 	    (o->save_resume || (o->init_model && o->init_model->state)))
 		return "the GPU engine keeps its optimizer state on the card: "
-		       "save-resume and resuming it need the CPU";
+		       "save_resume and resuming it need the CPU";
 	if (o->init_model && d && o->init_model->task != d->task)
 		return "the initial model is of another task than the data";
 	int task = o->task;
@@ -157,10 +157,10 @@ const char *boar_options_validate(const boar_options *o,
 			       ? "task mf needs a ratings file (user item rating)"
 			       : "task linear needs a LIBSVM file, not ratings";
 	if (o->mf_storage < BOAR_STORAGE_F32 || o->mf_storage > BOAR_STORAGE_BF16)
-		return "mf-storage must be f32, f16 or bf16";
+		return "mf_storage must be f32, f16 or bf16";
 	if (o->mf_storage != BOAR_STORAGE_F32 &&
 	    (o->device != BOAR_DEVICE_GPU || (d && task != BOAR_TASK_MF)))
-		return "mf-storage f16 and bf16 are for MF on the GPU (the CPU "
+		return "mf_storage f16 and bf16 are for MF on the GPU (the CPU "
 		       "keeps fp32)";
 	if (task == BOAR_TASK_MF) {
 		if (o->rank < 1)
@@ -183,7 +183,7 @@ const char *boar_options_validate(const boar_options *o,
 	if (d && o->test && (o->test->hash_bits != d->hash_bits ||
 			     o->test->slot_ids != d->slot_ids))
 		return "the test set must be loaded like the training set "
-		       "(same format family and hash-bits)";
+		       "(same format family and hash_bits)";
 	return NULL;
 }
 
