@@ -234,8 +234,9 @@ static void auto_default(int id, char *buf, size_t n)
 				boar_options e;
 				boar_options_default(&e);
 				e.optimizer = k;
+				boar_error ignored;
 				if (k == BOAR_OPT_AUTO || k == d.optimizer ||
-				    boar_options_check(&e, NULL))
+				    boar_options_check(&e, NULL, &ignored))
 					continue;
 				boar_options_resolve_task(&e, tasks[t]);
 				if (tasks[t] == BOAR_TASK_MF &&

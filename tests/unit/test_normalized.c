@@ -79,8 +79,9 @@ static void check_one_step(void)
 	boar_dataset *d = csr(1, 1, rp, idx, val, y);
 	boar_model *m = d ? train(d, BOAR_OPT_AUTO, 1, 1) : NULL;
 	if (m) {
-		uint64_t n;
-		const float *w = boar_model_weights(m, &n);
+		uint64_t n = 0;
+		const float *w = NULL;
+		CHECK_EQ_INT(boar_model_weights(m, &w, &n, NULL), 0);
 		CHECK_EQ_INT(n, 2);
 		CHECK_NEAR(w[0], 1.0 / 6, 1e-5);
 		CHECK_NEAR(w[1], 2.0 / 3, 1e-5);
@@ -125,9 +126,10 @@ static void check_invariance(int threads)
 		boar_model *ma = train(a, opts[k], 5, threads);
 		boar_model *mb = train(b, opts[k], 5, threads);
 		if (ma && mb) {
-			uint64_t n;
-			const float *wa = boar_model_weights(ma, &n);
-			const float *wb = boar_model_weights(mb, &n);
+			uint64_t n = 0;
+			const float *wa = NULL, *wb = NULL;
+			CHECK_EQ_INT(boar_model_weights(ma, &wa, &n, NULL), 0);
+			CHECK_EQ_INT(boar_model_weights(mb, &wb, &n, NULL), 0);
 			double diff = 0;
 			for (uint64_t j = 0; j < n; j++)
 				diff += fabs(wa[j] - (j == 2 ? 8 * wb[j] : wb[j]));
@@ -174,9 +176,10 @@ static void check_defaults(void)
 	boar_options_default(&o);
 	o.task = BOAR_TASK_MF;
 	o.optimizer = BOAR_OPT_NORMALIZED;
-	const char *why = boar_options_check(&o, NULL);
-	CHECK(why && strstr(why, "normalized"), "MF took normalized: %s",
-	      why ? why : "(accepted)");
+	boar_error err = {0};
+	CHECK_EQ_INT(boar_options_check(&o, NULL, &err), BOAR_EINVAL);
+	CHECK(strstr(err.message, "normalized") != NULL,
+	      "MF took normalized: %s", err.message);
 }
 
 int main(void)
