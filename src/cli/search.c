@@ -160,6 +160,7 @@ static void search_options(const struct train_args *a,
 	s->test = test;
 	s->folds = test ? 0 : a->cv;
 	s->holdout = test ? 0 : a->search_holdout;
+	s->parallel = a->search_parallel;
 	s->on_result = on_result;
 	s->ctx = u;
 	u->folds = test || s->holdout > 0 ? 1 : s->folds ? s->folds : 5;

@@ -20,6 +20,7 @@ enum {
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
 	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV, O_SEARCH,
+	O_SEARCH_PARALLEL,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -88,7 +89,7 @@ static const struct cli_opt train_opts[] = {
 	  "K-fold cross-validation (LIBLINEAR's and LIBMF's -v): train on "
 	  "K-1 folds, test on the K-th, each in turn; prints each fold's "
 	  "metrics and their mean +- sd (stdout; --json: objects); saves no "
-	  "model; 0 = off" },
+	  "model; with --search: the folds that judge it; 0 = off" },
 	{ O_SEARCH, "search", 0, "SPEC",
 	  "model selection (LIBLINEAR's -C): train every combination of "
 	  "SPEC's values, e.g. 'l2=0,1e-6..1e-2:5,eta=0.1,0.3,1' (NAME=V,V,..."
@@ -98,6 +99,10 @@ static const struct cli_opt train_opts[] = {
 	  "squared loss and mf, else the loss); print the table (stderr; "
 	  "--json: an object per configuration); -m saves the best, "
 	  "retrained on all of FILE" },
+	{ O_SEARCH_PARALLEL, "search-parallel", 0, "N",
+	  "--search: configurations trained at once, --threads split "
+	  "between them; 0 = one per thread (one thread each: faster than "
+	  "one at a time on all threads, and the same models run to run)" },
 	{ O_SAVE_RESUME, "save-resume", 0, NULL,
 	  "keep the optimizer state (AdaGrad sums, where the step schedule "
 	  "is) in the model, so that --init-model continues training rather "
@@ -123,7 +128,11 @@ static const struct cli_opt train_opts[] = {
 	{ O_MODEL_OUT, "model-out", 'm', "FILE", "save the model to FILE" },
 	{ O_JSON, "json", 0, NULL,
 	  "one JSON object per epoch on stdout" },
-	{ O_QUIET, "quiet", 'q', NULL, "no progress or summary on stderr" },
+	{ O_QUIET, "quiet", 'q', NULL,
+	  "no progress or summary on stderr (progress: a line per epoch; on "
+	  "a terminal also a live line below them: a bar while FILE is "
+	  "read, the running epoch's rows, rate and ETA; never a '\\r' "
+	  "when stderr is not a terminal)" },
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
 };
@@ -366,6 +375,7 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%g", d.target_rmse);
 		break;
 	case O_CV:
+	case O_SEARCH_PARALLEL:
 		snprintf(buf, n, "0");
 		break;
 	case O_HOLDOUT:
@@ -542,6 +552,8 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return 0;
 	case O_CV:
 		return cli_int(p, 0, 1000, &a->cv);
+	case O_SEARCH_PARALLEL:
+		return cli_int(p, 0, 4096, &a->search_parallel);
 	case O_SEARCH:
 		return search_spec_add(&a->search, p->value, p->why,
 				       sizeof p->why);

@@ -37,6 +37,7 @@ struct train_args {
 	int cv;                 /* --cv K: K-fold cross-validation, or 0 */
 	struct search_spec search; /* --search: the grid (search.given) */
 	double search_holdout;  /* --holdout with --search: its judge */
+	int search_parallel;    /* --search-parallel: at once, 0 = auto */
 	unsigned data_given;    /* CLI_DATA_BIT()s of the data options given */
 	int biases_given;       /* --mf-biases or --no-mf-biases was */
 	/* --class-weight LABEL:W, in the order given; opt.class_weight_*
