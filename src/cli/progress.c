@@ -1,9 +1,9 @@
 /* progress.c - progress lines and metric summaries (see progress.h). */
 #include <math.h>
 #include <stdarg.h>
-#include <time.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "progress.h"
 
 void progress_init(struct progress *p, int quiet)
@@ -116,19 +116,12 @@ void progress_sweep(const boar_sweep_stats *s, void *ctx)
 		      rate / 1e6, eta);
 }
 
-static double now_s(void)
-{
-	struct timespec t;
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return t.tv_sec + t.tv_nsec * 1e-9;
-}
-
 void progress_bytes(uint64_t done, uint64_t total, void *ctx)
 {
 	struct progress *p = ctx;
 	if (!p->t0)
-		p->t0 = now_s();
-	double mb = done / 1048576.0, secs = now_s() - p->t0;
+		p->t0 = cli_now();
+	double mb = done / 1048576.0, secs = cli_now() - p->t0;
 	if (!total) {
 		progress_live(p, "reading: %.0f MiB", mb);
 		return;
@@ -192,6 +185,7 @@ int progress_load(const char *path, const boar_load_options *o, int quiet,
 	if (p.tty && !quiet) {
 		lo.progress = progress_bytes;
 		lo.progress_ctx = &p;
+		p.t0 = cli_now(); /* the first block's time counts */
 	}
 	int rc = boar_dataset_load(path, &lo, out, err);
 	progress_done(&p);

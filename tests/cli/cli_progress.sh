@@ -22,7 +22,9 @@ script -qfec "$BOAR train --epochs 3 $T/d.svm" /dev/null >"$T/tty" 2>&1 </dev/nu
 grep -q "$(printf '\r')reading \[" "$T/tty" || { cat -A "$T/tty" | head; fail "no live reading bar on a terminal"; }
 # the learning curve: every epoch's line is still there, each ended by a
 # newline (a pty writes \r\n), none overwritten by the next
-n=$(tr '\r' '\n' <"$T/tty" | grep -c '^epoch   [1-3]/3 .*train loss')
+# (a live line of a long epoch, wiped by "\r ESC [K", may come before one)
+esc=$(printf '\033')
+n=$(tr '\r' '\n' <"$T/tty" | sed "s/$esc\\[K//g" | grep -c '^epoch   [1-3]/3 .*train loss')
 [ "$n" = 3 ] || { cat -A "$T/tty"; fail "$n epoch lines kept on the terminal, expected 3"; }
 grep -q 'epoch   1/3 .*train loss [0-9.]*.$' "$T/tty" || { cat -A "$T/tty"; fail "epoch lines not ended by a newline"; }
 echo "ok"
