@@ -119,7 +119,7 @@ static const struct cli_opt train_opts[] = {
 	  "hold this fraction of the training rows out (drawn from the "
 	  "seed) and report their loss, beside --test if given; early "
 	  "stopping watches them (0.1 if --early-stop is on without "
-	  "--test)" },
+	  "--test); with --search: the rows that judge it" },
 	{ O_DETERMINISTIC, "deterministic", 0, NULL,
 	  "the same model at any --threads (fixed row batches applied in "
 	  "order; slower than Hogwild!)" },
