@@ -16,7 +16,10 @@
  *
  * Each configuration's result is written only by the worker that trains
  * it (the splits run one after another), so only the choice of a test-set
- * model, the callbacks and the first error need the lock.
+ * model, the callbacks and the first error need the lock; `stop` is set
+ * under it but read by the workers without it (relaxed: a worker that
+ * misses it takes one more configuration, whose training stops at its
+ * first epoch).
  */
 #include <math.h>
 #include <omp.h>
@@ -112,7 +115,7 @@ static int on_epoch(const boar_epoch_stats *st, void *ctx)
 	pthread_mutex_lock(&S->mu);
 	if (!S->stop && S->base.progress &&
 	    S->base.progress(st, S->base.progress_ctx))
-		S->stop = 1;
+		__atomic_store_n(&S->stop, 1, __ATOMIC_RELAXED);
 	int stop = S->stop;
 	pthread_mutex_unlock(&S->mu);
 	return stop;
@@ -153,7 +156,7 @@ static void finish_config(struct search *S, int i, boar_model *m)
 	else
 		boar_model_free(m);
 	if (!S->stop && S->s.on_result && S->s.on_result(r, i, S->s.ctx))
-		S->stop = 1;
+		__atomic_store_n(&S->stop, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&S->mu);
 }
 
