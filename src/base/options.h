@@ -32,7 +32,7 @@ int boar_search_options_widen(const boar_search_options *o,
 			      boar_search_options *out);
 
 /* Replaces BOAR_AUTO fields and the AUTO task with concrete values for d.
- * Call only after boar_options_check(o, d) returned NULL. */
+ * Call only after boar_options_check(o, d, err) returned 0. */
 void boar_options_resolve(boar_options *o, const boar_dataset *d);
 
 #endif

@@ -175,8 +175,8 @@ static void run_config(struct search *S, int i)
 	o.progress_ctx = &j;
 	double t0 = omp_get_wtime();
 	int rc = r->rc ? r->rc : boar_train(S->rest, &o, &m, &err);
-	if (!rc && (rc = boar_evaluate(m, S->held, &mt, S->threads)))
-		boar_fail(&err, rc, "evaluating: %s", boar_strerror(rc));
+	if (!rc)
+		rc = boar_evaluate(m, S->held, &mt, S->threads, &err);
 	if (rc && !r->rc) {
 		r->rc = rc;
 		r->score = INFINITY;
@@ -281,9 +281,10 @@ static int prepare(struct search *S, const boar_options *o,
 	S->n_split = S->s.test || S->s.folds < 2 ? 1 : S->s.folds;
 	for (int i = 0; i < S->n; i++) {
 		boar_options c = config(S, i);
-		if ((why = boar_options_check(&c, S->train)))
+		boar_error e;
+		if (boar_options_check(&c, S->train, &e))
 			return boar_fail(err, BOAR_EINVAL, "eta %g, l1 %g, l2 %g: %s",
-					 c.eta, c.l1, c.l2, why);
+					 c.eta, c.l1, c.l2, e.message);
 	}
 	int threads = S->base.threads > 0 ? S->base.threads : omp_get_num_procs();
 	int w = S->s.parallel ? S->s.parallel : threads;

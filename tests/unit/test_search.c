@@ -162,8 +162,11 @@ static void test_choice(void)
 	boar_model *direct = NULL;
 	CHECK_EQ_INT(boar_train(clean, &o, &direct, NULL), 0);
 	uint64_t n1 = 0, n2 = 0;
-	const float *w1 = m ? boar_model_weights(m, &n1) : NULL;
-	const float *w2 = direct ? boar_model_weights(direct, &n2) : NULL;
+	const float *w1 = NULL, *w2 = NULL;
+	if (m)
+		boar_model_weights(m, &w1, &n1, NULL);
+	if (direct)
+		boar_model_weights(direct, &w2, &n2, NULL);
 	CHECK(n1 == n2 && n1 && !memcmp(w1, w2, n1 * sizeof *w1),
 	      "the model is not the best configuration on all rows");
 	boar_model_free(m);
@@ -192,7 +195,7 @@ static void test_test_set_and_stop(void)
 	CHECK_EQ_INT(boar_search(tr, &o, &s, res, sizeof *res, &best, &m, NULL), 0);
 	CHECK(m && best >= 0, "no model");
 	if (m && best >= 0) {
-		CHECK_EQ_INT(boar_evaluate(m, te, &mt, 1), 0);
+		CHECK_EQ_INT(boar_evaluate(m, te, &mt, 1, NULL), 0);
 		CHECK_NEAR(mt.loss, res[best].loss, 1e-9);
 	}
 	boar_model_free(m);

@@ -96,8 +96,9 @@ int main(void)
 	struct watch plain;
 	boar_model *m2 = train(d, 0, &plain);
 	uint64_t n1 = 0, n2 = 0;
-	const float *w1 = boar_model_weights(m, &n1);
-	const float *w2 = boar_model_weights(m2, &n2);
+	const float *w1 = NULL, *w2 = NULL;
+	CHECK_EQ_INT(boar_model_weights(m, &w1, &n1, NULL), 0);
+	CHECK_EQ_INT(boar_model_weights(m2, &w2, &n2, NULL), 0);
 	CHECK(n1 == n2 && !memcmp(w1, w2, n1 * sizeof *w1),
 	      "watching the sweep changed the model");
 	fprintf(stderr, "%llu rows: %d calls in %.2f s of sweeps\n",
