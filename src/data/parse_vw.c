@@ -54,7 +54,7 @@ struct vw_parse {
 	int hash_bits, optional;
 	const unsigned char *drop; /* namespaces dropped, by first letter */
 	const struct vw_gen *gen;  /* NULL: no generated features */
-	const struct vw_name_sink *names; /* NULL, or every feature's name */
+	const struct name_sink *names; /* NULL, or every feature's name */
 };
 
 /* Counts newlines and bytes <= ' ' (every whitespace byte, newlines too)

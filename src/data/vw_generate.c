@@ -203,7 +203,7 @@ static int name_of(struct vw_row *r, uint32_t i, size_t *len)
 }
 
 /* The name of the tuple at[0..k) to the sink. */
-static int emit_name(struct vw_row *r, const struct vw_name_sink *sink,
+static int emit_name(struct vw_row *r, const struct name_sink *sink,
 		     uint32_t slot, const uint32_t *at, int k)
 {
 	size_t len = 0;
@@ -266,7 +266,7 @@ static void ungroup(struct vw_row *r)
  * indices that never decrease (combinations, as VW). */
 static int cross(struct vw_row *r, const struct vw_inter *x, uint32_t mask,
 		 uint32_t *idx, float *val, size_t room, size_t *n,
-		 const struct vw_name_sink *sink)
+		 const struct name_sink *sink)
 {
 	int k = x->len;
 	const uint32_t *list[VW_MAX_INTERACTION];
@@ -320,7 +320,7 @@ static int cross(struct vw_row *r, const struct vw_inter *x, uint32_t mask,
 
 int64_t vw_row_generate(const struct vw_gen *g, struct vw_row *r,
 			uint32_t mask, uint32_t *idx, float *val, size_t room,
-			const struct vw_name_sink *sink)
+			const struct name_sink *sink)
 {
 	if (g && g->any_ngram && add_grams(g, r))
 		return -1;

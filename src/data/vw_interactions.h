@@ -40,6 +40,7 @@
 #include <stdint.h>
 
 #include "boar.h"
+#include "feature_names.h"
 
 #define VW_MAX_INTERACTION 8
 #define VW_MAX_NGRAM 8
@@ -121,12 +122,6 @@ int vw_row_segment(struct vw_row *r, uint32_t seed, const char *ns,
 int vw_row_add(struct vw_row *r, uint32_t hash, float val, const char *name,
 	       uint32_t len);
 
-/* Receives every feature a row ends up with, by name (dump --names). */
-struct vw_name_sink {
-	int (*emit)(void *ctx, uint32_t slot, const char *name, size_t len);
-	void *ctx;
-};
-
 /* Expands r (grams, then interactions) and writes every feature of the
  * row, its own first, as (slot, value) into idx/val, which hold `room`
  * entries (vw_line_bound's count). With a sink, each feature's name goes
@@ -136,7 +131,7 @@ struct vw_name_sink {
  *         memory, a sink's refusal). */
 int64_t vw_row_generate(const struct vw_gen *g, struct vw_row *r,
 			uint32_t mask, uint32_t *idx, float *val, size_t room,
-			const struct vw_name_sink *sink);
+			const struct name_sink *sink);
 
 /* The interactions of a row whose letters are r->present (ascending):
  * g's own, or, with wildcards, those they expand to (in r->conc).
