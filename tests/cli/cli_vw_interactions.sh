@@ -69,6 +69,12 @@ expect_refused "nine letters" "$BOAR" train --interactions abcdefghi "$T/xor.vw"
 [ "$rc" = 2 ] || fail "--interactions of nine: exit $rc"
 expect_refused "VW's -q" "$BOAR" train -q ab "$T/xor.vw"
 expect_message "VW's -q" "is --quadratic AB"
+# --max-memory counts the generated features before they are allocated
+awk 'BEGIN { printf "1 |a"; for (i = 0; i < 300; i++) printf " w%d", i; print "" }' >"$T/wide.vw"
+"$BOAR" train --epochs 1 --hash-bits 10 --max-memory 64K "$T/wide.vw" 2>"$T/err" ||
+	{ cat "$T/err"; fail "300 features refused under 64K"; }
+expect_refused "memory" "$BOAR" train --epochs 1 --hash-bits 10 --max-memory 64K --quadratic aa "$T/wide.vw"
+expect_message "memory" "interactions and n-grams needs .*over the memory limit"
 printf '1,2\n0,3\n' >"$T/c.csv"
 expect_refused "-q on CSV" "$BOAR" train --quadratic ab --format csv "$T/c.csv"
 expect_message "-q on CSV" "for VW data"

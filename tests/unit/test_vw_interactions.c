@@ -7,6 +7,7 @@
  * test); the options' errors, a row past the feature limit, the memory
  * limit, thread counts, the model's note of the options and the cache key.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -165,6 +166,45 @@ static void test_duplicates_and_wildcards(void)
 	}
 }
 
+/* A long row (20 tokens crossed with themselves: 230 features, sorted
+ * by radix) in 64 slots, where most collide: each slot must hold the sum
+ * of its features, in ascending slot order, as counted here by hand. */
+static void test_long_row_collisions(void)
+{
+	char text[200] = "1 |";
+	for (int k = 0; k < 20; k++)
+		snprintf(text + strlen(text), sizeof text - strlen(text), " %d:%d",
+			 k, k + 1);
+	strcat(text, "\n");
+	float want[64] = { 0 };
+	for (uint32_t i = 0; i < 20; i++) {
+		want[i & 63] += (float)(i + 1);
+		for (uint32_t j = i; j < 20; j++)
+			want[(i * FNV ^ j) & 63] += (float)((i + 1) * (j + 1));
+	}
+	boar_dataset *d = NULL;
+	boar_error e;
+	CHECK_EQ_INT(load_with(text, "  ", NULL, NULL, 6, 1, &d, &e), 0);
+	if (!d)
+		return;
+	const uint32_t *ix;
+	const float *vx;
+	float y;
+	int64_t n = boar_dataset_row(d, 0, &ix, &vx, &y);
+	int64_t k = 0;
+	for (uint32_t s = 0; s < 64; s++) {
+		if (want[s] == 0.0f)
+			continue;
+		CHECK(k < n && ix[k] == s, "slot %u: entry %lld is %u", s,
+		      (long long)k, k < n ? ix[k] : 0);
+		if (k < n)
+			CHECK_NEAR(vx[k], want[s], 1e-3);
+		k++;
+	}
+	CHECK_EQ_INT(n, k);
+	boar_dataset_free(d);
+}
+
 static void test_ngrams(void)
 {
 	boar_dataset *d = NULL;
@@ -278,6 +318,19 @@ static void test_errors(void)
 	o.vw_interactions = NULL; /* 60 features fit */
 	CHECK_EQ_INT(boar_dataset_load(p, &o, &d, &e), 0);
 	boar_dataset_free(d);
+	/* a caller built before these fields (a smaller size) gets none of
+	 * them, whatever lies past its struct */
+	struct {
+		boar_load_options o;
+		char pad[64];
+	} old;
+	memset(&old, 0xff, sizeof old);
+	boar_load_options_init(&old.o, offsetof(boar_load_options,
+						 vw_interactions));
+	old.o.format = BOAR_FORMAT_VW;
+	CHECK_EQ_INT(boar_dataset_load(p, &old.o, &d, &e), 0);
+	CHECK_EQ_INT(d ? boar_dataset_nnz(d) : 0, 60);
+	boar_dataset_free(d);
 	/* a format other than VW is refused */
 	o.vw_interactions = "ab";
 	o.format = BOAR_FORMAT_CSV;
@@ -390,6 +443,7 @@ int main(void)
 	test_self_numeric();
 	test_quadratic();
 	test_duplicates_and_wildcards();
+	test_long_row_collisions();
 	test_ngrams();
 	test_errors();
 	test_threads();
