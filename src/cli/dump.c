@@ -238,7 +238,10 @@ static int dump_linear(FILE *f, const boar_model *m, int json, uint64_t top,
 		       const struct slot_names *t)
 {
 	uint64_t n_w;
-	const float *w = boar_model_weights(m, &n_w);
+	const float *w;
+	int rc = boar_model_weights(m, &w, &n_w, NULL);
+	if (rc)
+		return rc;
 	const float *labels = NULL;
 	uint32_t K = boar_model_classes(m, &labels);
 	uint32_t width = K ? K : 1;
@@ -312,7 +315,7 @@ static int dump_mf_json(FILE *f, const boar_model *m)
 	const float *P, *Q, *bu, *bi;
 	float mu;
 	uint64_t items;
-	int rc = boar_model_factors(m, &P, &Q, &bu, &bi, &mu, &items);
+	int rc = boar_model_factors(m, &P, &Q, &bu, &bi, &mu, &items, NULL);
 	if (rc)
 		return rc;
 	uint64_t users = boar_model_dim(m);
@@ -342,7 +345,10 @@ static int load_names(const boar_model *m, const char *data_path,
 		      struct slot_names **t, boar_error *err)
 {
 	uint64_t n_w;
-	const float *w = boar_model_weights(m, &n_w);
+	const float *w;
+	int rc = boar_model_weights(m, &w, &n_w, err);
+	if (rc)
+		return rc;
 	const float *labels;
 	uint32_t K = boar_model_classes(m, &labels), width = K ? K : 1;
 	uint64_t dim = n_w / width - 1;
@@ -356,7 +362,7 @@ static int load_names(const boar_model *m, const char *data_path,
 		for (uint32_t c = 0; c < width; c++)
 			if (w[j * width + c] != 0.0f)
 				wanted[j >> 3] |= (uint8_t)(1u << (j & 7));
-	int rc = slot_names_collect(m, data_path, wanted, dim, t, err);
+	rc = slot_names_collect(m, data_path, wanted, dim, t, err);
 	free(wanted);
 	return rc;
 }

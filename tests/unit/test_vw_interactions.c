@@ -45,7 +45,7 @@ static void check_row(const boar_dataset *d, uint64_t r, const uint32_t *ws,
 	const uint32_t *ix;
 	const float *vx;
 	float y;
-	int64_t m = boar_dataset_row(d, r, &ix, &vx, &y);
+	int64_t m = boar_dataset_row(d, r, &ix, &vx, &y, NULL);
 	CHECK(m == (int64_t)n, "%s: row %llu has %lld features, want %zu",
 	      what, (unsigned long long)r, (long long)m, n);
 	for (size_t k = 0; k < n; k++) {
@@ -127,8 +127,8 @@ static void same_rows(const char *text, const char *a, const char *b,
 			const uint32_t *ix, *iy;
 			const float *vx, *vy;
 			float lx, ly;
-			int64_t n = boar_dataset_row(x, r, &ix, &vx, &lx);
-			CHECK(n == boar_dataset_row(y, r, &iy, &vy, &ly) &&
+			int64_t n = boar_dataset_row(x, r, &ix, &vx, &lx, NULL);
+			CHECK(n == boar_dataset_row(y, r, &iy, &vy, &ly, NULL) &&
 				      !memcmp(ix, iy, (size_t)n * 4) &&
 				      !memcmp(vx, vy, (size_t)n * 4),
 			      "%s: row %llu differs", what,
@@ -190,7 +190,7 @@ static void test_long_row_collisions(void)
 	const uint32_t *ix;
 	const float *vx;
 	float y;
-	int64_t n = boar_dataset_row(d, 0, &ix, &vx, &y);
+	int64_t n = boar_dataset_row(d, 0, &ix, &vx, &y, NULL);
 	int64_t k = 0;
 	for (uint32_t s = 0; s < 64; s++) {
 		if (want[s] == 0.0f)
