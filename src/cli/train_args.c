@@ -617,8 +617,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		if (id == CLI_POSITIONAL) {
 			if (a->train_path) {
 				cli_fail(&p, "one training FILE expected, got "
-					 "'%s' and '%s'", a->train_path,
-					 p.value);
+					 "'%s' and '%s'%s", a->train_path,
+					 p.value, strlen(a->train_path) == 2
+					 ? " (VW's -q AB is --quadratic AB: "
+					   "-q is --quiet)" : "");
 				goto fail;
 			}
 			a->train_path = p.value;

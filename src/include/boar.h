@@ -200,6 +200,17 @@ typedef struct boar_load_options {
 	 * file), on the loading thread; NULL: none. */
 	void (*progress)(uint64_t done, uint64_t total, void *ctx);
 	void *progress_ctx;
+	/* VW features generated while parsing (so every engine sees them as
+	 * ordinary features); namespaces by first letter, ':' any
+	 * namespace, items comma-separated; NULL: none. Interactions "ab,abc"
+	 * (VW's -q ab, --interactions abc) cross the namespaces' features:
+	 * value the product, slot VW's (FNV-combined namespaced hashes).
+	 * N-grams "2" or "a2,b3" (VW's --ngram) add the 2..N-grams of each
+	 * namespace's consecutive tokens as features "t1^t2..."; skips "1"
+	 * or "a1" (VW's --skips) let a gram skip up to K tokens. */
+	const char *vw_interactions;
+	const char *vw_ngrams;
+	const char *vw_skips;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache (a
