@@ -17,8 +17,9 @@ lpat="default: auto: linear $num \\(([a-z]+)\\), $num \\(([a-z]+)\\), $num \\(([
 mpat="; mf $num \\(([a-z]+)\\), $num \\(([a-z]+)\\)\\)"
 grep -Eq "$lpat" "$T/flat" && grep -Eq "$mpat" "$T/flat" ||
 	{ grep -A3 -- '--eta ' "$T/help"; fail "help does not print eta's defaults per task and optimizer"; }
-set -- $(grep -Eo "$lpat" "$T/flat" | sed -E "s/$lpat/\\1 \\2 \\3 \\4 \\5 \\6/") \
-	$(grep -Eo "$mpat" "$T/flat" | sed -E "s/$mpat/\\1 \\2 \\3 \\4/")
+# (the first such list is eta's; --eta-decay's, printed the same way, follows)
+set -- $(grep -Eo "$lpat" "$T/flat" | head -n 1 | sed -E "s/$lpat/\\1 \\2 \\3 \\4 \\5 \\6/") \
+	$(grep -Eo "$mpat" "$T/flat" | head -n 1 | sed -E "s/$mpat/\\1 \\2 \\3 \\4/")
 echo "help: eta linear $1 ($2), $3 ($4), $5 ($6); mf $7 ($8), $9 (${10})"
 lin=$1 lin_opt=$2 lin2=$3 lin_opt2=$4 lin3=$5 lin_opt3=$6
 mf=$7 mf_opt=$8 mf2=$9 mf_opt2=${10}
@@ -54,6 +55,12 @@ same "mf, $mf_opt2" "$(eta_of 1 --epochs 1 --optimizer "$mf_opt2" "$T/r.txt")" "
 eta_a=$(eta_of 1 --epochs 1 --optimizer adagrad datasets/a9a)
 same "adagrad epoch 2" "$(eta_of 2 --epochs 2 --optimizer adagrad --eta-decay 0.5 datasets/a9a)" \
 	"$(awk -v a="$eta_a" 'BEGIN { print a * 0.5 }')"
+# --eta-decay's default as printed (the second list) is what the default
+# optimizer's second epoch runs at.
+decay=$(grep -Eo "$lpat" "$T/flat" | sed -n 2p | sed -E "s/$lpat/\\1/")
+[ -n "$decay" ] || fail "help does not print --eta-decay's defaults per optimizer"
+same "linear, default optimizer, epoch 2" "$(eta_of 2 --epochs 2 datasets/a9a)" \
+	"$(awk -v a="$lin" -v d="$decay" 'BEGIN { print a * d }')"
 grep -A3 -- '--eta-decay' "$T/help" | tr '\n' ' ' | grep -qi 'adagrad' ||
 	fail "help does not say --eta-decay decays AdaGrad's step too"
 grep -A2 -- '--eta-decay' "$T/help" | grep -q 'sgd: step' &&
