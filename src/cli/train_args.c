@@ -137,7 +137,7 @@ static const char *const opt_names[BOAR_OPT_CODES + 1] = {
 static const struct cli_opt loss_param_opts[BOAR_LOSS_COUNT] = {
 #define LOSS_PARAM_OPT(N, code, name, kind, prob, param, dflt, help) \
 	[code] = { O_LOSS_PARAM + (code), #name "-" param, 0, "X",      \
-		   "--loss " #name ": its " param " (> 0)" },
+		   "--loss " #name ": its " param " (range: see the loss)" },
 	BOAR_LOSS_MAP(LOSS_PARAM_OPT)
 #undef LOSS_PARAM_OPT
 };

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "math/loss.h"
 #include "model/model.h"
 #include "base/options.h"
 #include "model/train_state.h"
@@ -99,9 +100,11 @@ const char *boar_options_validate(const boar_options *o,
 		return "loss must be one of boar.h's BOAR_LOSS_MAP";
 	if (!is_auto(o->loss_param) && !loss->param[0])
 		return "the loss takes no parameter: leave loss_param BOAR_AUTO";
-	if (!is_auto(o->loss_param) &&
-	    !(o->loss_param > 0 && isfinite(o->loss_param)))
-		return "the loss's parameter must be a positive finite number";
+	if (!is_auto(o->loss_param) && !boar_loss_param_ok(o->loss, o->loss_param))
+		return o->loss == BOAR_LOSS_QUANTILE
+			       ? "quantile's tau must be in (0, 1)"
+			       : "the loss's parameter must be a positive "
+				 "finite number";
 	if (!boar_optimizer_name(o->optimizer))
 		return "optimizer must be one of boar.h's BOAR_OPTIMIZER_MAP or "
 		       "auto";

@@ -69,6 +69,23 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 	return *out ? 0 : BOAR_ENOMEM;
 }
 
+/* The first label of d (if any) that `loss` cannot fit: Poisson's are
+ * counts. Rows are counted as the dataset holds them. */
+static int check_labels(const struct boar_dataset *d, int loss,
+			boar_error *err)
+{
+	for (uint64_t r = 0; d && d->task == BOAR_TASK_LINEAR && r < d->n_rows;
+	     r++)
+		if (!boar_loss_label_ok(loss, d->label[r]))
+			return boar_fail_line(
+				err, BOAR_EINVAL, d->path ? d->path : "(data)",
+				0, "row %llu: label %g: %s loss needs labels "
+				   ">= 0 (counts)",
+				(unsigned long long)r + 1, d->label[r],
+				boar_loss_describe(loss)->name);
+	return 0;
+}
+
 static int new_model(const struct boar_dataset *d, const boar_options *o,
 		     struct boar_model **out, boar_error *err)
 {
@@ -359,6 +376,9 @@ int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 	boar_options_resolve(&r.t.o, train);
 	if ((rc = new_model(train, &r.t.o, &r.t.m, err)))
 		return rc;
+	if ((rc = check_labels(train, r.t.m->loss, err)) ||
+	    (rc = check_labels(r.t.o.test, r.t.m->loss, err)))
+		goto fail;
 	if (!(rc = start(&r, err))) {
 		if (prev)
 			boar_train_state_resume_sums(prev, o.init_model,

@@ -303,7 +303,13 @@ BOAR_API int boar_dataset_write_text(const boar_dataset *d, const char *path,
 	  "multinomial logistic over K classes")                             \
 	X(HUBER, 4, huber, REGRESSION, 0, "delta", 1.0,                      \
 	  "robust regression: squared within delta of the target, linear "   \
-	  "beyond, so outliers pull with a force of at most delta")
+	  "beyond, so outliers pull with a force of at most delta")          \
+	X(QUANTILE, 5, quantile, REGRESSION, 0, "tau", 0.5,                  \
+	  "pinball loss: predicts the tau-quantile of the target (0.5: the " \
+	  "median); tau in (0, 1)")                                          \
+	X(POISSON, 6, poisson, REGRESSION, 0, "", 0.0,                       \
+	  "counts >= 0, log link: predicts exp(margin); the loss is half "   \
+	  "the Poisson deviance")
 
 enum boar_loss_kind {
 	BOAR_LOSS_KIND_BINARY = 0,      /* label sign; one-vs-rest for classes */

@@ -67,12 +67,12 @@ int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
 	int rc = check_fit(m, d);
 	if (rc)
 		return rc;
-	int logistic = m->task == BOAR_TASK_LINEAR && !m->n_classes &&
-		       boar_loss_probabilistic(m->loss);
+	/* in the label's scale: a probability, a count, a value */
+	int margins = m->task == BOAR_TASK_LINEAR && !m->n_classes;
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
 		double s = score_row(m, d, r);
-		out[r] = logistic ? boar_sigmoid(s) : s;
+		out[r] = margins ? boar_loss_response(m->loss, s) : s;
 	}
 	return 0;
 }
