@@ -259,6 +259,7 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 		st->test_accuracy = t.accuracy;
 		st->test_auc = t.auc;
 		st->test_rmse = t.rmse;
+		st->test_mae = t.mae;
 		st->holdout_loss = t.loss;
 	}
 	/* Held-out rows, when asked for, are what early stopping watches,

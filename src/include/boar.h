@@ -412,6 +412,8 @@ typedef struct boar_epoch_stats {
 	int has_holdout;        /* early stopping is watching holdout_loss */
 	double holdout_loss;    /* loss on the test set or held-out rows */
 	int best_epoch;         /* epoch with the lowest holdout loss so far */
+	/* Added after 0.1.0 (the library allocates this struct). */
+	double test_mae;        /* regression and MF: mean absolute error */
 } boar_epoch_stats;
 
 /* Called after every epoch; return non-zero to stop training (boar_train
@@ -671,12 +673,26 @@ typedef struct boar_metrics {
 	double loss;     /* mean loss of the model's kind */
 	double accuracy; /* binary tasks */
 	double auc;      /* binary tasks */
-	double rmse;     /* squared loss and MF */
+	double rmse;     /* regression and MF, of the predictions in the
+			    label's scale (Poisson: exp(margin)) */
 	int binary;      /* accuracy and auc are meaningful */
+	/* Fields below were added after 0.1.0 (see boar_evaluate). */
+	double mae;      /* regression and MF: mean absolute error */
+	double below;    /* regression and MF: the fraction of labels below
+			    the prediction (a quantile model's is near tau) */
 } boar_metrics;
 
-BOAR_API int boar_evaluate(const boar_model *m, const boar_dataset *d,
-			   boar_metrics *out, int threads);
+/* Metrics of the model on d. A macro passing the size of the caller's
+ * boar_metrics: the library fills that many bytes, so a program built
+ * against an older boar.h (a smaller struct, or the boar_evaluate symbol
+ * itself) gets the fields it knows. @return 0, BOAR_EMISMATCH, NOMEM or
+ * BOAR_EINVAL (a size this library does not know). */
+#define boar_evaluate(m, d, out, threads) \
+	boar_evaluate_sized((m), (d), (out), sizeof *(out), (threads))
+BOAR_API int boar_evaluate_sized(const boar_model *m, const boar_dataset *d,
+				 boar_metrics *out, size_t size, int threads);
+BOAR_API int(boar_evaluate)(const boar_model *m, const boar_dataset *d,
+			    boar_metrics *out, int threads);
 
 #ifdef __cplusplus
 }

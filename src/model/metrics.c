@@ -2,7 +2,9 @@
  * AUC, RMSE. Rows are scored in parallel; sums are reduced per thread. */
 #include <math.h>
 #include <omp.h>
+#include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "data/dataset.h"
 #include "base/error.h"
@@ -179,12 +181,28 @@ static void evaluate_classes(const struct boar_model *m,
 	res->accuracy = n ? correct / n : NAN;
 	res->auc = NAN;
 	res->rmse = NAN;
+	res->mae = NAN;
+	res->below = NAN;
 }
 
-int boar_evaluate(const boar_model *m, const boar_dataset *d,
-		  boar_metrics *out, int threads)
+int boar_evaluate_sized(const boar_model *m, const boar_dataset *d,
+			boar_metrics *out, size_t size, int threads)
 {
-	return boar_evaluate_rows(m, d, NULL, d->n_rows, out, threads);
+	boar_metrics full;
+	if (size < offsetof(boar_metrics, mae) || size > sizeof full)
+		return BOAR_EINVAL;
+	int rc = boar_evaluate_rows(m, d, NULL, d->n_rows, &full, threads);
+	if (!rc)
+		memcpy(out, &full, size);
+	return rc;
+}
+
+/* The symbol of boar 0.1, whose boar_metrics ended at `binary`. */
+int(boar_evaluate)(const boar_model *m, const boar_dataset *d,
+		   boar_metrics *out, int threads)
+{
+	return boar_evaluate_sized(m, d, out, offsetof(boar_metrics, mae),
+				   threads);
 }
 
 int boar_evaluate_rows(const struct boar_model *m,
@@ -206,31 +224,33 @@ int boar_evaluate_rows(const struct boar_model *m,
 	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
 	if (binary && !s)
 		return BOAR_ENOMEM;
-	double loss = 0, sq = 0, correct = 0;
+	double loss = 0, sq = 0, ab = 0, below = 0, correct = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) \
-	reduction(+ : loss, sq, correct)
+	reduction(+ : loss, sq, ab, below, correct)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t r = rows ? rows[i] : i;
 		double sc = score_row(m, d, r);
 		float y = boar_loss_target(m->loss, d->label[r]), dd;
 		loss += boar_loss_eval(m->loss, (float)sc, y, m->loss_param, &dd);
-		if (m->task == BOAR_TASK_MF) {
-			double e = sc - d->label[r];
-			sq += e * e;
-			continue;
-		}
 		if (binary) {
 			correct += (sc > 0) == (y > 0);
 			s[i].score = sc;
 			s[i].positive = y > 0;
-		} else {
-			double e = sc - y;
-			sq += e * e;
+			continue;
 		}
+		/* regression and MF: in the label's scale */
+		double pred = m->task == BOAR_TASK_MF
+				      ? sc : boar_loss_response(m->loss, sc);
+		double e = pred - d->label[r];
+		sq += e * e;
+		ab += fabs(e);
+		below += d->label[r] < pred;
 	}
 	boar_metrics res = {.rows = n, .binary = binary};
 	res.loss = n ? loss / n : NAN;
 	res.rmse = !binary && n ? sqrt(sq / n) : NAN;
+	res.mae = !binary && n ? ab / n : NAN;
+	res.below = !binary && n ? below / n : NAN;
 	res.accuracy = binary && n ? correct / n : NAN;
 	res.auc = binary ? auc(s, n) : NAN;
 	free(s);
