@@ -105,6 +105,13 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 		if (m)
 			boar_model_init_factors(m, o->init_scale, o->seed,
 						mean_label(d));
+		/* non-negative MF starts from U(0, a) */
+		for (uint64_t k = 0; m && o->mf_nonneg &&
+				     k < (m->dim + m->n_items) * m->rank; k++) {
+			float *f = k < m->dim * m->rank
+					   ? &m->P[k] : &m->Q[k - m->dim * m->rank];
+			*f = fabsf(*f);
+		}
 	}
 	if (!rc && !m)
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory for the model");

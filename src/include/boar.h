@@ -502,6 +502,21 @@ typedef struct boar_options {
 	 * only BOAR_AUTO. A warm start keeps the initial model's. */
 	double loss_param;
 	int mf_storage;    /* enum boar_storage; GPU MF only (default F32) */
+	/* MF: L2 of the user rows (factors and bias) and of the item rows
+	 * apart (LIBMF's -l2 for P and Q); BOAR_AUTO: l2. CPU only when
+	 * they differ. */
+	double l2_user;
+	double l2_item;
+	/* MF: keep the factors >= 0 (LIBMF's -n): every step is projected
+	 * back and the initial factors are drawn from U(0, a); the mean and
+	 * biases stay free. CPU only. */
+	int mf_nonneg;
+	/* Linear: the value of the bias's constant feature (LIBLINEAR's -B;
+	 * default 1); 0: no bias, the model goes through the origin. The bias
+	 * is never regularized, so the scale sets only how fast it moves: a
+	 * step of the bias's weight w is that of a feature of value B, and
+	 * the margin gains B w. CPU only unless 1. */
+	double bias_scale;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
