@@ -56,7 +56,9 @@ static const struct cli_opt train_opts[] = {
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
 	  "L2 regularization (>= 0; linear: split by feature frequency; "
-	  "auto mf: times the ratings' standard deviation)" },
+	  "auto mf: times the ratings' standard deviation); boar minimizes "
+	  "the mean row loss + l2 |w|^2 / 2, so LIBLINEAR's -c C is "
+	  "l2 = 1 / (C n) for n training rows (bias aside)" },
 	{ O_L2_USER, "l2-user", 0, "X|auto",
 	  "mf: L2 of the user factors and biases (LIBMF's -l2 for P; cpu "
 	  "unless equal to --l2)" },
