@@ -16,7 +16,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/options.h"
 #include "boar.h"
+#include "engine/engine_ops.h"
 #include "math/mf_step.h"
 #include "testutil.h"
 
@@ -264,6 +266,41 @@ static void check_refusals(const boar_dataset *mf)
 	boar_dataset_free(lin);
 }
 
+/* An engine without the capabilities (the GPU's) refuses each by name,
+ * through the one table; the CPU engine has them all. */
+static void check_caps(const boar_dataset *mf)
+{
+	static const unsigned gpu_like = BOAR_CAP(MF) | BOAR_CAP(EARLY_STOP);
+	boar_options o;
+	boar_error err;
+	boar_options_default(&o);
+	o.mf_nonneg = 1;
+	o.early_stop = 0;
+	boar_options_resolve(&o, mf);
+	unsigned need = boar_caps_needed(mf, &o, NULL, 0);
+	CHECK_EQ_INT(boar_caps_check(need, BOAR_CAPS_ALL, "cpu", NULL, &err), 0);
+	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
+				     &err), BOAR_EINVAL);
+	CHECK(strstr(err.message, "non-negative factors"), "message: %s",
+	      err.message);
+	boar_options_default(&o);
+	o.l2_item = 0.5;
+	o.early_stop = 0;
+	boar_options_resolve(&o, mf);
+	need = boar_caps_needed(mf, &o, NULL, 0);
+	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
+				     &err), BOAR_EINVAL);
+	CHECK(strstr(err.message, "l2_item other than l2"), "message: %s",
+	      err.message);
+	/* the same value on both sides and in l2 needs nothing new */
+	boar_options_default(&o);
+	o.l2 = o.l2_user = o.l2_item = 0.5;
+	o.early_stop = 0;
+	boar_options_resolve(&o, mf);
+	CHECK_EQ_INT(boar_caps_check(boar_caps_needed(mf, &o, NULL, 0),
+				     gpu_like, "the GPU engine", NULL, &err), 0);
+}
+
 int main(void)
 {
 	boar_dataset *d = nonneg_ratings();
@@ -272,6 +309,7 @@ int main(void)
 		check_l2_apart(d);
 		check_mae(d);
 		check_refusals(d);
+		check_caps(d);
 	}
 	check_bias_scale();
 	boar_dataset_free(d);
