@@ -42,6 +42,8 @@ unsigned boar_caps_needed(const struct boar_dataset *d, const boar_options *o,
 		need |= BOAR_CAP(MF_L2_SPLIT);
 	if (d->task == BOAR_TASK_LINEAR && o->bias_scale != 1.0)
 		need |= BOAR_CAP(BIAS_SCALE);
+	if (o->optimizer == BOAR_OPT_NORMALIZED)
+		need |= BOAR_CAP(NORMALIZED);
 	return need;
 }
 

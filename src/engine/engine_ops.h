@@ -42,6 +42,7 @@ struct boar_model;
 	X(DETERMINISTIC, "deterministic training")                          \
 	X(WEIGHTS, "instance or class weights")                             \
 	X(SLICES, "slices of an epoch and weights by key")                  \
+	X(NORMALIZED, "optimizer normalized (use adagrad)")                 \
 	X(MF_NONNEG, "non-negative factors (mf_nonneg)")                    \
 	X(MF_L2_SPLIT, "an l2_user or l2_item other than l2")               \
 	X(BIAS_SCALE, "a bias_scale other than 1")
@@ -90,6 +91,19 @@ struct boar_engine_ops {
 	int (*sync)(void *e, struct boar_model *m, boar_error *err);
 	void (*close)(void *e);
 };
+
+/* The table of an engine whose members are PREFIX_open ... PREFIX_close:
+ * one list of the members, so that every engine names them alike and one
+ * added above is added to every engine. */
+#define BOAR_ENGINE_OPS(prefix, engine_name, engine_caps)                    \
+	{                                                                    \
+		.abi = BOAR_ENGINE_ABI, .name = (engine_name),               \
+		.caps = (engine_caps), .open = prefix##_open,                \
+		.rows = prefix##_rows, .order = prefix##_order,              \
+		.sweep = prefix##_sweep, .load_keys = prefix##_load_keys,    \
+		.store_keys = prefix##_store_keys, .sync = prefix##_sync,    \
+		.close = prefix##_close,                                     \
+	}
 
 /* The CPU engine (engine_cpu.c). */
 extern const struct boar_engine_ops boar_engine_cpu_ops;

@@ -83,7 +83,7 @@ expect_refused "a negative count" "$BOAR" train --loss poisson "$T/neg.svm"
 expect_message "a negative count" "neg.svm: row 7: label -2: poisson loss needs labels >= 0"
 expect_refused "tau 1" "$BOAR" train --loss quantile --quantile-tau 1 "$T/q.svm"
 [ "$rc" = 2 ] || fail "tau 1: exit $rc, expected 2"
-expect_message "tau 1" "tau must be in .0, 1."
+expect_message "tau 1" "tau.* must be in .0, 1."
 expect_refused "a tau for poisson" \
 	"$BOAR" train --loss poisson --quantile-tau 0.3 "$T/p.svm"
 [ "$rc" = 2 ] || fail "a tau for poisson: exit $rc, expected 2"

@@ -6,11 +6,8 @@
  * puts a fraction tau of the labels below its predictions; a Poisson model
  * on counts drawn with mean exp(0.5 + w.x) finds w, and its mean
  * prediction on the training rows equals the mean count (the score
- * equation of a Poisson fit with an intercept). Also boar_evaluate's sizes:
- * the 0.1 symbol writes no byte past the 0.1 struct.
- */
+ * equation of a Poisson fit with an intercept). */
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,7 +145,7 @@ static void check_quantile(void)
 		if (!te)
 			te = data(0, 99);
 		boar_metrics mt;
-		if (!m || !te || boar_evaluate(m, te, &mt, 1))
+		if (!m || !te || boar_evaluate(m, te, &mt, 1, NULL))
 			break;
 		printf("tau %.1f: %.4f of the labels below the prediction\n",
 		       taus[t], mt.below);
@@ -156,8 +153,10 @@ static void check_quantile(void)
 		      taus[t], mt.below);
 		/* the bias is the noise's tau-quantile: 1 + 4 tau */
 		uint64_t n;
-		const float *w = boar_model_weights(m, &n);
-		CHECK_NEAR(w[DIM], 1 + 4 * taus[t], 0.2);
+		const float *w = NULL;
+		CHECK_EQ_INT(boar_model_weights(m, &w, &n, NULL), 0);
+		if (w)
+			CHECK_NEAR(w[DIM], 1 + 4 * taus[t], 0.2);
 		/* the tau reaches the file and comes back */
 		char path[] = "/tmp/boar_quantile_XXXXXX";
 		int fd = mkstemp(path);
@@ -167,7 +166,7 @@ static void check_quantile(void)
 			CHECK_EQ_INT(boar_model_save(m, path, NULL), 0);
 			CHECK_EQ_INT(boar_model_load(path, &back, NULL), 0);
 			boar_metrics mb;
-			if (back && !boar_evaluate(back, te, &mb, 1))
+			if (back && !boar_evaluate(back, te, &mb, 1, NULL))
 				CHECK_NEAR(mb.loss, mt.loss, 0);
 			unlink(path);
 		}
@@ -187,18 +186,20 @@ static void check_poisson(void)
 		return;
 	}
 	uint64_t n;
-	const float *w = boar_model_weights(m, &n);
-	for (int j = 0; j < DIM; j++)
+	const float *w = NULL;
+	CHECK_EQ_INT(boar_model_weights(m, &w, &n, NULL), 0);
+	for (int j = 0; w && j < DIM; j++)
 		CHECK_NEAR(w[j], true_w[j], 0.08);
-	CHECK_NEAR(w[DIM], 0.5, 0.08);
+	if (w)
+		CHECK_NEAR(w[DIM], 0.5, 0.08);
 	/* predictions are counts: their mean is the labels' mean */
 	double *p = malloc(N * sizeof *p), sp = 0, sy = 0;
-	CHECK_EQ_INT(boar_predict(m, d, p, 1), 0);
+	CHECK_EQ_INT(boar_predict(m, d, p, 1, NULL), 0);
 	for (int r = 0; p && r < N; r++) {
 		const uint32_t *ix;
 		const float *v;
 		float y;
-		boar_dataset_row(d, (uint64_t)r, &ix, &v, &y);
+		boar_dataset_row(d, (uint64_t)r, &ix, &v, &y, NULL);
 		sp += p[r];
 		sy += y;
 	}
@@ -212,12 +213,12 @@ static void check_poisson(void)
 	boar_options_default(&o);
 	o.loss = BOAR_LOSS_POISSON;
 	o.loss_param = 2;
-	CHECK(boar_options_check(&o, d) != NULL, "poisson takes no parameter");
+	CHECK(boar_options_check(&o, d, NULL) != 0, "poisson takes no parameter");
 	o.loss = BOAR_LOSS_QUANTILE;
 	o.loss_param = 1;
-	CHECK(boar_options_check(&o, d) != NULL, "tau 1 accepted");
+	CHECK(boar_options_check(&o, d, NULL) != 0, "tau 1 accepted");
 	o.loss_param = 0.25;
-	CHECK(boar_options_check(&o, d) == NULL, "tau 0.25 refused");
+	CHECK(boar_options_check(&o, d, NULL) == 0, "tau 0.25 refused");
 	boar_model_free(m);
 	boar_dataset_free(d);
 }
@@ -246,39 +247,11 @@ static void check_negative_count(void)
 	boar_dataset_free(d);
 }
 
-/* boar_evaluate of boar 0.1 (the symbol, not the macro) fills the struct
- * as it was then, up to `binary`; the macro fills all of it. */
-static void check_evaluate_sizes(void)
-{
-	boar_dataset *d = data(0, 5);
-	boar_model *m = d ? fit(d, BOAR_LOSS_QUANTILE, 0.5) : NULL;
-	if (!m) {
-		boar_dataset_free(d);
-		return;
-	}
-	boar_metrics mt;
-	memset(&mt, 0xab, sizeof mt);
-	CHECK_EQ_INT((boar_evaluate)(m, d, &mt, 1), 0);
-	const unsigned char *tail = (const unsigned char *)&mt +
-				    offsetof(boar_metrics, mae);
-	for (size_t k = 0; k < sizeof mt - offsetof(boar_metrics, mae); k++)
-		CHECK(tail[k] == 0xab, "byte %zu past the 0.1 struct written",
-		      k);
-	CHECK(isfinite(mt.rmse), "rmse not written");
-	CHECK_EQ_INT(boar_evaluate(m, d, &mt, 1), 0);
-	CHECK(mt.mae > 0 && mt.mae < mt.rmse, "mae %g rmse %g", mt.mae,
-	      mt.rmse);
-	CHECK_EQ_INT(boar_evaluate_sized(m, d, &mt, 8, 1), BOAR_EINVAL);
-	boar_model_free(m);
-	boar_dataset_free(d);
-}
-
 int main(void)
 {
 	check_math();
 	check_quantile();
 	check_poisson();
 	check_negative_count();
-	check_evaluate_sizes();
 	return TEST_RESULT();
 }
