@@ -31,7 +31,7 @@ ll=$(awk '{ print $1 }' "$D/a9a.t" | paste -d ' ' "$T/ll.probs" - |
 	  s -= log(q); k++ }
 	END { printf "%.5f\n", s / k }')
 l2=$(awk -v c=$C -v n="$n" 'BEGIN { printf "%.9g\n", 1 / (c * n) }')
-"$BOAR" train --l2 "$l2" --epochs 100 --eta-decay 1 --threads 1 --quiet \
+"$BOAR" train --optimizer adagrad --l2 "$l2" --epochs 100 --eta-decay 1 --threads 1 --quiet \
 	-m "$T/b.model" "$D/a9a" || fail "boar train exited $?"
 "$BOAR" eval --json -m "$T/b.model" "$D/a9a.t" >"$T/e" || fail "eval exited $?"
 bl=$(json_field "$T/e" test_loss)
