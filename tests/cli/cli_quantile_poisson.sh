@@ -7,7 +7,8 @@
 # prediction on the training rows is the mean count, the score equation of
 # a Poisson fit with a bias), and the cluster lands near the same weights.
 # A negative count is refused naming the file and row (exit 1); tau outside
-# (0, 1) and --quantile-tau with another loss are refused with exit 2.
+# (0, 1) and --quantile-tau with another loss are refused with exit 2, a
+# model file whose tau is outside (0, 1) with exit 1.
 . net/tests/lib.sh
 
 # gen SEED ROWS POISSON: w_j = j/5 - 0.6 (j = 1..5), x_j in [-1, 1).
@@ -91,6 +92,18 @@ expect_refused "a tau for poisson" \
 	fail "--help does not list --quantile-tau"
 "$BOAR" train --help | grep -Eq "^  poisson +counts" ||
 	fail "--help does not list the poisson loss"
+
+# The file keeps tau (in the header's mu); a forged tau outside (0, 1) is
+# refused on load, as a wrong one would shift every prediction's quantile.
+if have_python; then
+	python3 tests/cli/lib/forge_model.py "$T/q.model" "$T/q15.model" mu=1.5
+	expect_refused "a model with tau 1.5" "$BOAR" eval -m "$T/q15.model" "$T/qt.svm"
+	[ "$rc" = 1 ] || fail "a model with tau 1.5: exit $rc, expected 1"
+	expect_message "a model with tau 1.5" "q15.model.*mu"
+	python3 tests/cli/lib/forge_model.py "$T/q.model" "$T/q25.model" mu=0.25
+	"$BOAR" eval -m "$T/q25.model" "$T/qt.svm" >/dev/null ||
+		fail "a model with tau 0.25 is refused"
+fi
 
 # The cluster: one shard, two workers, the Poisson data split between them.
 new_cluster
