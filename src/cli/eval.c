@@ -42,9 +42,11 @@ void cmd_eval_help(FILE *out)
 	      "\n"
 	      "Scores every row of FILE and compares with its labels: accuracy, AUC\n"
 	      "and the model's loss (log loss, hinge) for binary models; accuracy and\n"
-	      "loss for multiclass models; RMSE and the squared loss for ratings and\n"
+	      "loss for multiclass models; RMSE, MAE and the model's loss for ratings and\n"
 	      "regression. --json keys: rows, test_loss, test_accuracy and test_auc\n"
-	      "(binary and multiclass, where test_auc is null) or test_rmse.\n"
+	      "(binary and multiclass, where test_auc is null) or test_rmse, test_mae\n"
+	      "and test_below (the fraction of labels below the prediction: a\n"
+	      "quantile model's is near its tau).\n"
 	      "FILE is read the way the model's training data was (format, hashing,\n"
 	      "CSV columns and transforms: the model remembers them); a --format or\n"
 	      "--csv-* option that contradicts the model is refused.\n"
@@ -138,6 +140,8 @@ int cmd_eval(int argc, char **argv)
 			json_num(&j, "test_auc", mt.auc);
 		} else {
 			json_num(&j, "test_rmse", mt.rmse);
+			json_num(&j, "test_mae", mt.mae);
+			json_num(&j, "test_below", mt.below);
 		}
 		json_end(&j);
 	} else {

@@ -23,6 +23,10 @@ static const struct {
 	{ "save_resume", "--save-resume" },
 	{ "ps_client_config.key", "--secret-file" },
 	{ "ps_config.dim", "--dim" },
+	{ "l2_user", "--l2-user" },
+	{ "l2_item", "--l2-item" },
+	{ "mf_nonneg", "--mf-nonneg" },
+	{ "bias_scale", "--bias-scale" },
 };
 #define N_FLAG_WORDS (sizeof flag_words / sizeof flag_words[0])
 

@@ -40,8 +40,8 @@ void progress_epoch(struct progress *p, const boar_epoch_stats *s, int epochs,
 		append(line, sizeof line, &n, "  test loss %.4f", s->test_loss,
 		       0, 0);
 		if (kind == PROGRESS_RMSE)
-			append(line, sizeof line, &n, "  RMSE %.4f",
-			       s->test_rmse, 0, 0);
+			append(line, sizeof line, &n, "  RMSE %.4f  MAE %.4f",
+			       s->test_rmse, s->test_mae, 0);
 		else
 			append(line, sizeof line, &n, "  accuracy %.4f",
 			       s->test_accuracy, 0, 0);
@@ -171,8 +171,12 @@ void progress_summary(FILE *out, const char *name, const boar_model *m,
 	else if (mt->binary)
 		fprintf(out, "accuracy %.4f  AUC n/a (one class)  %s %.4f\n",
 			mt->accuracy, progress_loss_name(m), mt->loss);
+	else if (boar_model_loss(m) == BOAR_LOSS_QUANTILE)
+		fprintf(out, "RMSE %.4f  MAE %.4f  %s %.4f  labels below the "
+			"prediction %.4f\n", mt->rmse, mt->mae,
+			progress_loss_name(m), mt->loss, mt->below);
 	else
-		fprintf(out, "RMSE %.4f  %s %.4f\n", mt->rmse,
+		fprintf(out, "RMSE %.4f  MAE %.4f  %s %.4f\n", mt->rmse, mt->mae,
 			progress_loss_name(m), mt->loss);
 }
 

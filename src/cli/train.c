@@ -119,6 +119,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 				json_num(&j, "test_auc", s->test_auc);
 			} else {
 				json_num(&j, "test_rmse", s->test_rmse);
+				json_num(&j, "test_mae", s->test_mae);
 			}
 		}
 		if (s->has_holdout || r->pr.holdout)

@@ -21,7 +21,8 @@ enum {
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
 	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV, O_SEARCH,
-	O_SEARCH_PARALLEL,
+	O_SEARCH_PARALLEL, O_L2_USER, O_L2_ITEM, O_MF_NONNEG, O_BIAS,
+	O_BIAS_SCALE,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -58,7 +59,21 @@ static const struct cli_opt train_opts[] = {
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
 	  "L2 regularization (>= 0; linear: split by feature frequency; "
-	  "auto mf: times the ratings' standard deviation)" },
+	  "auto mf: times the ratings' standard deviation); boar minimizes "
+	  "the mean row loss + l2 |w|^2 / 2, so LIBLINEAR's -c C is "
+	  "l2 = 1 / (C n) for n training rows (bias aside)" },
+	{ O_L2_USER, "l2-user", 0, "X|auto",
+	  "mf: L2 of the user factors and biases (LIBMF's -l2 for P; cpu "
+	  "unless equal to --l2)" },
+	{ O_L2_ITEM, "l2-item", 0, "X|auto",
+	  "mf: L2 of the item factors and biases (LIBMF's -l2 for Q)" },
+	{ O_BIAS, "bias", 0, "on|off",
+	  "linear: learn a bias (intercept); off: the model goes through "
+	  "the origin (LIBLINEAR's -B -1)" },
+	{ O_BIAS_SCALE, "bias-scale", 0, "X",
+	  "linear: the bias feature's value (LIBLINEAR's -B X, > 0): the "
+	  "margin gains X b and b steps as a feature of value X; boar never "
+	  "regularizes the bias, so X sets only how fast it moves (cpu)" },
 	{ O_SEED, "seed", 0, "S", "seed for shuffling and initialization" },
 	{ O_THREADS, "threads", 0, "N", "training and parsing threads, 0 = all cores" },
 	{ O_HASH_BITS, "hash-bits", 0, "B",
@@ -69,6 +84,10 @@ static const struct cli_opt train_opts[] = {
 	{ O_NO_MF_BIASES, "no-mf-biases", 0, NULL, "mf: factors only" },
 	{ O_INIT_SCALE, "init-scale", 0, "X",
 	  "mf: factors start as U(-X, X) / sqrt(rank)" },
+	{ O_MF_NONNEG, "mf-nonneg", 0, NULL,
+	  "mf: non-negative factors (LIBMF's -n): each step is projected "
+	  "onto >= 0, factors start as U(0, X) / sqrt(rank); the mean and "
+	  "biases stay free (cpu)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
 	{ O_MF_STORAGE, "mf-storage", 0, "f32|f16|bf16",
 	  "gpu mf: how factors are stored (f16/bf16: half the memory "
@@ -157,7 +176,7 @@ static const char *const opt_names[BOAR_OPT_CODES + 1] = {
 static const struct cli_opt loss_param_opts[BOAR_LOSS_COUNT] = {
 #define LOSS_PARAM_OPT(N, code, name, kind, prob, param, dflt, help) \
 	[code] = { O_LOSS_PARAM + (code), #name "-" param, 0, "X",      \
-		   "--loss " #name ": its " param " (> 0)" },
+		   "--loss " #name ": its " param " (range: see the loss)" },
 	BOAR_LOSS_MAP(LOSS_PARAM_OPT)
 #undef LOSS_PARAM_OPT
 };
@@ -348,6 +367,16 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_INIT_SCALE:
 		snprintf(buf, n, "%g", o->init_scale);
+		break;
+	case O_L2_USER:
+	case O_L2_ITEM:
+		snprintf(buf, n, "auto: --l2");
+		break;
+	case O_BIAS:
+		snprintf(buf, n, "%s", o->bias_scale > 0 ? "on" : "off");
+		break;
+	case O_BIAS_SCALE:
+		snprintf(buf, n, "%g", o->bias_scale);
 		break;
 	case O_DEVICE:
 		snprintf(buf, n, "%s", name_of(device_names, o->device));
@@ -547,6 +576,31 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 	case O_SAVE_RESUME:
 		o->save_resume = 1;
 		return 0;
+	case O_L2_USER:
+	case O_L2_ITEM: {
+		double *l2 = id == O_L2_USER ? &o->l2_user : &o->l2_item;
+		if (!strcmp(p->value, "auto")) {
+			*l2 = BOAR_AUTO;
+			return 0;
+		}
+		return cli_double(p, 0, 1e6, l2);
+	}
+	case O_MF_NONNEG:
+		o->mf_nonneg = 1;
+		return 0;
+	case O_BIAS: {
+		int on = 1;
+		static const char *const off_on[] = { "off", "on", NULL };
+		if (cli_choice(p, off_on, &on))
+			return -1;
+		a->bias_given |= on ? 1 : 2;
+		o->bias_scale = on ? (a->bias_given & 4 ? o->bias_scale : 1.0)
+				   : 0.0;
+		return 0;
+	}
+	case O_BIAS_SCALE:
+		a->bias_given |= 4;
+		return cli_double_gt(p, 0, 1e6, &o->bias_scale);
 	case O_CV:
 		return cli_int(p, 0, 1000, &a->cv);
 	case O_SEARCH_PARALLEL:
@@ -659,6 +713,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		const boar_loss_desc *l = boar_loss_describe(a->loss_param_of - 1);
 		cli_fail(&p, "--%s-%s is for --loss %s", l->name, l->param,
 			 l->name);
+		goto fail;
+	}
+	if ((a->bias_given & 2) && (a->bias_given & 5)) {
+		cli_fail(&p, "--bias off contradicts --bias on and --bias-scale");
 		goto fail;
 	}
 	if (a->target_rmse > 0 && !a->test_path) {

@@ -40,6 +40,7 @@ struct train_args {
 	int search_parallel;    /* --search-parallel: at once, 0 = auto */
 	unsigned data_given;    /* CLI_DATA_BIT()s of the data options given */
 	int biases_given;       /* --mf-biases or --no-mf-biases was */
+	int bias_given;         /* 1: --bias on, 2: --bias off, 4: --bias-scale */
 	/* --class-weight LABEL:W, in the order given; opt.class_weight_*
 	 * point here once parsing is done (re-point them after copying the
 	 * struct). */

@@ -35,6 +35,13 @@ unsigned boar_caps_needed(const struct boar_dataset *d, const boar_options *o,
 		need |= BOAR_CAP(WARM_START);
 	if (o->early_stop)
 		need |= BOAR_CAP(EARLY_STOP);
+	if (d->task == BOAR_TASK_MF && o->mf_nonneg)
+		need |= BOAR_CAP(MF_NONNEG);
+	if (d->task == BOAR_TASK_MF &&
+	    (o->l2_user != o->l2 || o->l2_item != o->l2))
+		need |= BOAR_CAP(MF_L2_SPLIT);
+	if (d->task == BOAR_TASK_LINEAR && o->bias_scale != 1.0)
+		need |= BOAR_CAP(BIAS_SCALE);
 	if (o->optimizer == BOAR_OPT_NORMALIZED)
 		need |= BOAR_CAP(NORMALIZED);
 	return need;

@@ -41,8 +41,11 @@ struct boar_model;
 	X(SUBSET, "a holdout (early stopping without a test set)")          \
 	X(DETERMINISTIC, "deterministic training")                          \
 	X(WEIGHTS, "instance or class weights")                             \
-	X(SLICES, "slices of an epoch and weights by key")                 \
-	X(NORMALIZED, "optimizer normalized (use adagrad)")
+	X(SLICES, "slices of an epoch and weights by key")                  \
+	X(NORMALIZED, "optimizer normalized (use adagrad)")                 \
+	X(MF_NONNEG, "non-negative factors (mf_nonneg)")                    \
+	X(MF_L2_SPLIT, "an l2_user or l2_item other than l2")               \
+	X(BIAS_SCALE, "a bias_scale other than 1")
 
 enum boar_cap_bit {
 #define BOAR_CAP_BIT(name, what) BOAR_CAP_BIT_##name,

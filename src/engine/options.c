@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "math/loss.h"
 #include "model/model.h"
 #include "base/options.h"
 #include "model/train_state.h"
@@ -82,6 +83,9 @@ void boar_options_fill(boar_options *o)
 	o->streams = 4;
 	o->loss_param = BOAR_AUTO;
 	o->early_stop = BOAR_EARLY_STOP_AUTO;
+	o->l2_user = BOAR_AUTO;
+	o->l2_item = BOAR_AUTO;
+	o->bias_scale = 1.0;
 }
 
 static int is_auto(double v)
@@ -99,9 +103,11 @@ const char *boar_options_validate(const boar_options *o,
 		return "loss must be one of boar.h's BOAR_LOSS_MAP";
 	if (!is_auto(o->loss_param) && !loss->param[0])
 		return "the loss takes no parameter: leave loss_param BOAR_AUTO";
-	if (!is_auto(o->loss_param) &&
-	    !(o->loss_param > 0 && isfinite(o->loss_param)))
-		return "the loss's parameter must be a positive finite number";
+	if (!is_auto(o->loss_param) && !boar_loss_param_ok(o->loss, o->loss_param))
+		return o->loss == BOAR_LOSS_QUANTILE
+			       ? "loss_param (quantile's tau) must be in (0, 1)"
+			       : "the loss's parameter must be a positive "
+				 "finite number";
 	if (!boar_optimizer_name(o->optimizer))
 		return "optimizer must be one of boar.h's BOAR_OPTIMIZER_MAP or "
 		       "auto";
@@ -117,6 +123,13 @@ const char *boar_options_validate(const boar_options *o,
 		return "l1 must be >= 0";
 	if (!is_auto(o->l2) && !(o->l2 >= 0 && isfinite(o->l2)))
 		return "l2 must be >= 0";
+	if ((!is_auto(o->l2_user) && !(o->l2_user >= 0 && isfinite(o->l2_user))) ||
+	    (!is_auto(o->l2_item) && !(o->l2_item >= 0 && isfinite(o->l2_item))))
+		return "l2_user and l2_item must be >= 0";
+	if (o->mf_nonneg != 0 && o->mf_nonneg != 1)
+		return "mf_nonneg must be 0 or 1";
+	if (!(o->bias_scale >= 0 && o->bias_scale <= 1e6))
+		return "bias_scale must be in [0, 1e6] (0: no bias)";
 	if (o->threads < 0 || o->threads > 4096)
 		return "threads must be 0 (all cores) to 4096";
 	if (o->hash_bits < 0 || o->hash_bits > 32)
@@ -172,10 +185,17 @@ const char *boar_options_validate(const boar_options *o,
 		if (o->deterministic)
 			return "deterministic training is for linear models; "
 			       "for MF use threads = 1";
+		if (o->bias_scale != 1.0)
+			return "bias_scale is for linear models (MF's biases: "
+			       "mf_biases)";
 		if (o->optimizer == BOAR_OPT_NORMALIZED)
 			return "optimizer normalized is for linear models; MF "
 			       "takes sgd or adagrad";
 	}
+	if (task == BOAR_TASK_LINEAR &&
+	    (!is_auto(o->l2_user) || !is_auto(o->l2_item) || o->mf_nonneg))
+		return "l2_user, l2_item and mf_nonneg are for matrix "
+		       "factorization";
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
 	if (d && o->test && o->test->task != d->task)
@@ -223,6 +243,10 @@ static void resolve_mf(boar_options *o, double spread, uint64_t rows)
 		o->eta_decay = 1.0;
 	if (is_auto(o->l2))
 		o->l2 = 0.002 * spread;
+	if (is_auto(o->l2_user))
+		o->l2_user = o->l2;
+	if (is_auto(o->l2_item))
+		o->l2_item = o->l2;
 	if (o->early_stop == BOAR_EARLY_STOP_AUTO) {
 		int hold = o->device == BOAR_DEVICE_CPU &&
 			   rows * 0.02 >= MF_MIN_HOLDOUT;

@@ -81,11 +81,13 @@ static void apply_owned(const struct boar_engine *e, const uint32_t *order,
 		}
 		if (t != 0)
 			continue;
+		const float B = (float)e->o.bias_scale;
+		const struct coord_params bcp = boar_bias_params(*cp, B);
 		for (uint32_t c = 0; c < K; c++) {
 			uint64_t at = mdl->dim * K + c;
-			boar_update_coord(cp, &mdl->w[at],
-					  ada ? &e->accum[at] : NULL, d[c], 0.0f,
-					  BOAR_POLICY_RACY, ada, REG_NONE);
+			boar_update_coord(&bcp, &mdl->w[at],
+					  ada ? &e->accum[at] : NULL, d[c] * B,
+					  0.0f, BOAR_POLICY_RACY, ada, REG_NONE);
 		}
 	}
 }

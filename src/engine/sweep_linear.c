@@ -58,6 +58,7 @@ struct linear_args {
 	uint64_t dim;
 	int loss;
 	float loss_param;
+	float bias_scale; /* LIBLINEAR's -B (boar_bias_params) */
 	struct coord_params cp;
 };
 
@@ -144,6 +145,8 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 	struct coord_params rcp = boar_rep_params(&a->cp, &rep, adagrad,
 						  boar_rep_kappa(a->loss));
 	struct boar_rep_slot *hot = rep.slot, *bias = &rep.slot[rep.n_hot];
+	const float B = a->bias_scale;
+	const struct coord_params bcp = boar_bias_params(rcp, B);
 	int since_sync = 0;
 
 	for (uint64_t i = begin; i < end; i++) {
@@ -202,8 +205,8 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 						  reg != REG_NONE ? a->reg_scale[j] : 0.0f,
 						  policy, adagrad, reg);
 			}
-			boar_update_coord(&rcp, &bias->val, &bias->gval, d, 0.0f,
-					  BOAR_POLICY_RACY, adagrad, REG_NONE);
+			boar_update_coord(&bcp, &bias->val, &bias->gval, d * B,
+					  0.0f, BOAR_POLICY_RACY, adagrad, REG_NONE);
 		}
 		if (++since_sync == BOAR_REP_SYNC_ROWS) {
 			boar_rep_round(&rep, w, policy);
@@ -251,6 +254,7 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 		.row_weight = d->row_weight,
 		.hot_n = d->hot_n, .e = e, .dim = e->m->dim,
 		.loss = e->m->loss, .loss_param = e->m->loss_param,
+		.bias_scale = (float)e->o.bias_scale,
 		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
 		       .opt = e->o.optimizer},
 	};

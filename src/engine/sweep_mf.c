@@ -19,8 +19,9 @@
  * The rank is a compile-time constant for the common ranks (16, 32, 64,
  * 128), so those loops are fully unrolled vector code.
  *
- * The step's math (error, gradients, AdaGrad's per-row sums) is
- * math/mf_step.h's, shared with the GPU kernel.
+ * The step's math (error, gradients, AdaGrad's per-row sums, the
+ * projection of non-negative MF) is math/mf_step.h's, shared with the GPU
+ * kernel.
  */
 #include <math.h>
 #include <omp.h>
@@ -43,7 +44,9 @@ struct mf_args {
 	float *P, *Q, *bu, *bi;
 	float *Gu, *Gi; /* AdaGrad row sums or NULL */
 	float mu;
-	struct coord_params cp; /* eta, l2, optimizer */
+	struct coord_params cp; /* eta, l2 (the users'), optimizer */
+	float l2_item;
+	int nonneg;             /* project the factors onto >= 0 */
 	uint32_t rank;
 };
 
@@ -76,7 +79,8 @@ static inline __attribute__((always_inline)) double
 rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 	    float *p, float *q, float *np, float *nq, int policy, int adagrad)
 {
-	const float l2 = a->cp.l2;
+	const float l2u = a->cp.l2, l2i = a->l2_item;
+	const int nonneg = a->nonneg;
 	float *pu = &a->P[(uint64_t)t->user * k];
 	float *qi = &a->Q[(uint64_t)t->item * k];
 	load_row(p, pu, k, policy);
@@ -97,8 +101,8 @@ rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 		float su = 0, si = 0;
 #pragma omp simd reduction(+ : su, si)
 		for (uint32_t f = 0; f < k; f++) {
-			float gu = boar_mf_grad(e, q[f], p[f], l2);
-			float gi = boar_mf_grad(e, p[f], q[f], l2);
+			float gu = boar_mf_grad(e, q[f], p[f], l2u);
+			float gi = boar_mf_grad(e, p[f], q[f], l2i);
 			su += gu * gu;
 			si += gi * gi;
 		}
@@ -111,14 +115,16 @@ rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 		boar_store_relaxed(Gi, acc_i + dacc_i);
 	}
 	for (uint32_t f = 0; f < k; f++) {
-		np[f] = p[f] - eta_u * boar_mf_grad(e, q[f], p[f], l2);
-		nq[f] = q[f] - eta_i * boar_mf_grad(e, p[f], q[f], l2);
+		np[f] = boar_mf_project(
+			p[f] - eta_u * boar_mf_grad(e, q[f], p[f], l2u), nonneg);
+		nq[f] = boar_mf_project(
+			q[f] - eta_i * boar_mf_grad(e, p[f], q[f], l2i), nonneg);
 	}
 	store_row(pu, p, np, k, policy);
 	store_row(qi, q, nq, k, policy);
 	if (a->bu) {
-		float nbu = bu_v - eta_u * boar_mf_grad(e, 1.0f, bu_v, l2);
-		float nbi = bi_v - eta_i * boar_mf_grad(e, 1.0f, bi_v, l2);
+		float nbu = bu_v - eta_u * boar_mf_grad(e, 1.0f, bu_v, l2u);
+		float nbi = bi_v - eta_i * boar_mf_grad(e, 1.0f, bi_v, l2i);
 		boar_add_policy(policy, &a->bu[t->user], nbu - bu_v);
 		boar_add_policy(policy, &a->bi[t->item], nbi - bi_v);
 	}
@@ -211,7 +217,9 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 		.bi = m->has_bias ? m->bi : 0,
 		.Gu = e->accum, .Gi = e->accum ? e->accum + m->dim : 0,
 		.mu = m->has_bias ? m->mu : 0.0f,
-		.cp = {.eta = eta, .l2 = (float)e->o.l2, .opt = e->o.optimizer},
+		.cp = {.eta = eta, .l2 = (float)e->o.l2_user,
+		       .opt = e->o.optimizer},
+		.l2_item = (float)e->o.l2_item, .nonneg = e->o.mf_nonneg,
 		.rank = m->rank,
 	};
 	boar_slice_fn fn = pick(e->o.update == BOAR_UPDATE_ATOMIC,

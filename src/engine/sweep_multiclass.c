@@ -34,6 +34,7 @@ struct mc_args {
 	uint32_t K;
 	int loss;
 	float loss_param;
+	float bias_scale; /* LIBLINEAR's -B (boar_bias_params) */
 	struct coord_params cp;
 };
 
@@ -49,6 +50,8 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 	struct coord_params rcp = boar_rep_params(&a->cp, &rep, adagrad,
 						  boar_rep_kappa(a->loss));
 	struct boar_rep_slot *bias = rep.slot; /* no hot features: K biases */
+	const float B = a->bias_scale;
+	const struct coord_params bcp = boar_bias_params(rcp, B);
 	int since_sync = 0;
 
 	for (uint64_t i = begin; i < end; i++) {
@@ -81,9 +84,9 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 			}
 		}
 		for (uint32_t c = 0; c < K; c++)
-			boar_update_coord(&rcp, &bias[c].val, &bias[c].gval,
-					  d[c], 0.0f, BOAR_POLICY_RACY, adagrad,
-					  REG_NONE);
+			boar_update_coord(&bcp, &bias[c].val, &bias[c].gval,
+					  d[c] * B, 0.0f, BOAR_POLICY_RACY,
+					  adagrad, REG_NONE);
 		if (++since_sync == BOAR_REP_SYNC_ROWS) {
 			boar_rep_round(&rep, a->w, policy);
 			since_sync = 0;
@@ -105,6 +108,7 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 		.w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum, .e = e,
 		.dim = e->m->dim, .K = e->m->n_classes, .loss = e->m->loss,
 		.loss_param = e->m->loss_param,
+		.bias_scale = (float)e->o.bias_scale,
 		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
 		       .opt = e->o.optimizer},
 	};

@@ -70,6 +70,23 @@ static int new_linear(const struct boar_dataset *d, const boar_options *o,
 	return *out ? 0 : BOAR_ENOMEM;
 }
 
+/* The first label of d (if any) that `loss` cannot fit: Poisson's are
+ * counts. Rows are counted as the dataset holds them. */
+static int check_labels(const struct boar_dataset *d, int loss,
+			boar_error *err)
+{
+	for (uint64_t r = 0; d && d->task == BOAR_TASK_LINEAR && r < d->n_rows;
+	     r++)
+		if (!boar_loss_label_ok(loss, d->label[r]))
+			return boar_fail_line(
+				err, BOAR_EINVAL, d->path ? d->path : "(data)",
+				0, "row %llu: label %g: %s loss needs labels "
+				   ">= 0 (counts)",
+				(unsigned long long)r + 1, d->label[r],
+				boar_loss_describe(loss)->name);
+	return 0;
+}
+
 static int new_model(const struct boar_dataset *d, const boar_options *o,
 		     struct boar_model **out, boar_error *err)
 {
@@ -89,6 +106,13 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 		if (m)
 			boar_model_init_factors(m, o->init_scale, o->seed,
 						mean_label(d));
+		/* non-negative MF starts from U(0, a) */
+		for (uint64_t k = 0; m && o->mf_nonneg &&
+				     k < (m->dim + m->n_items) * m->rank; k++) {
+			float *f = k < m->dim * m->rank
+					   ? &m->P[k] : &m->Q[k - m->dim * m->rank];
+			*f = fabsf(*f);
+		}
 	}
 	if (!rc && !m)
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory for the model");
@@ -245,6 +269,7 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 		st->test_accuracy = t.accuracy;
 		st->test_auc = t.auc;
 		st->test_rmse = t.rmse;
+		st->test_mae = t.mae;
 		st->holdout_loss = t.loss;
 	}
 	/* Held-out rows, when asked for, are what early stopping watches,
@@ -382,6 +407,9 @@ int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 	boar_options_resolve(&r.t.o, train);
 	if ((rc = new_model(train, &r.t.o, &r.t.m, err)))
 		return rc;
+	if ((rc = check_labels(train, r.t.m->loss, err)) ||
+	    (rc = check_labels(r.t.o.test, r.t.m->loss, err)))
+		goto fail;
 	if (!(rc = start(&r, err))) {
 		if (prev)
 			boar_train_state_resume_sums(prev, o.init_model,

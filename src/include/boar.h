@@ -342,7 +342,13 @@ BOAR_API int boar_dataset_write_text(const boar_dataset *d, const char *path,
 	  "multinomial logistic over K classes")                             \
 	X(HUBER, 4, huber, REGRESSION, 0, "delta", 1.0,                      \
 	  "robust regression: squared within delta of the target, linear "   \
-	  "beyond, so outliers pull with a force of at most delta")
+	  "beyond, so outliers pull with a force of at most delta")          \
+	X(QUANTILE, 5, quantile, REGRESSION, 0, "tau", 0.5,                  \
+	  "pinball loss: predicts the tau-quantile of the target (0.5: the " \
+	  "median); tau in (0, 1)")                                          \
+	X(POISSON, 6, poisson, REGRESSION, 0, "", 0.0,                       \
+	  "counts >= 0, log link: predicts exp(margin); the loss is half "   \
+	  "the Poisson deviance")
 
 enum boar_loss_kind {
 	BOAR_LOSS_KIND_BINARY = 0,      /* label sign; one-vs-rest for classes */
@@ -452,6 +458,8 @@ typedef struct boar_epoch_stats {
 	int has_holdout;        /* early stopping is watching holdout_loss */
 	double holdout_loss;    /* loss on the test set or held-out rows */
 	int best_epoch;         /* epoch with the lowest holdout loss so far */
+	/* Added after 0.1.0 (the library allocates this struct). */
+	double test_mae;        /* regression and MF: mean absolute error */
 } boar_epoch_stats;
 
 /* Called after every epoch; return non-zero to stop training (boar_train
@@ -557,6 +565,21 @@ typedef struct boar_options {
 	 * Hogwild! sweeps report it; other engines and deterministic
 	 * training do not. */
 	boar_sweep_progress_fn sweep_progress;
+	/* MF: L2 of the user rows (factors and bias) and of the item rows
+	 * apart (LIBMF's -l2 for P and Q); BOAR_AUTO: l2. CPU only when
+	 * they differ. */
+	double l2_user;
+	double l2_item;
+	/* MF: keep the factors >= 0 (LIBMF's -n): every step is projected
+	 * back and the initial factors are drawn from U(0, a); the mean and
+	 * biases stay free. CPU only. */
+	int mf_nonneg;
+	/* Linear: the value of the bias's constant feature (LIBLINEAR's -B;
+	 * default 1); 0: no bias, the model goes through the origin. The bias
+	 * is never regularized, so the scale sets only how fast it moves: a
+	 * step of the bias's weight w is that of a feature of value B, and
+	 * the margin gains B w. CPU only unless 1. */
+	double bias_scale;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
@@ -818,8 +841,13 @@ typedef struct boar_metrics {
 	double loss;     /* mean loss of the model's kind */
 	double accuracy; /* binary tasks */
 	double auc;      /* binary tasks */
-	double rmse;     /* squared loss and MF */
+	double rmse;     /* regression and MF, of the predictions in the
+			    label's scale (Poisson: exp(margin)) */
 	int binary;      /* accuracy and auc are meaningful */
+	/* Added in 0.2. */
+	double mae;      /* regression and MF: mean absolute error */
+	double below;    /* regression and MF: the fraction of labels below
+			    the prediction (a quantile model's is near tau) */
 } boar_metrics;
 
 /* The model's metrics on d (threads 0: all cores). @return 0,

@@ -64,6 +64,41 @@ BOAR_HD float boar_loss_huber(float m, float y, float delta, float *d)
 	return delta * (a - 0.5f * delta);
 }
 
+/* Pinball loss of the tau-quantile: tau (y - m) when the target is above
+ * the prediction, (1 - tau) (m - y) below it. Its minimizer over a
+ * constant m is the tau-quantile of the targets: a fraction tau of them
+ * ends up below the prediction. At m == y (the kink) the derivative is
+ * the midpoint of the two slopes. */
+BOAR_HD float boar_loss_quantile(float m, float y, float tau, float *d)
+{
+	float e = y - m;
+	*d = e > 0 ? -tau : (e < 0 ? 1.0f - tau : 0.5f - tau);
+	return e > 0 ? tau * e : (tau - 1.0f) * e;
+}
+
+/* Beyond this margin the Poisson mean exp(m) continues as its tangent, so
+ * that a wild early step yields a large finite gradient rather than an
+ * infinite one (exp(30) is 1e13 counts: no real prediction is near it). */
+#define BOAR_POISSON_MAX_MARGIN 30.0f
+
+/* Poisson regression with a log link: the mean is mu = exp(m) and the loss
+ * is half the unit deviance, mu - y - y log(mu / y) = exp(m) - y m - y +
+ * y log y (0 log 0 = 0): the negative log-likelihood less its value at a
+ * perfect fit, so it is 0 there and never negative. Its derivative is
+ * mu - y. Labels are counts (>= 0; boar_loss_label_ok); a negative one is
+ * read as 0 so the loss stays defined. */
+BOAR_HD float boar_loss_poisson(float m, float y, float param, float *d)
+{
+	float yc = y > 0 ? y : 0.0f;
+	float top = BOAR_POISSON_MAX_MARGIN;
+	float mu = m <= top ? expf(m) : expf(top) * (1.0f + (m - top));
+	float mu_integral = m <= top ? mu
+				     : expf(top) * (1.0f + (m - top) +
+						    0.5f * (m - top) * (m - top));
+	*d = mu - yc;
+	return mu_integral - yc * m - yc + (yc > 0 ? yc * logf(yc) : 0.0f);
+}
+
 /* Softmax over the two margins {0, m}: exactly the logistic loss. Softmax
  * models have K >= 2 margins and go through boar_multiclass_loss. */
 BOAR_HD float boar_loss_softmax(float m, float y, float param, float *d)
@@ -118,6 +153,31 @@ BOAR_HD float boar_loss_target(int loss, float label)
 	if (boar_loss_kind(loss) == BOAR_LOSS_KIND_REGRESSION)
 		return label;
 	return label > 0 ? 1.0f : -1.0f;
+}
+
+/* Whether v is a usable parameter of the loss: > 0 and finite, and below
+ * 1 for quantile's tau. */
+BOAR_HD int boar_loss_param_ok(int loss, double v)
+{
+	return v > 0 && v < 1e30 && (loss != BOAR_LOSS_QUANTILE || v < 1);
+}
+
+/* Whether y is a label the loss can fit: Poisson's are counts, >= 0. */
+BOAR_HD int boar_loss_label_ok(int loss, float y)
+{
+	return loss != BOAR_LOSS_POISSON || y >= 0;
+}
+
+/* A prediction in the label's scale from the margin m: the probability of
+ * the positive class for sigmoid losses, the mean count exp(m) for
+ * Poisson, the margin itself otherwise. */
+BOAR_HD double boar_loss_response(int loss, double m)
+{
+	if (boar_loss_probabilistic(loss))
+		return m >= 0 ? 1.0 / (1.0 + exp(-m)) : exp(m) / (1.0 + exp(m));
+	if (loss == BOAR_LOSS_POISSON)
+		return exp(m);
+	return m;
 }
 
 /* p[c] = exp(m[c]) / sum exp(m); returns log(sum exp(m)), computed from

@@ -4,9 +4,11 @@
  * A rating (u, i, r) has the error e = mu + bu + bi + P[u].Q[i] - r and
  * the squared loss of loss.h. Each factor moves against its component of
  * the gradient with L2 on what the rating touches (the per-rating
- * regularization of LIBMF and cuMF): p -= rate_u (e q + l2 p),
- * q -= rate_i (e p + l2 q), both from the old values, and each bias
- * b -= rate (e + l2 b). AdaGrad keeps one sum per user row and per item
+ * regularization of LIBMF and cuMF): p -= rate_u (e q + l2_u p),
+ * q -= rate_i (e p + l2_i q), both from the old values, and each bias
+ * b -= rate (e + l2 b) with its side's l2 (l2_u = l2_i = l2 unless set
+ * apart, as LIBMF's -l2 sets P's and Q's). Non-negative MF (LIBMF's -n)
+ * projects each new factor back onto >= 0 (boar_mf_project). AdaGrad keeps one sum per user row and per item
  * row, of the row's mean squared gradient component (as LIBMF does): rank
  * times less state than per-coordinate sums, and a row's components share
  * a scale anyway.
@@ -32,6 +34,12 @@ BOAR_HD float boar_mf_loss(float mu, float bu, float bi, float dot, float r,
 BOAR_HD float boar_mf_grad(float e, float other, float self, float l2)
 {
 	return e * other + l2 * self;
+}
+
+/* A factor's new value under non-negative MF: max(x, 0); x otherwise. */
+BOAR_HD float boar_mf_project(float x, int nonneg)
+{
+	return nonneg && x < 0.0f ? 0.0f : x;
 }
 
 /* A row's rate from the sum of its squared gradient components g2_sum

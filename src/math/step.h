@@ -31,6 +31,18 @@ struct coord_params {
 	int opt;
 };
 
+/* The bias as LIBLINEAR's -B: a feature of value B whose weight b is kept
+ * as its contribution B b to the margin, so that a model predicts without
+ * knowing B. A step of b, given the gradient d B, moved B times is the
+ * kept value's step: these parameters, given the gradient d B. Under SGD
+ * that is eta B^2 d, under AdaGrad B times b's own step. B = 1 is the
+ * plain bias; B = 0 never moves (no bias). */
+BOAR_HD struct coord_params boar_bias_params(struct coord_params p, float B)
+{
+	p.eta *= B;
+	return p;
+}
+
 /* The step size of an epoch (1-based): eta * decay^(epoch - 1). */
 BOAR_HD double boar_step_size(double eta, double decay, int epoch)
 {

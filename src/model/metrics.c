@@ -83,12 +83,12 @@ int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
 	int rc = check_fit(m, d, err);
 	if (rc)
 		return rc;
-	int logistic = m->task == BOAR_TASK_LINEAR && !m->n_classes &&
-		       boar_loss_probabilistic(m->loss);
+	/* in the label's scale: a probability, a count, a value */
+	int margins = m->task == BOAR_TASK_LINEAR && !m->n_classes;
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
 		double s = score_row(m, d, r);
-		out[r] = logistic ? boar_sigmoid(s) : s;
+		out[r] = margins ? boar_loss_response(m->loss, s) : s;
 	}
 	return 0;
 }
@@ -196,6 +196,8 @@ static void evaluate_classes(const struct boar_model *m,
 	res->accuracy = n ? correct / n : NAN;
 	res->auc = NAN;
 	res->rmse = NAN;
+	res->mae = NAN;
+	res->below = NAN;
 }
 
 int boar_evaluate(const boar_model *m, const boar_dataset *d,
@@ -225,31 +227,33 @@ int boar_evaluate_rows(const struct boar_model *m,
 	if (binary && !s)
 		return boar_fail(err, BOAR_ENOMEM, "scoring %llu rows",
 				 (unsigned long long)n);
-	double loss = 0, sq = 0, correct = 0;
+	double loss = 0, sq = 0, ab = 0, below = 0, correct = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) \
-	reduction(+ : loss, sq, correct)
+	reduction(+ : loss, sq, ab, below, correct)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t r = rows ? rows[i] : i;
 		double sc = score_row(m, d, r);
 		float y = boar_loss_target(m->loss, d->label[r]), dd;
 		loss += boar_loss_eval(m->loss, (float)sc, y, m->loss_param, &dd);
-		if (m->task == BOAR_TASK_MF) {
-			double e = sc - d->label[r];
-			sq += e * e;
-			continue;
-		}
 		if (binary) {
 			correct += (sc > 0) == (y > 0);
 			s[i].score = sc;
 			s[i].positive = y > 0;
-		} else {
-			double e = sc - y;
-			sq += e * e;
+			continue;
 		}
+		/* regression and MF: in the label's scale */
+		double pred = m->task == BOAR_TASK_MF
+				      ? sc : boar_loss_response(m->loss, sc);
+		double e = pred - d->label[r];
+		sq += e * e;
+		ab += fabs(e);
+		below += d->label[r] < pred;
 	}
 	boar_metrics res = {.rows = n, .binary = binary};
 	res.loss = n ? loss / n : NAN;
 	res.rmse = !binary && n ? sqrt(sq / n) : NAN;
+	res.mae = !binary && n ? ab / n : NAN;
+	res.below = !binary && n ? below / n : NAN;
 	res.accuracy = binary && n ? correct / n : NAN;
 	res.auc = binary ? auc(s, n) : NAN;
 	free(s);

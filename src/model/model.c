@@ -160,8 +160,7 @@ uint64_t boar_model_dim(const boar_model *m)
 
 double boar_sigmoid(double margin)
 {
-	return margin >= 0 ? 1.0 / (1.0 + exp(-margin))
-			   : exp(margin) / (1.0 + exp(margin));
+	return boar_loss_response(BOAR_LOSS_LOGISTIC, margin);
 }
 
 void boar_model_margins(const struct boar_model *m, size_t nnz,
@@ -230,7 +229,7 @@ int boar_model_predict_scores(const boar_model *m, size_t nnz,
 		return wrong_task(err, "boar_model_predict_scores", m);
 	if (!m->n_classes) {
 		double s = row_score(m, nnz, idx, val);
-		scores[0] = boar_loss_probabilistic(m->loss) ? boar_sigmoid(s) : s;
+		scores[0] = boar_loss_response(m->loss, s);
 		return 1;
 	}
 	boar_model_margins(m, nnz, idx, val, 1, scores);

@@ -49,10 +49,11 @@ static int check_linear_shape(const struct boar_model *m, const char *path,
 				 "(n_classes 0)");
 	/* A linear model keeps its loss's parameter in the header's mu. */
 	if (boar_loss_describe(m->loss)->param[0]
-		    ? !(m->loss_param > 0 && isfinite(m->loss_param))
+		    ? !boar_loss_param_ok(m->loss, m->loss_param)
 		    : m->loss_param != 0.0f)
 		return bad_field(err, path, "mu (the loss's parameter)",
-				 "is not > 0 for a loss with a parameter, or "
+				 "is not in range for a loss with a parameter "
+				 "(> 0; quantile's tau < 1), or "
 				 "0 for one without");
 	if (m->dim > UINT32_MAX + 1ULL)
 		return bad_field(err, path, "dim", "is over 2^32");

@@ -1,0 +1,129 @@
+#!/bin/sh
+# --loss quantile and --loss poisson from the command line and in the
+# cluster. Quantile: labels y = 1 + w.x + U(0, 4) noise; a tau-0.9 model
+# must put about 90% of fresh labels below its predictions (2000 test rows:
+# sampling error ~0.007) and its bias near the noise's 0.9-quantile, 1 + 3.6.
+# Poisson: counts of mean exp(0.5 + w.x); `predict` writes counts (the mean
+# prediction on the training rows is the mean count, the score equation of
+# a Poisson fit with a bias), and the cluster lands near the same weights.
+# A negative count is refused naming the file and row (exit 1); tau outside
+# (0, 1) and --quantile-tau with another loss are refused with exit 2, a
+# model file whose tau is outside (0, 1) with exit 1.
+. net/tests/lib.sh
+
+# gen SEED ROWS POISSON: w_j = j/5 - 0.6 (j = 1..5), x_j in [-1, 1).
+gen() {
+	awk -v s="$1" -v n="$2" -v poisson="$3" 'BEGIN {
+	for (r = 0; r < n; r++) {
+		m = 0; line = ""
+		for (j = 1; j <= 5; j++) {
+			s = (s * 1103515245 + 12345) % 2147483648
+			x = s / 1073741824 - 1
+			m += (j / 5 - 0.6) * x
+			line = line " " j ":" x
+		}
+		if (!poisson) {
+			s = (s * 1103515245 + 12345) % 2147483648
+			print 1 + m + 4 * s / 2147483648 line
+			continue
+		}
+		floor_p = exp(-exp(0.5 + m)); k = 0; p = 1
+		while (1) {
+			s = (s * 1103515245 + 12345) % 2147483648
+			p *= s / 2147483648
+			if (p <= floor_p) break
+			k++
+		}
+		print k line
+	}}'
+}
+gen 11 4000 0 >"$T/q.svm"
+gen 12 2000 0 >"$T/qt.svm"
+gen 5 4000 1 >"$T/p.svm"
+
+OPTS="--threads 1 --epochs 20 --seed 3 --quiet"
+"$BOAR" train $OPTS --loss quantile --quantile-tau 0.9 -m "$T/q.model" \
+	"$T/q.svm" || fail "quantile training"
+"$BOAR" eval -m "$T/q.model" "$T/qt.svm" >"$T/qe" || fail "quantile eval"
+cat "$T/qe"
+below=$(sed -n 's/.*labels below the prediction \([0-9.]*\).*/\1/p' "$T/qe")
+at_least "labels below the tau-0.9 predictions" "$below" 0.87
+at_most "labels below the tau-0.9 predictions" "$below" 0.93
+"$BOAR" export -m "$T/q.model" | grep -qx "tau 0.899999976" ||
+	fail "the export does not show tau 0.9"
+bias=$("$BOAR" export -m "$T/q.model" | awk '$1 == "bias" { print $2 }')
+at_least "the tau-0.9 bias" "$bias" 4.4
+at_most "the tau-0.9 bias" "$bias" 4.8
+
+"$BOAR" train $OPTS --loss poisson -m "$T/p.model" "$T/p.svm" ||
+	fail "poisson training"
+"$BOAR" predict -m "$T/p.model" "$T/p.svm" >"$T/pp" || fail "poisson predict"
+ratio=$(paste -d ' ' "$T/pp" "$T/p.svm" | awk '
+	$1 <= 0 { bad = 1 } { sp += $1; sy += $2 }
+	END { if (bad) print "nonpositive"; else printf "%.4f\n", sp / sy }')
+echo "poisson: mean prediction / mean count = $ratio"
+at_least "mean prediction / mean count" "$ratio" 0.98
+at_most "mean prediction / mean count" "$ratio" 1.02
+"$BOAR" eval -m "$T/p.model" "$T/p.svm" | grep -q "poisson loss" ||
+	fail "boar eval does not name the poisson loss"
+
+# distance MODEL: of the weights and bias from the truth (bias 0.5).
+distance() {
+	"$BOAR" export -m "$1" | awk '
+		$1 == "bias" { d += ($2 - 0.5) ^ 2 }
+		$1 ~ /^[0-9]+$/ { w[$1] = $2 }
+		END { for (j = 1; j <= 5; j++) d += (w[j] - (j / 5 - 0.6)) ^ 2
+		      printf "%.4f\n", sqrt(d) }'
+}
+single=$(distance "$T/p.model")
+at_most "the poisson model's distance to the truth" "$single" 0.15
+
+sed '7s/^[0-9]*/-2/' "$T/p.svm" >"$T/neg.svm"
+expect_refused "a negative count" "$BOAR" train --loss poisson "$T/neg.svm"
+[ "$rc" = 1 ] || fail "a negative count: exit $rc, expected 1"
+expect_message "a negative count" "neg.svm: row 7: label -2: poisson loss needs labels >= 0"
+expect_refused "tau 1" "$BOAR" train --loss quantile --quantile-tau 1 "$T/q.svm"
+[ "$rc" = 2 ] || fail "tau 1: exit $rc, expected 2"
+expect_message "tau 1" "tau.* must be in .0, 1."
+expect_refused "a tau for poisson" \
+	"$BOAR" train --loss poisson --quantile-tau 0.3 "$T/p.svm"
+[ "$rc" = 2 ] || fail "a tau for poisson: exit $rc, expected 2"
+"$BOAR" train --help | grep -q -- "--quantile-tau" ||
+	fail "--help does not list --quantile-tau"
+"$BOAR" train --help | grep -Eq "^  poisson +counts" ||
+	fail "--help does not list the poisson loss"
+
+# The file keeps tau (in the header's mu); a forged tau outside (0, 1) is
+# refused on load, as a wrong one would shift every prediction's quantile.
+if have_python; then
+	python3 tests/cli/lib/forge_model.py "$T/q.model" "$T/q15.model" mu=1.5
+	expect_refused "a model with tau 1.5" "$BOAR" eval -m "$T/q15.model" "$T/qt.svm"
+	[ "$rc" = 1 ] || fail "a model with tau 1.5: exit $rc, expected 1"
+	expect_message "a model with tau 1.5" "q15.model.*mu"
+	python3 tests/cli/lib/forge_model.py "$T/q.model" "$T/q25.model" mu=0.25
+	"$BOAR" eval -m "$T/q25.model" "$T/qt.svm" >/dev/null ||
+		fail "a model with tau 0.25 is refused"
+fi
+
+# The cluster: one shard, two workers, the Poisson data split between them.
+new_cluster
+serve 0 1
+s0=$SPID
+for r in 1 0; do
+	extra=""
+	[ $r = 0 ] && extra="--shutdown-servers -m $T/cl.model"
+	"$BOAR" train $OPTS --loss poisson --ps "$(ps_list 1)" --worker "$r/2" \
+		--sync-every 200 $extra "$T/p.svm" >"$T/w$r.out" \
+		2>"$T/w$r.err" &
+	eval "w$r=\$!"
+	PIDS="$PIDS $!"
+done
+wait_ok "$w0" "worker 0"
+wait_ok "$w1" "worker 1"
+wait_ok "$s0" "shard 0"
+cl=$(distance "$T/cl.model")
+echo "poisson: distance to the truth $single, cluster $cl"
+at_most "the cluster's poisson distance" "$cl" 0.2
+"$BOAR" export -m "$T/cl.model" | grep -qx "loss poisson" ||
+	fail "the cluster's model is not a poisson model"
+exit 0
