@@ -27,6 +27,14 @@ allowed() {
 	esac
 }
 
+# file that may be longer, and why (each a debt, named here so it shows).
+allowed_file() {
+	case $1 in
+	net/client.c) ;; # ~800 (802); the cluster work is changing it now
+	*) return 1 ;;
+	esac
+}
+
 command -v git >/dev/null 2>&1 && git rev-parse --git-dir >/dev/null 2>&1 ||
 	skip "not in a git checkout (the files counted are git's)"
 files=$(git ls-files 'src/*.[ch]' 'gpu/*.c' 'gpu/*.cu' 'gpu/*.h' 'gpu/*.cuh' \
@@ -56,6 +64,9 @@ while IFS= read -r row; do
 	file=${row%%:*}
 	fn=$(echo "$row" | sed -n 's/^[^:]*:[0-9]*: \([^:]*\):.*/\1/p')
 	if [ -n "$fn" ] && allowed "$file:$fn"; then
+		continue
+	fi
+	if [ -z "$fn" ] && allowed_file "$file"; then
 		continue
 	fi
 	echo "too long: $row"
