@@ -212,22 +212,39 @@ static void auto_default(int id, char *buf, size_t n)
 		const char *task = tasks[t] == BOAR_TASK_MF ? "mf" : "linear";
 		const char *sep = t ? ";" : "";
 		if (id == O_OPTIMIZER) {
+			boar_options g; /* the GPU's choice, when another */
+			boar_options_default(&g);
+			g.device = BOAR_DEVICE_GPU;
+			boar_options_resolve_task(&g, tasks[t]);
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %s", sep,
 					       task, name_of(opt_names, d.optimizer));
+			if (g.optimizer != d.optimizer && at < n)
+				at += (size_t)snprintf(buf + at, n - at,
+						       " (%s on the gpu)",
+						       name_of(opt_names, g.optimizer));
 		} else if (id == O_L2) {
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %g", sep,
 					       task, d.l2);
 		} else {
-			int other = d.optimizer == BOAR_OPT_SGD ? BOAR_OPT_ADAGRAD
-								: BOAR_OPT_SGD;
-			boar_options e;
-			boar_options_default(&e);
-			e.optimizer = other;
-			boar_options_resolve_task(&e, tasks[t]);
-			at += (size_t)snprintf(buf + at, n - at,
-					       "%s %s %g (%s), %g (%s)", sep, task,
-					       d.eta, name_of(opt_names, d.optimizer),
-					       e.eta, name_of(opt_names, other));
+			at += (size_t)snprintf(buf + at, n - at, "%s %s %g (%s)",
+					       sep, task, d.eta,
+					       name_of(opt_names, d.optimizer));
+			/* then every other optimizer the task takes */
+			for (int k = 0; k < BOAR_OPT_CODES && at < n; k++) {
+				boar_options e;
+				boar_options_default(&e);
+				e.optimizer = k;
+				if (k == BOAR_OPT_AUTO || k == d.optimizer ||
+				    boar_options_check(&e, NULL, NULL))
+					continue;
+				boar_options_resolve_task(&e, tasks[t]);
+				if (tasks[t] == BOAR_TASK_MF &&
+				    k == BOAR_OPT_NORMALIZED)
+					continue;
+				at += (size_t)snprintf(buf + at, n - at,
+						       ", %g (%s)", e.eta,
+						       name_of(opt_names, k));
+			}
 		}
 	}
 }

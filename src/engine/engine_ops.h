@@ -41,7 +41,8 @@ struct boar_model;
 	X(SUBSET, "a holdout (early stopping without a test set)")          \
 	X(DETERMINISTIC, "deterministic training")                          \
 	X(WEIGHTS, "instance or class weights")                             \
-	X(SLICES, "slices of an epoch and weights by key")
+	X(SLICES, "slices of an epoch and weights by key")                 \
+	X(NORMALIZED, "optimizer normalized (use adagrad)")
 
 enum boar_cap_bit {
 #define BOAR_CAP_BIT(name, what) BOAR_CAP_BIT_##name,

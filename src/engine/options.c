@@ -172,6 +172,9 @@ const char *boar_options_validate(const boar_options *o,
 		if (o->deterministic)
 			return "deterministic training is for linear models; "
 			       "for MF use threads = 1";
+		if (o->optimizer == BOAR_OPT_NORMALIZED)
+			return "optimizer normalized is for linear models; MF "
+			       "takes sgd or adagrad";
 	}
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
@@ -235,6 +238,9 @@ static void resolve_mf(boar_options *o, double spread, uint64_t rows)
  * all four linear sets (0.1 was too timid for unit-length text rows);
  * plain SGD needs smaller steps. `boar help train` prints these by calling
  * boar_options_resolve_task, so help and code cannot disagree. */
+#ifndef NORM_ETA
+#define NORM_ETA 0.5
+#endif
 static void resolve(boar_options *o, int task, double spread, uint64_t rows)
 {
 	if (o->task == BOAR_TASK_AUTO)
@@ -244,9 +250,11 @@ static void resolve(boar_options *o, int task, double spread, uint64_t rows)
 		return;
 	}
 	if (o->optimizer == BOAR_OPT_AUTO)
-		o->optimizer = BOAR_OPT_ADAGRAD;
+		o->optimizer = o->device == BOAR_DEVICE_GPU ? BOAR_OPT_ADAGRAD
+							    : BOAR_OPT_NORMALIZED;
 	if (is_auto(o->eta))
-		o->eta = o->optimizer == BOAR_OPT_ADAGRAD ? 0.3 : 0.1;
+		o->eta = o->optimizer == BOAR_OPT_ADAGRAD ? 0.3
+			 : o->optimizer == BOAR_OPT_NORMALIZED ? NORM_ETA : 0.1;
 	if (is_auto(o->eta_decay))
 		o->eta_decay = 0.9;
 	if (is_auto(o->l2))

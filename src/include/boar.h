@@ -362,15 +362,19 @@ BOAR_API int boar_loss_from_name(const char *name);
 #define BOAR_OPTIMIZER_MAP(X)                                                 \
 	X(SGD, 0, sgd, 0, "step eta * decay^(epoch - 1)")                    \
 	X(ADAGRAD, 1, adagrad, 1,                                            \
-	  "per-coordinate steps eta / sqrt(sum of squared gradients)")
+	  "per-coordinate steps eta / sqrt(sum of squared gradients)")      \
+	X(NORMALIZED, 3, normalized, 1,                                      \
+	  "adagrad on features divided by their typical |value|: raw "       \
+	  "counts and unscaled columns need no tuning (NAG; CPU only)")
 
 enum boar_optimizer {
 #define BOAR_OPT_ENUM_(N, code, name, acc, help) BOAR_OPT_##N = (code),
 	BOAR_OPTIMIZER_MAP(BOAR_OPT_ENUM_)
 #undef BOAR_OPT_ENUM_
-	BOAR_OPT_AUTO = 2, /* the task's default: AdaGrad for linear models
-			      (flat around its best eta), SGD for MF (as
-			      accurate there, and twice as fast) */
+	BOAR_OPT_AUTO = 2, /* the task's default: NORMALIZED for linear
+			      models on the CPU (AdaGrad on the GPU), SGD
+			      for MF (as accurate there, and twice as
+			      fast) */
 };
 
 /* How many optimizer codes there are, AUTO included: 0 .. BOAR_OPT_CODES-1. */
