@@ -170,6 +170,19 @@ void boar_model_margins(const struct boar_model *m, size_t nnz,
 {
 	uint32_t K = boar_model_width(m);
 	const float *bias = &m->w[m->dim * K];
+	if (K == 1) {
+		/* The serving path (bench/predict_latency): one sum in a
+		 * register, the bias first as the sweeps add it. */
+		double sum = bias[0];
+		for (size_t k = 0; k < nnz; k++) {
+			uint64_t j = caller_ids ? boar_model_slot(m, idx[k])
+						: idx[k];
+			if (j < m->dim)
+				sum += m->w[j] * (val ? (double)val[k] : 1.0);
+		}
+		out[0] = sum;
+		return;
+	}
 	for (uint32_t c = 0; c < K; c++)
 		out[c] = bias[c];
 	for (size_t k = 0; k < nnz; k++) {
@@ -177,10 +190,6 @@ void boar_model_margins(const struct boar_model *m, size_t nnz,
 		if (j >= m->dim)
 			continue;
 		double x = val ? val[k] : 1.0;
-		if (K == 1) {
-			out[0] += m->w[j] * x;
-			continue;
-		}
 		for (uint32_t c = 0; c < K; c++)
 			out[c] += m->w[j * K + c] * x;
 	}
