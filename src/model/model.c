@@ -171,16 +171,7 @@ void boar_model_margins(const struct boar_model *m, size_t nnz,
 	uint32_t K = boar_model_width(m);
 	const float *bias = &m->w[m->dim * K];
 	if (K == 1) {
-		/* The serving path (bench/predict_latency): one sum in a
-		 * register, the bias first as the sweeps add it. */
-		double sum = bias[0];
-		for (size_t k = 0; k < nnz; k++) {
-			uint64_t j = caller_ids ? boar_model_slot(m, idx[k])
-						: idx[k];
-			if (j < m->dim)
-				sum += m->w[j] * (val ? (double)val[k] : 1.0);
-		}
-		out[0] = sum;
+		out[0] = boar_model_margin1(m, nnz, idx, val, caller_ids);
 		return;
 	}
 	for (uint32_t c = 0; c < K; c++)
@@ -226,9 +217,7 @@ static double row_score(const boar_model *m, size_t nnz, const uint32_t *idx,
 		boar_model_margins(m, nnz, idx, val, 1, s);
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
-	double s;
-	boar_model_margins(m, nnz, idx, val, 1, &s);
-	return s;
+	return boar_model_margin1(m, nnz, idx, val, 1);
 }
 
 int boar_model_predict_scores(const boar_model *m, size_t nnz,
