@@ -613,6 +613,16 @@ fail:
 	return rc;
 }
 
+/* Starts the CUDA runtime and device's primary context (a few tenths of
+ * a second), so that a later boar_gpu_open finds them ready. Errors are
+ * left for boar_gpu_open to report. */
+extern "C" void boar_gpu_warm(int device)
+{
+	if (cudaSetDevice(device) == cudaSuccess)
+		cudaFree(0);
+	(void)cudaGetLastError();
+}
+
 extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 {
 	if (!c)

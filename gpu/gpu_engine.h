@@ -32,6 +32,10 @@ int boar_gpu_open(const struct boar_dataset *train, const boar_options *o,
 		  const struct boar_model *init, boar_gpu_ctx **out,
 		  boar_error *err);
 
+/* Starts the CUDA runtime and the device's context ahead of
+ * boar_gpu_open (which then finds them ready). Safe on any thread. */
+void boar_gpu_warm(int device);
+
 /* One Hogwild! pass over the training set in a fresh order drawn from
  * (o->seed, epoch). Adds the progressive training loss summed over rows to
  * *loss_sum. `eta` is this epoch's step size. */

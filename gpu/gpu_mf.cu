@@ -23,9 +23,11 @@
  * fraction of the ulp), which keeps every step in expectation. With
  * atomic updates (the default) the rounded new value is turned back into a
  * delta from the value read, which two 16-bit values that close represent
- * exactly, and that delta is added atomically (f16x2/bf16x2 adds where a
- * lane holds neighbours): alone on the row the result is the rounded value
- * itself, and a concurrent update is added to, not overwritten.
+ * exactly, and that delta is added atomically (four neighbours in one
+ * 8-byte vector reduction where a lane holds them, sm_90): alone on the row
+ * the result is the rounded value itself, and a concurrent update is added
+ * to, not overwritten (ranks that are multiples of 32 add four values per
+ * reduction there too, gathered from neighbouring lanes by shuffles).
  *
  * The step's math (the error and loss, the gradient components, AdaGrad's
  * per-row sums) is src/math/mf_step.h's, shared with the CPU sweep. A
@@ -40,6 +42,11 @@
 #include "math/mf_step.h"
 
 #define MF_WARPS_PER_BLOCK 8
+/* Blocks an SM must fit (registers capped to match): an experiment knob,
+ * -DGPU_MF_MIN_BLOCKS=N (1: the compiler's choice). */
+#ifndef GPU_MF_MIN_BLOCKS
+#define GPU_MF_MIN_BLOCKS 1
+#endif
 #define MF_BLOCK (32 * MF_WARPS_PER_BLOCK)
 #define FULL_MASK 0xffffffffu
 
@@ -75,13 +82,20 @@ static __device__ __forceinline__ uint32_t mix32(uint32_t h)
 /* x rounded to 16 bits stochastically: to the neighbour of larger
  * magnitude with probability (distance from the smaller) / ulp, using the
  * 16 random bits r. bf16 is the top half of the float: adding r below the
- * cut and truncating does exactly that. fp16: truncate toward zero, then
- * step one ulp up in magnitude when r falls under the remainder. */
+ * cut and truncating does exactly that. fp16 in its normal range keeps 10
+ * of the float's 23 fraction bits: adding 13 random bits below them and
+ * truncating toward zero is the same rule in two instructions (a carry
+ * into the exponent is the step to the next binade, as for bf16). Below
+ * that range (|x| < 2^-14) the fp16 ulp is fixed: truncate toward zero,
+ * then step one ulp up in magnitude when r falls under the remainder. */
 template <int ST>
 static __device__ __forceinline__ uint16_t pack16(float x, uint32_t r)
 {
 	if (ST == BOAR_STORAGE_BF16)
 		return (uint16_t)((__float_as_uint(x) + (r & 0xffffu)) >> 16);
+	if (fabsf(x) >= 6.103515625e-05f) /* 2^-14, fp16's smallest normal */
+		return __half_as_ushort(__float2half_rz(
+			__uint_as_float(__float_as_uint(x) + (r & 0x1fffu))));
 	__half h = __float2half_rz(x);
 	uint16_t b = __half_as_ushort(h);
 	float lo = fabsf(__half2float(h));
@@ -107,6 +121,36 @@ static __device__ __forceinline__ void add16x2(uint16_t *at, float d0, float d1)
 		atomicAdd((__nv_bfloat162 *)at, __floats2bfloat162_rn(d0, d1));
 	else
 		atomicAdd((__half2 *)at, __floats2half2_rn(d0, d1));
+}
+
+/* Atomic add of four 16-bit deltas at an index that is a multiple of 4:
+ * on sm_90 one 8-byte vector reduction, so the L2 (which bounds this
+ * sweep) handles each sector of the row once, as for fp32 rows, instead
+ * of once per pair. */
+template <int ST>
+static __device__ __forceinline__ void add16x4(uint16_t *at, const float *d)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+	uint32_t lo, hi;
+	if (ST == BOAR_STORAGE_BF16) {
+		__nv_bfloat162 a = __floats2bfloat162_rn(d[0], d[1]);
+		__nv_bfloat162 b = __floats2bfloat162_rn(d[2], d[3]);
+		lo = *(const uint32_t *)&a;
+		hi = *(const uint32_t *)&b;
+		asm volatile("red.global.add.noftz.v2.bf16x2 [%0], {%1, %2};"
+			     :: "l"(at), "r"(lo), "r"(hi) : "memory");
+	} else {
+		__half2 a = __floats2half2_rn(d[0], d[1]);
+		__half2 b = __floats2half2_rn(d[2], d[3]);
+		lo = *(const uint32_t *)&a;
+		hi = *(const uint32_t *)&b;
+		asm volatile("red.global.add.noftz.v2.f16x2 [%0], {%1, %2};"
+			     :: "l"(at), "r"(lo), "r"(hi) : "memory");
+	}
+#else
+	add16x2<ST>(at, d[0], d[1]);
+	add16x2<ST>(at + 2, d[2], d[3]);
+#endif
 }
 
 /* Lane `lane`'s factors of P[u] and Q[i] (0 past the rank). */
@@ -192,16 +236,14 @@ static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 		for (int g = 0; g < KPL / 4; g++) {
 			uint32_t k = fidx<true>(lane, 4 * g);
 			if (ATOMIC) {
+				float dp[4], dq[4];
 #pragma unroll
-				for (int j = 0; j < 4; j += 2) {
-					int t = 4 * g + j;
-					add16x2<ST>(Pu + k + j,
-						    unpack16<ST>(np[t]) - pv[t],
-						    unpack16<ST>(np[t + 1]) - pv[t + 1]);
-					add16x2<ST>(Qi + k + j,
-						    unpack16<ST>(nq[t]) - qv[t],
-						    unpack16<ST>(nq[t + 1]) - qv[t + 1]);
+				for (int j = 0; j < 4; j++) {
+					dp[j] = unpack16<ST>(np[4 * g + j]) - pv[4 * g + j];
+					dq[j] = unpack16<ST>(nq[4 * g + j]) - qv[4 * g + j];
 				}
+				add16x4<ST>(Pu + k, dp);
+				add16x4<ST>(Qi + k, dq);
 				continue;
 			}
 			uint2 p4 = make_uint2(np[4 * g] | (uint32_t)np[4 * g + 1] << 16,
@@ -215,6 +257,26 @@ static __device__ __forceinline__ void write_rows16(uint16_t *Pu, uint16_t *Qi,
 #pragma unroll
 		for (int t = 0; t < KPL; t++) {
 			uint32_t k = lane + 32 * t;
+			if (ATOMIC && rank % 32 == 0) {
+				/* Whole 32-value slices (warp-uniform): each fourth
+				 * lane gathers its three neighbours' deltas and adds
+				 * the four with one vector reduction (add16x4). */
+				if (32 * t >= rank)
+					continue;
+				float dp[4], dq[4];
+				const float mp = unpack16<ST>(np[t]) - pv[t];
+				const float mq = unpack16<ST>(nq[t]) - qv[t];
+#pragma unroll
+				for (int j = 0; j < 4; j++) {
+					dp[j] = __shfl_down_sync(FULL_MASK, mp, j);
+					dq[j] = __shfl_down_sync(FULL_MASK, mq, j);
+				}
+				if ((lane & 3) == 0) {
+					add16x4<ST>(Pu + k, dp);
+					add16x4<ST>(Qi + k, dq);
+				}
+				continue;
+			}
 			if (k >= rank)
 				continue;
 			if (ATOMIC) {
@@ -284,7 +346,7 @@ static __device__ __forceinline__ void write_rows(float *Pu, float *Qi,
 }
 
 template <int KPL, bool VEC, bool ADA, bool BIAS, bool ATOMIC, int ST>
-__global__ void __launch_bounds__(MF_BLOCK)
+__global__ void __launch_bounds__(MF_BLOCK, GPU_MF_MIN_BLOCKS)
 mf_sweep(const struct gpu_mf_args a)
 {
 	/* Loading the next rating's rows during this one's update measured

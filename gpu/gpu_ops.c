@@ -1,5 +1,6 @@
 /* gpu_ops.c - the CUDA engine behind the driver's engine interface
- * (src/engine/engine_ops.h), and the plugin's one exported symbol.
+ * (src/engine/engine_ops.h): the plugin's entry point, and its warm-up
+ * (BOAR_GPU_WARM_SYMBOL) that engine_gpu.c runs while the caller reads data.
  *
  * Built into libboar-gpu.so with the .cu files; libboar opens it with
  * dlopen at device = GPU (src/engine/engine_gpu.c), so only the plugin links
@@ -114,6 +115,12 @@ static void g_close(void *e)
 	free(c);
 }
 
+/* The kernels count no rows while they run: no progress inside an epoch. */
+static uint64_t g_rows_done(void *e)
+{
+	return UINT64_MAX;
+}
+
 /* no multiclass models, holdout, deterministic mode or weights yet */
 static const struct boar_engine_ops gpu_ops = BOAR_ENGINE_OPS(
 	g, "the GPU engine",
@@ -124,4 +131,9 @@ __attribute__((visibility("default"))) const struct boar_engine_ops *
 boar_gpu_plugin_ops(int abi)
 {
 	return abi == BOAR_ENGINE_ABI ? &gpu_ops : NULL;
+}
+
+__attribute__((visibility("default"))) void boar_gpu_plugin_warm(int device)
+{
+	boar_gpu_warm(device);
 }

@@ -56,6 +56,11 @@ int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m, boar_error *err)
 	return boar_fail(err, BOAR_ENOGPU, NOGPU_MSG);
 }
 
+void boar_gpu_warm(int device)
+{
+	(void)device;
+}
+
 void boar_gpu_close(boar_gpu_ctx *c)
 {
 }

@@ -10,7 +10,7 @@
  * options: --epochs E (default 6)  --update atomic|racy (atomic)
  *          --opt sgd|adagrad  --l2 X  --l1 X  --skew S (ids D*u^(1+S))
  *          --streams S  --chunk BYTES (forces streaming: BOAR_GPU_CHUNK_BYTES)
- *          --eta X
+ *          --eta X  --storage f32|f16|bf16 (MF factors on the device)
  *
  * Linear data: ids uniform (or power-law with --skew) over 2^LOG2_DIM, every
  * value 1/sqrt(NNZ) as in the roofline tool, labels from a hashed hidden
@@ -59,6 +59,7 @@ struct cfg {
 	int epochs, update, opt, streams;
 	double l1, l2, skew, eta;
 	const char *chunk;
+	int storage; /* BOAR_STORAGE_* */
 };
 
 static int cmp_d(const void *a, const void *b)
@@ -83,6 +84,7 @@ static int run(const char *what, struct boar_dataset *d, struct boar_model *m,
 	o.l2 = c->l2;
 	o.seed = 1;
 	o.streams = c->streams;
+	o.mf_storage = c->storage;
 	/* racy asks for the plain-store kernels (the engine serves racy with
 	 * atomicAdd unless told otherwise). */
 	setenv("BOAR_GPU_RACY", c->update == BOAR_UPDATE_RACY ? "1" : "0", 1);
@@ -128,11 +130,15 @@ static int run(const char *what, struct boar_dataset *d, struct boar_model *m,
 	double *s = c->epochs > 1 ? sec + 1 : sec;
 	qsort(s, k, sizeof *s, cmp_d);
 	double med = s[k / 2];
-	printf("%-6s %s update=%s opt=%s streams=%d data=%s | open %.3f s, "
+	printf("%-6s %s update=%s opt=%s storage=%s streams=%d data=%s | open %.3f s, "
 	       "epoch %.2f ms (min %.2f), %.3f G updates/s, download %.1f ms, "
 	       "last loss %.5f\n",
 	       what, shape, c->update == BOAR_UPDATE_ATOMIC ? "atomic" : "racy",
-	       c->opt == BOAR_OPT_ADAGRAD ? "adagrad" : "sgd", c->streams,
+	       c->opt == BOAR_OPT_ADAGRAD ? "adagrad" : "sgd",
+	       c->storage == BOAR_STORAGE_F16	 ? "f16"
+	       : c->storage == BOAR_STORAGE_BF16 ? "bf16"
+						 : "f32",
+	       c->streams,
 	       c->chunk ? "streamed" : "resident", t_open, med * 1e3, s[0] * 1e3,
 	       work / med / 1e9, t_down * 1e3, last_loss);
 	free(sec);
@@ -300,6 +306,11 @@ int main(int argc, char **argv)
 			c.streams = atoi(v), i++;
 		else if (!strcmp(s, "--chunk"))
 			c.chunk = v, i++;
+		else if (!strcmp(s, "--storage"))
+			c.storage = !strcmp(v, "f16")	 ? BOAR_STORAGE_F16
+				    : !strcmp(v, "bf16") ? BOAR_STORAGE_BF16
+							 : BOAR_STORAGE_F32,
+			i++;
 		else if (pos < 5)
 			a[pos++] = s;
 	}

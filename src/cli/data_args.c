@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data/vw_interactions.h"
 #include "data_args.h"
 
 /* Names indexed by code (boar.h's list); the last entry stays NULL. */
@@ -48,6 +49,72 @@ static int size_arg(struct cli_parser *p, uint64_t *out)
 				p->opt, p->value);
 	*out = (uint64_t)(v * mult);
 	return 0;
+}
+
+/* Repeated -q, --cubic, --interactions, --ngram and --skips add items to
+ * one comma-separated list each. The lists live here (a process parses
+ * one command line) and start over whenever an options struct without
+ * one gets its first item. */
+static char gen_lists[3][4096];
+
+static int list_add(struct cli_parser *p, const char **field, char *buf,
+		    size_t cap)
+{
+	size_t have = *field == buf ? strlen(buf) : 0;
+	size_t n = strlen(p->value);
+	if (have + n + 2 > cap)
+		return cli_fail(p, "%s: too many items given", p->opt);
+	if (have)
+		buf[have++] = ',';
+	memcpy(buf + have, p->value, n + 1);
+	*field = buf;
+	return 0;
+}
+
+/* The library's check of a generation option, as a usage error: the
+ * item alone, or with the n-grams so far (skips need them). */
+static int gen_check(struct cli_parser *p, const boar_load_options *lo,
+		     int id)
+{
+	boar_load_options t;
+	boar_load_options_default(&t);
+	if (id == CLI_DATA_VW_NGRAM || id == CLI_DATA_VW_SKIPS) {
+		t.vw_ngrams = id == CLI_DATA_VW_NGRAM ? lo->vw_ngrams
+						     : (lo->vw_ngrams ? lo->vw_ngrams : "8");
+		t.vw_skips = lo->vw_skips;
+	} else {
+		t.vw_interactions = p->value;
+	}
+	struct vw_gen *g;
+	char why[200];
+	int rc = vw_gen_compile(&t, &g, why, sizeof why);
+	vw_gen_free(g);
+	if (rc == BOAR_EINVAL)
+		return cli_fail(p, "%s %s: %s", p->opt, p->value, why);
+	return rc ? cli_fail(p, "out of memory") : 0;
+}
+
+/* -q AB, --cubic ABC, --interactions AB..., --ngram, --skips. */
+static int gen_apply(boar_load_options *lo, struct cli_parser *p, int id)
+{
+	size_t n = strlen(p->value);
+	if ((id == CLI_DATA_VW_QUADRATIC && n != 2) ||
+	    (id == CLI_DATA_VW_CUBIC && n != 3))
+		return cli_fail(p, "%s '%s': give %s namespace letters (first "
+				"letters; ':' is any namespace), e.g. %s %s",
+				p->opt, p->value,
+				id == CLI_DATA_VW_CUBIC ? "three" : "two", p->opt,
+				id == CLI_DATA_VW_CUBIC ? "abc" : "ab");
+	if (id != CLI_DATA_VW_NGRAM && id != CLI_DATA_VW_SKIPS &&
+	    gen_check(p, lo, id))
+		return -1;
+	int k = id == CLI_DATA_VW_NGRAM ? 1 : id == CLI_DATA_VW_SKIPS ? 2 : 0;
+	const char **field = k == 1 ? &lo->vw_ngrams
+			     : k == 2 ? &lo->vw_skips
+				      : &lo->vw_interactions;
+	if (list_add(p, field, gen_lists[k], sizeof gen_lists[k]))
+		return -1;
+	return k ? gen_check(p, lo, id) : 0;
 }
 
 int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id)
@@ -98,6 +165,12 @@ int cli_data_apply(boar_load_options *lo, struct cli_parser *p, int id)
 		*(id == CLI_DATA_VW_IGNORE ? &lo->vw_ignore : &lo->vw_keep) =
 			p->value;
 		return 0;
+	case CLI_DATA_VW_QUADRATIC:
+	case CLI_DATA_VW_CUBIC:
+	case CLI_DATA_VW_INTERACTIONS:
+	case CLI_DATA_VW_NGRAM:
+	case CLI_DATA_VW_SKIPS:
+		return gen_apply(lo, p, id);
 	}
 	return cli_fail(p, "internal: data option %d not handled", id);
 }
@@ -133,7 +206,14 @@ void cli_data_default(int id, char *buf, size_t n)
 		break;
 	case CLI_DATA_VW_IGNORE:
 	case CLI_DATA_VW_KEEP:
+	case CLI_DATA_VW_QUADRATIC:
+	case CLI_DATA_VW_CUBIC:
+	case CLI_DATA_VW_INTERACTIONS:
+	case CLI_DATA_VW_NGRAM:
 		snprintf(buf, n, "none");
+		break;
+	case CLI_DATA_VW_SKIPS:
+		snprintf(buf, n, "0");
 		break;
 	}
 }
@@ -198,10 +278,18 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 	unsigned csv = 0;
 	for (int id = CLI_DATA_CSV_LABEL; id <= CLI_DATA_CSV_LOG; id++)
 		csv |= CLI_DATA_BIT(id);
+	unsigned inter = CLI_DATA_BIT(CLI_DATA_VW_QUADRATIC) |
+			 CLI_DATA_BIT(CLI_DATA_VW_CUBIC) |
+			 CLI_DATA_BIT(CLI_DATA_VW_INTERACTIONS);
+	if (given & inter) /* one list, however its items were given */
+		given |= CLI_DATA_BIT(CLI_DATA_VW_INTERACTIONS);
 	unsigned vw = CLI_DATA_BIT(CLI_DATA_VW_IGNORE) |
-		      CLI_DATA_BIT(CLI_DATA_VW_KEEP);
+		      CLI_DATA_BIT(CLI_DATA_VW_KEEP) | inter |
+		      CLI_DATA_BIT(CLI_DATA_VW_NGRAM) |
+		      CLI_DATA_BIT(CLI_DATA_VW_SKIPS);
 	if ((given & vw) && want.format != BOAR_FORMAT_VW) {
-		snprintf(why, why_len, "--ignore/--keep given, but %s was "
+		snprintf(why, why_len, "VW options (--ignore, --keep, "
+			 "--quadratic, --ngram ...) given, but %s was "
 			 "trained on %s data", model_path,
 			 format_names[want.format]);
 		return -1;
@@ -226,6 +314,10 @@ int cli_data_for_model(const boar_model *m, const char *model_path,
 		  want.csv_log ? "" : NULL },
 		{ CLI_DATA_VW_IGNORE, "ignore", lo->vw_ignore, want.vw_ignore },
 		{ CLI_DATA_VW_KEEP, "keep", lo->vw_keep, want.vw_keep },
+		{ CLI_DATA_VW_INTERACTIONS, "interactions", lo->vw_interactions,
+		  want.vw_interactions },
+		{ CLI_DATA_VW_NGRAM, "ngram", lo->vw_ngrams, want.vw_ngrams },
+		{ CLI_DATA_VW_SKIPS, "skips", lo->vw_skips, want.vw_skips },
 	};
 	for (size_t k = 0; k < sizeof cols / sizeof cols[0]; k++) {
 		int lists = cols[k].id == CLI_DATA_CSV_CATEGORICAL ||

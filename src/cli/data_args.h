@@ -29,6 +29,11 @@ enum {
 	CLI_DATA_CSV_LOG,
 	CLI_DATA_VW_IGNORE,
 	CLI_DATA_VW_KEEP,
+	CLI_DATA_VW_QUADRATIC,
+	CLI_DATA_VW_CUBIC,
+	CLI_DATA_VW_INTERACTIONS,
+	CLI_DATA_VW_NGRAM,
+	CLI_DATA_VW_SKIPS,
 	CLI_DATA_MAX_MEMORY,
 	CLI_DATA_LAST = CLI_DATA_MAX_MEMORY,
 };
@@ -67,6 +72,21 @@ enum {
 	  "letter as VW's --ignore (' ' the unnamed one)" },                 \
 	{ CLI_DATA_VW_KEEP, "keep", 0, "NS",                                 \
 	  "vw: keep only these namespaces' features (VW's --keep)" },        \
+	{ CLI_DATA_VW_QUADRATIC, "quadratic", 0, "AB",                       \
+	  "vw: cross namespaces A and B (VW's -q; -q is --quiet here): a "   \
+	  "feature per pair, value the product, VW's hash; ':' is any "      \
+	  "namespace; repeatable" },                                         \
+	{ CLI_DATA_VW_CUBIC, "cubic", 0, "ABC",                              \
+	  "vw: cross three namespaces (VW's --cubic); repeatable" },         \
+	{ CLI_DATA_VW_INTERACTIONS, "interactions", 0, "AB...",              \
+	  "vw: cross 2 to 8 namespaces (VW's --interactions); a namespace "  \
+	  "crossed with itself gives combinations; repeatable" },            \
+	{ CLI_DATA_VW_NGRAM, "ngram", 0, "[A]N",                             \
+	  "vw: add the 2..N-grams of consecutive tokens of every namespace " \
+	  "(or of namespace A: a2) as features t1^t2...; repeatable" },      \
+	{ CLI_DATA_VW_SKIPS, "skips", 0, "[A]K",                             \
+	  "vw: n-grams may skip up to K tokens (VW's --skips; needs "        \
+	  "--ngram); repeatable" },                                          \
 	{ CLI_DATA_MAX_MEMORY, "max-memory", 0, "SIZE",                      \
 	  "refuse data or a model that would need more memory than SIZE "   \
 	  "(bytes, or with K, M, G, T: powers of 1024), with the size it "   \

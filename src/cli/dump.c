@@ -9,6 +9,12 @@
  * matrix factorization the global mean, the biases and both factor
  * matrices. Feature ids are 1-based as in LIBSVM files, or hash slots
  * (0-based) for a hashed model, as in boar export.
+ *
+ * --names DATA (a hashed VW or CSV model) reads DATA as the model's
+ * training data was read and shows, beside each weight, the names of the
+ * features that land in its slot (dump_names.h): text lines "slot weight
+ * name..." (colliding names all listed, "+N more" past eight), JSON a
+ * "names" array of arrays parallel to "features".
  */
 #include <math.h>
 #include <stdlib.h>
@@ -17,8 +23,10 @@
 #include "args.h"
 #include "commands.h"
 #include "common.h"
+#include "dump_names.h"
+#include "json.h"
 
-enum { O_MODEL = 1, O_OUTPUT, O_JSON, O_TOP, O_HELP };
+enum { O_MODEL = 1, O_OUTPUT, O_JSON, O_TOP, O_NAMES, O_HELP };
 
 static const struct cli_opt dump_opts[] = {
 	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
@@ -27,6 +35,10 @@ static const struct cli_opt dump_opts[] = {
 	{ O_TOP, "top", 0, "K",
 	  "only the K features with the largest |weight| (per class for "
 	  "multiclass), largest first; linear models" },
+	{ O_NAMES, "names", 0, "DATA",
+	  "show the feature names behind each hashed slot (VW, CSV models), "
+	  "read from DATA as the training data was read (VW's "
+	  "--invert_hash); collisions are all listed" },
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
 };
@@ -40,11 +52,13 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "off: text");
 	else if (id == O_TOP)
 		snprintf(buf, n, "all non-zero weights");
+	else if (id == O_NAMES)
+		snprintf(buf, n, "none: slots only");
 }
 
 void cmd_dump_help(FILE *out)
 {
-	fputs("usage: boar dump -m MODEL [--json] [--top K] [-o OUT]\n"
+	fputs("usage: boar dump -m MODEL [--json] [--top K] [--names DATA] [-o OUT]\n"
 	      "\n"
 	      "Shows what a model learned. As text: the export of `boar export`\n"
 	      "(header lines, then \"feature weight\" lines; multiclass \"feature w_1 ...\n"
@@ -56,6 +70,10 @@ void cmd_dump_help(FILE *out)
 	      "or classes: [{label, bias, features, weights}, ...] for multiclass;\n"
 	      "MF: users, items, rank, mu, user_bias, item_bias, user_factors,\n"
 	      "item_factors.\n"
+	      "With --names DATA (a VW or CSV model): \"slot weight name...\" lines\n"
+	      "(every name seen in that slot in DATA: \"ns^token\", \"ns^a^b\" for an\n"
+	      "n-gram, \"u^x*d^y\" for an interaction, \"column=value\" or \"column\"\n"
+	      "for CSV; past eight, \"+N more\"), or a JSON \"names\" array.\n"
 	      "\n"
 	      "options:\n",
 	      out);
@@ -156,8 +174,45 @@ static void float_array(FILE *f, const float *a, uint64_t n)
 	fputc(']', f);
 }
 
-/* "features": [...], "weights": [...] of the chosen entries. */
-static void entries_json(FILE *f, const struct entry *e, size_t n, int base)
+/* " name name (+N more)" of slot s, for a text line. */
+static void names_text(FILE *f, const struct slot_names *t, uint64_t s)
+{
+	uint64_t more;
+	const char *const *nm = slot_names_get(t, (uint32_t)s, &more);
+	for (; nm && *nm; nm++)
+		fprintf(f, " %s", *nm);
+	if (more)
+		fprintf(f, " +%llu more", (unsigned long long)more);
+}
+
+/* , "names": [[...], ...] parallel to the entries; a slot's list ends
+ * with "+N more" when it had more than eight names. */
+static void names_json(FILE *f, const struct slot_names *t,
+		       const struct entry *e, size_t n)
+{
+	fputs(", \"names\": [", f);
+	for (size_t k = 0; k < n; k++) {
+		uint64_t more;
+		const char *const *nm = slot_names_get(t, (uint32_t)e[k].feature,
+						       &more);
+		fputs(k ? ",[" : "[", f);
+		for (int i = 0; nm && nm[i]; i++) {
+			if (i)
+				fputc(',', f);
+			json_put_string(f, nm[i]);
+		}
+		if (more)
+			fprintf(f, "%s\"+%llu more\"", nm && nm[0] ? "," : "",
+				(unsigned long long)more);
+		fputc(']', f);
+	}
+	fputc(']', f);
+}
+
+/* "features": [...], "weights": [...] of the chosen entries (and their
+ * "names" when t is given). */
+static void entries_json(FILE *f, const struct entry *e, size_t n, int base,
+			 const struct slot_names *t)
 {
 	fputs("\"features\": [", f);
 	for (size_t k = 0; k < n; k++)
@@ -170,6 +225,8 @@ static void entries_json(FILE *f, const struct entry *e, size_t n, int base)
 		num(f, e[k].w);
 	}
 	fputc(']', f);
+	if (t)
+		names_json(f, t, e, n);
 }
 
 static const char *loss_json(const boar_model *m)
@@ -177,7 +234,8 @@ static const char *loss_json(const boar_model *m)
 	return cli_loss_name(boar_model_loss(m));
 }
 
-static int dump_linear(FILE *f, const boar_model *m, int json, uint64_t top)
+static int dump_linear(FILE *f, const boar_model *m, int json, uint64_t top,
+		       const struct slot_names *t)
 {
 	uint64_t n_w;
 	const float *w;
@@ -206,7 +264,7 @@ static int dump_linear(FILE *f, const boar_model *m, int json, uint64_t top)
 			fputs(", \"bias\": ", f);
 			num(f, w[dim]);
 			fputs(", ", f);
-			entries_json(f, e, pick(w, dim, 1, 0, top, e), base);
+			entries_json(f, e, pick(w, dim, 1, 0, top, e), base, t);
 		} else {
 			fputs(", \"classes\": [", f);
 			for (uint32_t c = 0; c < K; c++) {
@@ -216,7 +274,7 @@ static int dump_linear(FILE *f, const boar_model *m, int json, uint64_t top)
 				num(f, w[dim * K + c]);
 				fputs(", ", f);
 				entries_json(f, e, pick(w, dim, K, c, top, e),
-					     base);
+					     base, t);
 				fputc('}', f);
 			}
 			fputs("\n]", f);
@@ -228,9 +286,12 @@ static int dump_linear(FILE *f, const boar_model *m, int json, uint64_t top)
 			for (size_t k = 0; k < n; k++) {
 				if (K)
 					fprintf(f, "%.9g ", labels[c]);
-				fprintf(f, "%llu %.9g\n",
+				fprintf(f, "%llu %.9g",
 					(unsigned long long)(e[k].feature + base),
 					e[k].w);
+				if (t)
+					names_text(f, t, e[k].feature);
+				fputc('\n', f);
 			}
 		}
 	}
@@ -279,10 +340,38 @@ static int dump_mf_json(FILE *f, const boar_model *m)
 	return 0;
 }
 
+/* The names behind m's slots that hold a weight, read from data_path. */
+static int load_names(const boar_model *m, const char *data_path,
+		      struct slot_names **t, boar_error *err)
+{
+	uint64_t n_w;
+	const float *w;
+	int rc = boar_model_weights(m, &w, &n_w, err);
+	if (rc)
+		return rc;
+	const float *labels;
+	uint32_t K = boar_model_classes(m, &labels), width = K ? K : 1;
+	uint64_t dim = n_w / width - 1;
+	uint8_t *wanted = calloc(dim / 8 + 1, 1);
+	if (!wanted) {
+		err->code = BOAR_ENOMEM;
+		snprintf(err->message, sizeof err->message, "out of memory");
+		return BOAR_ENOMEM;
+	}
+	for (uint64_t j = 0; j < dim; j++)
+		for (uint32_t c = 0; c < width; c++)
+			if (w[j * width + c] != 0.0f)
+				wanted[j >> 3] |= (uint8_t)(1u << (j & 7));
+	rc = slot_names_collect(m, data_path, wanted, dim, t, err);
+	free(wanted);
+	return rc;
+}
+
 int cmd_dump(int argc, char **argv)
 {
 	struct cli_parser p;
-	const char *model_path = NULL, *out_path = NULL;
+	const char *model_path = NULL, *out_path = NULL, *names_path = NULL;
+	struct slot_names *names = NULL;
 	int json = 0, id, rc;
 	uint64_t top = 0;
 	boar_error err = { 0 };
@@ -314,6 +403,9 @@ int cmd_dump(int argc, char **argv)
 			if (cli_u64(&p, 1, UINT64_MAX, &top))
 				return cli_usage("dump", "%s", p.why);
 			break;
+		case O_NAMES:
+			names_path = p.value;
+			break;
 		case O_HELP:
 			cmd_dump_help(stdout);
 			return CLI_EXIT_OK;
@@ -332,7 +424,17 @@ int cmd_dump(int argc, char **argv)
 				   "factors)", model_path);
 		goto out;
 	}
-	if (!json && !top) {
+	if (names_path && (!linear || !boar_model_hash_bits(m))) {
+		status = cli_usage("dump", "--names is for models of hashed "
+				   "features (VW, CSV); %s has feature ids",
+				   model_path);
+		goto out;
+	}
+	if (names_path && (rc = load_names(m, names_path, &names, &err))) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	if (!json && !top && !names) {
 		rc = cli_export_text(m, out_path, &err);
 		status = rc ? cli_report(&err, rc) : CLI_EXIT_OK;
 		goto out;
@@ -342,12 +444,14 @@ int cmd_dump(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	rc = linear ? dump_linear(out.f, m, json, top) : dump_mf_json(out.f, m);
+	rc = linear ? dump_linear(out.f, m, json, top, names)
+		    : dump_mf_json(out.f, m);
 	if (!rc)
 		rc = cli_out_commit(&out, &err);
 	status = rc ? cli_report(&err, rc) : CLI_EXIT_OK;
 out:
 	cli_out_abort(&out);
+	slot_names_free(names);
 	boar_model_free(m);
 	return status;
 }

@@ -11,7 +11,7 @@ void json_begin(struct json_obj *j, FILE *out)
 	fputc('{', out);
 }
 
-static void put_string(FILE *out, const char *s)
+void json_put_string(FILE *out, const char *s)
 {
 	fputc('"', out);
 	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
@@ -45,7 +45,7 @@ static void key(struct json_obj *j, const char *k)
 {
 	if (j->n++)
 		fputs(", ", j->out);
-	put_string(j->out, k);
+	json_put_string(j->out, k);
 	fputs(": ", j->out);
 }
 
@@ -87,7 +87,7 @@ void json_bool(struct json_obj *j, const char *k, int v)
 void json_str(struct json_obj *j, const char *k, const char *s)
 {
 	key(j, k);
-	put_string(j->out, s);
+	json_put_string(j->out, s);
 }
 
 void json_end(struct json_obj *j)

@@ -25,6 +25,8 @@ void json_null(struct json_obj *j, const char *key);
 void json_bool(struct json_obj *j, const char *key, int v);
 /* Escapes quotes, backslashes and control characters. */
 void json_str(struct json_obj *j, const char *key, const char *s);
+/* s as a quoted, escaped JSON string (for writers of nested values). */
+void json_put_string(FILE *out, const char *s);
 /* Writes "}\n" and flushes, so a reader sees each object when it is done. */
 void json_end(struct json_obj *j);
 

@@ -29,6 +29,7 @@
 #include "base/error.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
+#include "vw_interactions.h"
 
 /* ------------------------------------------------------- from files */
 
@@ -76,6 +77,19 @@ static int check_load_options(const boar_load_options *o, boar_error *err)
 	if (o->hash_bits < 0 || o->hash_bits > 32)
 		return boar_fail(err, BOAR_EINVAL,
 				 "hash_bits must be between 0 and 32");
+	if (vw_generates(o)) {
+		struct vw_gen *g;
+		char why[200];
+		int rc = vw_gen_compile(o, &g, why, sizeof why);
+		vw_gen_free(g);
+		if (rc)
+			return rc == BOAR_EINVAL ? boar_fail(err, rc, "%s", why)
+						 : boar_fail(err, rc, "out of memory");
+		if (o->format && o->format != BOAR_FORMAT_VW)
+			return boar_fail(err, BOAR_EINVAL, "interactions and "
+					 "n-grams are for VW data, not %s",
+					 boar_format_name(o->format));
+	}
 	if (o->task != BOAR_TASK_AUTO && o->format != BOAR_FORMAT_AUTO &&
 	    o->task != boar_format_task(o->format))
 		return boar_fail(err, BOAR_EINVAL,
@@ -97,14 +111,16 @@ static int data_hash_bits(int format, int hash_bits)
  * rebuilt. 0 for the other formats. */
 static uint64_t csv_options_key(int format, const boar_load_options *o)
 {
-	if (format == BOAR_FORMAT_VW && (o->vw_ignore || o->vw_keep)) {
-		/* dropped namespaces shape the rows too */
+	if (format == BOAR_FORMAT_VW && (o->vw_ignore || o->vw_keep ||
+					 vw_generates(o))) {
+		/* dropped namespaces and generated features shape the rows */
+		const char *s[5] = { o->vw_ignore, o->vw_keep,
+				     o->vw_interactions, o->vw_ngrams,
+				     o->vw_skips };
 		uint32_t h = boar_murmur3_32("vw", 2, 0);
-		h = o->vw_ignore ? boar_murmur3_32(o->vw_ignore,
-						   strlen(o->vw_ignore), h)
+		for (int k = 0; k < 5; k++)
+			h = s[k] ? boar_murmur3_32(s[k], strlen(s[k]), h)
 				 : h * 31 + 7;
-		h = o->vw_keep ? boar_murmur3_32(o->vw_keep, strlen(o->vw_keep), h)
-			       : h * 31 + 7;
 		return (uint64_t)h << 1 | 1;
 	}
 	if (format != BOAR_FORMAT_CSV)
@@ -142,7 +158,7 @@ int boar_dataset_load(const char *path, const boar_load_options *o,
 	if (!format && (o->csv_label || o->csv_ignore || o->csv_categorical ||
 			o->csv_numeric || o->csv_log))
 		format = BOAR_FORMAT_CSV;
-	if (!format && (o->vw_ignore || o->vw_keep))
+	if (!format && (o->vw_ignore || o->vw_keep || vw_generates(o)))
 		format = BOAR_FORMAT_VW;
 	int detected = !format;
 	int threads = parse_threads(o->threads);

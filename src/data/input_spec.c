@@ -21,7 +21,11 @@ static const struct {
 	{ "csv_num_settled", offsetof(struct boar_input_spec, csv_num_settled) },
 	{ "vw_ignore", offsetof(struct boar_input_spec, vw_ignore) },
 	{ "vw_keep", offsetof(struct boar_input_spec, vw_keep) },
+	{ "vw_interactions", offsetof(struct boar_input_spec, vw_interactions) },
+	{ "vw_ngrams", offsetof(struct boar_input_spec, vw_ngrams) },
+	{ "vw_skips", offsetof(struct boar_input_spec, vw_skips) },
 };
+#define VW_FIRST 6 /* the VW fields: str_fields[VW_FIRST..N_STR) */
 #define N_STR (sizeof str_fields / sizeof str_fields[0])
 
 static const struct {
@@ -73,9 +77,9 @@ struct boar_input_spec *boar_input_spec_new(int format,
 		return NULL;
 	s->format = format;
 	if (format == BOAR_FORMAT_VW) {
-		const char *vw[N_STR] = { 0 };
-		vw[N_STR - 2] = o->vw_ignore;
-		vw[N_STR - 1] = o->vw_keep;
+		const char *vw[N_STR] = { [VW_FIRST] = o->vw_ignore,
+					  o->vw_keep, o->vw_interactions,
+					  o->vw_ngrams, o->vw_skips };
 		if (set_strings(s, vw)) {
 			boar_input_spec_free(s);
 			return NULL;
@@ -84,8 +88,7 @@ struct boar_input_spec *boar_input_spec_new(int format,
 	if (format != BOAR_FORMAT_CSV)
 		return s; /* the CSV options mean nothing to other formats */
 	const char *src[N_STR] = { o->csv_label, o->csv_ignore,
-				   o->csv_categorical, o->csv_numeric, NULL,
-				   NULL, NULL, NULL };
+				   o->csv_categorical, o->csv_numeric };
 	s->csv_separator = o->csv_separator;
 	s->csv_header = o->csv_header;
 	s->csv_log = o->csv_log;
@@ -133,6 +136,9 @@ void boar_input_spec_fill(const struct boar_input_spec *s,
 	o->csv_label_at = s->csv_label_at;
 	o->vw_ignore = s->vw_ignore;
 	o->vw_keep = s->vw_keep;
+	o->vw_interactions = s->vw_interactions;
+	o->vw_ngrams = s->vw_ngrams;
+	o->vw_skips = s->vw_skips;
 }
 
 int boar_input_spec_encode(const struct boar_input_spec *s, char **buf,

@@ -28,6 +28,8 @@ struct boar_input_spec {
 	char *csv_cat_settled, *csv_num_settled;
 	/* VW: namespaces dropped / kept (first letters); NULL: not given */
 	char *vw_ignore, *vw_keep;
+	/* VW: generated features (boar_load_options); NULL: none */
+	char *vw_interactions, *vw_ngrams, *vw_skips;
 	int csv_separator, csv_header, csv_log;
 	int csv_label_at; /* 1 + the label's column in the file; 0 unknown */
 };

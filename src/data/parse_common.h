@@ -333,6 +333,7 @@ static inline void pc_quote(char *out, size_t n, const char *p, const char *end)
 
 /* ---------------------------------------------------------- parsers */
 
+struct name_sink; /* feature_names.h */
 struct csv_setup; /* parse_csv.c: a CSV file's layout, from its first block */
 
 /* What a parser needs to know about its input: one block of whole lines
@@ -351,6 +352,8 @@ struct parse_input {
 				   layout every later block is read with */
 	uint64_t *lines;    /* out, on success: the block's lines (the text's
 			       '\n' bytes, and a last line without one) */
+	const struct name_sink *names; /* every feature's name goes here
+					  (feature_names.h), one thread */
 };
 
 void boar_csv_setup_free(struct csv_setup *cs);

@@ -53,6 +53,7 @@
 #include "parse_chunks.h"
 #include "parse_common.h"
 #include "parse_rows.h"
+#include "feature_names.h"
 
 /* COL_AUTO_NUM: an auto column the first block found numeric */
 enum col_kind { COL_AUTO, COL_NUM, COL_CAT, COL_IGNORE, COL_LABEL,
@@ -67,6 +68,7 @@ struct csv_setup {
 	uint32_t *seed;         /* per column */
 	int log;                /* numeric values through sign(v) log1p(|v|) */
 	int labels_optional;    /* an empty label reads as 0 (prediction) */
+	char **colname;         /* header names, for a names sink only */
 };
 
 void boar_csv_setup_free(struct csv_setup *cs)
@@ -75,6 +77,9 @@ void boar_csv_setup_free(struct csv_setup *cs)
 		return;
 	free(cs->kind);
 	free(cs->seed);
+	for (uint32_t j = 0; cs->colname && j < cs->ncols; j++)
+		free(cs->colname[j]);
+	free(cs->colname);
 	free(cs);
 }
 
@@ -264,9 +269,29 @@ stop:
 	c->nnz_ub = nnz;
 }
 
-/* Pass 2 on a piece that scanned clean: fill its region. */
+/* Column j's feature by name to the sink: "column" for a numeric one,
+ * "column=value" for a categorical one (the header's name, else j).
+ * @return 0 or -1 (the sink stopped). */
+static int emit_name(const struct name_sink *names,
+		     const struct csv_setup *cs, uint32_t j, uint32_t slot,
+		     const char *fb, const char *fe)
+{
+	char buf[512];
+	int n = cs->colname ? snprintf(buf, sizeof buf, "%s", cs->colname[j])
+			    : snprintf(buf, sizeof buf, "%u", j);
+	if (fb && n < (int)sizeof buf)
+		n += snprintf(buf + n, sizeof buf - (size_t)n, "=%.*s",
+			      (int)(fe - fb), fb);
+	if (n >= (int)sizeof buf)
+		n = (int)sizeof buf - 1; /* a name cut at 511 bytes */
+	return names->emit(names->ctx, slot, buf, (size_t)n) ? -1 : 0;
+}
+
+/* Pass 2 on a piece that scanned clean: fill its region (and, with a
+ * sink, name each feature). */
 static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
-		       uint32_t mask, const struct row_out *o)
+		       uint32_t mask, const struct row_out *o,
+		       const struct name_sink *names)
 {
 	const char *p = c->beg, *end = c->end;
 	uint64_t line = 0;
@@ -306,6 +331,10 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 				if (v != 0.0f) {
 					idx[nnz] = cs->seed[j] & mask;
 					val[nnz++] = v;
+					if (names && emit_name(names, cs, j,
+							       idx[nnz - 1], NULL,
+							       NULL))
+						goto sink_full;
 				}
 				break;
 			case COL_CAT:
@@ -313,6 +342,9 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 							   cs->seed[j]) &
 					   mask;
 				val[nnz++] = 1.0f;
+				if (names && emit_name(names, cs, j, idx[nnz - 1],
+						       fb, fe))
+					goto sink_full;
 				break;
 			}
 		}
@@ -324,6 +356,11 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 		nnz = row_start_nnz + m;
 		label[rows++] = y;
 		rend[rows - 1] = nnz;
+	}
+	if (0) {
+sink_full:
+		row_piece_fail(c, BOAR_ENOMEM, line, "out of memory keeping "
+			       "feature names");
 	}
 	c->rows = rows;
 	c->nnz = nnz;
@@ -550,6 +587,20 @@ static int mark_columns(const boar_load_options *o, struct header *h,
 	return 0;
 }
 
+/* The header's names, for a names sink (feature_names.h). */
+static int keep_column_names(struct csv_setup *cs, const struct header *h,
+			     const char *path, boar_error *err)
+{
+	if (!(cs->colname = calloc(h->n, sizeof *cs->colname)))
+		return boar_fail_line(err, BOAR_ENOMEM, path, 0, "out of memory");
+	for (uint32_t j = 0; j < h->n; j++)
+		if (!(cs->colname[j] = strndup(h->b[j],
+					       (size_t)(h->e[j] - h->b[j]))))
+			return boar_fail_line(err, BOAR_ENOMEM, path, 0,
+					      "out of memory");
+	return 0;
+}
+
 static int setup(const struct parse_input *in, struct csv_setup *cs,
 		 boar_error *err)
 {
@@ -576,6 +627,8 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	cs->ncols = h.n;
 	if (!ret)
 		ret = mark_columns(in->opt, &h, lb, cs, in->path, err);
+	if (!ret && in->names && h.named)
+		ret = keep_column_names(cs, &h, in->path, err);
 	free(h.b);
 	free(h.e);
 	return ret;
@@ -670,7 +723,7 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 		goto nomem;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
-		fill_piece(&pc[k], cs, mask, &o);
+		fill_piece(&pc[k], cs, mask, &o, in->names);
 	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;

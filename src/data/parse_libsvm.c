@@ -209,7 +209,7 @@ static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
 		}
 		if (hash_bits) {
 			size_t n = nnz - row_start;
-			if (grow((void **)&c->scratch, &c->cap_scratch, n, 8)) {
+			if (grow((void **)&c->scratch, &c->cap_scratch, 2 * n, 8)) {
 				fail(c, BOAR_ENOMEM, line,
 				     "out of memory while parsing");
 				break;

@@ -23,19 +23,47 @@ void row_piece_fail(struct row_piece *c, int code, uint64_t line,
 	va_end(ap);
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
 /* Rows of up to RANK_MAX entries are sorted by rank: an entry's place is
  * the number of entries with a smaller slot, plus the equal ones before it
  * (so equal slots keep their order). That is n^2 comparisons, but without
  * a branch: the compiler runs them 8 at a time, where an insertion sort
  * of random hashes mispredicts about once per entry and was a third of
- * the VW parse. Longer rows go through qsort. */
+ * the VW parse. Longer rows (VW interactions make rows of hundreds) are
+ * radix-sorted. */
 #define RANK_MAX 64
+
+/* Sorts s[0..n) stably by the high 32 bits (the slot), t a second buffer
+ * of n words: least significant byte first, skipping a byte that every
+ * slot shares (the high ones of a small hash space). Returns the buffer
+ * that holds the result. Where qsort took 40% of a VW parse with -q ::,
+ * this is a few passes of counting. */
+static uint64_t *radix_by_slot(uint64_t *s, uint64_t *t, size_t n)
+{
+	uint32_t any = 0, all = ~0u;
+	for (size_t k = 0; k < n; k++) {
+		any |= (uint32_t)(s[k] >> 32);
+		all &= (uint32_t)(s[k] >> 32);
+	}
+	uint32_t vary = any ^ all;
+	for (int sh = 32; sh < 64; sh += 8) {
+		if (!(vary >> (sh - 32) & 0xff))
+			continue;
+		size_t at[256] = { 0 };
+		for (size_t k = 0; k < n; k++)
+			at[s[k] >> sh & 0xff]++;
+		for (size_t d = 0, sum = 0; d < 256; d++) {
+			size_t c = at[d];
+			at[d] = sum;
+			sum += c;
+		}
+		for (size_t k = 0; k < n; k++)
+			t[at[s[k] >> sh & 0xff]++] = s[k];
+		uint64_t *x = s;
+		s = t;
+		t = x;
+	}
+	return s;
+}
 
 static size_t merge_sorted(const uint32_t *ss, const float *sv, size_t n,
 			   uint32_t *ix, float *vx)
@@ -78,7 +106,7 @@ size_t boar_sort_merge_row(uint32_t *ix, float *vx, size_t n,
 	uint64_t *s = scratch;
 	for (size_t k = 0; k < n; k++)
 		s[k] = (uint64_t)ix[k] << 32 | k;
-	qsort(s, n, sizeof *s, cmp_u64);
+	s = radix_by_slot(s, scratch + n, n);
 	/* then (slot, value bits), read while vx is still whole */
 	for (size_t k = 0; k < n; k++) {
 		uint32_t bits;
@@ -104,9 +132,9 @@ size_t boar_sort_merge_row(uint32_t *ix, float *vx, size_t n,
 size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		      float *vx, size_t n)
 {
-	if (n > RANK_MAX && n > c->cap_scratch) {
-		size_t cap = c->cap_scratch ? c->cap_scratch : 64;
-		while (cap < n)
+	if (n > RANK_MAX && 2 * n > c->cap_scratch) {
+		size_t cap = c->cap_scratch ? c->cap_scratch : 128;
+		while (cap < 2 * n)
 			cap *= 2;
 		uint64_t *s = realloc(c->scratch, cap * sizeof *s);
 		if (!s) {

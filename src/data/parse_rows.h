@@ -44,8 +44,8 @@ void row_piece_fail(struct row_piece *c, int code, uint64_t line,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Sorts the n entries of a hashed row by slot (stably) and sums the values
- * of equal slots; returns the new length. scratch must hold n words when n
- * is over 64 (shorter rows are ranked on the stack). Shared by every
+ * of equal slots; returns the new length. scratch must hold 2n words when
+ * n is over 64 (shorter rows are ranked on the stack). Shared by every
  * parser that hashes ids: LIBSVM with hash_bits, VW, CSV. */
 size_t boar_sort_merge_row(uint32_t *ix, float *vx, size_t n,
 			   uint64_t *scratch);

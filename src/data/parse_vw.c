@@ -23,6 +23,12 @@
  * linear model has its own bias. Within a row the slots are sorted and
  * collisions summed (parse_rows.h).
  *
+ * With interactions or n-grams (vw_interactions.h) a row's features are
+ * collected first and expanded at the end of its line; the counting pass
+ * then bounds each line's generated features, refuses a line past
+ * VW_MAX_ROW_FEATURES and checks the block's arrays against the memory
+ * limit before they are allocated.
+ *
  * Blank lines are skipped (VW's multi-line examples are not supported).
  * Errors name the line: no '|', a label or value that is not a number, a
  * missing label, an empty feature name, a negative importance.
@@ -36,10 +42,20 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/mem_limit.h"
 #include "murmur3.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
 #include "parse_rows.h"
+#include "vw_interactions.h"
+
+/* What every piece of one parse shares. */
+struct vw_parse {
+	int hash_bits, optional;
+	const unsigned char *drop; /* namespaces dropped, by first letter */
+	const struct vw_gen *gen;  /* NULL: no generated features */
+	const struct name_sink *names; /* NULL, or every feature's name */
+};
 
 /* Counts newlines and bytes <= ' ' (every whitespace byte, newlines too)
  * in [p, end), 32 bytes a step in 8-bit lanes summed before they wrap. */
@@ -147,8 +163,11 @@ static int parse_head(struct row_piece *c, uint64_t line, const char *s,
 }
 
 static void parse_piece(struct row_piece *c, const struct row_out *o,
-			int hash_bits, int optional, const unsigned char *drop)
+			const struct vw_parse *vp, struct vw_row *row)
 {
+	int hash_bits = vp->hash_bits, optional = vp->optional;
+	const unsigned char *drop = vp->drop;
+	int collect = row != NULL; /* features go through row (generation) */
 	const char *p = c->beg, *end = c->end;
 	uint64_t line = 0;
 	size_t rows = 0, nnz = 0;
@@ -180,6 +199,8 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 		if (w != 1.0f)
 			c->weighted = 1;
 		size_t row_start = nnz;
+		if (collect)
+			vw_row_reset(row);
 		uint32_t seed = 0;
 		float scale = 1.0f;
 		int dropped = 0; /* the namespace is --ignore'd (or not --keep'd) */
@@ -193,7 +214,14 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 					ne++;
 				seed = ne > ns ? boar_vw_hash_name(ns, (size_t)(ne - ns), 0)
 					       : 0;
-				dropped = drop[ne > ns ? (unsigned char)*ns : ' '];
+				unsigned char letter = ne > ns ? (unsigned char)*ns : ' ';
+				dropped = drop[letter];
+				if (collect && !dropped &&
+				    vw_row_segment(row, seed, ns, (uint32_t)(ne - ns),
+						   letter)) {
+					row_piece_fail(c, BOAR_ENOMEM, line, "%s", row->why);
+					goto stop;
+				}
 				scale = 1.0f;
 				s = ne;
 				if (s < eol && *s == ':') {
@@ -255,10 +283,31 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 			}
 			if (v == 0.0f || dropped)
 				continue; /* VW drops zero features */
+			uint32_t h = boar_vw_hash_name(ns, (size_t)(ne - ns), seed);
+			if (collect) {
+				if (vw_row_add(row, h, v, ns, (uint32_t)(ne - ns))) {
+					row_piece_fail(c, BOAR_ENOMEM, line, "%s",
+						       row->why);
+					goto stop;
+				}
+				continue;
+			}
 			/* nnz < nnz_ub: the whitespace before it was counted */
-			idx[nnz] = boar_vw_hash_name(ns, (size_t)(ne - ns), seed) & mask;
+			idx[nnz] = h & mask;
 			val[nnz] = v;
 			nnz++;
+		}
+		if (collect) {
+			/* the counting pass bounded the line's features */
+			int64_t m = vw_row_generate(vp->gen, row, mask, idx + nnz,
+						    val + nnz,
+						    (size_t)(c->nnz_ub - nnz),
+						    vp->names);
+			if (m < 0) {
+				row_piece_fail(c, BOAR_EPARSE, line, "%s", row->why);
+				break;
+			}
+			nnz += (size_t)m;
 		}
 		size_t m = row_sort_merge(c, line, idx + row_start,
 					  val + row_start, nnz - row_start);
@@ -276,6 +325,70 @@ stop:
 	c->nnz = nnz;
 }
 
+/* The counting pass with generated features: each line's bound (its
+ * tokens, grams and tuples), a line past the limit an error. */
+static void count_piece_gen(struct row_piece *c, const struct vw_parse *vp,
+			    struct vw_row *row)
+{
+	const char *p = c->beg, *end = c->end;
+	uint64_t line = 0, nnz = 0;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		line++;
+		const char *s = pc_skip_space(p, eol);
+		p = eol + 1;
+		const char *bar = memchr(s, '|', (size_t)(eol - s));
+		if (!bar)
+			continue; /* blank, or the parser's error */
+		uint64_t b = vw_line_bound(vp->gen, vp->drop, bar, eol, row);
+		if (b == UINT64_MAX) {
+			row_piece_fail(c, BOAR_EPARSE, line, "%s", row->why);
+			c->lines = line;
+			return;
+		}
+		nnz += b;
+	}
+	c->lines = line;
+	c->rows_ub = line + 1;
+	c->nnz_ub = nnz;
+}
+
+/* The bounds of every piece (threads), then, with generated features,
+ * their arrays against the memory limit. */
+static int count_pieces(struct row_piece *pc, size_t n,
+			const struct vw_parse *vp, struct vw_row *rows,
+			const struct parse_input *in, boar_error *err)
+{
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	for (size_t k = 0; k < n; k++) {
+		if (vp->gen) {
+			count_piece_gen(&pc[k], vp, &rows[k]);
+			continue;
+		}
+		uint64_t nl, ws;
+		count_ws(pc[k].beg, pc[k].end, &nl, &ws);
+		pc[k].rows_ub = nl + 1;
+		pc[k].nnz_ub = ws;
+	}
+	if (!vp->gen)
+		return 0;
+	int ret = row_pieces_error(pc, n, in->path, in->line_base, err);
+	if (ret)
+		return ret;
+	uint64_t lines = 0, nnz = 0;
+	for (size_t k = 0; k < n; k++) {
+		lines += pc[k].rows_ub;
+		nnz = boar_add_sat(nnz, pc[k].nnz_ub);
+	}
+	uint64_t need = boar_add_sat(boar_mul_sat(nnz, 8),
+				     boar_mul_sat(lines, 20));
+	return boar_memory_check(need, in->opt ? in->opt->max_memory : 0,
+				 in->path, "the data with its interactions and "
+				 "n-grams", err);
+}
+
 int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 		  boar_error *err)
 {
@@ -289,33 +402,39 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 		drop[(unsigned char)*k] = 0;
 	for (const char *k = lo && lo->vw_ignore ? lo->vw_ignore : ""; *k; k++)
 		drop[(unsigned char)*k] = 1;
+	struct vw_gen *gen = NULL;
+	char why[200];
+	int ret = lo ? vw_gen_compile(lo, &gen, why, sizeof why) : 0;
+	if (ret)
+		return ret == BOAR_EINVAL
+			       ? boar_fail(err, ret, "%s", why)
+			       : boar_fail(err, ret, "out of memory");
 	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
+	struct vw_parse vp = { bits, lo && lo->labels_optional, drop, gen,
+			       in->names };
+	int collect = gen || in->names;
 	size_t max_pieces = (size_t)in->threads * 4;
 	size_t starts[max_pieces + 1];
 	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
 	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
+	struct vw_row *rows = collect ? calloc(n ? n : 1, sizeof *rows) : NULL;
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
 	struct row_out o;
-	int ret = 0;
-	if (!pc || !d)
+	if (!pc || !d || (collect && !rows))
 		goto nomem;
 	for (size_t k = 0; k < n; k++) {
 		pc[k].beg = in->buf + starts[k];
 		pc[k].end = in->buf + starts[k + 1];
 	}
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
-	for (size_t k = 0; k < n; k++) {
-		uint64_t nl, ws;
-		count_ws(pc[k].beg, pc[k].end, &nl, &ws);
-		pc[k].rows_ub = nl + 1;
-		pc[k].nnz_ub = ws;
-	}
+	ret = count_pieces(pc, n, &vp, rows, in, err);
+	if (ret)
+		goto out;
 	if (row_out_alloc(pc, n, 1, &o, d))
 		goto nomem;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
+	/* one thread when names go to a sink: it is not shared */
+#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1 && !in->names)
 	for (size_t k = 0; k < n; k++)
-		parse_piece(&pc[k], &o, bits,
-			    in->opt && in->opt->labels_optional, drop);
+		parse_piece(&pc[k], &o, &vp, collect ? &rows[k] : NULL);
 	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
 	if (ret)
 		goto out;
@@ -327,6 +446,10 @@ nomem:
 	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
 out:
 	row_pieces_free(pc, n);
+	for (size_t k = 0; rows && k < n; k++)
+		vw_row_free(&rows[k]);
+	free(rows);
+	vw_gen_free(gen);
 	if (ret < 0) {
 		boar_dataset_free(d);
 		return ret;

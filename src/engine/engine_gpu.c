@@ -16,7 +16,9 @@
  * was tried: the no-GPU stub.
  */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "engine_ops.h"
@@ -105,4 +107,47 @@ int boar_engine_for(const boar_options *o, const struct boar_engine_ops **ops,
 		return 0;
 	}
 	return open_gpu(o, ops, err);
+}
+
+struct engine_warm {
+	pthread_t thread;
+	void (*warm)(int device);
+	int device;
+};
+
+static void *warm_main(void *p)
+{
+	struct engine_warm *w = p;
+	w->warm(w->device);
+	return NULL;
+}
+
+void *boar_engine_warm_start(const boar_options *o)
+{
+	const struct boar_engine_ops *ops;
+	Dl_info info;
+	if (o->device != BOAR_DEVICE_GPU || open_gpu(o, &ops, NULL) ||
+	    !dladdr((const void *)ops, &info) || !info.dli_fname)
+		return NULL;
+	/* The plugin is loaded: this only finds its handle. */
+	void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
+	struct engine_warm *w = h ? malloc(sizeof *w) : NULL;
+	if (!w)
+		return NULL;
+	*(void **)&w->warm = dlsym(h, BOAR_GPU_WARM_SYMBOL);
+	w->device = o->gpu_id;
+	if (!w->warm || pthread_create(&w->thread, NULL, warm_main, w)) {
+		free(w);
+		return NULL;
+	}
+	return w;
+}
+
+void boar_engine_warm_join(void *warm)
+{
+	struct engine_warm *w = warm;
+	if (!w)
+		return;
+	pthread_join(w->thread, NULL);
+	free(w);
 }

@@ -54,7 +54,7 @@ enum boar_cap_bit {
 #define BOAR_CAPS_ALL ((1u << BOAR_CAP_COUNT) - 1)
 
 /* Bump when a member of boar_engine_ops changes. */
-#define BOAR_ENGINE_ABI 1
+#define BOAR_ENGINE_ABI 2
 
 struct boar_engine_ops {
 	int abi;          /* BOAR_ENGINE_ABI */
@@ -87,6 +87,11 @@ struct boar_engine_ops {
 	/* The engine's weights into the host model m (the one it opened). */
 	int (*sync)(void *e, struct boar_model *m, boar_error *err);
 	void (*close)(void *e);
+	/* Rows swept since open, roughly (a few dozen per thread may be
+	 * missing), read from another thread while a sweep runs (relaxed
+	 * loads); UINT64_MAX, or a NULL member, when the engine cannot tell
+	 * (boar_sweep_stats). */
+	uint64_t (*rows_done)(void *e);
 };
 
 /* The table of an engine whose members are PREFIX_open ... PREFIX_close:
@@ -99,7 +104,7 @@ struct boar_engine_ops {
 		.rows = prefix##_rows, .order = prefix##_order,              \
 		.sweep = prefix##_sweep, .load_keys = prefix##_load_keys,    \
 		.store_keys = prefix##_store_keys, .sync = prefix##_sync,    \
-		.close = prefix##_close,                                     \
+		.close = prefix##_close, .rows_done = prefix##_rows_done,    \
 	}
 
 /* The CPU engine (engine_cpu.c). */
@@ -113,9 +118,18 @@ extern const struct boar_engine_ops boar_engine_cpu_ops;
 int boar_engine_for(const boar_options *o, const struct boar_engine_ops **ops,
 		    boar_error *err);
 
+/* For o->device = GPU, opens the plugin and starts CUDA (driver and the
+ * device's context, a few tenths of a second) on a thread, so that it
+ * overlaps what the caller does next (reading the data); NULL when there
+ * is nothing to start (CPU, no plugin, no thread). Whatever fails is left
+ * for boar_train to report. boar_engine_warm_join waits for it (NULL: no-op). */
+void *boar_engine_warm_start(const boar_options *o);
+void boar_engine_warm_join(void *warm);
+
 /* The entry point of the GPU plugin: its ops when abi matches, else NULL. */
 typedef const struct boar_engine_ops *(*boar_gpu_plugin_fn)(int abi);
 #define BOAR_GPU_PLUGIN_SYMBOL "boar_gpu_plugin_ops"
+#define BOAR_GPU_WARM_SYMBOL "boar_gpu_plugin_warm" /* void (int device) */
 #define BOAR_GPU_PLUGIN_NAME "libboar-gpu.so.0"
 
 /* What the run asks of the engine (BOAR_CAP bits), from the data, the

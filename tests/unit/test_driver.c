@@ -200,6 +200,13 @@ static void refusals(const boar_dataset *d, const boar_options *base)
 	CHECK(rc == BOAR_EINVAL && strstr(err.message, "deterministic"),
 	      "deterministic: %d %s", rc, err.message);
 
+	/* normalized is refused by name; auto takes AdaGrad (above) */
+	o = *base;
+	o.optimizer = BOAR_OPT_NORMALIZED;
+	rc = boar_train_ps(d, &o, &t, &m, &err);
+	CHECK(rc == BOAR_EINVAL && strstr(err.message, "normalized"),
+	      "normalized: %d %s", rc, err.message);
+
 	/* A transport error is the call's error, with its message. */
 	p.fail_at_clock = 3;
 	rc = boar_train_ps(d, base, &t, &m, &err);
@@ -280,6 +287,9 @@ int main(void)
 	boar_options_default(&o);
 	o.threads = 1;
 	o.epochs = 4;
+	/* AdaGrad named: it is the cluster's auto, where boar_train's is
+	 * normalized, which cluster training does not have */
+	o.optimizer = BOAR_OPT_ADAGRAD;
 	same_as_train(d, &o);
 	o.optimizer = BOAR_OPT_SGD;
 	o.l2 = 1e-4;

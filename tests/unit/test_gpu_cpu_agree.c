@@ -166,7 +166,9 @@ int main(void)
 		if (l->kind == BOAR_LOSS_KIND_MULTINOMIAL)
 			continue; /* the GPU engine has no multiclass models */
 		for (int opt = 0; opt < BOAR_OPT_CODES; opt++) {
-			if (opt == BOAR_OPT_AUTO)
+			/* normalized is the CPU engine's alone (the GPU's
+			 * capabilities refuse it) */
+			if (opt == BOAR_OPT_AUTO || opt == BOAR_OPT_NORMALIZED)
 				continue;
 			for (int l2 = 0; l2 < 2; l2++) {
 				boar_options o;
