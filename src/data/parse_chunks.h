@@ -6,8 +6,8 @@
  * truncated or rewritten while it is parsed gives short reads, which are
  * reported as an error naming the file, where a mapping would kill the
  * process with SIGBUS. The text comes in blocks of whole lines (a few tens
- * of MiB), so the memory the text takes is bounded whatever the file's
- * size; gzip input (recognised by its magic bytes, whatever the file is
+ * of MiB; a regular file within a quarter of the memory limit in one), so
+ * the memory the text takes is bounded whatever the file's size; gzip input (recognised by its magic bytes, whatever the file is
  * called; concatenated members too) is inflated block by block into the
  * same buffer, so a gzip bomb costs a block, not its inflated size. A
  * UTF-8 byte order mark at the start of the text is dropped here, once,

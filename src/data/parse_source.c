@@ -13,6 +13,7 @@
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -23,6 +24,7 @@
 #define ZIN_SIZE ((size_t)1 << 20) /* compressed bytes per read */
 #define SLICE ((size_t)8 << 20)    /* a thread's share of a large read */
 #define ZLIB_MAX ((size_t)1 << 30) /* zlib counts in uInt */
+#define HUGE_PAGE ((size_t)2 << 20)
 
 static void id_of(const struct stat *st, struct src_id *id)
 {
@@ -320,6 +322,14 @@ static int grow(struct text_source *s, size_t want, boar_error *err)
 				      want >> 20);
 	s->buf = b;
 	s->cap = want;
+	/* The block is written once through and read once: in 2 MiB pages
+	 * the kernel takes one fault where it would take 512 (a read-in
+	 * file costs a fault per 4 KiB page otherwise, which a mapped one
+	 * did not). Advice only: nothing changes where it is refused. */
+	uintptr_t lo = ((uintptr_t)b + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t hi = ((uintptr_t)b + want) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 	return 0;
 }
 

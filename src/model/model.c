@@ -169,6 +169,10 @@ void boar_model_margins(const struct boar_model *m, size_t nnz,
 {
 	uint32_t K = boar_model_width(m);
 	const float *bias = &m->w[m->dim * K];
+	if (K == 1) {
+		out[0] = boar_model_margin1(m, nnz, idx, val, caller_ids);
+		return;
+	}
 	for (uint32_t c = 0; c < K; c++)
 		out[c] = bias[c];
 	for (size_t k = 0; k < nnz; k++) {
@@ -176,10 +180,6 @@ void boar_model_margins(const struct boar_model *m, size_t nnz,
 		if (j >= m->dim)
 			continue;
 		double x = val ? val[k] : 1.0;
-		if (K == 1) {
-			out[0] += m->w[j] * x;
-			continue;
-		}
 		for (uint32_t c = 0; c < K; c++)
 			out[c] += m->w[j * K + c] * x;
 	}
@@ -216,9 +216,7 @@ static double row_score(const boar_model *m, size_t nnz, const uint32_t *idx,
 		boar_model_margins(m, nnz, idx, val, 1, s);
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
-	double s;
-	boar_model_margins(m, nnz, idx, val, 1, &s);
-	return s;
+	return boar_model_margin1(m, nnz, idx, val, 1);
 }
 
 int boar_model_predict_scores(const boar_model *m, size_t nnz,

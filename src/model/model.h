@@ -89,4 +89,20 @@ static inline uint32_t boar_model_slot(const struct boar_model *m, uint64_t id)
 	return boar_feature_slot(id, m->hash_bits);
 }
 
+/* boar_model_margins of a one-score model (binary, regression): the
+ * serving path (bench/predict_latency), inlined where it is called, one sum
+ * in a register, the bias first as everywhere. */
+static inline double boar_model_margin1(const struct boar_model *m,
+					size_t nnz, const uint32_t *idx,
+					const float *val, int caller_ids)
+{
+	double sum = m->w[m->dim];
+	for (size_t k = 0; k < nnz; k++) {
+		uint64_t j = caller_ids ? boar_model_slot(m, idx[k]) : idx[k];
+		if (j < m->dim)
+			sum += m->w[j] * (val ? (double)val[k] : 1.0);
+	}
+	return sum;
+}
+
 #endif

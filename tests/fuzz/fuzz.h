@@ -43,6 +43,15 @@ extern const char *fuzz_current_input;
  * the input. */
 const char *fuzz_write_file(const char *name, const void *data, size_t len);
 
+/* The input of a fuzzer that steers with its first byte: *mode = data[0],
+ * and a writable copy of the rest (*len bytes; free it), or NULL for an
+ * empty input (or no memory: nothing to test). */
+uint8_t *fuzz_take_mode(const uint8_t *data, size_t size, unsigned *mode,
+			size_t *len);
+
+/* v as 4 little-endian bytes at p (fixing a length or a checksum). */
+void fuzz_put_le32(uint8_t *p, uint32_t v);
+
 /* The scratch directory itself, and the path of file NAME in it (removed
  * at exit; valid until the next call of either function). */
 const char *fuzz_scratch_dir(void);

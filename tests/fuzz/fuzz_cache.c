@@ -38,15 +38,10 @@ static void fix_sums(uint8_t *buf, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
-		return 0;
-	unsigned mode = data[0];
-	data++;
-	size--;
-	uint8_t *buf = malloc(size ? size : 1);
+	unsigned mode;
+	uint8_t *buf = fuzz_take_mode(data, size, &mode, &size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
 	struct cache_header h;
 	memset(&h, 0, sizeof h);
 	if (size >= sizeof h) {

@@ -24,31 +24,20 @@
 
 static const uint32_t shards[4][2] = { { 0, 1 }, { 0, 2 }, { 1, 2 }, { 2, 3 } };
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int k = 0; k < 4; k++)
-		p[k] = (uint8_t)(v >> (8 * k));
-}
-
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
-		return 0;
-	unsigned mode = data[0];
-	uint32_t shard = shards[(mode >> 2) & 3][0];
-	uint32_t n_shards = shards[(mode >> 2) & 3][1];
-	data++;
-	size--;
-	uint8_t *buf = malloc(size ? size : 1);
+	unsigned mode;
+	uint8_t *buf = fuzz_take_mode(data, size, &mode, &size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
+	uint32_t shard = shards[(mode >> 2) & 3][0];
+	uint32_t n_shards = shards[(mode >> 2) & 3][1];
 	if ((mode & MODE_SET_SHARD) && size >= 16) {
-		put_le32(buf + 8, shard);
-		put_le32(buf + 12, n_shards);
+		fuzz_put_le32(buf + 8, shard);
+		fuzz_put_le32(buf + 12, n_shards);
 	}
 	if ((mode & FUZZ_FIX_SUMS) && size >= 4)
-		put_le32(buf + size - 4,
+		fuzz_put_le32(buf + size - 4,
 			 (uint32_t)crc32(0, buf, (uInt)(size - 4)));
 	char name[64];
 	snprintf(name, sizeof name, "shard-%u-of-%u.ckpt", shard, n_shards);

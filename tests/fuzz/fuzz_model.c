@@ -23,12 +23,6 @@
 #include "model/model.h"
 #include "tests/fuzz/fuzz.h"
 
-static void put_le32(uint8_t *p, uint32_t v)
-{
-	for (int k = 0; k < 4; k++)
-		p[k] = (uint8_t)(v >> (8 * k));
-}
-
 static void check_floats(const float *x, uint64_t n, const char *what)
 {
 	for (uint64_t k = 0; k < n; k++)
@@ -139,17 +133,12 @@ static void round_trip(const boar_model *m, const uint8_t *file, size_t len)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	if (size < 1)
-		return 0;
-	unsigned mode = data[0];
-	data++;
-	size--;
-	uint8_t *buf = malloc(size ? size : 1);
+	unsigned mode;
+	uint8_t *buf = fuzz_take_mode(data, size, &mode, &size);
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
 	if ((mode & FUZZ_FIX_SUMS) && size >= 8)
-		put_le32(buf + size - 8,
+		fuzz_put_le32(buf + size - 8,
 			 (uint32_t)crc32(0, buf, (uInt)(size - 8)));
 	const char *path = fuzz_write_file("model", buf, size);
 

@@ -395,3 +395,22 @@ void fuzz_parse(const uint8_t *data, size_t size, int format,
 	boar_dataset_free(whole);
 	boar_dataset_free(blocks);
 }
+
+uint8_t *fuzz_take_mode(const uint8_t *data, size_t size, unsigned *mode,
+			size_t *len)
+{
+	if (size < 1)
+		return NULL;
+	*mode = data[0];
+	*len = size - 1;
+	uint8_t *buf = malloc(*len ? *len : 1);
+	if (buf)
+		memcpy(buf, data + 1, *len);
+	return buf;
+}
+
+void fuzz_put_le32(uint8_t *p, uint32_t v)
+{
+	for (int k = 0; k < 4; k++)
+		p[k] = (uint8_t)(v >> (8 * k));
+}

@@ -5,7 +5,6 @@
  * flag ("--format").
  */
 #include <string.h>
-#include <unistd.h>
 
 #include "boar.h"
 #include "testutil.h"
@@ -195,15 +194,11 @@ static void test_lookups(void)
 
 int main(void)
 {
-	snprintf(test_dir, sizeof test_dir, "/tmp/boar-errconv-XXXXXX");
-	if (!mkdtemp(test_dir))
-		TEST_SKIP("no scratch directory");
+	test_dir_make("errconv");
 	test_options_check();
 	test_load_messages();
 	test_scoring();
 	test_lookups();
-	char cmd[300];
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", test_dir);
-	(void)!system(cmd);
+	test_dir_remove();
 	return TEST_RESULT();
 }

@@ -24,32 +24,14 @@
 #include "data/dataset.h"
 #include "model/model.h"
 #include "gpu/gpu_engine.h"
+#include "testutil.h"
 
 #define N_TRAIN 40000
 #define N_TEST 10000
 #define DIM 3000
 #define NNZ 16
 
-static uint64_t rng_state = 0x1234567;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static double unif(void)
-{
-	return (rng() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double gauss(void)
-{
-	double u = unif() + 1e-12, v = unif();
-	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
-}
+#define RNG_SEED 0x1234567
 
 /* CSR with ascending ids per row, drawn with a power law so that low ids
  * are hot (id = DIM * u^2). */
@@ -69,7 +51,7 @@ static struct boar_dataset *make_data(uint64_t n, const float *truth, int real)
 		unsigned char seen[DIM] = { 0 };
 		int k = 0;
 		while (k < NNZ) {
-			double u = unif();
+			double u = test_unif();
 			uint32_t f = (uint32_t)(DIM * u * u);
 			if (f >= DIM || seen[f])
 				continue;
@@ -80,13 +62,13 @@ static struct boar_dataset *make_data(uint64_t n, const float *truth, int real)
 		for (uint32_t f = 0; f < DIM; f++) {
 			if (!seen[f])
 				continue;
-			float x = (float)(0.2 + unif());
+			float x = (float)(0.2 + test_unif());
 			d->idx[z] = f;
 			d->val[z] = x;
 			m += truth[f] * x;
 			z++;
 		}
-		m += 0.5 * gauss();
+		m += 0.5 * test_gauss();
 		d->label[r] = real ? (float)m : (m > 0 ? 1.0f : -1.0f);
 	}
 	d->row_ptr[n] = z;
@@ -145,7 +127,7 @@ static double cpu_epoch(const struct boar_dataset *d, const boar_options *o,
 {
 	double sum = 0;
 	for (uint64_t i = d->n_rows; i > 1; i--) {
-		uint64_t j = rng() % i, t = order[i - 1];
+		uint64_t j = test_rng() % i, t = order[i - 1];
 		order[i - 1] = order[j];
 		order[j] = t;
 	}
@@ -333,9 +315,10 @@ static void base_options(boar_options *o)
 
 int main(void)
 {
+	test_rng_seed(RNG_SEED);
 	float *truth = calloc(DIM + 1, sizeof *truth);
 	for (int f = 0; f <= DIM; f++)
-		truth[f] = (float)(unif() < 0.3 ? gauss() : 0);
+		truth[f] = (float)(test_unif() < 0.3 ? test_gauss() : 0);
 	truth[DIM] = 0.3f;
 	struct boar_dataset *tr = make_data(N_TRAIN, truth, 0);
 	struct boar_dataset *te = make_data(N_TEST, truth, 0);

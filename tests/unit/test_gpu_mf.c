@@ -26,6 +26,7 @@
 #include "data/dataset.h"
 #include "model/model.h"
 #include "gpu/gpu_engine.h"
+#include "testutil.h"
 
 #define USERS 3000
 #define ITEMS 1500
@@ -33,26 +34,7 @@
 #define N_TEST 20000
 #define TRUE_RANK 6
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static double unif(void)
-{
-	return (rng() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double gauss(void)
-{
-	double u = unif() + 1e-12, v = unif();
-	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
-}
+#define RNG_SEED 0x9e3779b97f4a7c15ULL
 
 static float tu[USERS][TRUE_RANK], ti[ITEMS][TRUE_RANK];
 
@@ -67,13 +49,13 @@ static struct boar_dataset *make_ratings(uint64_t n)
 	d->item = malloc(n * sizeof *d->item);
 	d->label = malloc(n * sizeof *d->label);
 	for (uint64_t k = 0; k < n; k++) {
-		uint32_t u = (uint32_t)(rng() % USERS);
-		double x = unif();
+		uint32_t u = (uint32_t)(test_rng() % USERS);
+		double x = test_unif();
 		uint32_t i = (uint32_t)(ITEMS * x * x); /* popular items */
 		double r = 3.5;
 		for (int t = 0; t < TRUE_RANK; t++)
 			r += tu[u][t] * ti[i][t];
-		r += 0.3 * gauss();
+		r += 0.3 * test_gauss();
 		d->user[k] = u;
 		d->item[k] = i;
 		d->label[k] = (float)r;
@@ -104,9 +86,9 @@ static struct boar_model *make_model(uint32_t rank, int biases, float mu)
 	m->Q = malloc((size_t)ITEMS * rank * sizeof *m->Q);
 	float a = 0.1f / sqrtf((float)rank);
 	for (size_t k = 0; k < (size_t)USERS * rank; k++)
-		m->P[k] = (float)((2 * unif() - 1) * a);
+		m->P[k] = (float)((2 * test_unif() - 1) * a);
 	for (size_t k = 0; k < (size_t)ITEMS * rank; k++)
-		m->Q[k] = (float)((2 * unif() - 1) * a);
+		m->Q[k] = (float)((2 * test_unif() - 1) * a);
 	if (biases) {
 		m->bu = calloc(USERS, sizeof *m->bu);
 		m->bi = calloc(ITEMS, sizeof *m->bi);
@@ -139,7 +121,7 @@ static double cpu_epoch(const struct boar_dataset *d, const boar_options *o,
 	float l2 = (float)o->l2;
 	double sum = 0;
 	for (uint64_t i = d->n_rows; i > 1; i--) {
-		uint64_t j = rng() % i, t = order[i - 1];
+		uint64_t j = test_rng() % i, t = order[i - 1];
 		order[i - 1] = order[j];
 		order[j] = t;
 	}
@@ -301,12 +283,13 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 
 int main(void)
 {
+	test_rng_seed(RNG_SEED);
 	for (int u = 0; u < USERS; u++)
 		for (int t = 0; t < TRUE_RANK; t++)
-			tu[u][t] = (float)(0.5 * gauss());
+			tu[u][t] = (float)(0.5 * test_gauss());
 	for (int i = 0; i < ITEMS; i++)
 		for (int t = 0; t < TRUE_RANK; t++)
-			ti[i][t] = (float)(0.5 * gauss());
+			ti[i][t] = (float)(0.5 * test_gauss());
 	struct boar_dataset *tr = make_ratings(N_TRAIN);
 	struct boar_dataset *te = make_ratings(N_TEST);
 	boar_options o;

@@ -25,6 +25,7 @@
 #include "data/dataset.h"
 #include "model/model.h"
 #include "gpu/gpu_engine.h"
+#include "testutil.h"
 
 #define N_TRAIN 40000
 #define N_TEST 10000
@@ -33,26 +34,7 @@
 
 static int failures;
 
-static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
-
-static uint64_t rng(void)
-{
-	rng_state ^= rng_state << 13;
-	rng_state ^= rng_state >> 7;
-	rng_state ^= rng_state << 17;
-	return rng_state;
-}
-
-static double unif(void)
-{
-	return (rng() >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static double gauss(void)
-{
-	double u = unif() + 1e-12, v = unif();
-	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
-}
+#define RNG_SEED 0x9e3779b97f4a7c15ULL
 
 static struct boar_dataset *alloc_data(uint64_t n, uint64_t nnz, uint64_t dim)
 {
@@ -79,7 +61,7 @@ static struct boar_dataset *make_data(uint64_t n, const float *truth)
 		int k = 0;
 		d->row_ptr[r] = z;
 		while (k < NNZ) {
-			double u = unif();
+			double u = test_unif();
 			uint32_t f = (uint32_t)(DIM * u * u);
 			if (f < DIM && !seen[f]) {
 				seen[f] = 1;
@@ -90,13 +72,13 @@ static struct boar_dataset *make_data(uint64_t n, const float *truth)
 		for (uint32_t f = 0; f < DIM; f++) {
 			if (!seen[f])
 				continue;
-			float x = (float)(0.2 + unif());
+			float x = (float)(0.2 + test_unif());
 			d->idx[z] = f;
 			d->val[z] = x;
 			m += truth[f] * x;
 			z++;
 		}
-		m += 0.5 * gauss();
+		m += 0.5 * test_gauss();
 		d->label[r] = m > 0 ? 1.0f : -1.0f;
 	}
 	d->row_ptr[n] = z;
@@ -378,13 +360,13 @@ static void check_weights(const char *name, const struct boar_dataset *d,
 	for (uint64_t k = 0; k < nk; k++)
 		keys[k] = (uint32_t)k;
 	for (uint64_t k = nk; k > 1; k--) {
-		uint64_t j = rng() % k;
+		uint64_t j = test_rng() % k;
 		uint32_t t = keys[k - 1];
 		keys[k - 1] = keys[j];
 		keys[j] = t;
 	}
 	for (uint64_t k = 0; k < nk; k++)
-		set[k] = (float)gauss();
+		set[k] = (float)test_gauss();
 	if (boar_gpu_set_weights(c, keys, set, nk, &err) ||
 	    boar_gpu_get_weights(c, keys, got, nk, &err) ||
 	    boar_gpu_download(c, dl, &err)) {
@@ -558,9 +540,10 @@ static void check_training(const char *name, const struct boar_dataset *tr,
 
 int main(void)
 {
+	test_rng_seed(RNG_SEED);
 	float *truth = calloc(DIM + 1, sizeof *truth);
 	for (int f = 0; f <= DIM; f++)
-		truth[f] = (float)(unif() < 0.3 ? gauss() : 0);
+		truth[f] = (float)(test_unif() < 0.3 ? test_gauss() : 0);
 	truth[DIM] = 0.3f;
 	struct boar_dataset *tr = make_data(N_TRAIN, truth);
 	struct boar_dataset *te = make_data(N_TEST, truth);

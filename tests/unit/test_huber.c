@@ -99,8 +99,7 @@ int main(void)
 	CHECK_EQ_INT(boar_model_loss(hu), BOAR_LOSS_HUBER);
 	boar_metrics before, after;
 	CHECK_EQ_INT(boar_evaluate(hu, d, &before, 1, NULL), 0);
-	strcpy(test_dir, "/tmp/boar-huber-XXXXXX");
-	CHECK(mkdtemp(test_dir) != NULL, "mkdtemp");
+	test_dir_make("huber");
 	char path[300];
 	snprintf(path, sizeof path, "%s/m", test_dir);
 	boar_model *back = NULL;
@@ -110,8 +109,7 @@ int main(void)
 		CHECK_EQ_INT(boar_evaluate(back, d, &after, 1, NULL), 0);
 		CHECK_NEAR(after.loss, before.loss, 0);
 	}
-	unlink(path);
-	rmdir(test_dir);
+	test_dir_remove();
 	/* A smaller delta caps more rows: a smaller loss on the same fit. */
 	boar_model *small = fit(d, BOAR_LOSS_HUBER, 0.1);
 	boar_metrics ms;

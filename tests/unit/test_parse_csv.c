@@ -428,21 +428,13 @@ static void test_detect(void)
 
 int main(void)
 {
-	snprintf(test_dir, sizeof test_dir, "%s/boar-test-csv.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(test_dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	test_dir_make("csv");
 	test_criteo_like();
 	test_shapes();
 	test_errors();
 	test_threads();
 	test_real_criteo();
 	test_detect();
-	char p[600];
-	snprintf(p, sizeof p, "%s/in.csv", test_dir);
-	unlink(p);
-	rmdir(test_dir);
+	test_dir_remove();
 	return TEST_RESULT();
 }

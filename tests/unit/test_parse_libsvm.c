@@ -517,12 +517,7 @@ static void test_fixtures(void)
 
 int main(void)
 {
-	snprintf(test_dir, sizeof test_dir, "%s/boar-test-libsvm.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(test_dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	test_dir_make("libsvm");
 	test_good_shapes();
 	test_bad_input();
 	test_files();
@@ -533,9 +528,6 @@ int main(void)
 	test_a9a();
 	test_fixtures();
 	test_random_bytes();
-	char p[600];
-	snprintf(p, sizeof p, "%s/in.svm", test_dir);
-	unlink(p);
-	rmdir(test_dir);
+	test_dir_remove();
 	return TEST_RESULT();
 }

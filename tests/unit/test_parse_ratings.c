@@ -232,20 +232,12 @@ static void test_movielens(void)
 
 int main(void)
 {
-	snprintf(test_dir, sizeof test_dir, "%s/boar-test-ratings.XXXXXX",
-		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
-	if (!mkdtemp(test_dir)) {
-		perror("mkdtemp");
-		return 1;
-	}
+	test_dir_make("ratings");
 	test_separators();
 	test_bad_input();
 	test_detection();
 	test_threads();
 	test_movielens();
-	char p[600];
-	snprintf(p, sizeof p, "%s/r.txt", test_dir);
-	unlink(p);
-	rmdir(test_dir);
+	test_dir_remove();
 	return TEST_RESULT();
 }

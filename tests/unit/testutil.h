@@ -9,6 +9,7 @@
 #define BOAR_TESTUTIL_H
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -74,6 +75,56 @@ static inline const char *test_put_file(const char *name, const void *data,
 		exit(1);
 	}
 	return path;
+}
+
+/* Test data from a fixed stream: xorshift64 (test_rng_seed() first; the
+ * stream, not its quality, is what the tests need: the same data every
+ * run), uniform in [0, 1) and standard normal (Box-Muller). */
+static uint64_t test_rng_state = 1;
+
+static inline void test_rng_seed(uint64_t seed)
+{
+	test_rng_state = seed ? seed : 1;
+}
+
+static inline uint64_t test_rng(void)
+{
+	test_rng_state ^= test_rng_state << 13;
+	test_rng_state ^= test_rng_state >> 7;
+	test_rng_state ^= test_rng_state << 17;
+	return test_rng_state;
+}
+
+static inline double test_unif(void)
+{
+	return (test_rng() >> 11) * (1.0 / 9007199254740992.0);
+}
+
+static inline double test_gauss(void)
+{
+	double u = test_unif() + 1e-12, v = test_unif();
+	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
+}
+
+/* A scratch directory for the test's files, test_dir, made from `name`
+ * under $TMPDIR (or /tmp); test_dir_remove() removes it and its files. */
+static inline void test_dir_make(const char *name)
+{
+	const char *tmp = getenv("TMPDIR");
+	snprintf(test_dir, sizeof test_dir, "%s/boar-test-%s.XXXXXX",
+		 tmp && *tmp ? tmp : "/tmp", name);
+	if (!mkdtemp(test_dir)) {
+		perror("mkdtemp");
+		exit(1);
+	}
+}
+
+static inline void test_dir_remove(void)
+{
+	char cmd[sizeof test_dir + 16];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", test_dir);
+	if (test_dir[0] && system(cmd) != 0)
+		fprintf(stderr, "warning: %s not removed\n", test_dir);
 }
 
 /* A linear model's weights and their count, or NULL (and a failure) when

@@ -1,0 +1,139 @@
+/* gpu_ctx.h - the GPU engine's context, shared by its parts (C++ for
+ * nvcc, inside the plugin only):
+ *   gpu_engine.cu  opening, epochs, the model's way onto and off the card
+ *   gpu_data.cu    the training set on the card: chunks, pinning, slots
+ *   gpu_slices.cu  the epoch's order on the host, slices of an epoch, and
+ *                  weights by key (for cluster workers)
+ */
+#ifndef BOAR_GPU_CTX_H
+#define BOAR_GPU_CTX_H
+
+#include <stdint.h>
+
+#include "gpu_internal.h"
+
+extern "C" {
+#include "data/dataset.h"
+#include "model/model.h"
+#include "gpu/gpu_engine.h"
+}
+
+#define GPU_MAX_STREAMS 64
+#define GPU_DEFAULT_STREAMS 4
+/* Streamed chunks: big enough that a copy amortizes its launch, small
+ * enough that S of them leave the card for the model. */
+#define GPU_DEFAULT_CHUNK (256ULL << 20)
+#define GPU_MIN_HEADROOM (512ULL << 20)
+
+struct gpu_chunk {
+	uint64_t r0, r1; /* rows (ratings) [r0, r1) */
+};
+
+struct gpu_slot {
+	cudaStream_t stream;
+	cudaEvent_t staged; /* the slot's staging buffer may be refilled */
+	/* device buffers for one chunk */
+	uint64_t *row_ptr;
+	uint32_t *idx, *user, *item;
+	float *val, *label;
+	/* pinned staging (only when the caller's arrays could not be pinned) */
+	unsigned char *stage;
+	size_t stage_len;
+};
+
+struct boar_gpu_ctx {
+	int device;
+	int sm_count;
+	int task;
+	const struct boar_dataset *ds;
+	uint64_t seed;
+	float l1, l2;
+	int opt;          /* BOAR_OPT_* */
+	float loss_param; /* the model's (Huber's delta) */
+
+	/* linear model */
+	uint64_t dim;
+	float *w, *G, *scale;
+	uint32_t *hot;       /* hot feature ids (GPU_HOT_MAX) */
+	uint32_t n_hot;
+	struct gpu_linear_variant lv;
+	/* MF model */
+	uint64_t n_users, n_items;
+	uint32_t rank;
+	int has_bias;
+	float mu;
+	void *P, *Q; /* as mv.storage says (gpu_mf.cu) */
+	float *bu, *bi, *Gu, *Gi;
+	struct gpu_mf_variant mv;
+
+	double *loss; /* device accumulator of the epoch's loss */
+
+	/* data */
+	int resident;
+	int n_slots;
+	struct gpu_slot slot[GPU_MAX_STREAMS];
+	struct gpu_chunk *chunks;
+	uint64_t n_chunks;
+	uint64_t *order;     /* host scratch: this epoch's chunk order */
+	uint64_t cap_rows;   /* largest chunk, rows */
+	uint64_t cap_nnz;    /* largest chunk, non-zeros */
+	int staged;          /* copies go through staging buffers */
+	uint32_t rows_per_block; /* 0: GPU_ROWS_PER_BLOCK */
+	void *pinned[6];     /* host ranges registered by us */
+	int n_pinned;
+
+	/* slices (boar_gpu_sweep) and weights by key */
+	int have_order;      /* order/chunk_pos hold order_epoch's chunks */
+	int order_epoch;
+	uint64_t *chunk_pos; /* n_chunks + 1: first position of order[i] */
+	int64_t slot_chunk[GPU_MAX_STREAMS]; /* chunk held by a slot, or -1 */
+	int next_slot;       /* the slot a missing chunk is copied into */
+	uint32_t *host_order; /* boar_gpu_order's array, n_rows */
+	int host_order_epoch;
+	uint32_t *dkey;      /* device key and value buffers, key_cap each */
+	float *dval;
+	uint64_t key_cap;
+};
+
+/* Keys moved per kernel by set/get_weights: bounds the buffers (32 MiB)
+ * when the whole model moves. */
+#define GPU_KEY_BATCH (1ULL << 22)
+
+/* The CUDA check used everywhere below: on failure fill err and jump to the
+ * function's single unwind label. */
+#define CK(call, what)                                  \
+	do {                                            \
+		cudaError_t e_ = (call);                \
+		if (e_ != cudaSuccess) {                \
+			rc = gpu_fail(err, e_, what);   \
+			goto fail;                      \
+		}                                       \
+	} while (0)
+
+/* gpu_data.cu */
+/* Bytes of d's arrays on the card. */
+uint64_t gpu_data_bytes(const struct boar_dataset *d);
+/* Cuts the data into chunks of about `bytes` (at least one row each). */
+int gpu_plan_chunks(struct boar_gpu_ctx *c, uint64_t bytes, boar_error *err);
+/* Pins the source arrays, or falls back to staging buffers; undone by
+ * gpu_unpin_all. */
+void gpu_pin_sources(struct boar_gpu_ctx *c);
+void gpu_unpin_all(struct boar_gpu_ctx *c);
+/* The streams' slots: device buffers for the largest chunk each. */
+int gpu_alloc_slots(struct boar_gpu_ctx *c, boar_error *err);
+/* Queues the copy of chunk k into slot s. */
+int gpu_upload_chunk(struct boar_gpu_ctx *c, int s, uint64_t k,
+		     boar_error *err);
+/* Device copy of the whole training set, kept for the run. */
+int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err);
+
+/* gpu_engine.cu */
+/* The chunk order of `epoch` and each chunk's first position in it. */
+void gpu_shuffle_chunks(struct boar_gpu_ctx *c, int epoch);
+/* Launches the sweep over the chunk in slot s (rows [r0, r1)), positions
+ * [q0, q1), with `concurrent` sweeps possibly running at once. */
+cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
+		       uint64_t r1, uint64_t chunk_id, int epoch, float eta,
+		       uint64_t q0, uint64_t q1, uint32_t concurrent);
+
+#endif
