@@ -8,7 +8,9 @@
  * and every touched feature's K weights step by d_c * x_j (plus the lazy
  * regularization of coord_update.h), the biases by d_c. Every row touches
  * all K biases: each thread trains its own replica of them
- * (sweep_replica.h).
+ * (sweep_replica.h). The features that a large share of the rows touch
+ * come first in a row (hot_n of them, engine_hot.c) and step by
+ * compare-and-swap: racy stores would lose many of their updates.
  */
 #include <math.h>
 
@@ -26,6 +28,7 @@ struct mc_args {
 	const float *val;
 	const uint32_t *row_class;
 	const float *row_weight;
+	const uint16_t *hot_n; /* contended ids at the head of each row */
 	float *w;
 	const float *reg_scale;
 	float *G;
@@ -36,6 +39,24 @@ struct mc_args {
 	float loss_param;
 	struct coord_params cp;
 };
+
+/* The K weights of non-zero k step by d_c * x_k. */
+static inline __attribute__((always_inline)) void
+step_feature(const struct mc_args *a, uint64_t k, const float *d, int policy,
+	     int adagrad, int reg)
+{
+	uint32_t K = a->K;
+	uint64_t base = (uint64_t)a->idx[k] * K;
+	float x = a->val[k];
+	float s = reg != REG_NONE ? a->reg_scale[a->idx[k]] : 0;
+	for (uint32_t c = 0; c < K; c++) {
+		if (d[c] == 0.0f && reg == REG_NONE)
+			continue;
+		boar_update_coord(&a->cp, &a->w[base + c],
+				  adagrad ? &a->G[base + c] : 0, d[c] * x, s,
+				  policy, adagrad, reg);
+	}
+}
 
 static inline __attribute__((always_inline)) double
 sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
@@ -67,19 +88,11 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 							   a->row_class[r], d);
 		for (uint32_t c = 0; c < K; c++)
 			d[c] *= rw;
-		for (uint64_t k = lo; k < hi; k++) {
-			uint64_t base = (uint64_t)a->idx[k] * K;
-			float x = a->val[k];
-			float s = reg != REG_NONE ? a->reg_scale[a->idx[k]] : 0;
-			for (uint32_t c = 0; c < K; c++) {
-				if (d[c] == 0.0f && reg == REG_NONE)
-					continue;
-				boar_update_coord(&a->cp, &a->w[base + c],
-						  adagrad ? &a->G[base + c] : 0,
-						  d[c] * x, s, policy, adagrad,
-						  reg);
-			}
-		}
+		uint64_t hot = lo + (a->hot_n ? a->hot_n[r] : 0);
+		for (uint64_t k = lo; k < hot; k++)
+			step_feature(a, k, d, BOAR_POLICY_ATOMIC, adagrad, reg);
+		for (uint64_t k = hot; k < hi; k++)
+			step_feature(a, k, d, policy, adagrad, reg);
 		for (uint32_t c = 0; c < K; c++)
 			boar_update_coord(&rcp, &bias[c].val, &bias[c].gval,
 					  d[c], 0.0f, BOAR_POLICY_RACY, adagrad,
@@ -102,7 +115,7 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 	struct mc_args a = {
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
 		.row_class = d->row_class, .row_weight = d->row_weight,
-		.w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum, .e = e,
+		.hot_n = d->hot_n, .w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum, .e = e,
 		.dim = e->m->dim, .K = e->m->n_classes, .loss = e->m->loss,
 		.loss_param = e->m->loss_param,
 		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
