@@ -43,6 +43,10 @@
 #ifndef PREFETCH_WEIGHTS
 #define PREFETCH_WEIGHTS 6
 #endif
+/* 1: the weights are prefetched for writing (the row will store them) */
+#ifndef PREFETCH_WRITE
+#define PREFETCH_WRITE 1
+#endif
 
 struct linear_args {
 	const uint64_t *row_ptr;
@@ -163,7 +167,8 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 		if (PREFETCH_WEIGHTS && i + PREFETCH_WEIGHTS < end) {
 			uint32_t rp = order[i + PREFETCH_WEIGHTS];
 			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
-				__builtin_prefetch(&w[ST * (uint64_t)idx[k]], 1);
+				__builtin_prefetch(&w[ST * (uint64_t)idx[k]],
+						   PREFETCH_WRITE);
 		}
 		uint32_t r = order[i];
 		uint64_t lo = row_ptr[r], hi = row_ptr[r + 1];
