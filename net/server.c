@@ -613,7 +613,7 @@ int ps_server_create(const struct ps_config *cfg, struct ps_server **out,
 				ckpt_free(&c);
 				rc = boar_fail(err, BOAR_EMISMATCH,
 					       "checkpoint has %llu keys, "
-					       "--dim says %llu",
+					       "ps_config.dim says %llu",
 					       (unsigned long long)c.dim,
 					       (unsigned long long)cfg->dim);
 				goto err;

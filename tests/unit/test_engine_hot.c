@@ -100,6 +100,7 @@ static struct boar_engine *open_engine(const boar_dataset *d, int classes,
 	boar_options_default(&o);
 	o.threads = threads;
 	o.update = update;
+	o.optimizer = BOAR_OPT_ADAGRAD; /* values as given (not NORMALIZED's) */
 	struct boar_engine *e = NULL;
 	boar_error err;
 	int rc = m ? boar_engine_create_subset(d, &o, m, NULL, d->n_rows, 1,
