@@ -235,7 +235,7 @@ static void auto_default(int id, char *buf, size_t n)
 				boar_options_default(&e);
 				e.optimizer = k;
 				if (k == BOAR_OPT_AUTO || k == d.optimizer ||
-				    boar_options_check(&e, NULL))
+				    boar_options_check(&e, NULL, NULL))
 					continue;
 				boar_options_resolve_task(&e, tasks[t]);
 				if (tasks[t] == BOAR_TASK_MF &&
