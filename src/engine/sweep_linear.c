@@ -20,7 +20,13 @@
  * replica (hot_n of them), so that the inner loops never test an id.
  *
  * Rows come in shuffled order, so their data is not contiguous: the next
- * rows' CSR slices and, closer in, their weights are prefetched.
+ * rows' CSR slices and, closer in, their weights are prefetched. The
+ * weights only where they are too large for the cores' caches, and for
+ * reading: on a 16-core Xeon (bench/RESULTS-cores.md) prefetching the
+ * 4 MB of a 2^20 model cost a quarter of the rate at 16 threads
+ * (846 M/s against 1101 without), where for the 256 MB of a 2^26 model it
+ * gains up to a quarter at 1-8 threads; prefetching for writing took lines
+ * from the other cores early and lost at 8-16 threads.
  */
 #include <math.h>
 #ifdef __AVX__
@@ -40,13 +46,9 @@
  * have arrived) its ids, values and label, then the weights it touches. */
 #define PREFETCH_OFFSETS 16
 #define PREFETCH_ROWS 8
-#ifndef PREFETCH_WEIGHTS
 #define PREFETCH_WEIGHTS 6
-#endif
-/* 1: the weights are prefetched for writing (the row will store them) */
-#ifndef PREFETCH_WRITE
-#define PREFETCH_WRITE 1
-#endif
+/* The weights are prefetched when they take more than this */
+#define PREFETCH_WEIGHTS_MIN_BYTES (32ull << 20)
 
 struct linear_args {
 	const uint64_t *row_ptr;
@@ -61,6 +63,7 @@ struct linear_args {
 	struct boar_engine *e;   /* for the thread's replica */
 	uint64_t dim;
 	int loss;
+	int prefetch_weights; /* see above */
 	float loss_param;
 	struct coord_params cp;
 };
@@ -164,11 +167,10 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 			__builtin_prefetch(&val[hi - 1]);
 			__builtin_prefetch(&a->label[rp]);
 		}
-		if (PREFETCH_WEIGHTS && i + PREFETCH_WEIGHTS < end) {
+		if (a->prefetch_weights && i + PREFETCH_WEIGHTS < end) {
 			uint32_t rp = order[i + PREFETCH_WEIGHTS];
 			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
-				__builtin_prefetch(&w[ST * (uint64_t)idx[k]],
-						   PREFETCH_WRITE);
+				__builtin_prefetch(&w[ST * (uint64_t)idx[k]], 0);
 		}
 		uint32_t r = order[i];
 		uint64_t lo = row_ptr[r], hi = row_ptr[r + 1];
@@ -263,6 +265,8 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
 	int opt = !boar_opt_accumulates(e->o.optimizer) ? 0 : (e->wg ? 2 : 1);
+	a.prefetch_weights = (e->m->dim + 1) * sizeof(float) * (opt == 2 ? 2 : 1) >
+			     PREFETCH_WEIGHTS_MIN_BYTES;
 	boar_slice_fn fn = linear_variants[policy][opt][reg];
 	return boar_run_slices(e->threads, fn, &a, order, begin, end);
 }
