@@ -34,7 +34,9 @@ find_tool() { # VAR NAME: the variable's value, else NAME on PATH, else ""
 row() { printf '%-30s %8s %9s %9s\n' "$@"; }
 row tool train_s test_acc test_loss
 
-# boar: the sum of its epochs' seconds, the last epoch's test figures
+# boar: the sum of its epochs' seconds, the last epoch's test figures, and
+# (into $WORK/curves) the seconds and test loss after every epoch, to hold
+# against the peers' final test loss
 boar_run() {
 	name=$1
 	shift
@@ -42,12 +44,18 @@ boar_run() {
 		--test "$TEST" "$@" "$TRAIN" | python3 -c '
 import json, sys
 e = [json.loads(l) for l in sys.stdin if l.startswith("{")]
-print("%.3f %.4f %.4f" % (sum(x["seconds"] for x in e),
-                          e[-1]["test_accuracy"], e[-1]["test_loss"]))' |
-		{ read -r s a l; row "$name" "$s" "$a" "$l"; }
+t, curve = 0.0, []
+for x in e:
+    t += x["seconds"]
+    curve.append("%.3fs:%.4f" % (t, x["test_loss"]))
+with open(sys.argv[1], "a") as f:
+    f.write("%s after each epoch (seconds:test loss): %s\n" % (sys.argv[2], " ".join(curve)))
+print("%.3f %.4f %.4f" % (t, e[-1]["test_accuracy"], e[-1]["test_loss"]))' \
+		"$WORK/curves" "$name" | { read -r s a l; row "$name" "$s" "$a" "$l"; }
 }
+: >"$WORK/curves"
 "$B/boar" train --quiet --threads "$THREADS" --epochs 1 --cache "$TRAIN" >/dev/null 2>&1 || true
-boar_run "boar defaults (AdaGrad)" --cache
+boar_run "boar defaults" --cache
 boar_run "boar --optimizer sgd" --cache --optimizer sgd --eta "$ETA"
 
 missing=""
@@ -93,3 +101,4 @@ fi
 [ -n "$HW" ] && [ -n "$CONV" ] || missing="$missing HOGWILD!(HOGWILD_SVM,HOGWILD_CONVERT)"
 [ -n "$HPP" ] && [ -n "$CONV" ] || missing="$missing Hogwild++(HOGWILDPP_SVM,HOGWILD_CONVERT)"
 [ -z "$missing" ] || echo "not found, not run:$missing"
+cat "$WORK/curves"

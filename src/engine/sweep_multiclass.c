@@ -22,6 +22,10 @@
 #include "engine.h"
 #include "model/model.h"
 
+#ifndef MC_SHARED_BIAS
+#define MC_SHARED_BIAS 0
+#endif
+
 struct mc_args {
 	const uint64_t *row_ptr;
 	const uint32_t *idx;
@@ -76,7 +80,8 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 		uint32_t r = order[i];
 		uint64_t lo = a->row_ptr[r], hi = a->row_ptr[r + 1];
 		for (uint32_t c = 0; c < K; c++)
-			m[c] = bias[c].val;
+			m[c] = MC_SHARED_BIAS ? boar_load_relaxed(&a->w[a->dim * K + c])
+					      : bias[c].val;
 		for (uint64_t k = lo; k < hi; k++) {
 			const float *wj = &a->w[(uint64_t)a->idx[k] * K];
 			float x = a->val[k];
@@ -93,7 +98,12 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 			step_feature(a, k, d, BOAR_POLICY_ATOMIC, adagrad, reg);
 		for (uint64_t k = hot; k < hi; k++)
 			step_feature(a, k, d, policy, adagrad, reg);
-		for (uint32_t c = 0; c < K; c++)
+		for (uint32_t c = 0; c < K && MC_SHARED_BIAS; c++)
+			boar_update_coord(&a->cp, &a->w[a->dim * K + c],
+					  adagrad ? &a->G[a->dim * K + c] : 0,
+					  d[c], 0.0f, BOAR_POLICY_ATOMIC, adagrad,
+					  REG_NONE);
+		for (uint32_t c = 0; c < K && !MC_SHARED_BIAS; c++)
 			boar_update_coord(&rcp, &bias[c].val, &bias[c].gval,
 					  d[c], 0.0f, BOAR_POLICY_RACY, adagrad,
 					  REG_NONE);
