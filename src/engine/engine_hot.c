@@ -1,7 +1,9 @@
 /* engine_hot.c - which coordinates each thread replicates, and rows that
  * point at the replicas.
  *
- * The biases are always replicated (sweep_replica.h). With more than one
+ * A binary model's bias is always replicated (sweep_replica.h; a
+ * multiclass model's K biases step in the shared model by
+ * compare-and-swap: sweep_multiclass.c says why). With more than one
  * thread, a binary model also replicates its hot features: those that the
  * rows in flight (one per thread) would update about HOT_TAU times or more
  * from one stale value, count_j >= HOT_TAU * n_rows / threads (the rule of
@@ -23,7 +25,8 @@
  * the rows) lost enough steps at 2 threads to end its epochs 5-13% above
  * one thread's loss, and with every update by compare-and-swap it kept one
  * thread's (bench/RESULTS-cores.md). Replicas would not do: averaged, they
- * learn like one thread that saw 1 / T of the rows, and such data is small.
+ * learn like one thread that saw 1 / T of the rows, and such data is small
+ * (its biases, replicated, cost a one-vs-rest model up to 35%).
  *
  * The sweep must not look anything up per non-zero, so the engine's own
  * copy of the rows (packed, or for small data a plain copy) lists each

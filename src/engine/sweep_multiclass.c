@@ -6,25 +6,25 @@
  *    iff it is the row's class, an independent binary loss per class;
  *  - softmax: p = softmax(margins), loss -log p[y], d_c = p_c - [c == y];
  * and every touched feature's K weights step by d_c * x_j (plus the lazy
- * regularization of coord_update.h), the biases by d_c. Every row touches
- * all K biases: each thread trains its own replica of them
- * (sweep_replica.h). The features that a large share of the rows touch
- * come first in a row (hot_n of them, engine_hot.c) and step by
- * compare-and-swap: racy stores would lose many of their updates.
+ * regularization of coord_update.h), the biases by d_c. The features that
+ * a large share of the rows touch come first in a row (hot_n of them,
+ * engine_hot.c) and step by compare-and-swap: racy stores would lose many
+ * of their updates. So do the K biases, which every row touches, in the
+ * shared model: per-thread replicas merged by averaging (sweep_replica.h,
+ * as a binary model's bias is kept) learn at 1 / T of one thread's speed
+ * in rows, which a one-vs-rest model, whose biases carry the classes'
+ * priors, cannot afford: on a 3-class set at 16 threads its loss ended
+ * 3% (the defaults) to 35% (plain SGD, eta 0.1) above one thread's, and
+ * within 0.5% with shared biases (bench/RESULTS-cores.md).
  */
 #include <math.h>
 
 #include "coord_update.h"
 #include "math/loss.h"
 #include "sweep_common.h"
-#include "sweep_replica.h"
 #include "data/dataset.h"
 #include "engine.h"
 #include "model/model.h"
-
-#ifndef MC_SHARED_BIAS
-#define MC_SHARED_BIAS 0
-#endif
 
 struct mc_args {
 	const uint64_t *row_ptr;
@@ -36,7 +36,6 @@ struct mc_args {
 	float *w;
 	const float *reg_scale;
 	float *G;
-	struct boar_engine *e; /* for the thread's replica */
 	uint64_t dim;
 	uint32_t K;
 	int loss;
@@ -69,19 +68,14 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 	uint32_t K = a->K;
 	float m[BOAR_MAX_CLASSES], d[BOAR_MAX_CLASSES];
 	double loss_sum = 0;
-	struct boar_replica rep;
-	boar_engine_replica(a->e, &rep);
-	struct coord_params rcp = boar_rep_params(&a->cp, &rep, adagrad,
-						  boar_rep_kappa(a->loss));
-	struct boar_rep_slot *bias = rep.slot; /* no hot features: K biases */
-	int since_sync = 0;
+	float *bias = &a->w[a->dim * K];
+	float *bias_G = adagrad ? &a->G[a->dim * K] : NULL;
 
 	for (uint64_t i = begin; i < end; i++) {
 		uint32_t r = order[i];
 		uint64_t lo = a->row_ptr[r], hi = a->row_ptr[r + 1];
 		for (uint32_t c = 0; c < K; c++)
-			m[c] = MC_SHARED_BIAS ? boar_load_relaxed(&a->w[a->dim * K + c])
-					      : bias[c].val;
+			m[c] = boar_load_relaxed(&bias[c]);
 		for (uint64_t k = lo; k < hi; k++) {
 			const float *wj = &a->w[(uint64_t)a->idx[k] * K];
 			float x = a->val[k];
@@ -98,21 +92,12 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 			step_feature(a, k, d, BOAR_POLICY_ATOMIC, adagrad, reg);
 		for (uint64_t k = hot; k < hi; k++)
 			step_feature(a, k, d, policy, adagrad, reg);
-		for (uint32_t c = 0; c < K && MC_SHARED_BIAS; c++)
-			boar_update_coord(&a->cp, &a->w[a->dim * K + c],
-					  adagrad ? &a->G[a->dim * K + c] : 0,
-					  d[c], 0.0f, BOAR_POLICY_ATOMIC, adagrad,
+		for (uint32_t c = 0; c < K; c++)
+			boar_update_coord(&a->cp, &bias[c],
+					  adagrad ? &bias_G[c] : NULL, d[c],
+					  0.0f, BOAR_POLICY_ATOMIC, adagrad,
 					  REG_NONE);
-		for (uint32_t c = 0; c < K && !MC_SHARED_BIAS; c++)
-			boar_update_coord(&rcp, &bias[c].val, &bias[c].gval,
-					  d[c], 0.0f, BOAR_POLICY_RACY, adagrad,
-					  REG_NONE);
-		if (++since_sync == BOAR_REP_SYNC_ROWS) {
-			boar_rep_round(&rep, a->w, policy);
-			since_sync = 0;
-		}
 	}
-	boar_rep_close(&rep, a->w, policy);
 	return loss_sum;
 }
 
@@ -125,7 +110,7 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 	struct mc_args a = {
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,
 		.row_class = d->row_class, .row_weight = d->row_weight,
-		.hot_n = d->hot_n, .w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum, .e = e,
+		.hot_n = d->hot_n, .w = e->m->w, .reg_scale = e->reg_scale, .G = e->accum,
 		.dim = e->m->dim, .K = e->m->n_classes, .loss = e->m->loss,
 		.loss_param = e->m->loss_param,
 		.cp = {.eta = eta, .l1 = (float)e->o.l1, .l2 = (float)e->o.l2,
