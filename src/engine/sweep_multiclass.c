@@ -38,6 +38,7 @@ struct mc_args {
 	float *G;
 	uint64_t dim;
 	uint32_t K;
+	int shared_bias; /* more than one thread */
 	int loss;
 	float loss_param;
 	struct coord_params cp;
@@ -93,10 +94,16 @@ sweep_body(const struct mc_args *a, const uint32_t *order, uint64_t begin,
 		for (uint64_t k = hot; k < hi; k++)
 			step_feature(a, k, d, policy, adagrad, reg);
 		for (uint32_t c = 0; c < K; c++)
-			boar_update_coord(&a->cp, &bias[c],
-					  adagrad ? &bias_G[c] : NULL, d[c],
-					  0.0f, BOAR_POLICY_ATOMIC, adagrad,
-					  REG_NONE);
+			if (a->shared_bias) /* other threads write them */
+				boar_update_coord(&a->cp, &bias[c],
+						  adagrad ? &bias_G[c] : NULL,
+						  d[c], 0.0f, BOAR_POLICY_ATOMIC,
+						  adagrad, REG_NONE);
+			else
+				boar_update_coord(&a->cp, &bias[c],
+						  adagrad ? &bias_G[c] : NULL,
+						  d[c], 0.0f, BOAR_POLICY_RACY,
+						  adagrad, REG_NONE);
 	}
 	return loss_sum;
 }
@@ -118,6 +125,7 @@ double boar_sweep_multiclass(struct boar_engine *e, const uint32_t *order,
 	};
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
+	a.shared_bias = e->threads > 1;
 	boar_slice_fn fn = mc_variants[policy][boar_opt_accumulates(e->o.optimizer)]
 			      [boar_reg_kind(e->o.l1, e->o.l2)];
 	return boar_run_slices(e->threads, fn, &a, order, begin, end);
