@@ -22,9 +22,9 @@
  * the coordinate between its load and store, and a feature in a large
  * share of the rows, with K weights and K steps per row on its cache
  * lines, loses many: a 3-class set of 12 features (every feature in half
- * the rows) lost enough steps at 2 threads to end its epochs 5-13% above
- * one thread's loss, and with every update by compare-and-swap it kept one
- * thread's (bench/RESULTS-cores.md). Replicas would not do: averaged, they
+ * the rows) trained at 16 threads to a loss 11-18% above one thread's,
+ * and within 1% with these features stepped by compare-and-swap (on a
+ * 16-core Xeon: bench/RESULTS-cores.md). Replicas would not do: averaged, they
  * learn like one thread that saw 1 / T of the rows, and such data is small
  * (its biases, replicated, cost a one-vs-rest model up to 35%).
  *

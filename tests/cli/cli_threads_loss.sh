@@ -76,8 +76,10 @@ check a9a-default "2 4" datasets/a9a datasets/a9a.t
 # about half the rows: with racy stores, threads truly running in parallel
 # lost so many of their steps that the loss drifted from one thread's
 # (softmax: 5% at 2 threads on an idle 2-core VM, 8% at 4 and 35% at 16 on
-# a 16-core host); such features now step by compare-and-swap
-# (src/engine/engine_hot.c).
+# a 16-core host), and averaged per-thread replicas of the biases learned
+# them too slowly (one-vs-rest: up to 35% at 16 threads); such features
+# and the biases now step by compare-and-swap (src/engine/engine_hot.c,
+# sweep_multiclass.c).
 awk 'BEGIN { srand(3); for (i = 0; i < 60000; i++) {
 	c = 1 + int(rand() * 3); line = c
 	for (j = 1; j <= 12; j++) {
