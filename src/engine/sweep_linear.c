@@ -20,13 +20,13 @@
  * replica (hot_n of them), so that the inner loops never test an id.
  *
  * Rows come in shuffled order, so their data is not contiguous: the next
- * rows' CSR slices and, closer in, their weights are prefetched. The
- * weights only where they are too large for the cores' caches, and for
- * reading: on a 16-core Xeon (bench/RESULTS-cores.md) prefetching the
- * 4 MB of a 2^20 model cost a quarter of the rate at 16 threads
- * (846 M/s against 1101 without), where for the 256 MB of a 2^26 model it
- * gains up to a quarter at 1-8 threads; prefetching for writing took lines
- * from the other cores early and lost at 8-16 threads.
+ * rows' CSR slices and, closer in, their weights are prefetched, for
+ * reading: on a 16-core Xeon (bench/RESULTS-cores.md) prefetching them
+ * for writing took lines from the other cores early and cost a quarter of
+ * the rate on a 2^20 model at 16 threads (846 M/s against 1110 for
+ * reading, 1101 without), and prefetching for reading gained the most on
+ * a 2^26 model at 1-8 threads. Without it the 2-core VM ran a 2^20 model
+ * at half the rate (its caches are smaller).
  */
 #include <math.h>
 #ifdef __AVX__
@@ -47,8 +47,6 @@
 #define PREFETCH_OFFSETS 16
 #define PREFETCH_ROWS 8
 #define PREFETCH_WEIGHTS 6
-/* The weights are prefetched when they take more than this */
-#define PREFETCH_WEIGHTS_MIN_BYTES (32ull << 20)
 
 struct linear_args {
 	const uint64_t *row_ptr;
@@ -63,7 +61,6 @@ struct linear_args {
 	struct boar_engine *e;   /* for the thread's replica */
 	uint64_t dim;
 	int loss;
-	int prefetch_weights; /* see above */
 	float loss_param;
 	struct coord_params cp;
 };
@@ -167,7 +164,7 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 			__builtin_prefetch(&val[hi - 1]);
 			__builtin_prefetch(&a->label[rp]);
 		}
-		if (a->prefetch_weights && i + PREFETCH_WEIGHTS < end) {
+		if (i + PREFETCH_WEIGHTS < end) {
 			uint32_t rp = order[i + PREFETCH_WEIGHTS];
 			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
 				__builtin_prefetch(&w[ST * (uint64_t)idx[k]], 0);
@@ -265,8 +262,6 @@ double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 	int policy = e->o.update == BOAR_UPDATE_ATOMIC ? BOAR_POLICY_ATOMIC
 						       : BOAR_POLICY_RACY;
 	int opt = !boar_opt_accumulates(e->o.optimizer) ? 0 : (e->wg ? 2 : 1);
-	a.prefetch_weights = (e->m->dim + 1) * sizeof(float) * (opt == 2 ? 2 : 1) >
-			     PREFETCH_WEIGHTS_MIN_BYTES;
 	boar_slice_fn fn = linear_variants[policy][opt][reg];
 	return boar_run_slices(e->threads, fn, &a, order, begin, end);
 }
