@@ -114,6 +114,12 @@ static void g_close(void *e)
 	free(c);
 }
 
+/* The kernels count no rows while they run: no progress inside an epoch. */
+static uint64_t g_rows_done(void *e)
+{
+	return UINT64_MAX;
+}
+
 /* no multiclass models, holdout, deterministic mode or weights yet */
 static const struct boar_engine_ops gpu_ops = BOAR_ENGINE_OPS(
 	g, "the GPU engine",

@@ -27,6 +27,9 @@ void boar_gen_options_fill(boar_gen_options *o);
 int boar_load_options_widen(const boar_load_options *o,
 			    boar_load_options *out);
 int boar_gen_options_widen(const boar_gen_options *o, boar_gen_options *out);
+/* boar_search_options likewise (defaults: all zero). */
+int boar_search_options_widen(const boar_search_options *o,
+			      boar_search_options *out);
 
 /* Replaces BOAR_AUTO fields and the AUTO task with concrete values for d.
  * Call only after boar_options_check(o, d, err) returned 0. */

@@ -106,3 +106,25 @@ int boar_gen_options_widen(const boar_gen_options *o, boar_gen_options *out)
 	out->size = sizeof *out;
 	return 0;
 }
+
+/* boar_search_options: from its first shape (up to ctx). */
+#define SEARCH_MIN_SIZE (offsetof(boar_search_options, ctx) + sizeof(void *))
+
+void boar_search_options_init(boar_search_options *o, size_t size)
+{
+	if (o && size >= SEARCH_MIN_SIZE && size <= sizeof *o) {
+		memset(o, 0, size);
+		o->size = size;
+	}
+}
+
+int boar_search_options_widen(const boar_search_options *o,
+			      boar_search_options *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!o || o->size < SEARCH_MIN_SIZE || o->size > sizeof *out)
+		return -1;
+	memcpy(out, o, o->size);
+	out->size = sizeof *out;
+	return 0;
+}

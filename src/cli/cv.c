@@ -8,40 +8,19 @@
 #include "cv.h"
 #include "json.h"
 
-/* splitmix64 of (seed, row): the fold of a row, the same at any thread
- * count and in any order. */
-static int fold_of(uint64_t seed, uint64_t r, int k)
-{
-	uint64_t z = seed + (r + 1) * 0x9E3779B97F4A7C15ULL;
-	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-	z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-	z ^= z >> 31;
-	return (int)(z % (uint64_t)k);
-}
-
-/* Trains on every fold but f and evaluates on f. */
+/* Trains on every fold but f and evaluates on f: fold f of k is
+ * boar_dataset_split's [f/k, (f+1)/k) of the seed, as boar_search's. */
 static int one_fold(const boar_dataset *d, const boar_options *o, int k,
-		    int f, uint64_t *rows, boar_metrics *mt, boar_error *err)
+		    int f, boar_metrics *mt, boar_error *err)
 {
-	uint64_t n = boar_dataset_rows(d), nin = 0, nout = 0;
-	/* held-out rows first, the rest after them */
-	for (uint64_t r = 0; r < n; r++)
-		if (fold_of(o->seed, r, k) == f)
-			rows[nin++] = r;
-	for (uint64_t r = 0; r < n; r++)
-		if (fold_of(o->seed, r, k) != f)
-			rows[nin + nout++] = r;
-	if (!nin || !nout) {
-		snprintf(err->message, sizeof err->message,
-			 "fold %d of %d is %s: too few rows for %d folds", f + 1,
-			 k, nin ? "everything" : "empty", k);
-		return BOAR_EINVAL;
-	}
 	boar_dataset *te = NULL, *tr = NULL;
 	boar_model *m = NULL;
-	int rc = boar_dataset_subset(d, rows, nin, &te, err);
-	if (!rc)
-		rc = boar_dataset_subset(d, rows + nin, nout, &tr, err);
+	int rc = boar_dataset_split(d, o->seed, (double)f / k,
+				    (double)(f + 1) / k, &tr, &te, err);
+	if (rc == BOAR_EINVAL)
+		snprintf(err->message, sizeof err->message,
+			 "fold %d of %d: too few rows for %d folds", f + 1, k,
+			 k);
 	if (!rc)
 		rc = boar_train(tr, o, &m, err);
 	boar_error why;
@@ -77,20 +56,16 @@ static int metrics_of(const boar_metrics *mt, int mf_or_reg, double v[3],
 int cv_run(const boar_dataset *d, const boar_options *o, int k, int json,
 	   const char *path)
 {
-	uint64_t n = boar_dataset_rows(d);
-	uint64_t *rows = malloc((n ? n : 1) * sizeof *rows);
 	double sum[3] = { 0 }, sq[3] = { 0 };
 	const char *names[3] = { 0 };
 	int nm = 3, rc = 0;
 	boar_error err = { 0 };
 	int reg = boar_dataset_task(d) == BOAR_TASK_MF ||
 		  boar_loss_describe(o->loss)->kind == BOAR_LOSS_KIND_REGRESSION;
-	if (!rows)
-		return cli_report(NULL, BOAR_ENOMEM);
 	for (int f = 0; f < k && !rc; f++) {
 		boar_metrics mt;
 		double v[3];
-		if ((rc = one_fold(d, o, k, f, rows, &mt, &err)))
+		if ((rc = one_fold(d, o, k, f, &mt, &err)))
 			break;
 		int c = metrics_of(&mt, reg, v, names);
 		nm = c < nm ? c : nm;
@@ -117,7 +92,6 @@ int cv_run(const boar_dataset *d, const boar_options *o, int k, int json,
 			putchar('\n');
 		fflush(stdout);
 	}
-	free(rows);
 	if (rc)
 		return cli_report(&err, rc);
 	struct json_obj j;

@@ -1,7 +1,9 @@
 /* progress.c - progress lines and metric summaries (see progress.h). */
 #include <math.h>
+#include <stdarg.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "progress.h"
 
 void progress_init(struct progress *p, int quiet)
@@ -10,6 +12,7 @@ void progress_init(struct progress *p, int quiet)
 	p->tty = isatty(STDERR_FILENO);
 	p->open = 0;
 	p->holdout = 0;
+	p->t0 = 0;
 }
 
 /* snprintf into line at *n, keeping *n within the buffer. */
@@ -55,21 +58,84 @@ void progress_epoch(struct progress *p, const boar_epoch_stats *s, int epochs,
 	if (s->has_holdout)
 		append(line, sizeof line, &n, "  (best epoch %.0f)",
 		       s->best_epoch, 0, 0);
-	if (p->tty) {
-		/* \033[K clears what a longer previous line left behind. */
-		fprintf(stderr, "\r%s\033[K", line);
-		p->open = 1;
-	} else {
-		fprintf(stderr, "%s\n", line);
-	}
+	progress_clear(p);
+	fprintf(stderr, "%s\n", line);
 	fflush(stderr);
+}
+
+void progress_clear(struct progress *p)
+{
+	/* \033[K clears the rest of the line the live text took. */
+	if (p->open)
+		fputs("\r\033[K", stderr);
+	p->open = 0;
+}
+
+void progress_live(struct progress *p, const char *fmt, ...)
+{
+	if (p->quiet || !p->tty)
+		return;
+	char line[200];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof line, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\r%s\033[K", line);
+	fflush(stderr);
+	p->open = 1;
 }
 
 void progress_done(struct progress *p)
 {
-	if (p->open)
-		fputc('\n', stderr);
-	p->open = 0;
+	progress_clear(p);
+	fflush(stderr);
+}
+
+/* "1m05s" or "12s": a duration people read at a glance. */
+static void duration(char *buf, size_t n, double s)
+{
+	if (!(s >= 0) || s > 99 * 3600)
+		snprintf(buf, n, "?");
+	else if (s >= 60)
+		snprintf(buf, n, "%dm%02ds", (int)s / 60, (int)s % 60);
+	else
+		snprintf(buf, n, "%.0fs", s);
+}
+
+void progress_sweep(const boar_sweep_stats *s, void *ctx)
+{
+	struct progress *p = ctx;
+	double rate = s->seconds > 0 ? s->rows_done / s->seconds : 0;
+	char eta[16];
+	duration(eta, sizeof eta,
+		 rate > 0 ? (double)(s->rows - s->rows_done) / rate : -1);
+	progress_live(p, "epoch %d: %llu/%llu rows (%.0f%%)  %.2f M rows/s  "
+			 "ETA %s", s->epoch, (unsigned long long)s->rows_done,
+		      (unsigned long long)s->rows,
+		      s->rows ? 100.0 * s->rows_done / s->rows : 0,
+		      rate / 1e6, eta);
+}
+
+void progress_bytes(uint64_t done, uint64_t total, void *ctx)
+{
+	struct progress *p = ctx;
+	if (!p->t0)
+		p->t0 = cli_now();
+	double mb = done / 1048576.0, secs = cli_now() - p->t0;
+	if (!total) {
+		progress_live(p, "reading: %.0f MiB", mb);
+		return;
+	}
+	char bar[31];
+	int fill = (int)(30.0 * (done < total ? done : total) / total);
+	for (int i = 0; i < 30; i++)
+		bar[i] = i < fill ? '#' : '.';
+	bar[30] = 0;
+	char eta[16];
+	duration(eta, sizeof eta,
+		 done && secs > 0 ? secs * (double)(total - done) / done : -1);
+	progress_live(p, "reading [%s] %.0f/%.0f MiB  ETA %s", bar, mb,
+		      total / 1048576.0, done < total ? eta : "0s");
 }
 
 const char *progress_loss_name(const boar_model *m)
@@ -108,4 +174,20 @@ void progress_summary(FILE *out, const char *name, const boar_model *m,
 	else
 		fprintf(out, "RMSE %.4f  %s %.4f\n", mt->rmse,
 			progress_loss_name(m), mt->loss);
+}
+
+int progress_load(const char *path, const boar_load_options *o, int quiet,
+		  boar_dataset **out, boar_error *err)
+{
+	struct progress p;
+	boar_load_options lo = *o;
+	progress_init(&p, quiet);
+	if (p.tty && !quiet) {
+		lo.progress = progress_bytes;
+		lo.progress_ctx = &p;
+		p.t0 = cli_now(); /* the first block's time counts */
+	}
+	int rc = boar_dataset_load(path, &lo, out, err);
+	progress_done(&p);
+	return rc;
 }

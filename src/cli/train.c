@@ -21,6 +21,7 @@
 #include "commands.h"
 #include "common.h"
 #include "cv.h"
+#include "search.h"
 #include "data_args.h"
 #include "data_summary.h"
 #include "flag_words.h"
@@ -89,6 +90,12 @@ static void say_target(const struct run *r)
 	else
 		fprintf(stderr, "target RMSE %g not reached in %d epochs\n",
 			a->target_rmse, r->last_epoch);
+}
+
+/* Inside a long epoch, on a terminal: rows, rate and ETA, live. */
+static void on_sweep(const boar_sweep_stats *s, void *ctx)
+{
+	progress_sweep(s, &((struct run *)ctx)->pr);
 }
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
@@ -287,7 +294,7 @@ static int load_data(struct train_args *a, const boar_model *init,
 	boar_error err = { 0 };
 	int rc;
 	double t0 = cli_now();
-	rc = boar_dataset_load(a->train_path, &a->load, train, &err);
+	rc = progress_load(a->train_path, &a->load, a->quiet, train, &err);
 	if (rc)
 		return cli_report(&err, rc);
 	if (!a->quiet)
@@ -307,7 +314,7 @@ static int load_data(struct train_args *a, const boar_model *init,
 		if (rc)
 			return cli_report(&err, rc);
 	}
-	if (a->cv)
+	if (a->cv && !a->search.given)
 		return cv_run(*train, &a->opt, a->cv, a->json, a->train_path);
 	if (a->test_path) {
 		/* The test file is read as the training file was: same task
@@ -315,7 +322,7 @@ static int load_data(struct train_args *a, const boar_model *init,
 		boar_load_options lo = a->load;
 		lo.task = boar_dataset_task(*train);
 		double t1 = cli_now();
-		rc = boar_dataset_load(a->test_path, &lo, test, &err);
+		rc = progress_load(a->test_path, &lo, a->quiet, test, &err);
 		if (rc)
 			return cli_report(&err, rc);
 		if (!a->quiet)
@@ -388,8 +395,12 @@ int cmd_train(int argc, char **argv)
 	}
 
 	status = load_data(&a, init, &train, &test);
-	if (status != CLI_EXIT_OK || a.cv)
+	if (status != CLI_EXIT_OK || (a.cv && !a.search.given))
 		goto out;
+	if (a.search.given) {
+		status = search_run(&a, train, test);
+		goto out;
+	}
 	status = CLI_EXIT_RUNTIME;
 	boar_error bad;
 	char words[sizeof bad.message];
@@ -404,6 +415,8 @@ int cmd_train(int argc, char **argv)
 	r.pr.holdout = a.opt.holdout > 0;
 	a.opt.progress = on_epoch;
 	a.opt.progress_ctx = &r;
+	if (r.pr.tty && !a.quiet)
+		a.opt.sweep_progress = on_sweep;
 
 	interrupt_training();
 	double t_train = cli_now();

@@ -11,6 +11,7 @@
 #include "common.h"
 #include "data_args.h"
 #include "flag_words.h"
+#include "search.h"
 #include "train_args.h"
 
 enum {
@@ -19,7 +20,8 @@ enum {
 	O_MF_BIASES, O_NO_MF_BIASES, O_INIT_SCALE, O_DEVICE, O_GPU, O_STREAMS,
 	O_TEST, O_CACHE, O_MODEL_OUT, O_JSON, O_QUIET, O_HELP, O_WEIGHTS,
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
-	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV,
+	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV, O_SEARCH,
+	O_SEARCH_PARALLEL,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -88,7 +90,20 @@ static const struct cli_opt train_opts[] = {
 	  "K-fold cross-validation (LIBLINEAR's and LIBMF's -v): train on "
 	  "K-1 folds, test on the K-th, each in turn; prints each fold's "
 	  "metrics and their mean +- sd (stdout; --json: objects); saves no "
-	  "model; 0 = off" },
+	  "model; with --search: the folds that judge it; 0 = off" },
+	{ O_SEARCH, "search", 0, "SPEC",
+	  "model selection (LIBLINEAR's -C): train every combination of "
+	  "SPEC's values, e.g. 'l2=0,1e-6..1e-2:5,eta=0.1,0.3,1' (NAME=V,V,..."
+	  " for eta, l1, l2; A..B:N is N values log-spaced from A to B), "
+	  "several at once on the threads; judge each by --cv K folds "
+	  "(default 5), a --holdout FRACTION or --test FILE (RMSE for "
+	  "squared loss and mf, else the loss); print the table (stderr; "
+	  "--json: an object per configuration); -m saves the best, "
+	  "retrained on all of FILE" },
+	{ O_SEARCH_PARALLEL, "search-parallel", 0, "N",
+	  "--search: configurations trained at once, --threads split "
+	  "between them; 0 = one per thread (one thread each: faster than "
+	  "one at a time on all threads, and the same models run to run)" },
 	{ O_SAVE_RESUME, "save-resume", 0, NULL,
 	  "keep the optimizer state (AdaGrad sums, where the step schedule "
 	  "is) in the model, so that --init-model continues training rather "
@@ -105,7 +120,7 @@ static const struct cli_opt train_opts[] = {
 	  "hold this fraction of the training rows out (drawn from the "
 	  "seed) and report their loss, beside --test if given; early "
 	  "stopping watches them (0.1 if --early-stop is on without "
-	  "--test)" },
+	  "--test); with --search: the rows that judge it" },
 	{ O_DETERMINISTIC, "deterministic", 0, NULL,
 	  "the same model at any --threads (fixed row batches applied in "
 	  "order; slower than Hogwild!)" },
@@ -114,7 +129,11 @@ static const struct cli_opt train_opts[] = {
 	{ O_MODEL_OUT, "model-out", 'm', "FILE", "save the model to FILE" },
 	{ O_JSON, "json", 0, NULL,
 	  "one JSON object per epoch on stdout" },
-	{ O_QUIET, "quiet", 'q', NULL, "no progress or summary on stderr" },
+	{ O_QUIET, "quiet", 'q', NULL,
+	  "no progress or summary on stderr (progress: a line per epoch; on "
+	  "a terminal also a live line below them: a bar while FILE is "
+	  "read, the running epoch's rows, rate and ETA; never a '\\r' "
+	  "when stderr is not a terminal)" },
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
 };
@@ -198,7 +217,7 @@ void train_args_default(struct train_args *a)
 	gpu_env(&a->opt);
 }
 
-/* What an AUTO optimizer, eta or l2 becomes, per task, as the library
+/* What an AUTO optimizer, eta, eta-decay or l2 becomes, per task, as the library
  * resolves it (boar_options_resolve_task): e.g. eta "auto: linear 0.3
  * (adagrad), 0.1 (sgd); mf 0.02 (sgd), 0.05 (adagrad)". */
 static void auto_default(int id, char *buf, size_t n)
@@ -226,23 +245,28 @@ static void auto_default(int id, char *buf, size_t n)
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %g", sep,
 					       task, d.l2);
 		} else {
+			/* eta or eta-decay, per optimizer */
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %g (%s)",
-					       sep, task, d.eta,
+					       sep, task,
+					       id == O_ETA ? d.eta : d.eta_decay,
 					       name_of(opt_names, d.optimizer));
 			/* then every other optimizer the task takes */
 			for (int k = 0; k < BOAR_OPT_CODES && at < n; k++) {
 				boar_options e;
 				boar_options_default(&e);
 				e.optimizer = k;
+				boar_error ignored;
 				if (k == BOAR_OPT_AUTO || k == d.optimizer ||
-				    boar_options_check(&e, NULL, NULL))
+				    boar_options_check(&e, NULL, &ignored))
 					continue;
 				boar_options_resolve_task(&e, tasks[t]);
 				if (tasks[t] == BOAR_TASK_MF &&
 				    k == BOAR_OPT_NORMALIZED)
 					continue;
 				at += (size_t)snprintf(buf + at, n - at,
-						       ", %g (%s)", e.eta,
+						       ", %g (%s)",
+						       id == O_ETA ? e.eta
+								   : e.eta_decay,
 						       name_of(opt_names, k));
 			}
 		}
@@ -291,7 +315,7 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_ETA_DECAY:
 		if (o->eta_decay == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0.9 linear, 1 mf");
+			auto_default(O_ETA_DECAY, buf, n);
 		else
 			snprintf(buf, n, "%g", o->eta_decay);
 		break;
@@ -348,6 +372,7 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%g", d.target_rmse);
 		break;
 	case O_CV:
+	case O_SEARCH_PARALLEL:
 		snprintf(buf, n, "0");
 		break;
 	case O_HOLDOUT:
@@ -358,6 +383,7 @@ static void default_of(int id, char *buf, size_t n)
 	case O_QUIET:
 	case O_DETERMINISTIC:
 	case O_SAVE_RESUME:
+	case O_SEARCH:
 		snprintf(buf, n, "off");
 		break;
 	case O_WEIGHTS:
@@ -523,6 +549,11 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return 0;
 	case O_CV:
 		return cli_int(p, 0, 1000, &a->cv);
+	case O_SEARCH_PARALLEL:
+		return cli_int(p, 0, 4096, &a->search_parallel);
+	case O_SEARCH:
+		return search_spec_add(&a->search, p->value, p->why,
+				       sizeof p->why);
 	case O_INIT_SCALE:
 		return cli_double_gt(p, 0, 1e6, &o->init_scale);
 	case O_DEVICE:
@@ -605,8 +636,11 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		cli_fail(&p, "FILE and --test cannot both be standard input (-)");
 		goto fail;
 	}
-	if (a->cv == 1 || (a->cv && (a->test_path || a->model_out ||
-				    a->init_model_path))) {
+	if (a->search.given && search_args_check(a, &p))
+		goto fail;
+	if (a->cv == 1 || (a->cv && !a->search.given &&
+			   (a->test_path || a->model_out ||
+			    a->init_model_path))) {
 		cli_fail(&p, a->cv == 1 ? "--cv needs K >= 2 folds"
 					: "--cv saves no model and tests on its "
 					  "own folds: drop --test, -m and "

@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "boar.h"
+#include "search_spec.h"
 
 /* As many --class-weight options as a model can have classes, and then
  * some: beyond this nobody is typing them by hand. */
@@ -34,6 +35,9 @@ struct train_args {
 	double target_rmse;     /* --target-rmse: stop at this test RMSE; 0 off */
 	int rank_given;         /* --rank was on the command line */
 	int cv;                 /* --cv K: K-fold cross-validation, or 0 */
+	struct search_spec search; /* --search: the grid (search.given) */
+	double search_holdout;  /* --holdout with --search: its judge */
+	int search_parallel;    /* --search-parallel: at once, 0 = auto */
 	unsigned data_given;    /* CLI_DATA_BIT()s of the data options given */
 	int biases_given;       /* --mf-biases or --no-mf-biases was */
 	/* --class-weight LABEL:W, in the order given; opt.class_weight_*

@@ -250,6 +250,9 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 		if (ret)
 			break;
 		line += lines;
+		if (o->progress)
+			o->progress(src.pos, src.regular ? src.id.size : 0,
+				    o->progress_ctx);
 	}
 	if (!ret && (!acc || acc->n_rows == 0))
 		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,

@@ -6,6 +6,7 @@
  */
 #include "engine.h"
 #include "engine_ops.h"
+#include "sweep_replica.h"
 #include "base/error.h"
 #include "model/model.h"
 
@@ -63,6 +64,18 @@ static int cpu_store_keys(void *e, const uint64_t *keys, float *vals,
 static int cpu_sync(void *e, struct boar_model *m, boar_error *err)
 {
 	return 0;
+}
+
+/* Hogwild! linear sweeps count rounds of BOAR_REP_SYNC_ROWS rows in
+ * rep_syncs (sweep_replica.h); MF and deterministic sweeps count nothing
+ * (UINT64_MAX: unknown). */
+static uint64_t cpu_rows_done(void *p)
+{
+	const struct boar_engine *e = p;
+	if (!e->rep_syncs || e->o.deterministic)
+		return UINT64_MAX;
+	return __atomic_load_n(e->rep_syncs, __ATOMIC_RELAXED) *
+	       BOAR_REP_SYNC_ROWS;
 }
 
 static void cpu_close(void *e)

@@ -54,7 +54,7 @@ enum boar_cap_bit {
 #define BOAR_CAPS_ALL ((1u << BOAR_CAP_COUNT) - 1)
 
 /* Bump when a member of boar_engine_ops changes. */
-#define BOAR_ENGINE_ABI 1
+#define BOAR_ENGINE_ABI 2
 
 struct boar_engine_ops {
 	int abi;          /* BOAR_ENGINE_ABI */
@@ -87,6 +87,11 @@ struct boar_engine_ops {
 	/* The engine's weights into the host model m (the one it opened). */
 	int (*sync)(void *e, struct boar_model *m, boar_error *err);
 	void (*close)(void *e);
+	/* Rows swept since open, roughly (a few dozen per thread may be
+	 * missing), read from another thread while a sweep runs (relaxed
+	 * loads); UINT64_MAX, or a NULL member, when the engine cannot tell
+	 * (boar_sweep_stats). */
+	uint64_t (*rows_done)(void *e);
 };
 
 /* The table of an engine whose members are PREFIX_open ... PREFIX_close:
@@ -99,7 +104,7 @@ struct boar_engine_ops {
 		.rows = prefix##_rows, .order = prefix##_order,              \
 		.sweep = prefix##_sweep, .load_keys = prefix##_load_keys,    \
 		.store_keys = prefix##_store_keys, .sync = prefix##_sync,    \
-		.close = prefix##_close,                                     \
+		.close = prefix##_close, .rows_done = prefix##_rows_done,    \
 	}
 
 /* The CPU engine (engine_cpu.c). */

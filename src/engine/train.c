@@ -27,6 +27,7 @@
 #include "model/model_input.h"
 #include "model/model_memory.h"
 #include "train.h"
+#include "sweep_watch.h"
 #include "model/train_state.h"
 
 static double mean_label(const struct boar_dataset *d)
@@ -298,7 +299,8 @@ static int model_finite(const struct boar_model *m)
 				 all_finite(m->bi, m->n_items)));
 }
 
-static int epochs(struct run *r, boar_error *err)
+static int epoch_loop(struct run *r, struct sweep_watch *watch,
+		      boar_error *err)
 {
 	uint64_t rows = r->last - r->first;
 	uint64_t work = r->t.d->task == BOAR_TASK_LINEAR
@@ -310,7 +312,9 @@ static int epochs(struct run *r, boar_error *err)
 		double loss = 0;
 		double eta = boar_step_size(r->t.o.eta, r->t.o.eta_decay, epoch);
 		double t0 = omp_get_wtime();
+		sweep_watch_begin(watch, epoch, rows);
 		int rc = sweep(r, epoch, eta, &loss, err);
+		sweep_watch_end(watch);
 		if (rc)
 			return rc;
 		st.seconds = omp_get_wtime() - t0;
@@ -339,6 +343,16 @@ static int epochs(struct run *r, boar_error *err)
 	return r->t.ops->sync(r->t.eng, r->t.m, err);
 }
 
+/* The epochs, watched for progress inside them (sweep_watch.h). */
+static int epochs(struct run *r, boar_error *err)
+{
+	struct sweep_watch watch;
+	sweep_watch_start(&watch, &r->t.o, r->t.ops, r->t.eng);
+	int rc = epoch_loop(r, &watch, err);
+	sweep_watch_stop(&watch);
+	return rc;
+}
+
 int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 		      const struct train_hook *hook, boar_model **out,
 		      boar_error *err)
@@ -359,6 +373,12 @@ int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 	const char *why;
 	if (prev && (why = boar_train_state_resume_options(prev, &r.t.o)))
 		return boar_fail(err, BOAR_EINVAL, "%s", why);
+	/* auto's linear optimizer where the run cannot take normalized (the
+	 * GPU's is resolve's: its device is an option) */
+	if (hook && !(hook->caps & BOAR_CAP(NORMALIZED)) &&
+	    train->task == BOAR_TASK_LINEAR &&
+	    r.t.o.optimizer == BOAR_OPT_AUTO)
+		r.t.o.optimizer = BOAR_OPT_ADAGRAD;
 	boar_options_resolve(&r.t.o, train);
 	if ((rc = new_model(train, &r.t.o, &r.t.m, err)))
 		return rc;

@@ -195,6 +195,11 @@ typedef struct boar_load_options {
 	 * only ones kept; NULL: none. */
 	const char *vw_ignore;
 	const char *vw_keep;
+	/* Called after each block of text (tens of MiB) is parsed with the
+	 * bytes of the file read so far and its size (0 when not a regular
+	 * file), on the loading thread; NULL: none. */
+	void (*progress)(uint64_t done, uint64_t total, void *ctx);
+	void *progress_ctx;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache (a
@@ -242,6 +247,16 @@ BOAR_API void boar_dataset_free(boar_dataset *d);
 BOAR_API int boar_dataset_subset(const boar_dataset *d, const uint64_t *rows,
 				 uint64_t n, boar_dataset **out,
 				 boar_error *err);
+
+/* Splits d by a draw u in [0, 1) per row, hashed from (seed, row) (the
+ * same at any thread count and in any order): *held gets the rows with
+ * lo <= u < hi, *rest the others, each in row order (either may be NULL).
+ * Fold f of K is [f/K, (f+1)/K), so the K folds cover every row once; a
+ * holdout of fraction F is [0, F). @return 0, BOAR_EINVAL (also when a side
+ * would be empty) or NOMEM. */
+BOAR_API int boar_dataset_split(const boar_dataset *d, uint64_t seed,
+				double lo, double hi, boar_dataset **rest,
+				boar_dataset **held, boar_error *err);
 
 /* Instance weights: row r's loss is scaled by w[r] (finite, >= 0); n must
  * be the dataset's row count. Copied. Call before sharing the dataset. */
@@ -365,14 +380,16 @@ BOAR_API int boar_loss_from_name(const char *name);
 	  "per-coordinate steps eta / sqrt(sum of squared gradients)")      \
 	X(NORMALIZED, 3, normalized, 1,                                      \
 	  "adagrad on features divided by their typical |value|: raw "       \
-	  "counts and unscaled columns need no tuning (NAG; CPU only)")
+	  "counts and unscaled columns need no tuning (NAG; not on the "     \
+	  "GPU or a cluster, where auto is adagrad)")
 
 enum boar_optimizer {
 #define BOAR_OPT_ENUM_(N, code, name, acc, help) BOAR_OPT_##N = (code),
 	BOAR_OPTIMIZER_MAP(BOAR_OPT_ENUM_)
 #undef BOAR_OPT_ENUM_
 	BOAR_OPT_AUTO = 2, /* the task's default: NORMALIZED for linear
-			      models on the CPU (AdaGrad on the GPU), SGD
+			      models on the CPU (AdaGrad on the GPU and
+			      in cluster training), SGD
 			      for MF (as accurate there, and twice as
 			      fast) */
 };
@@ -429,6 +446,16 @@ typedef struct boar_epoch_stats {
 /* Called after every epoch; return non-zero to stop training (boar_train
  * then returns BOAR_ECANCELLED with the model trained so far). */
 typedef int (*boar_progress_fn)(const boar_epoch_stats *s, void *ctx);
+
+/* Progress inside an epoch (boar_options.sweep_progress). */
+typedef struct boar_sweep_stats {
+	int epoch;          /* 1-based */
+	uint64_t rows_done; /* rows (ratings) of the epoch swept so far */
+	uint64_t rows;      /* rows of the epoch (this process's share) */
+	double seconds;     /* since the epoch's sweep began */
+} boar_sweep_stats;
+typedef void (*boar_sweep_progress_fn)(const boar_sweep_stats *s,
+				       void *ctx);
 
 /* For eta, eta_decay and l2: pick the default of the task and optimizer
  * (boar_options_resolve_task says which; MF's eta and l2 also scale with
@@ -512,6 +539,13 @@ typedef struct boar_options {
 	 * only BOAR_AUTO. A warm start keeps the initial model's. */
 	double loss_param;
 	int mf_storage;    /* enum boar_storage; GPU MF only (default F32) */
+	/* Called about every 100 ms while an epoch's sweep runs (first
+	 * after 100 ms: short epochs never call it), from a thread of the
+	 * library's own, one call at a time and never after that epoch's
+	 * progress call; with progress_ctx. NULL: none. The CPU engine's
+	 * Hogwild! sweeps report it; other engines and deterministic
+	 * training do not. */
+	boar_sweep_progress_fn sweep_progress;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
@@ -592,6 +626,82 @@ typedef struct boar_ps_transport {
 BOAR_API int boar_train_ps(const boar_dataset *train, const boar_options *o,
 			   const boar_ps_transport *t, boar_model **out,
 			   boar_error *err);
+
+/* ------------------------------------------------------ model selection
+ *
+ * A grid search over eta, l1 and l2 (LIBLINEAR's -C): every combination of
+ * the values given is trained with the other options of o and judged on
+ * rows it did not train on, by the held-out RMSE for squared loss and MF,
+ * else by the held-out loss (log loss for logistic). Several
+ * configurations train at once on the one dataset, the threads split
+ * between them. */
+struct boar_search_result;
+typedef struct boar_search_options {
+	size_t size; /* sizeof, set by boar_search_options_default */
+	/* The values to try (every combination); n 0: o's own value. */
+	const double *eta;
+	int n_eta;
+	const double *l1;
+	int n_l1;
+	const double *l2;
+	int n_l2;
+	/* How a configuration is judged, the first that is set: on a test
+	 * set; by K-fold cross-validation (folds >= 2, boar_dataset_split's
+	 * folds of o->seed); on a holdout fraction of the rows (0 < holdout
+	 * < 1). None: 5 folds. */
+	const boar_dataset *test;
+	int folds;
+	double holdout;
+	/* Configurations trained at once, each on threads / parallel of
+	 * o->threads; 0: as many as there are threads (one thread each: each
+	 * configuration's model is then the one-thread model, the same run to
+	 * run). */
+	int parallel;
+	/* Called as each configuration's result is final (from the
+	 * library's threads, one call at a time); non-zero stops the search
+	 * (BOAR_ECANCELLED). May be NULL. */
+	int (*on_result)(const struct boar_search_result *r, int index,
+			 void *ctx);
+	void *ctx;
+} boar_search_options;
+
+/* One configuration's result. The library writes result_size bytes of each
+ * (pass sizeof(boar_search_result)); fields are only added at the end. */
+typedef struct boar_search_result {
+	double eta, l1, l2; /* the configuration (defaults resolved) */
+	int rc;             /* 0, or the BOAR_E* its training failed with */
+	double score;       /* what the choice minimizes: held-out RMSE
+			       (squared loss, MF) or loss; mean over folds */
+	double score_sd;    /* standard deviation over the folds (else 0) */
+	double loss, accuracy, auc, rmse; /* held-out means (boar_metrics) */
+	int binary;         /* accuracy and auc are meaningful */
+	double seconds;     /* training and evaluation, summed over folds */
+	int epochs;         /* epochs run (early stopping: the last fold's) */
+} boar_search_result;
+
+#define boar_search_options_default(o) \
+	boar_search_options_init((o), sizeof *(o))
+BOAR_API void boar_search_options_init(boar_search_options *o, size_t size);
+
+/* @return how many configurations s describes (the product of its list
+ * lengths, an empty list counting 1), or BOAR_EINVAL for bad options. */
+BOAR_API int boar_search_size(const boar_search_options *s);
+
+/* Trains and judges every configuration into results[boar_search_size(s)],
+ * eta varying slowest and l2 fastest, and sets *best to the index of the
+ * lowest score (the first of equals). o->test is not used. o->progress, if
+ * set, is called after every epoch of every configuration (one call at a
+ * time, from the library's threads) and then of the final model; non-zero
+ * stops the search (BOAR_ECANCELLED). With model != NULL, *model is the
+ * chosen configuration trained on all of train at o->threads or, with a
+ * test set, the model that was judged. @return 0, BOAR_EINVAL (reason in
+ * *err), the first configuration's error when every one failed (e.g.
+ * BOAR_EDIVERGED), BOAR_ECANCELLED or NOMEM; results are written either
+ * way, *best and *model only on success. */
+BOAR_API int boar_search(const boar_dataset *train, const boar_options *o,
+			 const boar_search_options *s,
+			 boar_search_result *results, size_t result_size,
+			 int *best, boar_model **model, boar_error *err);
 
 /* --------------------------------------------------------------- models */
 
