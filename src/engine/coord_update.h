@@ -46,8 +46,14 @@ boar_update_coord(const struct coord_params *a, float *p, float *G, float gl,
 	float delta = boar_coord_step(a, adagrad, reg, gl, wv, acc, s, &dacc,
 				      &t);
 	/* The sums are a step-size heuristic: a lost increment under racing
-	 * threads is harmless, so they are always racy. */
-	if (adagrad)
+	 * threads does little harm, so racy updates store them racily. Under
+	 * the atomic policy they are added by compare-and-swap as well: on
+	 * the coordinates that many threads write at once (a multiclass
+	 * model's hot features, engine_hot.c) racy sums lost enough of their
+	 * increments to lengthen the steps noticeably. */
+	if (adagrad && policy == BOAR_POLICY_ATOMIC)
+		boar_add_atomic(G, dacc);
+	else if (adagrad)
 		boar_store_relaxed(G, acc + dacc);
 	if (reg != REG_L1) {
 		boar_add_policy(policy, p, delta);

@@ -67,7 +67,8 @@ struct boar_rows {
 	const float *row_weight;   /* instance x class weight, or NULL */
 	const uint32_t *row_class; /* multiclass class index, or NULL */
 	const uint16_t *hot_n; /* entries at the head of each row that are
-				  hot slots (engine_hot.c), or NULL */
+				  hot slots (binary) or contended ids
+				  (multiclass; engine_hot.c), or NULL */
 };
 
 /* Rows per block of a packed linear engine. */
@@ -119,6 +120,7 @@ struct boar_engine {
 	struct boar_rep_slot *rep_slots;
 	uint64_t *rep_syncs; /* rounds of replica syncs (a line of its own) */
 	uint32_t *hot_slot;  /* while packing: slot + 1 of each feature, or 0 */
+	int hot_ids;         /* the head keeps ids (contended), not slots */
 	uint16_t *hot_n;     /* see boar_rows.hot_n */
 	void *remapped[2];   /* unpacked rows with hot slots: idx, val copies */
 };
@@ -138,12 +140,14 @@ double boar_sweep_deterministic(struct boar_engine *e, const uint32_t *order,
  * BOAR_ENOMEM (then the engine is left as it was). */
 int boar_engine_pack_rows(struct boar_engine *e);
 /* engine_hot.c: picks the hot features (when the rows will be copied
- * (remap), with more than one thread, for a binary model) into rep_at and
- * hot_slot, and sizes every thread's replica (the biases always have one).
+ * (remap), with more than one thread: replicated for a binary model, into
+ * rep_at; stepped by compare-and-swap for a multiclass one) into hot_slot,
+ * and sizes every thread's replica (the biases always have one).
  * 0 or BOAR_ENOMEM. */
 int boar_engine_pick_hot(struct boar_engine *e, int remap);
 /* Copies one row's ids and values to dst, hot features first as slot ids
- * (hot_slot set), the rest in order; returns how many are hot. */
+ * (or ids, hot_ids) (hot_slot set), the rest in order; returns how many
+ * are hot. */
 uint16_t boar_engine_copy_row(const struct boar_engine *e, const uint32_t *idx,
 			      const float *val, uint64_t len, uint32_t *didx,
 			      float *dval);

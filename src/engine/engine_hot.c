@@ -1,7 +1,9 @@
 /* engine_hot.c - which coordinates each thread replicates, and rows that
  * point at the replicas.
  *
- * The biases are always replicated (sweep_replica.h). With more than one
+ * A binary model's bias is always replicated (sweep_replica.h; a
+ * multiclass model's K biases step in the shared model by
+ * compare-and-swap: sweep_multiclass.c says why). With more than one
  * thread, a binary model also replicates its hot features: those that the
  * rows in flight (one per thread) would update about HOT_TAU times or more
  * from one stale value, count_j >= HOT_TAU * n_rows / threads (the rule of
@@ -14,9 +16,22 @@
  * 16 most frequent features replicated cost 2.6% of the first epoch's
  * training loss, 4 of them 0.6%; measured in bench/RESULTS.md).
  *
+ * A multiclass model's hot features (the same rule, without the rows per
+ * replica: none are replicated) are stepped by compare-and-swap instead of
+ * racy stores. Racy stores lose an update whenever another thread writes
+ * the coordinate between its load and store, and a feature in a large
+ * share of the rows, with K weights and K steps per row on its cache
+ * lines, loses many: a 3-class set of 12 features (every feature in half
+ * the rows) trained at 16 threads to a loss 11-18% above one thread's,
+ * and within 1% with these features stepped by compare-and-swap (on a
+ * 16-core Xeon: bench/RESULTS-cores.md). Replicas would not do: averaged, they
+ * learn like one thread that saw 1 / T of the rows, and such data is small
+ * (its biases, replicated, cost a one-vs-rest model up to 35%).
+ *
  * The sweep must not look anything up per non-zero, so the engine's own
  * copy of the rows (packed, or for small data a plain copy) lists each
- * row's hot features first, as slot numbers, and hot_n says how many.
+ * row's hot features first, as slot numbers (multiclass: as ids), and
+ * hot_n says how many.
  */
 #include <omp.h>
 #include <stdlib.h>
@@ -80,22 +95,28 @@ int boar_engine_pick_hot(struct boar_engine *e, int remap)
 	uint32_t K = boar_model_width(e->m);
 	uint64_t ids[HOT_MAX];
 	uint32_t n_hot = 0;
-	if (remap && e->threads > 1 && !e->m->n_classes && !e->o.deterministic &&
-	    dim > 0 && (e->hot_slot = calloc(dim, sizeof *e->hot_slot))) {
+	/* multiclass: the hot features are only worth listing where updates
+	 * can be lost (racy) */
+	int mc = e->m->n_classes > 0;
+	if (remap && e->threads > 1 && !e->o.deterministic && dim > 0 &&
+	    (!mc || e->o.update == BOAR_UPDATE_RACY) &&
+	    (e->hot_slot = calloc(dim, sizeof *e->hot_slot))) {
 		uint32_t *count = e->hot_slot;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 		for (uint64_t k = 0; k < d->nnz; k++)
 			__atomic_fetch_add(&count[d->idx[k]], 1, __ATOMIC_RELAXED);
 		double thr_d = HOT_TAU * (double)d->n_rows / e->threads;
-		if (thr_d < (double)HOT_MIN_ROWS * e->threads)
+		if (!mc && thr_d < (double)HOT_MIN_ROWS * e->threads)
 			thr_d = (double)HOT_MIN_ROWS * e->threads;
 		uint32_t thr = thr_d < 2 ? 2 : (thr_d > 4e9 ? 4000000000u
 							 : (uint32_t)thr_d + 1);
-		n_hot = pick(count, dim, thr, ids);
-		if (!n_hot) {
+		uint32_t n = pick(count, dim, thr, ids);
+		if (!n) {
 			free(e->hot_slot);
 			e->hot_slot = NULL;
 		}
+		e->hot_ids = mc;
+		n_hot = mc ? 0 : n;
 	}
 	e->n_hot = n_hot;
 	e->rep_n = n_hot + K;
@@ -161,7 +182,7 @@ uint16_t boar_engine_copy_row(const struct boar_engine *e, const uint32_t *idx,
 	}
 	for (uint64_t k = 0; k < len; k++)
 		if (slot[idx[k]] && h < UINT16_MAX) {
-			didx[h] = slot[idx[k]] - 1;
+			didx[h] = e->hot_ids ? idx[k] : slot[idx[k]] - 1;
 			dval[h++] = sweep_value(e, idx[k], val[k]);
 		}
 	/* The rest in order (hot ones past the cap stay as plain ids). */

@@ -20,7 +20,13 @@
  * replica (hot_n of them), so that the inner loops never test an id.
  *
  * Rows come in shuffled order, so their data is not contiguous: the next
- * rows' CSR slices and, closer in, their weights are prefetched.
+ * rows' CSR slices and, closer in, their weights are prefetched, for
+ * reading: on a 16-core Xeon (bench/RESULTS-cores.md) prefetching them
+ * for writing took lines from the other cores early and cost a quarter of
+ * the rate on a 2^20 model at 16 threads (846 M/s against 1110 for
+ * reading, 1101 without), and prefetching for reading gained the most on
+ * a 2^26 model at 1-8 threads. Without it the 2-core VM ran a 2^20 model
+ * at half the rate (its caches are smaller).
  */
 #include <math.h>
 #ifdef __AVX__
@@ -40,9 +46,7 @@
  * have arrived) its ids, values and label, then the weights it touches. */
 #define PREFETCH_OFFSETS 16
 #define PREFETCH_ROWS 8
-#ifndef PREFETCH_WEIGHTS
 #define PREFETCH_WEIGHTS 6
-#endif
 
 struct linear_args {
 	const uint64_t *row_ptr;
@@ -163,10 +167,10 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 			__builtin_prefetch(&val[hi - 1]);
 			__builtin_prefetch(&a->label[rp]);
 		}
-		if (PREFETCH_WEIGHTS && i + PREFETCH_WEIGHTS < end) {
+		if (i + PREFETCH_WEIGHTS < end) {
 			uint32_t rp = order[i + PREFETCH_WEIGHTS];
 			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
-				__builtin_prefetch(&w[ST * (uint64_t)idx[k]], 1);
+				__builtin_prefetch(&w[ST * (uint64_t)idx[k]], 0);
 		}
 		uint32_t r = order[i];
 		uint64_t lo = row_ptr[r], hi = row_ptr[r + 1];

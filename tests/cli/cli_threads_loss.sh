@@ -6,7 +6,7 @@
 # first features are in over a quarter of the rows, often enough to be
 # replicated at 2 and 4 threads (engine_hot.c); enough rows to be packed;
 # plain SGD) and for a9a (small data: only the bias is replicated) at the
-# defaults (AdaGrad). 3-class models: see the end.
+# defaults (AdaGrad), and for 3-class models (see the end).
 . tests/cli/lib/common.sh
 have_python || skip "python3 not found (needed to read the JSON)"
 
@@ -31,20 +31,22 @@ for l in open(sys.argv[1]):
 }
 
 # close NAME THREADS: every epoch's progressive training loss at most 2%
-# above one thread's, its test loss within 5% of it (the engine before the
-# replicas moved the 3-class losses by up to 2.6% and 6% between runs at
-# 1, 2 and 4 threads, either way: a few thousand rows in another order;
-# so the 3-class sets have 50000 rows, where the old and the new engine
-# both stay within 0.6% run to run)
+# above one thread's, its test loss within test_tol (5% unless set) of it
+# (the engine before the replicas moved the 3-class losses by up to 2.6%
+# and 6% between runs at 1, 2 and 4 threads, either way: a few thousand
+# rows in another order; so the 3-class sets have 50000 rows, where the
+# old and the new engine both stay within 0.6% run to run at the
+# defaults)
 close() {
-	python3 - "$T/$1.1" "$T/$1.$2" "$1" "$2" <<'PY' || fail "$1: $2 threads drift from 1 thread (see above)"
+	python3 - "$T/$1.1" "$T/$1.$2" "$1" "$2" "$test_tol" <<'PY' || fail "$1: $2 threads drift from 1 thread (see above)"
 import sys
+test_tol = float(sys.argv[5])
 one = [list(map(float, l.split())) for l in open(sys.argv[1])]
 many = [list(map(float, l.split())) for l in open(sys.argv[2])]
 bad = 0
 for ep, (a, b) in enumerate(zip(one, many), 1):
     for what, x, y, tol, both in (("train", a[0], b[0], 0.02, False),
-                                  ("test", a[1], b[1], 0.05, True)):
+                                  ("test", a[1], b[1], test_tol, True)):
         if y - x > tol * x or (both and x - y > tol * x):
             print("%s epoch %d %s loss: %.4f at 1 thread, %.4f at %s" %
                   (sys.argv[3], ep, what, x, y, sys.argv[4]))
@@ -65,15 +67,38 @@ check() {
 	done
 }
 
+test_tol=0.05
 check pl-sgd "2 4" "$T/pl" "$T/pl.t" --optimizer sgd --eta 0.1
 check a9a-default "2 4" datasets/a9a datasets/a9a.t
-# Not checked yet: 3-class models (50000 training and 10000 test rows of
-# 12 features, class c's feature set to 1, the others 0.3-sparse noise).
-# With threads truly running in
-# parallel their loss drifts from one thread's (softmax: 5% at 2 threads on
-# an idle 2-core VM, 8% at 4 and 35% at 16 on a 16-core host), and the
-# engine at 7a340ce drifts as much: an open problem of issue 9. Add
-#   check c3-softmax "2 4" "$T/c3.train" "$T/c3.test" --loss softmax
-#   check c3-ovr "2 4" "$T/c3.train" "$T/c3.test"
-# back once the multiclass sweep keeps one thread's answer.
+
+# 3-class models: 50000 training and 10000 test rows of 12 features, class
+# c's feature set to 1, the others 0.3-sparse noise. Every feature is in
+# about half the rows: with racy stores, threads truly running in parallel
+# lost so many of their steps that the loss drifted from one thread's
+# (softmax: 5% at 2 threads on an idle 2-core VM, 8% at 4 and 35% at 16 on
+# a 16-core host), and averaged per-thread replicas of the biases learned
+# them too slowly (one-vs-rest: up to 35% at 16 threads); such features
+# and the biases now step by compare-and-swap (src/engine/engine_hot.c,
+# sweep_multiclass.c).
+awk 'BEGIN { srand(3); for (i = 0; i < 60000; i++) {
+	c = 1 + int(rand() * 3); line = c
+	for (j = 1; j <= 12; j++) {
+		v = (j == c) ? 1 : (rand() < 0.3 ? rand() : 0)
+		if (v > 0) line = line " " j ":" v
+	}
+	print line } }' >"$T/c3"
+head -n 50000 "$T/c3" >"$T/c3.train"
+tail -n 10000 "$T/c3" >"$T/c3.test"
+check c3-softmax "2 4" "$T/c3.train" "$T/c3.test" --loss softmax
+check c3-ovr "2 4" "$T/c3.train" "$T/c3.test"
+# Plain SGD at eta 0.1 keeps taking sizeable steps, and this set's test loss
+# (0.026 after epoch 2) hangs on a few hard rows, so the last model of an
+# epoch depends on which rows came last: one thread's epoch-2 test loss
+# ranged 0.0251-0.0268 over 22 seeds, and 2 threads that the scheduler ran
+# one after the other (the second half of the order first) ended epoch 2
+# at 0.0293, whatever the update policy. The progressive loss, an average
+# over the epoch, holds to 0.1%.
+test_tol=0.15
+check c3-softmax-sgd "2 4" "$T/c3.train" "$T/c3.test" --loss softmax \
+	--optimizer sgd --eta 0.1
 exit 0

@@ -1,0 +1,104 @@
+#!/bin/sh
+# cores_peers.sh - boar against the Hogwild! peers on many cores, same files.
+#
+# usage: sh bench/cores_peers.sh TRAIN.svm TEST.svm [BUILD_DIR]
+#   THREADS (default: all cores), EPOCHS (5), ETA (0.1: the plain-SGD step
+#   of every tool), WORK (scratch folder for converted files)
+#
+# Trains logistic regression (boar, DimmWitted) or a hinge-loss SVM (the
+# HOGWILD! and Hogwild++ codes) on the same LIBSVM files (labels +1/-1),
+# EPOCHS passes at THREADS threads, and prints one line per tool: the
+# training seconds as the tool itself reports them (parsing and scoring
+# excluded), then its test accuracy and, where it computes one, its test
+# log loss. The peers are never part of boar: each runs only when found,
+# by variable or on PATH, and a line says which were not found:
+#   DW_LR_TRAIN, DW_LR_TEST   DimmWitted's dw-lr-train and dw-lr-test
+#                             (application/ of HazyResearch/dimmwitted;
+#                             its training uses every core of the host)
+#   HOGWILD_SVM               the original HOGWILD! svm (bin/svm of
+#                             huanzhang12/hogwildpp, HOGWILD! v03a unchanged)
+#   HOGWILDPP_SVM             Hogwild++ (bin/numasvm of the same repository)
+#   HOGWILD_CONVERT           its bin/convert (TSV to binary), for both
+set -eu
+TRAIN=$1 TEST=$2 B=${3:-build}
+THREADS=${THREADS:-$(nproc)}
+EPOCHS=${EPOCHS:-5}
+ETA=${ETA:-0.1}
+WORK=${WORK:-${TMPDIR:-/tmp}/boar-cores-peers}
+mkdir -p "$WORK"
+
+find_tool() { # VAR NAME: the variable's value, else NAME on PATH, else ""
+	eval "v=\${$1:-}"
+	if [ -n "$v" ]; then echo "$v"; else command -v "$2" 2>/dev/null || true; fi
+}
+row() { printf '%-30s %8s %9s %9s\n' "$@"; }
+row tool train_s test_acc test_loss
+
+# boar: the sum of its epochs' seconds, the last epoch's test figures, and
+# (into $WORK/curves) the seconds and test loss after every epoch, to hold
+# against the peers' final test loss
+boar_run() {
+	name=$1
+	shift
+	"$B/boar" train --quiet --json --threads "$THREADS" --epochs "$EPOCHS" \
+		--test "$TEST" "$@" "$TRAIN" | python3 -c '
+import json, sys
+e = [json.loads(l) for l in sys.stdin if l.startswith("{")]
+t, curve = 0.0, []
+for x in e:
+    t += x["seconds"]
+    curve.append("%.3fs:%.4f" % (t, x["test_loss"]))
+with open(sys.argv[1], "a") as f:
+    f.write("%s after each epoch (seconds:test loss): %s\n" % (sys.argv[2], " ".join(curve)))
+print("%.3f %.4f %.4f" % (t, e[-1]["test_accuracy"], e[-1]["test_loss"]))' \
+		"$WORK/curves" "$name" | { read -r s a l; row "$name" "$s" "$a" "$l"; }
+}
+: >"$WORK/curves"
+"$B/boar" train --quiet --threads "$THREADS" --epochs 1 --cache "$TRAIN" >/dev/null 2>&1 || true
+boar_run "boar defaults" --cache
+boar_run "boar --optimizer sgd" --cache --optimizer sgd --eta "$ETA"
+
+missing=""
+DWT=$(find_tool DW_LR_TRAIN dw-lr-train)
+DWE=$(find_tool DW_LR_TEST dw-lr-test)
+if [ -n "$DWT" ] && [ -n "$DWE" ]; then
+	cp "$TRAIN" "$WORK/dw.train"
+	"$DWT" -s "$ETA" -e "$EPOCHS" -r 0 "$WORK/dw.train" >"$WORK/dw.log"
+	s=$(sed -n 's/.*train_seconds [0-9.]* total \([0-9.]*\).*/\1/p' "$WORK/dw.log" | tail -n 1)
+	[ -n "$s" ] || s="?(stock)" # stock dw-lr-train prints no time
+	"$DWE" "$TEST" "$WORK/dw.train.model" "$WORK/dw.out" >"$WORK/dw-test.log"
+	row "DimmWitted" "$s" \
+		"$(sed -n 's/.*Testing acc *= *\([0-9.]*\).*/\1/p' "$WORK/dw-test.log")" \
+		"$(sed -n 's/.*Testing loss *= *\([0-9.]*\).*/\1/p' "$WORK/dw-test.log")"
+else
+	missing="$missing DimmWitted(DW_LR_TRAIN/DW_LR_TEST)"
+fi
+
+HW=$(find_tool HOGWILD_SVM hogwild-svm)
+HPP=$(find_tool HOGWILDPP_SVM hogwildpp-numasvm)
+CONV=$(find_tool HOGWILD_CONVERT hogwild-convert)
+if { [ -n "$HW" ] || [ -n "$HPP" ]; } && [ -n "$CONV" ]; then
+	for f in train test; do
+		src=$TRAIN
+		[ $f = test ] && src=$TEST
+		# TSV: "row -2 label", then "row column value", 0-based
+		awk '{ r = NR - 1; printf "%d\t-2\t%s\n", r, $1
+		       for (i = 2; i <= NF; i++) { split($i, p, ":")
+		       printf "%d\t%d\t%s\n", r, p[1] - 1, p[2] } }' "$src" >"$WORK/hw.$f.tsv"
+		"$CONV" "$WORK/hw.$f.tsv" "$WORK/hw.$f.bin" >/dev/null
+		rm -f "$WORK/hw.$f.tsv"
+	done
+	for t in "HOGWILD! (svm):$HW" "Hogwild++ (numasvm):$HPP"; do
+		name=${t%%:*} bin=${t#*:}
+		[ -n "$bin" ] || continue
+		"$bin" --epochs "$EPOCHS" --stepinitial "$ETA" --step_decay 0.9 \
+			--splits "$THREADS" --binary 1 "$WORK/hw.train.bin" \
+			"$WORK/hw.test.bin" >"$WORK/hw.log" 2>&1
+		tail -n 1 "$WORK/hw.log" | sed -n 's/.*train_time: \([0-9.]*\).*test_acc: \([0-9.]*\).*/\1 \2/p' |
+			{ read -r s a; row "$name" "$s" "$a" "-"; }
+	done
+fi
+[ -n "$HW" ] && [ -n "$CONV" ] || missing="$missing HOGWILD!(HOGWILD_SVM,HOGWILD_CONVERT)"
+[ -n "$HPP" ] && [ -n "$CONV" ] || missing="$missing Hogwild++(HOGWILDPP_SVM,HOGWILD_CONVERT)"
+[ -z "$missing" ] || echo "not found, not run:$missing"
+cat "$WORK/curves"
