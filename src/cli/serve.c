@@ -28,7 +28,7 @@
 
 enum {
 	O_SHARD = 1, O_LISTEN, O_STALENESS, O_SECRET, O_CKPT, O_CKPT_EVERY,
-	O_HEARTBEAT, O_DIM, O_JSON, O_QUIET, O_HELP,
+	O_HEARTBEAT, O_DIM, O_THREADS, O_JSON, O_QUIET, O_HELP,
 };
 
 static const struct cli_opt serve_opts[] = {
@@ -47,6 +47,9 @@ static const struct cli_opt serve_opts[] = {
 	{ O_HEARTBEAT, "heartbeat-timeout", 0, "SEC",
 	  "drop a silent or disconnected worker from the clock after SEC" },
 	{ O_DIM, "dim", 0, "N", "model keys (default: from the first worker)" },
+	{ O_THREADS, "threads", 0, "N",
+	  "threads serving (one io_uring each; connections dealt out in "
+	  "turn)" },
 	{ O_JSON, "json", 0, NULL, "final statistics as JSON on stdout" },
 	{ O_QUIET, "quiet", 'q', NULL, "no log lines on stderr" },
 	{ O_HELP, "help", 'h', NULL, "this help" },
@@ -75,6 +78,9 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_HEARTBEAT:
 		snprintf(buf, n, "10");
+		break;
+	case O_THREADS:
+		snprintf(buf, n, "online CPUs, at most 8");
 		break;
 	}
 }
@@ -112,6 +118,14 @@ static void log_line(void *ctx, const char *line)
 	if (!a->quiet)
 		fprintf(stderr, "boar serve %u/%u: %s\n", a->shard,
 			a->n_shards, line);
+}
+
+/* Online CPUs, at most 8: lanes without connections cost nothing, and
+ * connections are dealt out in turn, so W workers keep min(W, N) busy. */
+static unsigned serve_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
 }
 
 int serve_run(const struct serve_args *a)
@@ -156,6 +170,7 @@ int serve_run(const struct serve_args *a)
 		.key = a->secret_file ? key : NULL,
 		.checkpoint_dir = a->checkpoint_dir,
 		.checkpoint_every = a->checkpoint_every,
+		.threads = a->threads ? a->threads : serve_default_threads(),
 		.log = log_line,
 		.log_ctx = (void *)a,
 	};
@@ -288,6 +303,13 @@ int cmd_serve(int argc, char **argv)
 			if (cli_u64(&p, 1, 1ull << 40, &a.dim))
 				return cli_usage("serve", "%s", p.why);
 			break;
+		case O_THREADS: {
+			uint64_t t;
+			if (cli_u64(&p, 1, PS_MAX_THREADS, &t))
+				return cli_usage("serve", "%s", p.why);
+			a.threads = (unsigned)t;
+			break;
+		}
 		case O_JSON:
 			a.json = 1;
 			break;
