@@ -55,16 +55,19 @@ run_layout() {
 		pids="$pids $!"
 	done
 	for r in $(seq 1 $((W - 1))); do
-		timeout 120 "$B" train --ps "$ps" --worker "$r/$W" --read-part \
+		timeout ${RUN_TIMEOUT:-60} "$B" train --ps "$ps" --worker "$r/$W" --read-part \
 			--threads "$T" --epochs "$EPOCHS" --sync-every "$SYNC" -q \
 			"$D/train.svm" 2>>"$O/worker.err" &
 	done
 	tag="s${S}l${L}w${W}t${T}y$SYNC"
-	timeout 120 "$B" train --ps "$ps" --worker "0/$W" --read-part \
+	timeout ${RUN_TIMEOUT:-60} "$B" train --ps "$ps" --worker "0/$W" --read-part \
 		--threads "$T" --epochs "$EPOCHS" --sync-every "$SYNC" -q \
 		--shutdown-servers --json --test "$D/test.svm" "$D/train.svm" \
 		>"$O/$tag.json" 2>>"$O/worker.err"
 	t1=$(now)
+	# worker 0 stopped the shards; if it failed, nobody did
+	sleep 0.2
+	kill $pids 2>/dev/null
 	wait
 	port=$((port + S))
 	wall=$(awk "BEGIN{print $t1 - $t0}")
