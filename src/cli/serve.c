@@ -192,9 +192,11 @@ int serve_run(const struct serve_args *a)
 				     : ((struct sockaddr_in *)&ss)->sin_port);
 	if (!a->quiet)
 		fprintf(stderr,
-			"boar serve %u/%u: listening on %s:%u, staleness %s%s\n",
+			"boar serve %u/%u: listening on %s:%u, staleness %s%s, "
+			"%u thread%s\n",
 			a->shard, a->n_shards, host, port, ebuf,
-			a->secret_file ? ", authenticated" : "");
+			a->secret_file ? ", authenticated" : "", c.threads,
+			c.threads == 1 ? "" : "s");
 	rc = ps_server_run(s, &err);
 	struct wire_stats st;
 	ps_server_stats(s, &st);
