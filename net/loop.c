@@ -322,6 +322,32 @@ int net_loop_send(struct net_loop *l, uint32_t slot, const void *buf,
 	return 0;
 }
 
+int net_loop_send_out(struct net_loop *l, uint32_t slot, struct wire_out *o)
+{
+	if (slot >= l->n_peers || l->peers[slot].state != P_OPEN) {
+		wire_out_reset(o);
+		return -1;
+	}
+	struct peer *p = &l->peers[slot];
+	if (p->send_inflight || p->out_len || o->len > l->cfg.max_outbuf) {
+		int rc = net_loop_send(l, slot, o->buf, o->len);
+		wire_out_reset(o);
+		return rc;
+	}
+	/* Nothing queued: the frames' buffer becomes the peer's send
+	 * buffer, and the peer's (empty) one is the caller's next. */
+	uint8_t *b = p->out;
+	size_t cap = p->out_cap;
+	p->out = o->buf;
+	p->out_cap = o->cap;
+	p->out_len = o->len;
+	o->buf = b;
+	o->cap = cap;
+	wire_out_reset(o);
+	arm_send(l, slot);
+	return 0;
+}
+
 /* ------------------------------------------------------------ handlers */
 
 /* A connected socket becomes a peer of this loop. */

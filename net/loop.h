@@ -88,6 +88,11 @@ int net_loop_adopt(struct net_loop *l, int fd);
 int net_loop_send(struct net_loop *l, uint32_t id, const void *buf,
 		  size_t len);
 
+/* Queues the frames built in o (as net_loop_send), without copying them
+ * when nothing else is queued to the peer: o's buffer is handed over and
+ * o gets another, empty. o is reset either way. */
+int net_loop_send_out(struct net_loop *l, uint32_t id, struct wire_out *o);
+
 /* Drops a peer now; with flush, after what was queued has been sent
  * (at most one more tick's worth of waiting). */
 void net_loop_close(struct net_loop *l, uint32_t id, int flush,

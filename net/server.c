@@ -140,7 +140,7 @@ static void flush_to(struct lane *ln, uint32_t slot)
 	struct net_session *ses = &ln->conns[slot].ses;
 	if (!ln->out.failed && ln->out.len &&
 	    (!ses->on || net_seal(ses, &ln->out) == 0))
-		net_loop_send(ln->loop, slot, ln->out.buf, ln->out.len);
+		net_loop_send_out(ln->loop, slot, &ln->out); /* no copy */
 	wire_out_reset(&ln->out);
 }
 
