@@ -6,6 +6,7 @@
 
 #include "dataset.h"
 #include "format_detect.h"
+#include "gzip_input.h"
 #include "parse_common.h"
 
 /* Is [s, eol) a line with a LIBSVM feature token (a ':' after the first
@@ -118,6 +119,11 @@ static int has_separator(const char *s, const char *eol)
 
 int boar_detect_format(const char *buf, size_t len)
 {
+	/* the window starts at the first text: blank lines before it say
+	 * nothing about the format */
+	size_t lead = text_blank_prefix(buf, len);
+	buf += lead;
+	len -= lead;
 	const char *p = buf, *end = buf + (len < DETECT_WINDOW ? len : DETECT_WINDOW);
 	int looked = 0, separated = 0;
 	while (p < end && looked < 32) {

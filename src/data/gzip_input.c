@@ -20,6 +20,10 @@ long text_peek(const char *path, char *buf, size_t cap)
 		if (r <= 0)
 			break;
 		got += (size_t)r;
+		/* blank lines before the data tell detection nothing: look
+		 * past them (the parser skips them the same way) */
+		if (text_all_blank(buf, got))
+			got = 0;
 	}
 	gzclose(z);
 	return (long)got;

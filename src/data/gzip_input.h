@@ -19,4 +19,21 @@
  *         real reports the problem). */
 long text_peek(const char *path, char *buf, size_t cap);
 
+/* How many bytes of white space (blank lines) [s, s + n) starts with:
+ * blank lines before a file's data, which detection and header handling
+ * look past. */
+static inline size_t text_blank_prefix(const char *s, size_t n)
+{
+	size_t i = 0;
+	while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' ||
+			 s[i] == '\n'))
+		i++;
+	return i;
+}
+
+static inline int text_all_blank(const char *s, size_t n)
+{
+	return text_blank_prefix(s, n) == n;
+}
+
 #endif

@@ -16,6 +16,7 @@
 
 #include "base/error.h"
 #include "base/mem_limit.h"
+#include "gzip_input.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
 
@@ -214,6 +215,14 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 						     "empty file: no data rows");
 			break;
 		}
+		if (!acc && text_all_blank(text, len)) {
+			/* blank lines before the first data: detection and
+			 * the header belong to the first block with text */
+			uint64_t nl, colons;
+			count_lines(text, text + len, &nl, &colons);
+			line += nl;
+			continue;
+		}
 		if (!*format)
 			*format = boar_detect_format_for(o->task, text, len);
 		struct parse_input in = {
@@ -221,7 +230,7 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 			.buf = text,
 			.len = len,
 			.line_base = line,
-			.first_block = k == 0,
+			.first_block = !acc,
 			.threads = threads,
 			.hash_bits = o->hash_bits,
 			.opt = o,
@@ -232,7 +241,7 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 		in.lines = &lines;
 		ret = boar_parse_format(*format, &in, &part, err);
 		/* how many blocks like this one the file holds */
-		double scale = k == 0 && src.regular && !src.gz
+		double scale = !acc && src.regular && !src.gz
 				       ? (double)src.id.size / (double)len
 				       : 1;
 		if (!ret)
@@ -242,7 +251,7 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 			break;
 		line += lines;
 	}
-	if (!ret && acc->n_rows == 0)
+	if (!ret && (!acc || acc->n_rows == 0))
 		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
 				     "no data rows (only blank lines, comments or a header)");
 	*id = src.id;

@@ -27,6 +27,7 @@
 
 #include "base/atomic_file.h"
 #include "base/error.h"
+#include "base/mem_limit.h"
 #include "model.h"
 #include "model_check.h"
 #include "model_sections.h"
@@ -195,6 +196,12 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 			       base, h.version >= 2 ? " or more" : "");
 		goto out;
 	}
+	/* a model larger than the machine can hold is refused with its size
+	 * rather than dying in the allocator (the file is as large: its
+	 * size was checked above) */
+	rc = boar_memory_check(floats * 4, 0, path, "the model", err);
+	if (rc)
+		goto out;
 	m = h.n_classes ? boar_model_alloc_multiclass((int)h.loss, h.dim,
 						      h.n_classes, NULL)
 			: boar_model_alloc((int)h.task, (int)h.loss, h.dim,

@@ -49,6 +49,25 @@ refused "NaN class" "$T/nanc.model" "$T/mc.svm" "field classes\[0\]"
 $FORGE "$T/mc.model" "$T/k1.model" n_classes=1
 refused "one class" "$T/k1.model" "$T/mc.svm" "field n_classes"
 
+# A model too large for the machine (2 TiB of factors, a sparse file of
+# the size its header implies) is refused with its size, before anything
+# is allocated or read (it used to be left to the allocator: an OOM kill
+# where overcommit let the allocation through).
+printf '1 2 3\n2 1 4\n3 3 5\n' >"$T/r.txt"
+"$BOAR" train --quiet --task mf --rank 4 --epochs 1 -m "$T/mf.model" "$T/r.txt" ||
+	fail "training the MF model failed"
+cp "$T/mf.model" "$T/huge.model"
+# rank 64 at byte 28; users and items 2^32 at bytes 40 and 48 (model_io.c)
+printf '\100\000\000\000' | dd of="$T/huge.model" bs=1 seek=28 conv=notrunc 2>/dev/null
+printf '\000\000\000\000\001\000\000\000\000\000\000\000\001\000\000\000' |
+	dd of="$T/huge.model" bs=1 seek=40 conv=notrunc 2>/dev/null
+if truncate -s $((64 + (8589934592 * 64 + 8589934592) * 4 + 8)) "$T/huge.model" 2>/dev/null; then
+	expect_refused "2 TiB model" timeout 30 "$BOAR" predict -m "$T/huge.model" "$T/r.txt"
+	[ "$rc" = 1 ] || fail "2 TiB model: exit $rc, want 1"
+	expect_message "2 TiB model" "huge.model: the model needs 2.0 TiB, over the memory limit"
+	rm -f "$T/huge.model"
+fi
+
 # A warm start from a forged model is refused too, and writes nothing.
 expect_refused "warm start" "$BOAR" train --quiet --init-model "$T/nan.model" \
 	-m "$T/new.model" "$T/bin.svm"

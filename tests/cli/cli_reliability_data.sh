@@ -110,6 +110,21 @@ printf '\357\273\277userId,movieId,rating\n1,2,3\n2,1,4\n' >"$T/bom.ratings"
 "$BOAR" train --quiet --task mf --epochs 1 -m "$T/bom4.model" \
 	"$T/bom.ratings" 2>"$T/err" || fail "BOM before ratings: $(cat "$T/err")"
 
+# ---- blank lines before the data: more than detection's first MiB of
+# them (and than one parse block) made a header-led ratings or CSV file
+# read as LIBSVM ("label 'userId,movieId,rating' is not a number")
+awk 'BEGIN { for (i = 0; i < 1100000; i++) print ""; print "userId,movieId,rating";
+	for (i = 0; i < 200; i++) print i % 20 "," i % 13 "," 1 + i % 5 }' >"$T/lateheader.csv"
+"$BOAR" train --epochs 1 -m "$T/late.model" "$T/lateheader.csv" 2>"$T/err" ||
+	fail "blank lines before a ratings header: $(cat "$T/err")"
+grep -q 'lateheader.csv: 200 ratings' "$T/err" || {
+	cat "$T/err"
+	fail "blank lines before a ratings header: expected 200 ratings"
+}
+rm -f "$T/lateheader.csv.boarcache"
+"$BOAR" train --quiet --cache --epochs 1 "$T/lateheader.csv" 2>"$T/err" ||
+	fail "blank lines before a ratings header, --cache: $(cat "$T/err")"
+
 # ---- 5. integer class labels a float cannot hold exactly
 printf '16777216 1:1\n16777217 2:1\n16777218 3:1\n' >"$T/biglabel.svm"
 # Finite values that become infinite: a VW namespace scale, or features
@@ -176,4 +191,4 @@ mkfifo "$T/fifo" 2>/dev/null && {
 		fail "training from a FIFO failed"
 	wait
 }
-echo "data input: ids near 2^32, --max-memory, NA cells, BOM, big labels, stale cache, gzip in blocks, devices: all as they should be"
+echo "data input: ids near 2^32, --max-memory, NA cells, BOM, blank lines before a header, big labels, stale cache, gzip in blocks, devices: all as they should be"
