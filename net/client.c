@@ -32,6 +32,14 @@ struct shard {
 	int fd;
 	uint64_t lo, hi;
 	struct net_session ses; /* with a secret: this connection's tags */
+	/* Pushes are numbered per shard. To a shard that logs them
+	 * (durable), the ones it has not answered anything after yet are
+	 * kept (whole frames, untagged) and resent after a reconnect, from
+	 * the one after the last it says it holds. */
+	uint64_t seq;
+	int durable;
+	uint8_t *kept;
+	size_t kept_len, kept_cap;
 };
 
 struct ps_client {
@@ -199,6 +207,11 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		return boar_fail(err, rc == -2 ? BOAR_ENOMEM : BOAR_EPROTO,
 				 "%s:%u: malformed frame", s->host, s->port);
 	}
+	/* An answer to a request comes after every push sent before it:
+	 * the shard holds them (logged, if it is durable). */
+	if (c->msg.type == WIRE_PULL_REPLY || c->msg.type == WIRE_STATS_REPLY ||
+	    c->msg.type == WIRE_GATHER_REPLY)
+		s->kept_len = 0;
 	if (c->msg.type == WIRE_ERROR) {
 		drop_fd(s);
 		int code = c->msg.code < 0 && c->msg.code >= BOAR_ETIMEOUT
@@ -212,6 +225,35 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 }
 
 /* ------------------------------------------------------------ handshake */
+
+/* After READY: the shard holds our pushes up to seq. Those kept after it
+ * go again, in order (a restarted shard lost them with its socket); a
+ * shard ahead of us (we are a restarted worker) sets where we go on. */
+static int resend_kept(struct ps_client *c, struct shard *s, uint64_t seq)
+{
+	if (seq > s->seq)
+		s->seq = seq;
+	size_t off = 0;
+	while (off + WIRE_HDR_LEN + 16 <= s->kept_len) {
+		const uint8_t *f = s->kept + off;
+		size_t len = WIRE_HDR_LEN + ((size_t)f[8] | (size_t)f[9] << 8 |
+					     (size_t)f[10] << 16 |
+					     (size_t)f[11] << 24);
+		uint64_t fs = 0; /* PUSH payload: u64 clock, u64 seq, ... */
+		for (int b = 7; b >= 0; b--)
+			fs = fs << 8 | f[WIRE_HDR_LEN + 8 + b];
+		if (fs > seq) {
+			wire_out_reset(&c->out);
+			wire_put_bytes(&c->out, f, len);
+			int rc = send_out(c, s);
+			if (rc)
+				return rc;
+			c->n.resent++;
+		}
+		off += len;
+	}
+	return 0;
+}
 
 static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 {
@@ -284,7 +326,8 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	}
 	if (m->clock > c->clock)
 		c->clock = m->clock;
-	return 0;
+	s->durable = m->durable;
+	return resend_kept(c, s, m->seq);
 }
 
 /* The last frame was the shard's "your rank is held by a live
@@ -571,21 +614,44 @@ static int grow_bufs(struct ps_client *c, uint32_t n)
 	return 0;
 }
 
+/* Keeps a copy of a push frame (before its tag) until the shard answers
+ * something after it. @return 0 or -1 out of memory. */
+static int keep(struct shard *s, const struct wire_out *o)
+{
+	if (s->kept_cap - s->kept_len < o->len) {
+		size_t cap = s->kept_cap ? s->kept_cap : 1u << 16;
+		while (cap - s->kept_len < o->len)
+			cap *= 2;
+		uint8_t *b = realloc(s->kept, cap);
+		if (!b)
+			return -1;
+		s->kept = b;
+		s->kept_cap = cap;
+	}
+	memcpy(s->kept + s->kept_len, o->buf, o->len);
+	s->kept_len += o->len;
+	return 0;
+}
+
 static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 		      const float *vals, uint32_t n, int f16, boar_error *err)
 {
 	if (!n)
 		return 0;
 	wire_out_reset(&c->out);
+	struct shard *s = &c->sh[i];
 	wire_begin(&c->out, WIRE_PUSH, f16 ? WIRE_F_F16 : 0);
 	wire_put_u64(&c->out, c->clock);
+	wire_put_u64(&c->out, ++s->seq);
 	wire_put_keys(&c->out, keys, n);
 	wire_put_vals(&c->out, vals, n, f16);
 	if (wire_end(&c->out))
 		return boar_fail(err, BOAR_ENOMEM, "push frame too large");
 	c->n.push_bytes += c->out.len;
-	int rc = send_out(c, &c->sh[i]);
-	if (rc == RETRY) /* the push is lost with the connection */
+	if (s->durable && keep(s, &c->out))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	int rc = send_out(c, s);
+	if (rc == RETRY) /* lost with the connection, unless kept */
 		rc = reconnect(c, i, err);
 	c->n.keys_pushed += n;
 	return rc;
@@ -791,6 +857,8 @@ void ps_client_free(struct ps_client *c)
 	if (c->sh)
 		for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 			drop_fd(&c->sh[i]);
+	for (uint32_t i = 0; c->sh && i < c->cfg.n_shards; i++)
+		free(c->sh[i].kept);
 	free(c->sh);
 	free(c->res);
 	free(c->kbuf);

@@ -44,6 +44,7 @@ struct ps_client_counters {
 	uint64_t keys_pulled;
 	uint64_t max_staleness; /* largest gap a pull reply reported */
 	uint64_t reconnects;
+	uint64_t resent;        /* push frames sent again after a reconnect */
 };
 
 struct ps_client;

@@ -24,6 +24,7 @@
  * is answered by its own lane: a lane that moves a clock wakes the
  * others (net_loop_wake) to look at theirs.
  */
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -35,6 +36,7 @@
 #include "base/error.h"
 #include "net/checkpoint.h"
 #include "net/loop.h"
+#include "net/pushlog.h"
 #include "net/server.h"
 #include "net/shard_w.h"
 #include "net/ssp.h"
@@ -104,6 +106,14 @@ struct ps_server {
 	struct pend *pend;
 	size_t n_pend, cap_pend;
 	struct wire_stats st;
+	/* with a checkpoint directory: the push log (pushlog.h) and the last
+	 * push seq applied per worker, so a push resent after a reconnect is
+	 * applied once */
+	struct pushlog log;
+	int logging;
+	uint64_t *last_seq;
+	uint64_t dup_pushes;
+	struct wire_msg replay_msg;
 	double next_ckpt;
 	int dirty;            /* pushes since the last checkpoint */
 	int fatal;
@@ -172,7 +182,9 @@ static int setup_shard(struct ps_server *s, uint64_t dim, uint32_t n_workers,
 	ps_shard_range(dim, s->cfg.shard, s->cfg.n_shards, &s->lo, &s->hi);
 	s->dim = dim;
 	s->worker_conn = malloc(n_workers * sizeof *s->worker_conn);
+	s->last_seq = calloc(n_workers, sizeof *s->last_seq);
 	if (shard_w_init(&s->w, s->lo, s->hi) || !s->worker_conn ||
+	    !s->last_seq ||
 	    ssp_init(&s->ssp, n_workers, s->cfg.staleness,
 		     s->cfg.heartbeat_timeout, net_now()))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -196,6 +208,8 @@ static int checkpoint(struct ps_server *s, boar_error *err)
 		.hi = s->hi,
 		.n_workers = s->n_workers,
 		.max_staleness = s->ssp.max_served,
+		.seqs = s->last_seq,
+		.pushes = s->st.pushes,
 		.w = s->w.w,
 	};
 	uint64_t clocks[1024], *cl = clocks;
@@ -208,6 +222,10 @@ static int checkpoint(struct ps_server *s, boar_error *err)
 	c.clocks = cl;
 	shard_w_freeze(&s->w);
 	int rc = ckpt_save(s->cfg.checkpoint_dir, &c, err);
+	/* what the log held is in the checkpoint now */
+	if (!rc && s->logging && pushlog_reset(&s->log))
+		rc = boar_fail(err, BOAR_EIO, "%s: %s", s->log.path,
+			       strerror(errno));
 	shard_w_thaw(&s->w);
 	if (cl != clocks)
 		free(cl);
@@ -327,6 +345,22 @@ static void drop_parked_of(struct ps_server *s, uint32_t lane, uint32_t slot)
 	s->n_pend = keep;
 }
 
+/* The push log cannot be written (disk full?): applying pushes it does
+ * not hold would lose them to a crash, so the shard stops. */
+static int log_failed(struct ps_server *s)
+{
+	LOCK(s);
+	if (!s->fatal) {
+		s->fatal = 1;
+		boar_fail(&s->fatal_err, BOAR_EIO, "%s: %s", s->log.path,
+			  strerror(errno));
+		logf_(s, "stopping: %s", s->fatal_err.message);
+	}
+	stop_all(s);
+	UNLOCK(s);
+	return 0;
+}
+
 /* ------------------------------------------------------------ handshake */
 
 /* Refuses the peer on `slot` if another live connection holds `rank`.
@@ -359,7 +393,9 @@ static int join(struct lane *ln, uint32_t slot)
 	struct ps_server *s = ln->s;
 	struct conn *c = &ln->conns[slot];
 	boar_error e;
-	if (!s->have_workers && setup_shard(s, c->dim, c->n_workers, &e))
+	if (!s->have_workers &&
+	    (setup_shard(s, c->dim, c->n_workers, &e) ||
+	     checkpoint(s, &e))) /* the base the push log builds on */
 		return refuse(ln, slot, e.code, e.message);
 	if (c->dim != s->dim)
 		return refuse(ln, slot, BOAR_EMISMATCH,
@@ -376,9 +412,8 @@ static int join(struct lane *ln, uint32_t slot)
 	/* Tell it it is in (the first tagged frame, with an authenticated
 	 * session): only now may it push. */
 	wire_out_reset(&ln->out);
-	wire_begin(&ln->out, WIRE_READY, 0);
-	wire_put_u64(&ln->out, c->join_clock);
-	wire_end(&ln->out);
+	wire_put_ready(&ln->out, c->join_clock, s->last_seq[c->rank],
+		       s->logging);
 	flush_to(ln, slot);
 	logf_(s, "worker %d joined from %s at clock %llu", c->rank, c->name,
 	      (unsigned long long)c->join_clock);
@@ -468,9 +503,11 @@ static void close_expired(struct lane *ln)
 	}
 }
 
-/* A push: checked, then applied outside s->mu (under the locks of the
- * stripes it touches), so lanes apply in parallel. */
-static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m)
+/* A push: checked, logged, then applied outside s->mu (under the locks
+ * of the stripes it touches), so lanes apply in parallel. One whose seq
+ * the shard holds already (resent after a reconnect) is skipped. */
+static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
+		   const uint8_t *payload, uint32_t len)
 {
 	struct ps_server *s = ln->s;
 	if (!in_range(s, m->keys, m->n_keys))
@@ -485,16 +522,28 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 		UNLOCK(s);
 		return 0;
 	}
-	ssp_seen(&s->ssp, (uint32_t)ln->conns[slot].rank, net_now());
+	uint32_t rank = (uint32_t)ln->conns[slot].rank;
+	ssp_seen(&s->ssp, rank, net_now());
+	if (m->seq <= s->last_seq[rank]) {
+		s->dup_pushes++;
+		UNLOCK(s);
+		return 0;
+	}
+	s->last_seq[rank] = m->seq;
 	s->st.pushes++;
 	s->st.keys_pushed += m->n_keys;
 	s->dirty = 1;
 	/* into the gate before leaving s->mu: a checkpoint that clears
-	 * dirty waits for this push */
+	 * dirty (and the log) waits for this push */
 	shard_w_enter(&s->w);
 	UNLOCK(s);
-	shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
+	int bad = s->logging && pushlog_append(&s->log, PUSHLOG_PUSH, m->flags,
+					       rank, m->seq, payload, len);
+	if (!bad)
+		shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
 	shard_w_leave(&s->w);
+	if (bad)
+		return log_failed(s);
 	return 0;
 }
 
@@ -557,12 +606,18 @@ static int on_control(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 
 	switch (m->type) {
 	case WIRE_CLOCK:
+		if (s->logging && pushlog_append(&s->log, PUSHLOG_CLOCK, 0, rank,
+						 m->clock, NULL, 0))
+			return log_failed(s);
 		ssp_clock(&s->ssp, rank, m->clock, now);
 		clocks_moved(ln);
 		return 0;
 	case WIRE_HEARTBEAT:
 		return 0;
 	case WIRE_DONE:
+		if (s->logging && pushlog_append(&s->log, PUSHLOG_DONE, 0, rank,
+						 m->clock, NULL, 0))
+			return log_failed(s);
 		ssp_clock(&s->ssp, rank, m->clock, now);
 		ssp_done(&s->ssp, rank);
 		logf_(s, "worker %u done at clock %llu", rank,
@@ -656,7 +711,7 @@ static int on_frame(void *ctx, uint32_t slot, const struct wire_hdr *h,
 		return refuse(ln, slot, BOAR_EPROTO, "malformed frame");
 	const struct wire_msg *m = &ln->msg;
 	if (c->state == C_READY && m->type == WIRE_PUSH)
-		return on_push(ln, slot, m);
+		return on_push(ln, slot, m, payload, plain.length);
 	if (c->state == C_READY && m->type == WIRE_PULL)
 		return on_pull(ln, slot, m);
 	LOCK(ln->s);
@@ -846,6 +901,8 @@ static int resume(struct ps_server *s, boar_error *err)
 			s->ssp.w[i].since = now;
 		}
 		s->ssp.max_served = c.max_staleness;
+		memcpy(s->last_seq, c.seqs, c.n_workers * sizeof *s->last_seq);
+		s->st.pushes = c.pushes;
 		logf_(s, "resumed from checkpoint: %llu keys [%llu, %llu), "
 			 "%u workers",
 		      (unsigned long long)c.dim, (unsigned long long)c.lo,
@@ -853,6 +910,58 @@ static int resume(struct ps_server *s, boar_error *err)
 	}
 	ckpt_free(&c);
 	return rc;
+}
+
+/* One record of the push log, replayed onto the checkpoint it follows
+ * (checked like a frame from a peer: the file is not trusted either). */
+static int replay_record(void *ctx, int kind, uint16_t flags, uint32_t rank,
+			 uint64_t a, const uint8_t *payload, uint32_t len)
+{
+	struct ps_server *s = ctx;
+	if (!s->have_workers || rank >= s->n_workers)
+		return -1;
+	struct ssp_worker *w = &s->ssp.w[rank];
+	if (kind == PUSHLOG_CLOCK || kind == PUSHLOG_DONE) {
+		if (a >= 1ull << 48)
+			return -1;
+		if (a > w->clock)
+			w->clock = a;
+		if (kind == PUSHLOG_DONE)
+			w->state = SSP_DONE;
+		return 0;
+	}
+	struct wire_hdr h = { WIRE_VERSION, WIRE_PUSH, flags, len };
+	struct wire_msg *m = &s->replay_msg;
+	if (kind != PUSHLOG_PUSH || (flags & ~WIRE_F_ALL) ||
+	    wire_decode(&h, payload, m) || m->seq != a ||
+	    !in_range(s, m->keys, m->n_keys))
+		return -1;
+	for (uint32_t i = 0; i < m->n_keys; i++)
+		if (!isfinite(m->vals[i]))
+			return -1;
+	shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
+	if (a > s->last_seq[rank])
+		s->last_seq[rank] = a;
+	s->st.pushes++;
+	s->st.keys_pushed += m->n_keys;
+	s->dirty = 1;
+	return 0;
+}
+
+/* Replays the push log onto the checkpoint and keeps it open. */
+static int open_log(struct ps_server *s, boar_error *err)
+{
+	uint64_t n;
+	int rc = pushlog_open(&s->log, s->cfg.checkpoint_dir, s->cfg.shard,
+			      s->cfg.n_shards, replay_record, s, &n, err);
+	if (rc)
+		return rc;
+	s->logging = 1;
+	if (n)
+		logf_(s, "replayed %llu records of the push log (%llu pushes "
+			 "in all)",
+		      (unsigned long long)n, (unsigned long long)s->st.pushes);
+	return 0;
 }
 
 int ps_server_create(const struct ps_config *cfg, struct ps_server **out,
@@ -887,7 +996,8 @@ int ps_server_create(const struct ps_config *cfg, struct ps_server **out,
 	}
 	s->n_conns = 1024;
 	s->n_lanes = cfg->threads ? cfg->threads : 1;
-	if (cfg->checkpoint_dir && (rc = resume(s, err)) < 0)
+	if (cfg->checkpoint_dir &&
+	    ((rc = resume(s, err)) < 0 || (rc = open_log(s, err))))
 		goto err;
 	if (!s->have_workers && cfg->dim)
 		ps_shard_range(cfg->dim, cfg->shard, cfg->n_shards, &s->lo,
@@ -992,6 +1102,10 @@ void ps_server_free(struct ps_server *s)
 	free(s->pend);
 	shard_w_free(&s->w);
 	free(s->worker_conn);
+	free(s->last_seq);
+	if (s->logging)
+		pushlog_close(&s->log);
+	wire_msg_free(&s->replay_msg);
 	if (s->have_workers)
 		ssp_free(&s->ssp);
 	pthread_mutex_destroy(&s->mu);

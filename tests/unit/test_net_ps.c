@@ -438,6 +438,7 @@ static void test_fragmented(void)
 	wire_out_reset(&o);
 	wire_begin(&o, WIRE_PUSH, 0);
 	wire_put_u64(&o, 0);
+	wire_put_u64(&o, 1); /* seq */
 	wire_put_keys(&o, k, 3);
 	wire_put_vals(&o, d, 3, 0);
 	wire_end(&o);
