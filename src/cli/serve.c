@@ -41,7 +41,9 @@ static const struct cli_opt serve_opts[] = {
 	{ O_SECRET, "secret-file", 0, "FILE",
 	  "shared secret (>= 16 bytes); peers must prove they know it" },
 	{ O_CKPT, "checkpoint", 0, "DIR",
-	  "checkpoint the shard into DIR and resume from it on start" },
+	  "checkpoint the shard into DIR and resume from it on start; "
+	  "pushes since the checkpoint are logged there too, so a killed "
+	  "shard restarted on DIR loses none" },
 	{ O_CKPT_EVERY, "checkpoint-every", 0, "SEC",
 	  "seconds between checkpoints (also written on SIGTERM)" },
 	{ O_HEARTBEAT, "heartbeat-timeout", 0, "SEC",
