@@ -117,6 +117,7 @@ int pushlog_open(struct pushlog *pl, const char *dir, uint32_t shard,
 {
 	*n = 0;
 	pl->fd = -1;
+	pl->cut = 0;
 	snprintf(pl->path, sizeof pl->path, "%s/shard-%u-of-%u.log", dir,
 		 shard, n_shards);
 	FILE *f = fopen(pl->path, "rb");
@@ -127,6 +128,9 @@ int pushlog_open(struct pushlog *pl, const char *dir, uint32_t shard,
 		if (rc)
 			return rc;
 		/* a torn or damaged tail was never applied: cut it */
+		struct stat st;
+		if (!stat(pl->path, &st) && st.st_size > good)
+			pl->cut = (uint64_t)(st.st_size - good);
 		if (truncate(pl->path, good))
 			return boar_fail(err, BOAR_EIO, "%s: %s", pl->path,
 					 strerror(errno));

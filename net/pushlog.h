@@ -34,6 +34,7 @@ enum { PUSHLOG_PUSH = 1, PUSHLOG_CLOCK = 2, PUSHLOG_DONE = 3 };
 struct pushlog {
 	int fd;
 	char path[PATH_MAX];
+	uint64_t cut; /* bytes of a torn or damaged tail the open cut off */
 };
 
 /* What the replay hands over, record by record; non-zero stops it (the

@@ -957,6 +957,9 @@ static int open_log(struct ps_server *s, boar_error *err)
 	if (rc)
 		return rc;
 	s->logging = 1;
+	if (s->log.cut)
+		logf_(s, "%s: cut %llu bytes of a torn or damaged last record",
+		      s->log.path, (unsigned long long)s->log.cut);
 	if (n)
 		logf_(s, "replayed %llu records of the push log (%llu pushes "
 			 "in all)",
