@@ -11,7 +11,7 @@
 # src/cli/*.c or tests/unit/*.c file needs no edit here. BUILD=dir keeps
 # separate build trees (e.g. one per sanitizer).
 
-VERSION := 0.1.0
+VERSION := 0.2.0
 SOVERSION := 0
 PREFIX ?= /usr/local
 LIBDIR ?= $(PREFIX)/lib

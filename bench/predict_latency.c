@@ -58,8 +58,10 @@ int main(int argc, char **argv)
 			const uint32_t *idx;
 			const float *val;
 			float y;
-			int64_t k = boar_dataset_row(d, r, &idx, &val, &y);
-			sink += boar_model_predict_row(m, (size_t)k, idx, val);
+			double s = 0;
+			int64_t k = boar_dataset_row(d, r, &idx, &val, &y, NULL);
+			boar_model_predict_row(m, (size_t)k, idx, val, &s, NULL);
+			sink += s;
 		}
 		per_call[rep] = (now() - t0) / n * 1e6;
 	}

@@ -114,21 +114,11 @@ static void g_close(void *e)
 	free(c);
 }
 
-static const struct boar_engine_ops gpu_ops = {
-	.abi = BOAR_ENGINE_ABI,
-	.name = "the GPU engine",
-	/* no multiclass models, holdout, deterministic mode or weights yet */
-	.caps = BOAR_CAP(MF) | BOAR_CAP(WARM_START) | BOAR_CAP(EARLY_STOP) |
-		BOAR_CAP(SLICES),
-	.open = g_open,
-	.rows = g_rows,
-	.order = g_order,
-	.sweep = g_sweep,
-	.load_keys = g_load_keys,
-	.store_keys = g_store_keys,
-	.sync = g_sync,
-	.close = g_close,
-};
+/* no multiclass models, holdout, deterministic mode or weights yet */
+static const struct boar_engine_ops gpu_ops = BOAR_ENGINE_OPS(
+	g, "the GPU engine",
+	BOAR_CAP(MF) | BOAR_CAP(WARM_START) | BOAR_CAP(EARLY_STOP) |
+		BOAR_CAP(SLICES));
 
 __attribute__((visibility("default"))) const struct boar_engine_ops *
 boar_gpu_plugin_ops(int abi)

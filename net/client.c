@@ -288,7 +288,7 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	if (m->auth != c->auth) {
 		drop_fd(s);
 		return boar_fail(err, BOAR_EAUTH,
-				 m->auth ? "%s:%u requires a secret (--secret-file)"
+				 m->auth ? "%s:%u requires a secret (ps_client_config.key)"
 					 : "%s:%u did not prove it knows the "
 					   "secret",
 				 s->host, s->port);

@@ -883,7 +883,8 @@ static int resume(struct ps_server *s, boar_error *err)
 	if (cfg->dim && cfg->dim != c.dim) {
 		ckpt_free(&c);
 		return boar_fail(err, BOAR_EMISMATCH,
-				 "checkpoint has %llu keys, --dim says %llu",
+				 "checkpoint has %llu keys, ps_config.dim "
+				 "says %llu",
 				 (unsigned long long)c.dim,
 				 (unsigned long long)cfg->dim);
 	}

@@ -5,9 +5,13 @@
 
 #include "error.h"
 
+#define BOAR_STR_(x) #x
+#define BOAR_STR(x) BOAR_STR_(x)
+
 const char *boar_version(void)
 {
-	return "0.1.0";
+	return BOAR_STR(BOAR_VERSION_MAJOR) "." BOAR_STR(BOAR_VERSION_MINOR) "."
+		BOAR_STR(BOAR_VERSION_PATCH);
 }
 
 const char *boar_strerror(int code)

@@ -40,8 +40,8 @@ int boar_memory_check(uint64_t need, uint64_t requested, const char *path,
 	char a[32], b[32];
 	boar_format_bytes(need, a, sizeof a);
 	boar_format_bytes(limit, b, sizeof b);
-	const char *how = requested ? "max_memory, --max-memory"
-				    : "3/4 of physical memory; raise it with max_memory, --max-memory";
+	const char *how = requested ? "max_memory"
+				    : "3/4 of physical memory; raise it with max_memory";
 	if (path)
 		return boar_fail_line(err, BOAR_ENOMEM, path, 0,
 				      "%s needs %s, over the memory limit of %s (%s)",

@@ -29,7 +29,7 @@ int boar_load_options_widen(const boar_load_options *o,
 int boar_gen_options_widen(const boar_gen_options *o, boar_gen_options *out);
 
 /* Replaces BOAR_AUTO fields and the AUTO task with concrete values for d.
- * Call only after boar_options_check(o, d) returned NULL. */
+ * Call only after boar_options_check(o, d, err) returned 0. */
 void boar_options_resolve(boar_options *o, const boar_dataset *d);
 
 #endif

@@ -45,11 +45,11 @@ static const char *widen(const boar_options *in, boar_options *out)
 	return NULL;
 }
 
-const char *boar_options_check(const boar_options *o, const boar_dataset *d)
+int boar_options_check(const boar_options *o, const boar_dataset *d,
+		       boar_error *err)
 {
 	boar_options full;
-	const char *why = widen(o, &full);
-	return why ? why : boar_options_validate(&full, d);
+	return boar_options_import(o, d, &full, err);
 }
 
 int boar_options_import(const boar_options *in, const boar_dataset *train,

@@ -12,6 +12,7 @@
 #include "cluster.h"
 #include "commands.h"
 #include "common.h"
+#include "flag_words.h"
 #include "json.h"
 #include "net/auth.h"
 #include "net/launcher.h"
@@ -203,6 +204,92 @@ static int parse_d(const char *s, double *out)
 	return 0;
 }
 
+/* One cluster option `name` with its value v (NULL for a flag) into *c.
+ * @return 0 or an exit status. */
+static int apply_copt(const char *name, const char *v, struct cluster_args *c)
+{
+	unsigned long long u;
+	double d;
+	if (!strcmp(name, "ps")) {
+		c->ps = v;
+	} else if (!strcmp(name, "worker")) {
+		char *end;
+		unsigned long r = strtoul(v, &end, 10), w;
+		if (end == v || *end != '/' ||
+		    parse_u(end + 1, 65536, &u) || !(w = u) || r >= w)
+			return cli_usage("train",
+					 "--worker wants R/W with R < "
+					 "W, got '%s'",
+					 v);
+		c->rank = (uint32_t)r;
+		c->n_workers = (uint32_t)w;
+		c->have_worker = 1;
+	} else if (!strcmp(name, "cluster")) {
+		c->cluster = 1;
+	} else if (!strcmp(name, "servers")) {
+		if (parse_u(v, 4096, &u) || !u)
+			return cli_usage("train", "--servers wants a "
+						  "count >= 1");
+		c->servers = (uint32_t)u;
+	} else if (!strcmp(name, "cluster-host")) {
+		c->host = v;
+	} else if (!strcmp(name, "base-port")) {
+		if (parse_u(v, 65535, &u) || !u)
+			return cli_usage("train", "bad --base-port");
+		c->base_port = (unsigned)u;
+	} else if (!strcmp(name, "staleness")) {
+		if (cluster_parse_staleness(v, &c->staleness))
+			return cli_usage("train", "--staleness wants a "
+						  "count or inf");
+		c->staleness_given = 1;
+	} else if (!strcmp(name, "sync-every")) {
+		if (parse_u(v, 1ull << 40, &u) || !u)
+			return cli_usage("train", "--sync-every wants "
+						  "N >= 1");
+		c->sync_every = u;
+	} else if (!strcmp(name, "secret-file")) {
+		c->secret_file = v;
+	} else if (!strcmp(name, "heartbeat-timeout")) {
+		if (parse_d(v, &d) || d <= 0)
+			return cli_usage("train", "bad "
+						  "--heartbeat-timeout");
+		c->heartbeat_timeout = d;
+	} else if (!strcmp(name, "checkpoint")) {
+		c->checkpoint_dir = v;
+	} else if (!strcmp(name, "checkpoint-every")) {
+		if (parse_d(v, &d))
+			return cli_usage("train", "bad "
+						  "--checkpoint-every");
+		c->checkpoint_every = d;
+	} else if (!strcmp(name, "f16")) {
+		c->f16 = 1;
+	} else if (!strcmp(name, "push-threshold")) {
+		if (parse_d(v, &d))
+			return cli_usage("train", "bad "
+						  "--push-threshold");
+		c->threshold = d;
+	} else if (!strcmp(name, "throttle-ms")) {
+		if (parse_u(v, 600000, &u))
+			return cli_usage("train", "bad --throttle-ms");
+		c->throttle_ms = (unsigned)u;
+	} else if (!strcmp(name, "shutdown-servers")) {
+		c->shutdown_servers = 1;
+	} else if (!strcmp(name, "read-part")) {
+		c->read_part = 1;
+	} else if (!strcmp(name, "features")) {
+		if (parse_u(v, 1ull << 32, &u) || !u)
+			return cli_usage("train", "--features wants "
+						  "N >= 1");
+		c->features = u;
+	} else if (!strcmp(name, "reconnect-timeout")) {
+		if (parse_d(v, &d) || d <= 0)
+			return cli_usage("train", "bad "
+						  "--reconnect-timeout");
+		c->reconnect_timeout = d;
+	}
+	return 0;
+}
+
 /* Takes the cluster options out of argv into *c; the rest stays in
  * rest[0..*n_rest). @return 0 or an exit status. */
 static int split_args(int argc, char **argv, struct cluster_args *c,
@@ -231,86 +318,9 @@ static int split_args(int argc, char **argv, struct cluster_args *c,
 			return cli_usage("train", "--%s takes no value",
 					 o->name);
 		}
-		unsigned long long u;
-		double d;
-		const char *name = o->name;
-		if (!strcmp(name, "ps")) {
-			c->ps = v;
-		} else if (!strcmp(name, "worker")) {
-			char *end;
-			unsigned long r = strtoul(v, &end, 10), w;
-			if (end == v || *end != '/' ||
-			    parse_u(end + 1, 65536, &u) || !(w = u) || r >= w)
-				return cli_usage("train",
-						 "--worker wants R/W with R < "
-						 "W, got '%s'",
-						 v);
-			c->rank = (uint32_t)r;
-			c->n_workers = (uint32_t)w;
-			c->have_worker = 1;
-		} else if (!strcmp(name, "cluster")) {
-			c->cluster = 1;
-		} else if (!strcmp(name, "servers")) {
-			if (parse_u(v, 4096, &u) || !u)
-				return cli_usage("train", "--servers wants a "
-							  "count >= 1");
-			c->servers = (uint32_t)u;
-		} else if (!strcmp(name, "cluster-host")) {
-			c->host = v;
-		} else if (!strcmp(name, "base-port")) {
-			if (parse_u(v, 65535, &u) || !u)
-				return cli_usage("train", "bad --base-port");
-			c->base_port = (unsigned)u;
-		} else if (!strcmp(name, "staleness")) {
-			if (cluster_parse_staleness(v, &c->staleness))
-				return cli_usage("train", "--staleness wants a "
-							  "count or inf");
-			c->staleness_given = 1;
-		} else if (!strcmp(name, "sync-every")) {
-			if (parse_u(v, 1ull << 40, &u) || !u)
-				return cli_usage("train", "--sync-every wants "
-							  "N >= 1");
-			c->sync_every = u;
-		} else if (!strcmp(name, "secret-file")) {
-			c->secret_file = v;
-		} else if (!strcmp(name, "heartbeat-timeout")) {
-			if (parse_d(v, &d) || d <= 0)
-				return cli_usage("train", "bad "
-							  "--heartbeat-timeout");
-			c->heartbeat_timeout = d;
-		} else if (!strcmp(name, "checkpoint")) {
-			c->checkpoint_dir = v;
-		} else if (!strcmp(name, "checkpoint-every")) {
-			if (parse_d(v, &d))
-				return cli_usage("train", "bad "
-							  "--checkpoint-every");
-			c->checkpoint_every = d;
-		} else if (!strcmp(name, "f16")) {
-			c->f16 = 1;
-		} else if (!strcmp(name, "push-threshold")) {
-			if (parse_d(v, &d))
-				return cli_usage("train", "bad "
-							  "--push-threshold");
-			c->threshold = d;
-		} else if (!strcmp(name, "throttle-ms")) {
-			if (parse_u(v, 600000, &u))
-				return cli_usage("train", "bad --throttle-ms");
-			c->throttle_ms = (unsigned)u;
-		} else if (!strcmp(name, "shutdown-servers")) {
-			c->shutdown_servers = 1;
-		} else if (!strcmp(name, "read-part")) {
-			c->read_part = 1;
-		} else if (!strcmp(name, "features")) {
-			if (parse_u(v, 1ull << 32, &u) || !u)
-				return cli_usage("train", "--features wants "
-							  "N >= 1");
-			c->features = u;
-		} else if (!strcmp(name, "reconnect-timeout")) {
-			if (parse_d(v, &d) || d <= 0)
-				return cli_usage("train", "bad "
-							  "--reconnect-timeout");
-			c->reconnect_timeout = d;
-		}
+		int rc = apply_copt(o->name, v, c);
+		if (rc)
+			return rc;
 	}
 	rest[n] = NULL;
 	*n_rest = n;
@@ -349,6 +359,89 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 	return 0;
 }
 
+/* What a worker did, when it is done: lines on stderr (unless --quiet),
+ * and rank 0's object on stdout with --json. */
+static void say_worker(const struct cluster_args *c, const struct train_args *a,
+		       uint32_t n_shards, const struct ps_worker_report *rep,
+		       const struct part_info *part, const boar_dataset *train,
+		       const boar_dataset *test, const boar_model *model)
+{
+	uint64_t max_st = 0;
+	for (uint32_t i = 0; i < rep->n_shards; i++)
+		if (rep->shard[i].max_staleness > max_st)
+			max_st = rep->shard[i].max_staleness;
+	boar_metrics m = { 0 };
+	int have_m = c->rank == 0 && test &&
+		     !boar_evaluate(model, test, &m, a->opt.threads, NULL);
+	/* Bytes per update: push traffic over the key updates the worker
+	 * computed (the filter makes the two key counts differ). */
+	double bpk = rep->net.keys_offered
+			     ? (double)rep->net.push_bytes / rep->net.keys_offered
+			     : 0;
+	uint64_t parsed = boar_dataset_rows(train);
+	if (!a->quiet) {
+		if (c->read_part)
+			fprintf(stderr,
+				"worker %u/%u: parsed %llu rows, bytes "
+				"%llu-%llu of %llu\n",
+				c->rank, c->n_workers,
+				(unsigned long long)parsed,
+				(unsigned long long)part->lo,
+				(unsigned long long)part->hi,
+				(unsigned long long)part->file_bytes);
+		fprintf(stderr,
+			"worker %u/%u: %llu clocks, %llu rows in %.2f s; sent "
+			"%llu bytes (%llu of %llu keys pushed, %.2f bytes per "
+			"update), "
+			"received %llu bytes, %llu reconnects (%llu pushes "
+			"resent), largest staleness seen %llu\n",
+			c->rank, c->n_workers, (unsigned long long)rep->clocks,
+			(unsigned long long)rep->rows, rep->seconds,
+			(unsigned long long)rep->net.bytes_sent,
+			(unsigned long long)rep->net.keys_pushed,
+			(unsigned long long)rep->net.keys_offered, bpk,
+			(unsigned long long)rep->net.bytes_recv,
+			(unsigned long long)rep->net.reconnects,
+			(unsigned long long)rep->net.resent,
+			(unsigned long long)rep->net.max_staleness);
+		for (uint32_t i = 0; i < rep->n_shards; i++)
+			fprintf(stderr,
+				"shard %u: max_staleness_served=%llu "
+				"pushes=%llu pulls=%llu dropped_workers=%u\n",
+				i,
+				(unsigned long long)rep->shard[i].max_staleness,
+				(unsigned long long)rep->shard[i].pushes,
+				(unsigned long long)rep->shard[i].pulls,
+				rep->shard[i].dropped_workers);
+		if (have_m)
+			progress_summary(stderr, a->test_path, model, &m);
+		if (c->rank == 0 && a->model_out)
+			fprintf(stderr, "model saved to %s\n", a->model_out);
+	}
+	if (a->json && c->rank == 0) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_int(&j, "worker", c->rank);
+		json_int(&j, "workers", c->n_workers);
+		json_int(&j, "shards", n_shards);
+		json_uint(&j, "clocks", rep->clocks);
+		json_uint(&j, "rows_parsed", parsed);
+		json_num(&j, "seconds", rep->seconds);
+		json_uint(&j, "bytes_sent", rep->net.bytes_sent);
+		json_uint(&j, "keys_pushed", rep->net.keys_pushed);
+		json_uint(&j, "push_bytes", rep->net.push_bytes);
+		json_uint(&j, "keys_offered", rep->net.keys_offered);
+		json_num(&j, "push_bytes_per_update", bpk);
+		json_uint(&j, "max_staleness_served", max_st);
+		if (have_m) {
+			json_num(&j, "test_loss", m.loss);
+			json_num(&j, "test_accuracy", m.accuracy);
+			json_num(&j, "test_auc", m.auc);
+		}
+		json_end(&j);
+	}
+}
+
 static int run_worker(const struct cluster_args *c, struct train_args *a,
 		      const char *const *addrs, uint32_t n_shards, int cluster)
 {
@@ -379,10 +472,10 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		}
 		a->opt.test = test;
 	}
-	const char *reason = boar_options_check(&a->opt, train);
-	char words[256];
-	if (reason) {
-		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
+	boar_error bad;
+	char words[sizeof bad.message];
+	if (boar_options_check(&a->opt, train, &bad)) {
+		status = cli_usage("train", "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };
@@ -422,86 +515,109 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	uint64_t max_st = 0;
-	for (uint32_t i = 0; i < rep.n_shards; i++)
-		if (rep.shard[i].max_staleness > max_st)
-			max_st = rep.shard[i].max_staleness;
-	boar_metrics m = { 0 };
-	int have_m = c->rank == 0 && test &&
-		     !boar_evaluate(model, test, &m, a->opt.threads);
-	/* Bytes per update: push traffic over the key updates the worker
-	 * computed (the filter makes the two key counts differ). */
-	double bpk = rep.net.keys_offered
-			     ? (double)rep.net.push_bytes / rep.net.keys_offered
-			     : 0;
-	uint64_t parsed = boar_dataset_rows(train);
-	if (!a->quiet) {
-		if (c->read_part)
-			fprintf(stderr,
-				"worker %u/%u: parsed %llu rows, bytes "
-				"%llu-%llu of %llu\n",
-				c->rank, c->n_workers,
-				(unsigned long long)parsed,
-				(unsigned long long)part.lo,
-				(unsigned long long)part.hi,
-				(unsigned long long)part.file_bytes);
-		fprintf(stderr,
-			"worker %u/%u: %llu clocks, %llu rows in %.2f s; sent "
-			"%llu bytes (%llu of %llu keys pushed, %.2f bytes per "
-			"update), "
-			"received %llu bytes, %llu reconnects (%llu pushes "
-			"resent), largest staleness seen %llu\n",
-			c->rank, c->n_workers, (unsigned long long)rep.clocks,
-			(unsigned long long)rep.rows, rep.seconds,
-			(unsigned long long)rep.net.bytes_sent,
-			(unsigned long long)rep.net.keys_pushed,
-			(unsigned long long)rep.net.keys_offered, bpk,
-			(unsigned long long)rep.net.bytes_recv,
-			(unsigned long long)rep.net.reconnects,
-			(unsigned long long)rep.net.resent,
-			(unsigned long long)rep.net.max_staleness);
-		for (uint32_t i = 0; i < rep.n_shards; i++)
-			fprintf(stderr,
-				"shard %u: max_staleness_served=%llu "
-				"pushes=%llu pulls=%llu dropped_workers=%u\n",
-				i,
-				(unsigned long long)rep.shard[i].max_staleness,
-				(unsigned long long)rep.shard[i].pushes,
-				(unsigned long long)rep.shard[i].pulls,
-				rep.shard[i].dropped_workers);
-		if (have_m)
-			progress_summary(stderr, a->test_path, model, &m);
-		if (c->rank == 0 && a->model_out)
-			fprintf(stderr, "model saved to %s\n", a->model_out);
-	}
-	if (a->json && c->rank == 0) {
-		struct json_obj j;
-		json_begin(&j, stdout);
-		json_int(&j, "worker", c->rank);
-		json_int(&j, "workers", c->n_workers);
-		json_int(&j, "shards", n_shards);
-		json_uint(&j, "clocks", rep.clocks);
-		json_uint(&j, "rows_parsed", parsed);
-		json_num(&j, "seconds", rep.seconds);
-		json_uint(&j, "bytes_sent", rep.net.bytes_sent);
-		json_uint(&j, "keys_pushed", rep.net.keys_pushed);
-		json_uint(&j, "push_bytes", rep.net.push_bytes);
-		json_uint(&j, "keys_offered", rep.net.keys_offered);
-		json_num(&j, "push_bytes_per_update", bpk);
-		json_uint(&j, "max_staleness_served", max_st);
-		if (have_m) {
-			json_num(&j, "test_loss", m.loss);
-			json_num(&j, "test_accuracy", m.accuracy);
-			json_num(&j, "test_auc", m.auc);
-		}
-		json_end(&j);
-	}
+	say_worker(c, a, n_shards, &rep, &part, train, test, model);
 	status = CLI_EXIT_OK;
 out:
 	boar_model_free(model);
 	boar_dataset_free(test);
 	boar_dataset_free(train);
 	return status;
+}
+
+/* --cluster: this process's role, from the launcher's rank. A server
+ * runs its shard here (*served = 1; the exit status is returned); a
+ * worker gets its rank and the shards' addresses. @return 0 or an exit
+ * status. */
+static int cluster_roles(struct cluster_args *c, int quiet,
+			 const char ***addrs, char **addr_buf,
+			 uint32_t *n_shards, int *served)
+{
+	uint32_t rank, size;
+	if (c->ps || c->have_worker)
+		return cli_usage("train", "--cluster takes the roles "
+					    "from the launcher: drop "
+					    "--ps and --worker");
+	if (net_launcher_rank(getenv, &rank, &size, NULL))
+		return cli_usage(
+			"train",
+			"--cluster: no rank found in "
+			"OMPI_COMM_WORLD_RANK, PMI_RANK or "
+			"SLURM_PROCID (start it with mpirun or srun)");
+	if (size <= c->servers)
+		return cli_usage("train",
+				   "--cluster with %u processes and "
+				   "--servers %u leaves no worker",
+				   size, c->servers);
+	if (c->base_port + c->servers > 65536)
+		return cli_usage("train", "ports beyond 65535");
+	if (rank < c->servers) {
+		char listen[300];
+		snprintf(listen, sizeof listen, "%s%s%s:%u",
+			 strchr(c->host, ':') ? "[" : "", c->host,
+			 strchr(c->host, ':') ? "]" : "",
+			 c->base_port + rank);
+		struct serve_args s = {
+			.shard = rank,
+			.n_shards = c->servers,
+			.listen = listen,
+			.staleness = c->staleness,
+			.secret_file = c->secret_file,
+			.checkpoint_dir = c->checkpoint_dir,
+			.checkpoint_every = c->checkpoint_every,
+			.heartbeat_timeout = c->heartbeat_timeout,
+			.json = 0,
+			.quiet = quiet,
+		};
+		*served = 1;
+		return serve_run(&s);
+	}
+	c->rank = rank - c->servers;
+	c->n_workers = size - c->servers;
+	*n_shards = c->servers;
+	*addrs = calloc(*n_shards, sizeof **addrs);
+	*addr_buf = malloc((size_t)*n_shards * 300);
+	if (!*addrs || !*addr_buf)
+		return CLI_EXIT_RUNTIME;
+	for (uint32_t i = 0; i < *n_shards; i++) {
+		char *b = *addr_buf + (size_t)i * 300;
+		snprintf(b, 300, "%s%s%s:%u",
+			 strchr(c->host, ':') ? "[" : "", c->host,
+			 strchr(c->host, ':') ? "]" : "",
+			 c->base_port + i);
+		(*addrs)[i] = b;
+	}
+	return 0;
+}
+
+/* --ps A,B,...: the shards' addresses. @return 0 or an exit status. */
+static int ps_addresses(const struct cluster_args *c, int quiet,
+			const char ***addrs, char **addr_buf,
+			uint32_t *n_shards)
+{
+	if (!c->ps)
+		return cli_usage("train", "--worker needs --ps "
+					    "HOST:PORT,... (or use "
+					    "--cluster)");
+	if (c->staleness_given && !quiet)
+		fprintf(stderr, "boar: note: with --ps the shards "
+				"enforce their own --staleness (boar "
+				"serve --staleness); ignored here\n");
+	*addr_buf = strdup(c->ps);
+	*n_shards = 1;
+	for (const char *p = c->ps; *p; p++)
+		*n_shards += *p == ',';
+	*addrs = calloc(*n_shards, sizeof **addrs);
+	if (!*addr_buf || !*addrs)
+		return CLI_EXIT_RUNTIME;
+	uint32_t i = 0;
+	for (char *save = NULL, *t = strtok_r(*addr_buf, ",", &save); t;
+	     t = strtok_r(NULL, ",", &save))
+		(*addrs)[i++] = t;
+	if (i != *n_shards)
+		return cli_usage("train", "--ps: empty address in "
+					    "'%s'",
+				   c->ps);
+	return 0;
 }
 
 int cluster_train(int argc, char **argv)
@@ -540,102 +656,13 @@ int cluster_train(int argc, char **argv)
 	}
 
 	uint32_t n_shards = 0;
-	if (c.cluster) {
-		uint32_t rank, size;
-		if (c.ps || c.have_worker) {
-			status = cli_usage("train", "--cluster takes the roles "
-						    "from the launcher: drop "
-						    "--ps and --worker");
-			goto out;
-		}
-		if (net_launcher_rank(getenv, &rank, &size, NULL)) {
-			status = cli_usage(
-				"train",
-				"--cluster: no rank found in "
-				"OMPI_COMM_WORLD_RANK, PMI_RANK or "
-				"SLURM_PROCID (start it with mpirun or srun)");
-			goto out;
-		}
-		if (size <= c.servers) {
-			status = cli_usage("train",
-					   "--cluster with %u processes and "
-					   "--servers %u leaves no worker",
-					   size, c.servers);
-			goto out;
-		}
-		if (c.base_port + c.servers > 65536) {
-			status = cli_usage("train", "ports beyond 65535");
-			goto out;
-		}
-		if (rank < c.servers) {
-			char listen[300];
-			snprintf(listen, sizeof listen, "%s%s%s:%u",
-				 strchr(c.host, ':') ? "[" : "", c.host,
-				 strchr(c.host, ':') ? "]" : "",
-				 c.base_port + rank);
-			struct serve_args s = {
-				.shard = rank,
-				.n_shards = c.servers,
-				.listen = listen,
-				.staleness = c.staleness,
-				.secret_file = c.secret_file,
-				.checkpoint_dir = c.checkpoint_dir,
-				.checkpoint_every = c.checkpoint_every,
-				.heartbeat_timeout = c.heartbeat_timeout,
-				.json = 0,
-				.quiet = a.quiet,
-			};
-			status = serve_run(&s);
-			goto out;
-		}
-		c.rank = rank - c.servers;
-		c.n_workers = size - c.servers;
-		n_shards = c.servers;
-		addrs = calloc(n_shards, sizeof *addrs);
-		addr_buf = malloc((size_t)n_shards * 300);
-		if (!addrs || !addr_buf) {
-			status = CLI_EXIT_RUNTIME;
-			goto out;
-		}
-		for (uint32_t i = 0; i < n_shards; i++) {
-			char *b = addr_buf + (size_t)i * 300;
-			snprintf(b, 300, "%s%s%s:%u",
-				 strchr(c.host, ':') ? "[" : "", c.host,
-				 strchr(c.host, ':') ? "]" : "",
-				 c.base_port + i);
-			addrs[i] = b;
-		}
-	} else {
-		if (!c.ps) {
-			status = cli_usage("train", "--worker needs --ps "
-						    "HOST:PORT,... (or use "
-						    "--cluster)");
-			goto out;
-		}
-		if (c.staleness_given && !a.quiet)
-			fprintf(stderr, "boar: note: with --ps the shards "
-					"enforce their own --staleness (boar "
-					"serve --staleness); ignored here\n");
-		addr_buf = strdup(c.ps);
-		n_shards = 1;
-		for (const char *p = c.ps; *p; p++)
-			n_shards += *p == ',';
-		addrs = calloc(n_shards, sizeof *addrs);
-		if (!addr_buf || !addrs) {
-			status = CLI_EXIT_RUNTIME;
-			goto out;
-		}
-		uint32_t i = 0;
-		for (char *save = NULL, *t = strtok_r(addr_buf, ",", &save); t;
-		     t = strtok_r(NULL, ",", &save))
-			addrs[i++] = t;
-		if (i != n_shards) {
-			status = cli_usage("train", "--ps: empty address in "
-						    "'%s'",
-					   c.ps);
-			goto out;
-		}
-	}
+	int served = 0;
+	status = c.cluster ? cluster_roles(&c, a.quiet, &addrs, &addr_buf,
+					   &n_shards, &served)
+			   : ps_addresses(&c, a.quiet, &addrs, &addr_buf,
+					  &n_shards);
+	if (status || served)
+		goto out;
 	status = run_worker(&c, &a, addrs, n_shards, c.cluster);
 out:
 	free(addrs);

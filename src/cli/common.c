@@ -12,11 +12,14 @@
 #include "commands.h"
 #include "common.h"
 #include "data_args.h"
+#include "flag_words.h"
 
 int cli_report(const boar_error *err, int code)
 {
-	const char *msg = err && err->message[0] ? err->message
-						 : boar_strerror(code);
+	char words[sizeof err->message];
+	const char *msg = err && err->message[0]
+				  ? cli_flag_words(err->message, words, sizeof words)
+				  : boar_strerror(code);
 	fflush(stdout);
 	fprintf(stderr, "boar: %s\n", msg);
 	return CLI_EXIT_RUNTIME;

@@ -13,7 +13,8 @@
 
 #include "boar.h"
 
-/* Prints "boar: <err->message>" (or the code's generic message) on stderr.
+/* Prints "boar: <err->message>" (or the code's generic message) on stderr,
+ * the library's field names in it replaced by their flags (flag_words.h).
  * @return CLI_EXIT_RUNTIME, for `return cli_report(...)`. */
 int cli_report(const boar_error *err, int code);
 

@@ -44,9 +44,10 @@ static int one_fold(const boar_dataset *d, const boar_options *o, int k,
 		rc = boar_dataset_subset(d, rows + nin, nout, &tr, err);
 	if (!rc)
 		rc = boar_train(tr, o, &m, err);
-	if (!rc && (rc = boar_evaluate(m, te, mt, o->threads)))
+	boar_error why;
+	if (!rc && (rc = boar_evaluate(m, te, mt, o->threads, &why)))
 		snprintf(err->message, sizeof err->message,
-			 "evaluating fold %d: %s", f + 1, boar_strerror(rc));
+			 "evaluating fold %d: %.440s", f + 1, why.message);
 	boar_model_free(m);
 	boar_dataset_free(tr);
 	boar_dataset_free(te);

@@ -14,7 +14,7 @@ uint64_t data_features_seen(const boar_dataset *d)
 		const uint32_t *idx;
 		const float *val;
 		float y;
-		int64_t n = boar_dataset_row(d, r, &idx, &val, &y);
+		int64_t n = boar_dataset_row(d, r, &idx, &val, &y, NULL);
 		for (int64_t k = 0; k < n; k++) {
 			unsigned char b = (unsigned char)(1u << (idx[k] & 7));
 			seen += !(bit[idx[k] >> 3] & b);
@@ -55,10 +55,10 @@ int data_warn_one_class(const char *path, const boar_dataset *d, int loss)
 	float first, y;
 	if (boar_loss_describe(loss)->kind == BOAR_LOSS_KIND_REGRESSION ||
 	    boar_dataset_task(d) != BOAR_TASK_LINEAR ||
-	    !n || boar_dataset_row(d, 0, &idx, &val, &first) < 0)
+	    !n || boar_dataset_row(d, 0, &idx, &val, &first, NULL) < 0)
 		return 0;
 	for (uint64_t r = 1; r < n; r++)
-		if (boar_dataset_row(d, r, &idx, &val, &y) < 0 || y != first)
+		if (boar_dataset_row(d, r, &idx, &val, &y, NULL) < 0 || y != first)
 			return 0;
 	fprintf(stderr, "boar: warning: every label of %s is %g: the model "
 			"can only learn to predict that class (is the label "

@@ -180,7 +180,10 @@ static const char *loss_json(const boar_model *m)
 static int dump_linear(FILE *f, const boar_model *m, int json, uint64_t top)
 {
 	uint64_t n_w;
-	const float *w = boar_model_weights(m, &n_w);
+	const float *w;
+	int rc = boar_model_weights(m, &w, &n_w, NULL);
+	if (rc)
+		return rc;
 	const float *labels = NULL;
 	uint32_t K = boar_model_classes(m, &labels);
 	uint32_t width = K ? K : 1;
@@ -251,7 +254,7 @@ static int dump_mf_json(FILE *f, const boar_model *m)
 	const float *P, *Q, *bu, *bi;
 	float mu;
 	uint64_t items;
-	int rc = boar_model_factors(m, &P, &Q, &bu, &bi, &mu, &items);
+	int rc = boar_model_factors(m, &P, &Q, &bu, &bi, &mu, &items, NULL);
 	if (rc)
 		return rc;
 	uint64_t users = boar_model_dim(m);

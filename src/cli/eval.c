@@ -123,9 +123,9 @@ int cmd_eval(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	rc = boar_evaluate(m, d, &mt, threads);
+	rc = boar_evaluate(m, d, &mt, threads, &err);
 	if (rc) {
-		status = cli_report(NULL, rc);
+		status = cli_report(&err, rc);
 		goto out;
 	}
 	if (json) {

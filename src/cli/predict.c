@@ -136,10 +136,10 @@ static int batch(const boar_model *m, const char *model_path,
 		status = cli_report(NULL, BOAR_ENOMEM);
 		goto out;
 	}
-	rc = width > 1 ? boar_predict_scores(m, d, scores, data->threads)
-		       : boar_predict(m, d, scores, data->threads);
+	rc = width > 1 ? boar_predict_scores(m, d, scores, data->threads, &err)
+		       : boar_predict(m, d, scores, data->threads, &err);
 	if (rc) {
-		status = cli_report(NULL, rc);
+		status = cli_report(&err, rc);
 		goto out;
 	}
 	rc = cli_out_open(&out, out_path, &err);

@@ -80,8 +80,8 @@ int predict_stream(const boar_model *m, const boar_load_options *lo,
 			continue;
 		}
 		seen_row = 1;
-		rc = width > 1 ? boar_predict_scores(m, d, s, 1)
-			       : boar_predict(m, d, s, 1);
+		rc = width > 1 ? boar_predict_scores(m, d, s, 1, err)
+			       : boar_predict(m, d, s, 1, err);
 		boar_dataset_free(d);
 		if (rc)
 			break;

@@ -122,6 +122,39 @@ static void log_line(void *ctx, const char *line)
 			a->n_shards, line);
 }
 
+/* The shard's counters when it stops: a line on stderr, and with --json an
+ * object on stdout. */
+static void say_stats(const struct serve_args *a, struct ps_server *s)
+{
+	struct wire_stats st;
+	ps_server_stats(s, &st);
+	fprintf(stderr,
+		"boar serve %u/%u: max_staleness_served=%llu pushes=%llu "
+		"pulls=%llu keys_pushed=%llu keys_pulled=%llu bytes_in=%llu "
+		"bytes_out=%llu dropped_workers=%u\n",
+		a->shard, a->n_shards, (unsigned long long)st.max_staleness,
+		(unsigned long long)st.pushes, (unsigned long long)st.pulls,
+		(unsigned long long)st.keys_pushed,
+		(unsigned long long)st.keys_pulled,
+		(unsigned long long)st.bytes_in,
+		(unsigned long long)st.bytes_out, st.dropped_workers);
+	if (a->json) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_int(&j, "shard", a->shard);
+		json_int(&j, "shards", a->n_shards);
+		json_uint(&j, "max_staleness_served", st.max_staleness);
+		json_uint(&j, "pushes", st.pushes);
+		json_uint(&j, "pulls", st.pulls);
+		json_uint(&j, "keys_pushed", st.keys_pushed);
+		json_uint(&j, "keys_pulled", st.keys_pulled);
+		json_uint(&j, "bytes_in", st.bytes_in);
+		json_uint(&j, "bytes_out", st.bytes_out);
+		json_uint(&j, "dropped_workers", st.dropped_workers);
+		json_end(&j);
+	}
+}
+
 /* Online CPUs, at most 8: lanes without connections cost nothing, and
  * connections are dealt out in turn, so W workers keep min(W, N) busy. */
 static unsigned serve_default_threads(void)
@@ -200,33 +233,7 @@ int serve_run(const struct serve_args *a)
 			a->secret_file ? ", authenticated" : "", c.threads,
 			c.threads == 1 ? "" : "s");
 	rc = ps_server_run(s, &err);
-	struct wire_stats st;
-	ps_server_stats(s, &st);
-	fprintf(stderr,
-		"boar serve %u/%u: max_staleness_served=%llu pushes=%llu "
-		"pulls=%llu keys_pushed=%llu keys_pulled=%llu bytes_in=%llu "
-		"bytes_out=%llu dropped_workers=%u\n",
-		a->shard, a->n_shards, (unsigned long long)st.max_staleness,
-		(unsigned long long)st.pushes, (unsigned long long)st.pulls,
-		(unsigned long long)st.keys_pushed,
-		(unsigned long long)st.keys_pulled,
-		(unsigned long long)st.bytes_in,
-		(unsigned long long)st.bytes_out, st.dropped_workers);
-	if (a->json) {
-		struct json_obj j;
-		json_begin(&j, stdout);
-		json_int(&j, "shard", a->shard);
-		json_int(&j, "shards", a->n_shards);
-		json_uint(&j, "max_staleness_served", st.max_staleness);
-		json_uint(&j, "pushes", st.pushes);
-		json_uint(&j, "pulls", st.pulls);
-		json_uint(&j, "keys_pushed", st.keys_pushed);
-		json_uint(&j, "keys_pulled", st.keys_pulled);
-		json_uint(&j, "bytes_in", st.bytes_in);
-		json_uint(&j, "bytes_out", st.bytes_out);
-		json_uint(&j, "dropped_workers", st.dropped_workers);
-		json_end(&j);
-	}
+	say_stats(a, s);
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;

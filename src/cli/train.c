@@ -23,6 +23,7 @@
 #include "cv.h"
 #include "data_args.h"
 #include "data_summary.h"
+#include "flag_words.h"
 #include "interrupt.h"
 #include "json.h"
 #include "progress.h"
@@ -136,7 +137,7 @@ static int labels_are_classes(const boar_dataset *d)
 		const uint32_t *idx;
 		const float *val;
 		float y;
-		if (boar_dataset_row(d, r, &idx, &val, &y) < 0)
+		if (boar_dataset_row(d, r, &idx, &val, &y, NULL) < 0)
 			return 0;
 		pm = pm && (y == 1 || y == -1);
 		zo = zo && (y == 1 || y == 0);
@@ -157,7 +158,7 @@ static void warn_unused_class_weights(const boar_dataset *d,
 		const uint32_t *idx;
 		const float *val;
 		float y;
-		if (boar_dataset_row(d, r, &idx, &val, &y) < 0)
+		if (boar_dataset_row(d, r, &idx, &val, &y, NULL) < 0)
 			return;
 		for (int k = 0; k < n; k++)
 			seen[k] |= a->cw_labels[k] == y;
@@ -228,7 +229,7 @@ static int warm_start(struct train_args *a, boar_model **init)
 		float mu;
 		uint64_t items;
 		int biases = !boar_model_factors(m, &P, &Q, &bu, &bi, &mu,
-						 &items) && bu;
+						 &items, NULL) && bu;
 		if (a->rank_given && a->opt.rank != rank)
 			return cli_usage("train", "--rank %u, but the initial "
 					 "model %s has rank %u (warm start "
@@ -324,6 +325,38 @@ static int load_data(struct train_args *a, const boar_model *init,
 	return CLI_EXIT_OK;
 }
 
+/* The closing lines of a run that is not --quiet: what was trained, its
+ * test metrics, where it went. CLI_EXIT_OK, or the exit of a refusal. */
+static int say_trained(const struct train_args *a, const struct run *r,
+		       const boar_model *model, const boar_model *init,
+		       const boar_dataset *test, double t_train)
+{
+	uint32_t k = boar_model_classes(model, NULL);
+	fprintf(stderr, "trained %s model in %.2f s (%d epoch%s",
+		model_kind(model), t_train, r->last_epoch,
+		r->last_epoch == 1 ? "" : "s");
+	if (k)
+		fprintf(stderr, ", %u classes%s", k,
+			boar_loss_describe(boar_model_loss(model))->kind ==
+					BOAR_LOSS_KIND_MULTINOMIAL
+				? ""
+				: ", one-vs-rest");
+	if (init)
+		fprintf(stderr, ", from %s", a->init_model_path);
+	fputs(")\n", stderr);
+	if (test) {
+		boar_metrics m;
+		boar_error err;
+		int rc = boar_evaluate(model, test, &m, a->opt.threads, &err);
+		if (rc)
+			return cli_report(&err, rc);
+		progress_summary(stderr, a->test_path, model, &m);
+	}
+	if (a->model_out)
+		fprintf(stderr, "model saved to %s\n", a->model_out);
+	return CLI_EXIT_OK;
+}
+
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
@@ -358,10 +391,10 @@ int cmd_train(int argc, char **argv)
 	if (status != CLI_EXIT_OK || a.cv)
 		goto out;
 	status = CLI_EXIT_RUNTIME;
-	const char *reason = boar_options_check(&a.opt, train);
-	char words[256];
-	if (reason) {
-		status = cli_usage("train", "%s", train_args_flag_words(reason, words, sizeof words));
+	boar_error bad;
+	char words[sizeof bad.message];
+	if (boar_options_check(&a.opt, train, &bad)) {
+		status = cli_usage("train", "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto out;
 	}
 
@@ -407,32 +440,9 @@ int cmd_train(int argc, char **argv)
 			goto out;
 		}
 	}
-	if (!a.quiet) {
-		uint32_t k = boar_model_classes(model, NULL);
-		fprintf(stderr, "trained %s model in %.2f s (%d epoch%s",
-			model_kind(model), t_train, r.last_epoch,
-			r.last_epoch == 1 ? "" : "s");
-		if (k)
-			fprintf(stderr, ", %u classes%s", k,
-				boar_loss_describe(boar_model_loss(model))->kind ==
-						BOAR_LOSS_KIND_MULTINOMIAL
-					? ""
-					: ", one-vs-rest");
-		if (init)
-			fprintf(stderr, ", from %s", a.init_model_path);
-		fputs(")\n", stderr);
-		if (test) {
-			boar_metrics m;
-			rc = boar_evaluate(model, test, &m, a.opt.threads);
-			if (rc) {
-				status = cli_report(NULL, rc);
-				goto out;
-			}
-			progress_summary(stderr, a.test_path, model, &m);
-		}
-		if (a.model_out)
-			fprintf(stderr, "model saved to %s\n", a.model_out);
-	}
+	if (!a.quiet && (status = say_trained(&a, &r, model, init, test,
+					      t_train)) != CLI_EXIT_OK)
+		goto out;
 	status = interrupt_requested() ? 128 + interrupt_requested()
 				       : CLI_EXIT_OK;
 out:

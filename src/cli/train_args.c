@@ -10,6 +10,7 @@
 #include "args.h"
 #include "common.h"
 #include "data_args.h"
+#include "flag_words.h"
 #include "train_args.h"
 
 enum {
@@ -174,32 +175,6 @@ static const char *name_of(const char *const *names, int v)
 	return "?";
 }
 
-const char *train_args_flag_words(const char *msg, char *buf, size_t n)
-{
-	static const char *const words[][2] = {
-		{ "eta_decay", "--eta-decay" }, { "hash_bits", "--hash-bits" },
-		{ "init_scale", "--init-scale" }, { "early_stop", "--early-stop" },
-		{ "gpu_id", "--gpu" }, { "threads = 1", "--threads 1" },
-	};
-	size_t at = 0;
-	while (*msg && at + 1 < n) {
-		size_t k = 0;
-		while (k < sizeof words / sizeof words[0] &&
-		       strncmp(msg, words[k][0], strlen(words[k][0])))
-			k++;
-		if (k < sizeof words / sizeof words[0]) {
-			at += (size_t)snprintf(buf + at, n - at, "%s", words[k][1]);
-			msg += strlen(words[k][0]);
-		} else {
-			buf[at++] = *msg++;
-		}
-		if (at >= n)
-			at = n - 1;
-	}
-	buf[at] = '\0';
-	return buf;
-}
-
 /* The library reads no environment: the CLI passes the GPU engine's
  * experiment knobs (bench/RESULTS-gpu.md) and where its plugin is. */
 static void gpu_env(boar_options *o)
@@ -237,22 +212,39 @@ static void auto_default(int id, char *buf, size_t n)
 		const char *task = tasks[t] == BOAR_TASK_MF ? "mf" : "linear";
 		const char *sep = t ? ";" : "";
 		if (id == O_OPTIMIZER) {
+			boar_options g; /* the GPU's choice, when another */
+			boar_options_default(&g);
+			g.device = BOAR_DEVICE_GPU;
+			boar_options_resolve_task(&g, tasks[t]);
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %s", sep,
 					       task, name_of(opt_names, d.optimizer));
+			if (g.optimizer != d.optimizer && at < n)
+				at += (size_t)snprintf(buf + at, n - at,
+						       " (%s on the gpu)",
+						       name_of(opt_names, g.optimizer));
 		} else if (id == O_L2) {
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %g", sep,
 					       task, d.l2);
 		} else {
-			int other = d.optimizer == BOAR_OPT_SGD ? BOAR_OPT_ADAGRAD
-								: BOAR_OPT_SGD;
-			boar_options e;
-			boar_options_default(&e);
-			e.optimizer = other;
-			boar_options_resolve_task(&e, tasks[t]);
-			at += (size_t)snprintf(buf + at, n - at,
-					       "%s %s %g (%s), %g (%s)", sep, task,
-					       d.eta, name_of(opt_names, d.optimizer),
-					       e.eta, name_of(opt_names, other));
+			at += (size_t)snprintf(buf + at, n - at, "%s %s %g (%s)",
+					       sep, task, d.eta,
+					       name_of(opt_names, d.optimizer));
+			/* then every other optimizer the task takes */
+			for (int k = 0; k < BOAR_OPT_CODES && at < n; k++) {
+				boar_options e;
+				boar_options_default(&e);
+				e.optimizer = k;
+				if (k == BOAR_OPT_AUTO || k == d.optimizer ||
+				    boar_options_check(&e, NULL, NULL))
+					continue;
+				boar_options_resolve_task(&e, tasks[t]);
+				if (tasks[t] == BOAR_TASK_MF &&
+				    k == BOAR_OPT_NORMALIZED)
+					continue;
+				at += (size_t)snprintf(buf + at, n - at,
+						       ", %g (%s)", e.eta,
+						       name_of(opt_names, k));
+			}
 		}
 	}
 }
@@ -638,10 +630,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		goto fail;
 	}
 	/* The library is the authority on what combinations make sense. */
-	const char *reason = boar_options_check(&a->opt, NULL);
-	char words[256];
-	if (reason) {
-		cli_fail(&p, "%s", train_args_flag_words(reason, words, sizeof words));
+	boar_error bad;
+	char words[sizeof bad.message];
+	if (boar_options_check(&a->opt, NULL, &bad)) {
+		cli_fail(&p, "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto fail;
 	}
 	return TRAIN_ARGS_OK;

@@ -60,8 +60,4 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 /* Every option, one a line, with its default. */
 void train_args_help(FILE *out);
 
-/* A library message in the CLI's words: the library names its option
- * fields (eta_decay, hash_bits ...), the user typed flags (--eta-decay). */
-const char *train_args_flag_words(const char *msg, char *buf, size_t n);
-
 #endif

@@ -316,6 +316,105 @@ static int read_whole(int fd, uint64_t size, int threads, void **out,
 	return 0;
 }
 
+/* Reads and checks the header of the cache open at fd (of st_size bytes)
+ * into *h. @return 0 when it is a cache of w's data, 1 when it is not (of
+ * another version, source or options: rebuild it), or a BOAR_E* code for a
+ * corrupt one. */
+static int read_header(int fd, uint64_t st_size, const struct cache_want *w,
+		       const char *cache_path, struct cache_header *h,
+		       boar_error *err)
+{
+	if (st_size < HEADER_SPACE ||
+	    pread(fd, h, sizeof *h, 0) != (ssize_t)sizeof *h)
+		return corrupt(err, cache_path,
+			       "truncated before the end of its header");
+	if (memcmp(h->magic, CACHE_MAGIC, 8))
+		return corrupt(err, cache_path, "not a boar dataset cache (bad magic)");
+	if (h->header_crc != header_crc(h))
+		return corrupt(err, cache_path, "header checksum mismatch");
+	/* A cache of another version or byte order is not wrong, only
+	 * unusable by this build: rebuild it. So is a stale one: the source
+	 * changed, or the options shape the data another way. */
+	if (h->version != CACHE_VERSION || h->byte_order != BYTE_ORDER_MARK ||
+	    h->header_size != HEADER_SPACE || h->n_arrays != N_ARRAYS ||
+	    h->src_dev != w->src.dev || h->src_ino != w->src.ino ||
+	    h->src_size != w->src.size || h->src_mtime_ns != w->src.mtime_ns ||
+	    h->src_ctime_ns != w->src.ctime_ns ||
+	    h->options_key != w->options_key ||
+	    (w->task != BOAR_TASK_AUTO && h->task != w->task) ||
+	    (h->task == BOAR_TASK_LINEAR && h->hash_bits != w->hash_bits))
+		return 1;
+	if (h->file_size != st_size)
+		return corrupt(err, cache_path,
+			       "%llu bytes where its header says %llu (truncated?)",
+			       (unsigned long long)st_size,
+			       (unsigned long long)h->file_size);
+	/* From here the header is trusted by checksum, and still checked:
+	 * a header from a buggy writer (or a forger) must not send anyone
+	 * out of the arrays. */
+	if (h->task != BOAR_TASK_LINEAR && h->task != BOAR_TASK_MF)
+		return corrupt(err, cache_path, "unknown task %d", h->task);
+	if (h->n_rows > (1ULL << 40) || h->nnz > (1ULL << 40) ||
+	    (h->task == BOAR_TASK_MF && h->nnz != h->n_rows) ||
+	    (h->label_kind != BOAR_LABELS_BINARY &&
+	     h->label_kind != BOAR_LABELS_REAL) ||
+	    (h->all_ones != 0 && h->all_ones != 1) || h->hash_bits < 0 ||
+	    h->hash_bits > 32)
+		return corrupt(err, cache_path,
+			       "impossible header values (rows, nnz, label kind or hash_bits)");
+	return 0;
+}
+
+/* The arrays of d (its task and counts set from the checked header h) from
+ * the file at fd: places checked against the counts, read whole, checksum
+ * compared, then the values checked. @return 0 or a BOAR_E* code. */
+static int read_arrays(int fd, const struct cache_header *h,
+		       const struct cache_want *w, struct boar_dataset *d,
+		       const char *cache_path, boar_error *err)
+{
+	const void *unused[N_ARRAYS];
+	uint64_t want_len[N_ARRAYS];
+	arrays_of(d, unused, want_len);
+	for (int k = 0; k < N_ARRAYS; k++)
+		if (h->len[k] != want_len[k] || h->off[k] % ALIGN ||
+		    h->off[k] < HEADER_SPACE || h->off[k] > h->file_size ||
+		    h->len[k] > h->file_size - h->off[k])
+			return corrupt(err, cache_path,
+				       "array %d: size or place does not match the counts",
+				       k);
+	void *m = NULL;
+	int ret = read_whole(fd, h->file_size, w->threads, &m, cache_path, err);
+	if (ret)
+		return ret;
+	d->map = m;
+	d->map_len = (size_t)h->file_size;
+	uint64_t sum = 0;
+	for (int k = 0; k < N_ARRAYS; k++) {
+		uint64_t x = boar_checksum((char *)m + h->off[k], h->len[k],
+					   w->threads);
+		sum = boar_hash64(&x, 8, sum);
+	}
+	if (sum != h->payload_sum)
+		return corrupt(err, cache_path, "data checksum mismatch");
+	char *base = m;
+	d->label_kind = h->label_kind;
+	d->hash_bits = h->hash_bits;
+	d->all_ones = h->all_ones;
+	d->dim = h->dim;
+	d->n_items = h->n_items;
+	if (h->task == BOAR_TASK_LINEAR) {
+		d->row_ptr = (uint64_t *)(base + h->off[0]);
+		d->idx = (uint32_t *)(base + h->off[1]);
+		d->val = (float *)(base + h->off[2]);
+		d->label = (float *)(base + h->off[3]);
+	} else {
+		d->user = (uint32_t *)(base + h->off[0]);
+		d->item = (uint32_t *)(base + h->off[1]);
+		d->label = (float *)(base + h->off[2]);
+	}
+	return check_arrays(d, cache_path, w->threads, err);
+}
+
 int boar_cache_load(const char *cache_path, const struct cache_want *w,
 		    struct boar_dataset **out, boar_error *err)
 {
@@ -323,115 +422,21 @@ int boar_cache_load(const char *cache_path, const struct cache_want *w,
 	if (fd < 0)
 		return 1; /* no cache (or unreadable): build one */
 	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return 1;
-	}
 	struct cache_header h;
-	if ((uint64_t)st.st_size < HEADER_SPACE ||
-	    pread(fd, &h, sizeof h, 0) != (ssize_t)sizeof h) {
-		close(fd);
-		return corrupt(err, cache_path,
-			       "truncated before the end of its header");
-	}
-	if (memcmp(h.magic, CACHE_MAGIC, 8)) {
-		close(fd);
-		return corrupt(err, cache_path, "not a boar dataset cache (bad magic)");
-	}
-	if (h.header_crc != header_crc(&h)) {
-		close(fd);
-		return corrupt(err, cache_path, "header checksum mismatch");
-	}
-	/* A cache of another version or byte order is not wrong, only
-	 * unusable by this build: rebuild it. So is a stale one: the source
-	 * changed, or the options shape the data another way. */
-	if (h.version != CACHE_VERSION || h.byte_order != BYTE_ORDER_MARK ||
-	    h.header_size != HEADER_SPACE || h.n_arrays != N_ARRAYS ||
-	    h.src_dev != w->src.dev || h.src_ino != w->src.ino ||
-	    h.src_size != w->src.size || h.src_mtime_ns != w->src.mtime_ns ||
-	    h.src_ctime_ns != w->src.ctime_ns ||
-	    h.options_key != w->options_key ||
-	    (w->task != BOAR_TASK_AUTO && h.task != w->task) ||
-	    (h.task == BOAR_TASK_LINEAR && h.hash_bits != w->hash_bits)) {
-		close(fd);
-		return 1;
-	}
-	if (h.file_size != (uint64_t)st.st_size) {
-		close(fd);
-		return corrupt(err, cache_path,
-			       "%llu bytes where its header says %llu (truncated?)",
-			       (unsigned long long)st.st_size,
-			       (unsigned long long)h.file_size);
-	}
-	/* From here the header is trusted by checksum, and still checked:
-	 * a header from a buggy writer (or a forger) must not send anyone
-	 * out of the arrays. */
-	if (h.task != BOAR_TASK_LINEAR && h.task != BOAR_TASK_MF) {
-		close(fd);
-		return corrupt(err, cache_path, "unknown task %d", h.task);
-	}
-	if (h.n_rows > (1ULL << 40) || h.nnz > (1ULL << 40) ||
-	    (h.task == BOAR_TASK_MF && h.nnz != h.n_rows) ||
-	    (h.label_kind != BOAR_LABELS_BINARY &&
-	     h.label_kind != BOAR_LABELS_REAL) ||
-	    (h.all_ones != 0 && h.all_ones != 1) || h.hash_bits < 0 ||
-	    h.hash_bits > 32) {
-		close(fd);
-		return corrupt(err, cache_path,
-			       "impossible header values (rows, nnz, label kind or hash_bits)");
-	}
-	struct boar_dataset *d = boar_dataset_alloc(h.task);
-	if (!d) {
-		close(fd);
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	struct boar_dataset *d = NULL;
+	int ret = 1;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode))
+		goto fail;
+	if ((ret = read_header(fd, (uint64_t)st.st_size, w, cache_path, &h,
+			       err)))
+		goto fail;
+	if (!(d = boar_dataset_alloc(h.task))) {
+		ret = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto fail;
 	}
 	d->n_rows = h.n_rows;
 	d->nnz = h.nnz;
-	const void *unused[N_ARRAYS];
-	uint64_t want_len[N_ARRAYS];
-	arrays_of(d, unused, want_len);
-	int ret = 0;
-	for (int k = 0; k < N_ARRAYS; k++)
-		if (h.len[k] != want_len[k] || h.off[k] % ALIGN ||
-		    h.off[k] < HEADER_SPACE || h.off[k] > h.file_size ||
-		    h.len[k] > h.file_size - h.off[k]) {
-			ret = corrupt(err, cache_path,
-				      "array %d: size or place does not match the counts",
-				      k);
-			goto fail;
-		}
-	void *m = NULL;
-	if ((ret = read_whole(fd, h.file_size, w->threads, &m, cache_path, err)))
-		goto fail;
-	d->map = m;
-	d->map_len = (size_t)h.file_size;
-	uint64_t sum = 0;
-	for (int k = 0; k < N_ARRAYS; k++) {
-		uint64_t x = boar_checksum((char *)m + h.off[k], h.len[k],
-					   w->threads);
-		sum = boar_hash64(&x, 8, sum);
-	}
-	if (sum != h.payload_sum) {
-		ret = corrupt(err, cache_path, "data checksum mismatch");
-		goto fail;
-	}
-	char *base = m;
-	d->label_kind = h.label_kind;
-	d->hash_bits = h.hash_bits;
-	d->all_ones = h.all_ones;
-	d->dim = h.dim;
-	d->n_items = h.n_items;
-	if (h.task == BOAR_TASK_LINEAR) {
-		d->row_ptr = (uint64_t *)(base + h.off[0]);
-		d->idx = (uint32_t *)(base + h.off[1]);
-		d->val = (float *)(base + h.off[2]);
-		d->label = (float *)(base + h.off[3]);
-	} else {
-		d->user = (uint32_t *)(base + h.off[0]);
-		d->item = (uint32_t *)(base + h.off[1]);
-		d->label = (float *)(base + h.off[2]);
-	}
-	if ((ret = check_arrays(d, cache_path, w->threads, err)))
+	if ((ret = read_arrays(fd, &h, w, d, cache_path, err)))
 		goto fail;
 	boar_dataset_classify(d); /* label kind, all ones: from the data */
 	close(fd);

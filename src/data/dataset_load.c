@@ -61,7 +61,7 @@ static void boar_note_detected(boar_error *err, int format)
 	size_t n = strlen(err->message);
 	snprintf(err->message + n, sizeof err->message - n,
 		 " (read as %s, detected from the first lines; force another "
-		 "with --format libsvm|vw|csv|ratings)", boar_format_name(format));
+		 "with boar_load_options.format libsvm|vw|csv|ratings)", boar_format_name(format));
 }
 static int check_load_options(const boar_load_options *o, boar_error *err)
 {

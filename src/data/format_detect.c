@@ -181,7 +181,7 @@ int boar_format_from_name(const char *name)
 	for (int f = 0; name && f < BOAR_FORMAT_CODES; f++)
 		if (!strcmp(format_names[f], name))
 			return f;
-	return -1;
+	return BOAR_EINVAL;
 }
 
 /* Each format's task and whether its features are names hashed into

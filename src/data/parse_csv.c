@@ -178,7 +178,7 @@ static int check_number(struct row_piece *c, const struct csv_setup *cs,
 	pc_quote(q, sizeof q, fb, fe);
 	if (cs->kind[j] == COL_AUTO_NUM)
 		row_piece_fail(c, BOAR_EPARSE, line,
-			       "column %u holds %s, but it held only numbers in the first block of the file and is read as numeric: list it as categorical (--csv-categorical %u)",
+			       "column %u holds %s, but it held only numbers in the first block of the file and is read as numeric: list it as categorical (csv_categorical %u)",
 			       j, q, j);
 	else
 		row_piece_fail(c, BOAR_EPARSE, line,
@@ -418,29 +418,38 @@ static int is_name_list(const char *list)
 	return 0;
 }
 
-static int setup(const struct parse_input *in, struct csv_setup *cs,
-		 boar_error *err)
+/* The first line that is not blank, [*lb, *le), and its number *l1. */
+static int first_line(const struct parse_input *in, const char **lb,
+		      const char **le, uint64_t *l1, boar_error *err)
 {
-	const boar_load_options *o = in->opt;
-	const char *path = in->path, *end = in->buf + in->len, *p = in->buf;
-	const char *lb = NULL, *le = NULL;
+	const char *end = in->buf + in->len, *p = in->buf;
+	*lb = NULL;
 	while (p < end) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			eol = end;
 		if (pc_skip_space(p, eol) < eol) {
-			lb = p;
-			le = eol;
+			*lb = p;
+			*le = eol;
 			break;
 		}
 		p = eol + 1;
 	}
-	if (!lb)
-		return boar_fail_line(err, BOAR_EPARSE, path, 0,
+	if (!*lb)
+		return boar_fail_line(err, BOAR_EPARSE, in->path, 0,
 				      "no data rows (only blank lines)");
-	uint64_t l1 = 1; /* the first line's number, for its errors */
-	for (const char *t = in->buf; t < lb; t++)
-		l1 += *t == '\n';
+	*l1 = 1;
+	for (const char *t = in->buf; t < *lb; t++)
+		*l1 += *t == '\n';
+	return 0;
+}
+
+/* The separator: the option's, or the one of tab and ',' that line 1
+ * [lb, le) has more of. */
+static int pick_separator(const boar_load_options *o, const char *lb,
+			  const char *le, const char *path, char *sep,
+			  boar_error *err)
+{
 	int sepc = o ? o->csv_separator : 0;
 	if (sepc == '\n' || sepc == '"' || sepc < 0 || sepc > 127)
 		return boar_fail_line(err, BOAR_EINVAL, path, 0,
@@ -453,102 +462,120 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 		}
 		sepc = tabs > commas ? '\t' : ',';
 	}
-	cs->sep = (char)sepc;
+	*sep = (char)sepc;
+	return 0;
+}
 
-	/* line 1's fields */
-	uint32_t n = 0;
-	for (const char *s = lb; s < le; s++)
-		n += *s == cs->sep;
-	n++; /* at most; quoted separators make it fewer */
-	struct header h = { 0 };
-	h.b = malloc(n * sizeof *h.b);
-	h.e = malloc(n * sizeof *h.e);
-	cs->kind = calloc(n, 1);
-	cs->seed = malloc(n * sizeof *cs->seed);
-	int ret = 0;
-	if (!h.b || !h.e || !cs->kind || !cs->seed) {
-		ret = boar_fail_line(err, BOAR_ENOMEM, path, 0, "out of memory");
-		goto out;
-	}
+/* Line l1, [lb, le), split at sep into h's fields (h->b and h->e hold
+ * room for every separator plus one). */
+static int split_first_line(const char *lb, const char *le, char sep,
+			    uint64_t l1, struct header *h, const char *path,
+			    boar_error *err)
+{
 	const char *s = lb;
 	int more = 1;
-	h.n = 0;
+	h->n = 0;
 	while (more) {
 		const char *bad = NULL;
-		s = next_field(s, le, cs->sep, &h.b[h.n], &h.e[h.n], &more, &bad);
-		if (!s) {
-			ret = boar_fail_line(err, BOAR_EPARSE, path,
-					     l1, "field %u: %s",
-					     h.n + 1, bad);
-			goto out;
-		}
-		h.n++;
+		s = next_field(s, le, sep, &h->b[h->n], &h->e[h->n], &more, &bad);
+		if (!s)
+			return boar_fail_line(err, BOAR_EPARSE, path, l1,
+					      "field %u: %s", h->n + 1, bad);
+		h->n++;
 	}
-	cs->ncols = h.n;
-	if (h.n < 2) {
-		ret = boar_fail_line(err, BOAR_EPARSE, path, l1,
-				     "one field: no separator '%s' (set the separator)",
-				     cs->sep == '\t' ? "\\t" : (char[2]){ cs->sep, 0 });
-		goto out;
-	}
+	if (h->n < 2)
+		return boar_fail_line(err, BOAR_EPARSE, path, l1,
+				      "one field: no separator '%s' (set the separator)",
+				      sep == '\t' ? "\\t" : (char[2]){ sep, 0 });
+	return 0;
+}
 
-	/* the header, and the label column */
-	int hdr = o ? o->csv_header : 0;
+/* From the options and line 1's fields h (the line starting at lb): whether
+ * it is a header, the label column, each column's kind and its hash seed. */
+static int mark_columns(const boar_load_options *o, struct header *h,
+			const char *lb, struct csv_setup *cs, const char *path,
+			boar_error *err)
+{
+	int hdr = o ? o->csv_header : 0, ret;
 	const char *lab = o ? o->csv_label : NULL;
 	int names = is_name_list(lab) || is_name_list(o ? o->csv_ignore : NULL) ||
 		    is_name_list(o ? o->csv_categorical : NULL) ||
 		    is_name_list(o ? o->csv_numeric : NULL);
-	if (hdr < 0 && names) {
-		ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
-				     "columns are named but the file has no header line: give 0-based indices");
-		goto out;
-	}
-	h.named = hdr > 0 || names;
+	if (hdr < 0 && names)
+		return boar_fail_line(err, BOAR_EINVAL, path, 0,
+				      "columns are named but the file has no header line: give 0-based indices");
+	h->named = hdr > 0 || names;
 	cs->label = 0;
 	cs->labels_optional = o && o->labels_optional;
 	/* Prediction on a file without the (named) label column: the other
 	 * columns are seeded by their position in the training file. */
 	uint32_t gone = UINT32_MAX;
 	if (lab && cs->labels_optional && o->csv_label_at && is_name_list(lab) &&
-	    find_col(&h, lab, strlen(lab), &cs->label)) {
+	    find_col(h, lab, strlen(lab), &cs->label)) {
 		gone = (uint32_t)(o->csv_label_at - 1);
 		cs->label = UINT32_MAX;
 	} else if (lab) {
-		if (find_col(&h, lab, strlen(lab), &cs->label)) {
-			ret = boar_fail_line(err, BOAR_EINVAL, path, 0,
-					     "label column '%s' not found (a 0-based index below %u%s)",
-					     lab, h.n,
-					     h.named ? " or a header name" : "");
-			goto out;
-		}
+		if (find_col(h, lab, strlen(lab), &cs->label))
+			return boar_fail_line(err, BOAR_EINVAL, path, 0,
+					      "label column '%s' not found (a 0-based index below %u%s)",
+					      lab, h->n,
+					      h->named ? " or a header name" : "");
 	}
 	if (!hdr && !names) {
 		float v;
-		h.named = !field_number(h.b[cs->label], h.e[cs->label], &v);
+		h->named = !field_number(h->b[cs->label], h->e[cs->label], &v);
 	}
-	cs->hdr = h.named ? lb : NULL;
+	cs->hdr = h->named ? lb : NULL;
 	cs->log = o ? o->csv_log : 0;
 	if (cs->label != UINT32_MAX)
 		cs->kind[cs->label] = COL_LABEL;
 	if (o && o->csv_ignore &&
-	    (ret = mark_list(o->csv_ignore, "ignored columns", COL_IGNORE, &h,
+	    (ret = mark_list(o->csv_ignore, "ignored columns", COL_IGNORE, h,
 			     cs->kind, path, err)))
-		goto out;
+		return ret;
 	if (o && o->csv_categorical &&
 	    (ret = mark_list(o->csv_categorical, "categorical columns",
-			     COL_CAT, &h, cs->kind, path, err)))
-		goto out;
+			     COL_CAT, h, cs->kind, path, err)))
+		return ret;
 	if (o && o->csv_numeric &&
-	    (ret = mark_list(o->csv_numeric, "numeric columns", COL_NUM, &h,
+	    (ret = mark_list(o->csv_numeric, "numeric columns", COL_NUM, h,
 			     cs->kind, path, err)))
-		goto out;
-	for (uint32_t j = 0; j < h.n; j++) {
+		return ret;
+	for (uint32_t j = 0; j < h->n; j++) {
 		uint32_t t = j >= gone ? j + 1 : j; /* its training position */
 		uint8_t le4[4] = { (uint8_t)t, (uint8_t)(t >> 8),
 				   (uint8_t)(t >> 16), (uint8_t)(t >> 24) };
 		cs->seed[j] = boar_murmur3_32(le4, 4, 0);
 	}
-out:
+	return 0;
+}
+
+static int setup(const struct parse_input *in, struct csv_setup *cs,
+		 boar_error *err)
+{
+	const char *lb = NULL, *le = NULL;
+	uint64_t l1 = 0; /* the first line's number, for its errors */
+	int ret = first_line(in, &lb, &le, &l1, err);
+	if (ret || (ret = pick_separator(in->opt, lb, le, in->path, &cs->sep,
+					 err)))
+		return ret;
+	uint32_t n = 0;
+	for (const char *s = lb; s < le; s++)
+		n += *s == cs->sep;
+	n++; /* fields at most; quoted separators make it fewer */
+	struct header h = { 0 };
+	h.b = malloc(n * sizeof *h.b);
+	h.e = malloc(n * sizeof *h.e);
+	cs->kind = calloc(n, 1);
+	cs->seed = malloc(n * sizeof *cs->seed);
+	if (!h.b || !h.e || !cs->kind || !cs->seed)
+		ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
+				     "out of memory");
+	if (!ret)
+		ret = split_first_line(lb, le, cs->sep, l1, &h, in->path, err);
+	cs->ncols = h.n;
+	if (!ret)
+		ret = mark_columns(in->opt, &h, lb, cs, in->path, err);
 	free(h.b);
 	free(h.e);
 	return ret;

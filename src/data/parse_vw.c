@@ -232,13 +232,6 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 						       q);
 					goto stop;
 				}
-				if (!isfinite(v)) {
-					pc_quote(q, sizeof q, ns, ne);
-					row_piece_fail(c, BOAR_EPARSE, line,
-						       "value of feature %s is NaN or infinite",
-						       q);
-					goto stop;
-				}
 				s = t;
 			}
 			if (ne == ns) {
@@ -247,12 +240,17 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 					       "empty feature name in %s", q);
 				goto stop;
 			}
+			/* One check for the value as written and as scaled:
+			 * the scale is finite, so a finite value can only
+			 * overflow here. */
 			v *= scale;
 			if (!isfinite(v)) {
 				pc_quote(q, sizeof q, ns, ne);
 				row_piece_fail(c, BOAR_EPARSE, line,
-					       "value of feature %s times its namespace's scale is infinite",
-					       q);
+					       "value of feature %s%s", q,
+					       scale == 1.0f ? " is NaN or infinite"
+					       : isinf(v) ? " times its namespace's scale is infinite"
+							  : " times its namespace's scale is NaN");
 				goto stop;
 			}
 			if (v == 0.0f || dropped)

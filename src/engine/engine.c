@@ -56,10 +56,10 @@ static void interleave(struct boar_engine *e)
 	if (!boar_engine_room_for(n * 8) ||
 	    !(e->wg = aligned_alloc(BOAR_CACHE_LINE, (n * 8 + 63) & ~63ull)))
 		return;
-	const float *w = e->m->w;
+	const float *w = e->m->w, *s = e->norm_scale;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 	for (uint64_t j = 0; j < n; j++) {
-		e->wg[2 * j] = w[j];
+		e->wg[2 * j] = s ? w[j] * s[j] : w[j];
 		e->wg[2 * j + 1] = 0.0f;
 	}
 }
@@ -68,10 +68,10 @@ static void export_weights(struct boar_engine *e)
 {
 	uint64_t n = e->m->dim + 1;
 	float *w = e->m->w;
-	const float *wg = e->wg;
+	const float *wg = e->wg, *s = e->norm_scale;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 	for (uint64_t j = 0; j < n; j++)
-		w[j] = wg[2 * j];
+		w[j] = s ? wg[2 * j] / s[j] : wg[2 * j];
 }
 
 /* Grid cell of a rating: its user range times G plus its item range. */
@@ -233,6 +233,9 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		uint64_t width = boar_model_width(m);
 		if ((o->l1 > 0 || o->l2 > 0) && compute_reg_scale(e))
 			goto nomem;
+		if (o->optimizer == BOAR_OPT_NORMALIZED &&
+		    boar_engine_norm_setup(e))
+			goto nomem;
 		if (boar_opt_accumulates(o->optimizer) && pack &&
 		    !m->n_classes && !o->deterministic)
 			interleave(e);
@@ -262,6 +265,8 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 			boar_engine_pack_rows(e);
 		if (!e->packed[0])
 			boar_engine_remap_rows(e);
+		if (boar_engine_norm_values(e))
+			goto nomem;
 		free(e->hot_slot);
 		e->hot_slot = NULL;
 	} else {
@@ -284,6 +289,7 @@ void boar_engine_free(struct boar_engine *e)
 	if (!e)
 		return;
 	free(e->reg_scale);
+	free(e->norm_scale);
 	free(e->accum);
 	free(e->wg);
 	free(e->row_weight);
@@ -376,6 +382,11 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 	if (begin >= end)
 		return 0;
 	double s;
+	int norm = e->norm_scale && !e->wg; /* wg holds the sweeps' space */
+	if (e->norm_scale)
+		eta = (float)(eta_d * e->norm_factor);
+	if (norm)
+		boar_engine_norm_weights(e, 1);
 	if (e->d->task == BOAR_TASK_MF)
 		s = boar_sweep_mf(e, begin, end, eta);
 	else if (e->o.deterministic)
@@ -386,6 +397,8 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 		s = boar_sweep_linear(e, order, begin, end, eta);
 	if (e->wg)
 		export_weights(e);
+	if (norm)
+		boar_engine_norm_weights(e, 0);
 	*loss_sum += s;
 	return isfinite(s) ? 0 : BOAR_EDIVERGED;
 }

@@ -89,6 +89,12 @@ struct boar_engine {
 	float *wg;          /* or a binary model's weights and AdaGrad sums
 			       interleaved, w_j at 2j and its sum at 2j + 1,
 			       copied to the model after every sweep */
+	/* Optimizer NORMALIZED (math/step.h): each feature's scale s_j
+	 * (dim + 1, the biases' 1). The sweeps see the values divided by it
+	 * (the engine's copy of the rows) and the weights times it, the
+	 * model's weights in between sweeps; the step is eta * norm_factor. */
+	float *norm_scale;
+	double norm_factor;
 	struct boar_rows rows; /* what the linear sweeps read */
 	float *row_weight;  /* instance x class weight per row, or NULL */
 	uint32_t *row_class; /* multiclass: class index of each row */
@@ -148,6 +154,13 @@ void boar_engine_remap_rows(struct boar_engine *e);
 /* This thread's replica, opened (a sweep's slice starts with it). */
 struct boar_replica;
 void boar_engine_replica(struct boar_engine *e, struct boar_replica *r);
+/* engine_norm.c, optimizer NORMALIZED: the scales and the step's factor
+ * from the engine's rows (0 or BOAR_ENOMEM); a scaled copy of the values
+ * when the rows are still the dataset's (copy_row scales the others);
+ * the model's weights into the sweeps' space (to_sweep) or back. */
+int boar_engine_norm_setup(struct boar_engine *e);
+int boar_engine_norm_values(struct boar_engine *e);
+void boar_engine_norm_weights(struct boar_engine *e, int to_sweep);
 /* engine_pack.c: whether `bytes` more fit in memory comfortably. */
 int boar_engine_room_for(uint64_t bytes);
 

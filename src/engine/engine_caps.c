@@ -35,6 +35,8 @@ unsigned boar_caps_needed(const struct boar_dataset *d, const boar_options *o,
 		need |= BOAR_CAP(WARM_START);
 	if (o->early_stop)
 		need |= BOAR_CAP(EARLY_STOP);
+	if (o->optimizer == BOAR_OPT_NORMALIZED)
+		need |= BOAR_CAP(NORMALIZED);
 	return need;
 }
 

@@ -70,16 +70,5 @@ static void cpu_close(void *e)
 	boar_engine_free(e);
 }
 
-const struct boar_engine_ops boar_engine_cpu_ops = {
-	.abi = BOAR_ENGINE_ABI,
-	.name = "the CPU engine",
-	.caps = BOAR_CAPS_ALL,
-	.open = cpu_open,
-	.rows = cpu_rows,
-	.order = cpu_order,
-	.sweep = cpu_sweep,
-	.load_keys = cpu_load_keys,
-	.store_keys = cpu_store_keys,
-	.sync = cpu_sync,
-	.close = cpu_close,
-};
+const struct boar_engine_ops boar_engine_cpu_ops =
+	BOAR_ENGINE_OPS(cpu, "the CPU engine", BOAR_CAPS_ALL);

@@ -138,6 +138,13 @@ static void drop_hot(struct boar_engine *e)
 	e->hot_slot = NULL;
 }
 
+/* A value as the sweeps read it (NORMALIZED: over its feature's scale). */
+static inline float sweep_value(const struct boar_engine *e, uint32_t j,
+				float v)
+{
+	return e->norm_scale ? v / e->norm_scale[j] : v;
+}
+
 uint16_t boar_engine_copy_row(const struct boar_engine *e, const uint32_t *idx,
 			      const float *val, uint64_t len, uint32_t *didx,
 			      float *dval)
@@ -146,13 +153,16 @@ uint16_t boar_engine_copy_row(const struct boar_engine *e, const uint32_t *idx,
 	uint16_t h = 0;
 	if (!slot) {
 		memcpy(didx, idx, len * sizeof *didx);
-		memcpy(dval, val, len * sizeof *dval);
+		if (!e->norm_scale)
+			memcpy(dval, val, len * sizeof *dval);
+		for (uint64_t k = 0; e->norm_scale && k < len; k++)
+			dval[k] = sweep_value(e, idx[k], val[k]);
 		return 0;
 	}
 	for (uint64_t k = 0; k < len; k++)
 		if (slot[idx[k]] && h < UINT16_MAX) {
 			didx[h] = slot[idx[k]] - 1;
-			dval[h++] = val[k];
+			dval[h++] = sweep_value(e, idx[k], val[k]);
 		}
 	/* The rest in order (hot ones past the cap stay as plain ids). */
 	uint64_t at = h;
@@ -163,7 +173,7 @@ uint16_t boar_engine_copy_row(const struct boar_engine *e, const uint32_t *idx,
 			continue;
 		}
 		didx[at] = idx[k];
-		dval[at++] = val[k];
+		dval[at++] = sweep_value(e, idx[k], val[k]);
 	}
 	return h;
 }

@@ -41,7 +41,8 @@ struct boar_model;
 	X(SUBSET, "a holdout (early stopping without a test set)")          \
 	X(DETERMINISTIC, "deterministic training")                          \
 	X(WEIGHTS, "instance or class weights")                             \
-	X(SLICES, "slices of an epoch and weights by key")
+	X(SLICES, "slices of an epoch and weights by key")                 \
+	X(NORMALIZED, "optimizer normalized (use adagrad)")
 
 enum boar_cap_bit {
 #define BOAR_CAP_BIT(name, what) BOAR_CAP_BIT_##name,
@@ -87,6 +88,19 @@ struct boar_engine_ops {
 	int (*sync)(void *e, struct boar_model *m, boar_error *err);
 	void (*close)(void *e);
 };
+
+/* The table of an engine whose members are PREFIX_open ... PREFIX_close:
+ * one list of the members, so that every engine names them alike and one
+ * added above is added to every engine. */
+#define BOAR_ENGINE_OPS(prefix, engine_name, engine_caps)                    \
+	{                                                                    \
+		.abi = BOAR_ENGINE_ABI, .name = (engine_name),               \
+		.caps = (engine_caps), .open = prefix##_open,                \
+		.rows = prefix##_rows, .order = prefix##_order,              \
+		.sweep = prefix##_sweep, .load_keys = prefix##_load_keys,    \
+		.store_keys = prefix##_store_keys, .sync = prefix##_sync,    \
+		.close = prefix##_close,                                     \
+	}
 
 /* The CPU engine (engine_cpu.c). */
 extern const struct boar_engine_ops boar_engine_cpu_ops;

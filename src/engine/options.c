@@ -28,7 +28,7 @@ int boar_loss_from_name(const char *name)
 	for (int k = 0; name && k < BOAR_LOSS_COUNT; k++)
 		if (!strcmp(loss_table[k].name, name))
 			return k;
-	return -1;
+	return BOAR_EINVAL;
 }
 
 static const char *const optimizer_names[] = {
@@ -54,7 +54,7 @@ int boar_optimizer_from_name(const char *name)
 	for (int k = 0; name && k < N_OPTIMIZER_CODES; k++)
 		if (optimizer_names[k] && !strcmp(optimizer_names[k], name))
 			return k;
-	return -1;
+	return BOAR_EINVAL;
 }
 
 #define MAX_CPU_RANK 1024
@@ -146,7 +146,7 @@ const char *boar_options_validate(const boar_options *o,
 	if (o->device == BOAR_DEVICE_GPU &&
 	    (o->save_resume || (o->init_model && o->init_model->state)))
 		return "the GPU engine keeps its optimizer state on the card: "
-		       "save-resume and resuming it need the CPU";
+		       "save_resume and resuming it need the CPU";
 	if (o->init_model && d && o->init_model->task != d->task)
 		return "the initial model is of another task than the data";
 	int task = o->task;
@@ -157,10 +157,10 @@ const char *boar_options_validate(const boar_options *o,
 			       ? "task mf needs a ratings file (user item rating)"
 			       : "task linear needs a LIBSVM file, not ratings";
 	if (o->mf_storage < BOAR_STORAGE_F32 || o->mf_storage > BOAR_STORAGE_BF16)
-		return "mf-storage must be f32, f16 or bf16";
+		return "mf_storage must be f32, f16 or bf16";
 	if (o->mf_storage != BOAR_STORAGE_F32 &&
 	    (o->device != BOAR_DEVICE_GPU || (d && task != BOAR_TASK_MF)))
-		return "mf-storage f16 and bf16 are for MF on the GPU (the CPU "
+		return "mf_storage f16 and bf16 are for MF on the GPU (the CPU "
 		       "keeps fp32)";
 	if (task == BOAR_TASK_MF) {
 		if (o->rank < 1)
@@ -172,6 +172,9 @@ const char *boar_options_validate(const boar_options *o,
 		if (o->deterministic)
 			return "deterministic training is for linear models; "
 			       "for MF use threads = 1";
+		if (o->optimizer == BOAR_OPT_NORMALIZED)
+			return "optimizer normalized is for linear models; MF "
+			       "takes sgd or adagrad";
 	}
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
@@ -180,7 +183,7 @@ const char *boar_options_validate(const boar_options *o,
 	if (d && o->test && (o->test->hash_bits != d->hash_bits ||
 			     o->test->slot_ids != d->slot_ids))
 		return "the test set must be loaded like the training set "
-		       "(same format family and hash-bits)";
+		       "(same format family and hash_bits)";
 	return NULL;
 }
 
@@ -235,6 +238,9 @@ static void resolve_mf(boar_options *o, double spread, uint64_t rows)
  * all four linear sets (0.1 was too timid for unit-length text rows);
  * plain SGD needs smaller steps. `boar help train` prints these by calling
  * boar_options_resolve_task, so help and code cannot disagree. */
+#ifndef NORM_ETA
+#define NORM_ETA 0.5
+#endif
 static void resolve(boar_options *o, int task, double spread, uint64_t rows)
 {
 	if (o->task == BOAR_TASK_AUTO)
@@ -244,9 +250,11 @@ static void resolve(boar_options *o, int task, double spread, uint64_t rows)
 		return;
 	}
 	if (o->optimizer == BOAR_OPT_AUTO)
-		o->optimizer = BOAR_OPT_ADAGRAD;
+		o->optimizer = o->device == BOAR_DEVICE_GPU ? BOAR_OPT_ADAGRAD
+							    : BOAR_OPT_NORMALIZED;
 	if (is_auto(o->eta))
-		o->eta = o->optimizer == BOAR_OPT_ADAGRAD ? 0.3 : 0.1;
+		o->eta = o->optimizer == BOAR_OPT_ADAGRAD ? 0.3
+			 : o->optimizer == BOAR_OPT_NORMALIZED ? NORM_ETA : 0.1;
 	if (is_auto(o->eta_decay))
 		o->eta_decay = 0.9;
 	if (is_auto(o->l2))

@@ -184,10 +184,12 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 						  reg != REG_NONE ? a->reg_scale[rep.at[s] / ST] : 0.0f,
 						  BOAR_POLICY_RACY, adagrad, reg);
 			}
-			/* AdaGrad's rate, vectorized (other optimizers
-			 * that accumulate take the generic step) */
+			/* AdaGrad's rate, vectorized (NORMALIZED's too:
+			 * math/step.h; other optimizers that accumulate
+			 * take the generic step) */
 			if (adagrad && reg == REG_NONE &&
-			    a->cp.opt == BOAR_OPT_ADAGRAD)
+			    (a->cp.opt == BOAR_OPT_ADAGRAD ||
+			     a->cp.opt == BOAR_OPT_NORMALIZED))
 				ada_update_row(a->cp.eta, w, a->G, idx, val, cold,
 					       hi, d, policy, ST);
 			else

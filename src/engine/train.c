@@ -228,15 +228,17 @@ static int host_model(struct run *r, boar_error *err)
 static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 {
 	boar_metrics t;
+	boar_error why;
 	int rc;
 	if (!r->t.o.test && !r->holdout_rows)
 		return 0;
 	if ((rc = host_model(r, err)))
 		return rc;
 	if (r->t.o.test) {
-		if ((rc = boar_evaluate(r->t.m, r->t.o.test, &t, r->t.o.threads)))
+		if ((rc = boar_evaluate(r->t.m, r->t.o.test, &t, r->t.o.threads,
+					&why)))
 			return boar_fail(err, rc, "evaluating the test set: %s",
-					 boar_strerror(rc));
+					 why.message);
 		st->has_test = 1;
 		st->test_loss = t.loss;
 		st->test_accuracy = t.accuracy;
@@ -249,9 +251,10 @@ static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
 	 * choice of epoch. */
 	if (r->holdout_rows) {
 		rc = boar_evaluate_rows(r->t.m, r->t.d, r->holdout_rows,
-					r->n_holdout, &t, r->t.o.threads);
+					r->n_holdout, &t, r->t.o.threads, &why);
 		if (rc)
-			return boar_fail(err, rc, "evaluating the holdout");
+			return boar_fail(err, rc, "evaluating the holdout: %s",
+					 why.message);
 		st->holdout_loss = t.loss;
 	}
 	st->has_holdout = r->t.o.early_stop > 0;

@@ -4,22 +4,34 @@
  * linear models (logistic, hinge, squared loss) on CSR rows and matrix
  * factorization on (user, item, rating) triplets.
  *
- * Conventions (the same for every function below):
- *  - Functions that can fail return 0 on success or a negative BOAR_E* code;
- *    out-parameters are written only on success.
- *  - Functions that read files take an optional boar_error*; on failure it
- *    receives a human-readable message naming the file and line. Pass NULL
- *    if you only want the code.
- *  - The library never prints, never exits and keeps no global mutable state:
- *    everything hangs off handles the caller owns. boar_*_free(NULL) is a
- *    no-op.
- *
- *  - One error convention: every function that can fail returns 0 or a
- *    negative BOAR_E* code and, where it takes a boar_error*, a message that
- *    names the library's own fields (e.g. "eta_decay"), never a program's
- *    command-line flags. Functions that cannot fail return a value.
+ * Errors, one convention for every function below:
+ *  - A function that can fail returns an int: 0 on success (or a count
+ *    >= 0 where its comment says so), else a negative BOAR_E* code. No
+ *    function reports failure by NaN, NULL or -1. Out-parameters are
+ *    written only on success.
+ *  - Every such function takes a boar_error *err as its last parameter:
+ *    NULL if you only want the code; else on failure it receives the code
+ *    and a one-line message naming the file and line, the row, or the
+ *    option field (e.g. "eta_decay", "load_options.format"), never a
+ *    program's command-line flags.
+ *  - Functions that cannot fail (accessors, boar_*_init, boar_*_free) return
+ *    a value or nothing; lookups by name or code (boar_*_name,
+ *    boar_*_from_name, boar_loss_describe) return NULL or BOAR_EINVAL for
+ *    one they do not know.
+ *  - The library never prints, never exits and keeps no global mutable
+ *    state: everything hangs off handles the caller owns.
+ *    boar_*_free(NULL) is a no-op.
  *  - The library reads no environment variables: whatever a program takes
  *    from its environment it passes in options.
+ *
+ * Changed in 0.2 (the shared library's symbol version is BOAR_0.2, so a
+ * program built for 0.1 is refused by the loader rather than misled):
+ * boar_options_check, boar_model_predict_row and boar_model_predict_pair
+ * return a status (the reason in *err, the score in an out-parameter);
+ * boar_model_weights returns a status and the array in *w; the from_name
+ * lookups and boar_dataset_row return BOAR_EINVAL instead of -1; boar_predict,
+ * boar_predict_scores, boar_evaluate, boar_model_factors,
+ * boar_model_predict_scores and boar_dataset_row take a boar_error*.
  *
  * Option structs (boar_options, boar_load_options, boar_gen_options,
  * boar_ps_transport) can grow without
@@ -46,7 +58,7 @@ extern "C" {
 #endif
 
 #define BOAR_VERSION_MAJOR 0
-#define BOAR_VERSION_MINOR 1
+#define BOAR_VERSION_MINOR 2
 #define BOAR_VERSION_PATCH 0
 #define BOAR_VERSION_NUMBER \
 	(BOAR_VERSION_MAJOR * 10000 + BOAR_VERSION_MINOR * 100 + BOAR_VERSION_PATCH)
@@ -57,7 +69,7 @@ extern "C" {
 #define BOAR_API
 #endif
 
-/* @return the version this library was built as, e.g. "0.1.0". */
+/* @return the version this library was built as, e.g. "0.2.0". */
 BOAR_API const char *boar_version(void);
 
 /* ---------------------------------------------------------------- errors */
@@ -138,7 +150,8 @@ enum { BOAR_FORMAT_CODES = 1 BOAR_FORMAT_MAP(BOAR_FORMAT_COUNT_) };
 
 /* @return a format's name ("libsvm", ..., "auto" for 0), or NULL. */
 BOAR_API const char *boar_format_name(int format);
-/* @return the BOAR_FORMAT_* code named `name` (AUTO included), or -1. */
+/* @return the BOAR_FORMAT_* code named `name` (AUTO included), or
+ *         BOAR_EINVAL. */
 BOAR_API int boar_format_from_name(const char *name);
 
 typedef struct boar_load_options {
@@ -247,11 +260,11 @@ BOAR_API uint64_t boar_dataset_items(const boar_dataset *d);
 
 /* Row r of a linear dataset: its ids (0-based; already hashed if the data
  * was loaded with hash_bits, so not for boar_model_predict_row of a hashed
- * model), values and label, pointing into the dataset. @return nnz, or -1 when r is
- * out of range or the dataset holds ratings. */
+ * model), values and label, pointing into the dataset. @return nnz, or
+ * BOAR_EINVAL when r is out of range or the dataset holds ratings. */
 BOAR_API int64_t boar_dataset_row(const boar_dataset *d, uint64_t r,
 				  const uint32_t **idx, const float **val,
-				  float *label);
+				  float *label, boar_error *err);
 
 /* Synthetic data with a known ground truth. */
 typedef struct boar_gen_options {
@@ -338,7 +351,7 @@ typedef struct boar_loss_desc {
 /* @return the description of a BOAR_LOSS_* code, or NULL for an unknown
  *         one. The pointer is static. */
 BOAR_API const boar_loss_desc *boar_loss_describe(int loss);
-/* @return the BOAR_LOSS_* code named `name`, or -1. */
+/* @return the BOAR_LOSS_* code named `name`, or BOAR_EINVAL. */
 BOAR_API int boar_loss_from_name(const char *name);
 
 /* The optimizers, one X(NAME, code, name, accumulates, help) line each.
@@ -349,15 +362,19 @@ BOAR_API int boar_loss_from_name(const char *name);
 #define BOAR_OPTIMIZER_MAP(X)                                                 \
 	X(SGD, 0, sgd, 0, "step eta * decay^(epoch - 1)")                    \
 	X(ADAGRAD, 1, adagrad, 1,                                            \
-	  "per-coordinate steps eta / sqrt(sum of squared gradients)")
+	  "per-coordinate steps eta / sqrt(sum of squared gradients)")      \
+	X(NORMALIZED, 3, normalized, 1,                                      \
+	  "adagrad on features divided by their typical |value|: raw "       \
+	  "counts and unscaled columns need no tuning (NAG; CPU only)")
 
 enum boar_optimizer {
 #define BOAR_OPT_ENUM_(N, code, name, acc, help) BOAR_OPT_##N = (code),
 	BOAR_OPTIMIZER_MAP(BOAR_OPT_ENUM_)
 #undef BOAR_OPT_ENUM_
-	BOAR_OPT_AUTO = 2, /* the task's default: AdaGrad for linear models
-			      (flat around its best eta), SGD for MF (as
-			      accurate there, and twice as fast) */
+	BOAR_OPT_AUTO = 2, /* the task's default: NORMALIZED for linear
+			      models on the CPU (AdaGrad on the GPU), SGD
+			      for MF (as accurate there, and twice as
+			      fast) */
 };
 
 /* How many optimizer codes there are, AUTO included: 0 .. BOAR_OPT_CODES-1. */
@@ -367,7 +384,8 @@ enum { BOAR_OPT_CODES = 1 BOAR_OPTIMIZER_MAP(BOAR_OPT_COUNT_) };
 
 /* @return an optimizer's name ("sgd", "adagrad", "auto"), or NULL. */
 BOAR_API const char *boar_optimizer_name(int optimizer);
-/* @return the BOAR_OPT_* code named `name` (AUTO included), or -1. */
+/* @return the BOAR_OPT_* code named `name` (AUTO included), or
+ *         BOAR_EINVAL. */
 BOAR_API int boar_optimizer_from_name(const char *name);
 
 enum boar_update {
@@ -511,10 +529,12 @@ BOAR_API void boar_options_init(boar_options *o, size_t size);
  * these defaults live. */
 BOAR_API void boar_options_resolve_task(boar_options *o, int task);
 
-/* @return NULL if *o is usable with this dataset (may be NULL), else a
- *         static reason such as "eta must be > 0". */
-BOAR_API const char *boar_options_check(const boar_options *o,
-					const boar_dataset *train);
+/* Whether *o is usable with this dataset (train may be NULL: the options
+ * alone).
+ * @return 0, or BOAR_EINVAL with *err naming the field and the rule, such
+ *         as "eta must be > 0". */
+BOAR_API int boar_options_check(const boar_options *o,
+				const boar_dataset *train, boar_error *err);
 
 /* Trains a model. With threads = 1 the result is bit-for-bit reproducible
  * for a given seed; with more threads updates race by design and results
@@ -583,15 +603,18 @@ BOAR_API int boar_model_loss(const boar_model *m);
 BOAR_API int boar_model_hash_bits(const boar_model *m);
 /* MF: factors per user/item; linear: 0. */
 BOAR_API uint32_t boar_model_rank(const boar_model *m);
-/* Linear: the weight array, (dim + 1) * max(K, 1) floats, feature-major
- * (w[j * K + c]; binary K = 1), the biases last. Count in *n. */
-BOAR_API const float *boar_model_weights(const boar_model *m, uint64_t *n);
+/* Linear: the weight array into *w, (dim + 1) * max(K, 1) floats,
+ * feature-major (w[j * K + c]; binary K = 1), the biases last, and their
+ * count into *n. @return 0, or BOAR_EINVAL for an MF model. */
+BOAR_API int boar_model_weights(const boar_model *m, const float **w,
+				uint64_t *n, boar_error *err);
 /* MF: the factor matrices (users x rank and items x rank, row-major), the
- * biases (NULL without) and the global mean; linear: returns BOAR_EINVAL. */
+ * biases (NULL without) and the global mean. @return 0, or BOAR_EINVAL for
+ * a linear model. */
 BOAR_API int boar_model_factors(const boar_model *m, const float **P,
 				const float **Q, const float **bu,
 				const float **bi, float *mu,
-				uint64_t *n_items);
+				uint64_t *n_items, boar_error *err);
 /* Multiclass models: the number of classes K, and (if labels != NULL) their
  * label values in class order. 0 for binary, regression and MF models. */
 BOAR_API uint32_t boar_model_classes(const boar_model *m, const float **labels);
@@ -618,19 +641,22 @@ BOAR_API int boar_model_load(const char *path, boar_model **out,
 BOAR_API int boar_model_export_text(const boar_model *m, const char *path,
 				    boar_error *err);
 
-/* Raw score of one row given as 0-based ids (the margin w.x + b; for
- * logistic loss pass it to boar_sigmoid for a probability; for a multiclass
- * model, the label of the best class). Ids are hashed as the model was
- * trained; ids it does not know are ignored. Does not allocate; safe from
- * many threads on one model. */
-BOAR_API double boar_model_predict_row(const boar_model *m, size_t nnz,
-				       const uint32_t *idx, const float *val);
+/* Raw score of one row given as 0-based ids into *score (the margin
+ * w.x + b; for logistic loss pass it to boar_sigmoid for a probability;
+ * for a multiclass model, the label of the best class). Ids are hashed as
+ * the model was trained; ids it does not know are ignored. Does not
+ * allocate; safe from many threads on one model.
+ * @return 0, or BOAR_EINVAL for an MF model. */
+BOAR_API int boar_model_predict_row(const boar_model *m, size_t nnz,
+				    const uint32_t *idx, const float *val,
+				    double *score, boar_error *err);
 /* Multiclass: the K per-class scores of one row into scores[K]
  * (probabilities for softmax and one-vs-rest logistic, margins for hinge).
- * Binary models write one score. Does not allocate. @return K or < 0. */
+ * Binary models write one score. Does not allocate.
+ * @return K, or BOAR_EINVAL for an MF model. */
 BOAR_API int boar_model_predict_scores(const boar_model *m, size_t nnz,
 				       const uint32_t *idx, const float *val,
-				       double *scores);
+				       double *scores, boar_error *err);
 /* Ids for models trained on Vowpal Wabbit text or CSV data, whose features
  * are names: pass these as the ids of boar_model_predict_row (the model
  * keeps their low hash_bits bits).
@@ -643,22 +669,28 @@ BOAR_API int boar_model_predict_scores(const boar_model *m, size_t nnz,
 BOAR_API uint32_t boar_hash_vw(const char *ns, const char *name);
 BOAR_API uint32_t boar_hash_csv(uint32_t column, const char *value);
 
-/* Predicted rating for a (user, item) pair of an MF model. */
-BOAR_API double boar_model_predict_pair(const boar_model *m, uint32_t user,
-					uint32_t item);
+/* Predicted rating for a (user, item) pair of an MF model into *rating
+ * (ids it does not know contribute nothing). @return 0, or BOAR_EINVAL
+ * for a linear model. */
+BOAR_API int boar_model_predict_pair(const boar_model *m, uint32_t user,
+				     uint32_t item, double *rating,
+				     boar_error *err);
 BOAR_API double boar_sigmoid(double margin);
 
 /* Scores for every row of d into out[boar_dataset_rows(d)]: probability
  * (logistic), margin (hinge), value (squared), rating (MF) or the predicted
- * label (multiclass). */
+ * label (multiclass). threads 0: all cores.
+ * @return 0, or BOAR_EMISMATCH when d was not read as the model's data
+ *         was (task, hash_bits; *err says which). */
 BOAR_API int boar_predict(const boar_model *m, const boar_dataset *d,
-			  double *out, int threads);
+			  double *out, int threads, boar_error *err);
 
 /* Per-class scores of every row into out[rows * K] (row-major; K from
  * boar_model_classes, or 1 for a binary model): probabilities for softmax
- * and logistic, margins for hinge. */
+ * and logistic, margins for hinge. @return 0, BOAR_EMISMATCH, or
+ * BOAR_EINVAL for an MF model. */
 BOAR_API int boar_predict_scores(const boar_model *m, const boar_dataset *d,
-				 double *out, int threads);
+				 double *out, int threads, boar_error *err);
 
 typedef struct boar_metrics {
 	uint64_t rows;
@@ -669,8 +701,10 @@ typedef struct boar_metrics {
 	int binary;      /* accuracy and auc are meaningful */
 } boar_metrics;
 
+/* The model's metrics on d (threads 0: all cores). @return 0,
+ * BOAR_EMISMATCH (as boar_predict) or BOAR_ENOMEM. */
 BOAR_API int boar_evaluate(const boar_model *m, const boar_dataset *d,
-			   boar_metrics *out, int threads);
+			   boar_metrics *out, int threads, boar_error *err);
 
 #ifdef __cplusplus
 }

@@ -10,13 +10,29 @@
 #include "metrics.h"
 #include "model.h"
 
-static int check_fit(const struct boar_model *m, const struct boar_dataset *d)
+/* 0 if d was read as the model's training data was, else BOAR_EMISMATCH
+ * saying what differs. */
+static int check_fit(const struct boar_model *m, const struct boar_dataset *d,
+		     boar_error *err)
 {
 	if (m->task != d->task)
-		return BOAR_EMISMATCH;
-	if (m->task == BOAR_TASK_LINEAR && (m->hash_bits != d->hash_bits ||
-					    m->slot_ids != d->slot_ids))
-		return BOAR_EMISMATCH;
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "%s: the model is %s, the data %s",
+				 boar_strerror(BOAR_EMISMATCH),
+				 m->task == BOAR_TASK_MF ? "MF" : "linear",
+				 d->task == BOAR_TASK_MF ? "ratings"
+							 : "linear rows");
+	if (m->task == BOAR_TASK_LINEAR && m->hash_bits != d->hash_bits)
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "%s: hash_bits is %d in the model, %d in the "
+				 "data", boar_strerror(BOAR_EMISMATCH),
+				 m->hash_bits, d->hash_bits);
+	if (m->task == BOAR_TASK_LINEAR && m->slot_ids != d->slot_ids)
+		return boar_fail(err, BOAR_EMISMATCH,
+				 "%s: the %s has hashed feature names, the %s "
+				 "plain ids", boar_strerror(BOAR_EMISMATCH),
+				 m->slot_ids ? "model" : "data",
+				 m->slot_ids ? "data" : "model");
 	return 0;
 }
 
@@ -50,7 +66,7 @@ static inline double score_row(const struct boar_model *m,
 		return m->classes[boar_argmax(s, m->n_classes)];
 	}
 	if (m->task == BOAR_TASK_MF)
-		return boar_model_predict_pair(m, d->user[r], d->item[r]);
+		return boar_model_rating(m, d->user[r], d->item[r]);
 	double s;
 	row_margins(m, d, r, &s);
 	return s;
@@ -62,9 +78,9 @@ static int threads_or_all(int threads)
 }
 
 int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
-		 int threads)
+		 int threads, boar_error *err)
 {
-	int rc = check_fit(m, d);
+	int rc = check_fit(m, d, err);
 	if (rc)
 		return rc;
 	int logistic = m->task == BOAR_TASK_LINEAR && !m->n_classes &&
@@ -78,15 +94,16 @@ int boar_predict(const boar_model *m, const boar_dataset *d, double *out,
 }
 
 int boar_predict_scores(const boar_model *m, const boar_dataset *d,
-			double *out, int threads)
+			double *out, int threads, boar_error *err)
 {
-	int rc = check_fit(m, d);
+	int rc = check_fit(m, d, err);
 	if (rc)
 		return rc;
 	if (m->task != BOAR_TASK_LINEAR)
-		return BOAR_EINVAL;
+		return boar_fail(err, BOAR_EINVAL, "boar_predict_scores: "
+				 "the model is matrix factorization");
 	if (!m->n_classes)
-		return boar_predict(m, d, out, threads);
+		return boar_predict(m, d, out, threads, err);
 	uint32_t K = m->n_classes;
 #pragma omp parallel for num_threads(threads_or_all(threads)) schedule(static)
 	for (uint64_t r = 0; r < d->n_rows; r++) {
@@ -182,16 +199,17 @@ static void evaluate_classes(const struct boar_model *m,
 }
 
 int boar_evaluate(const boar_model *m, const boar_dataset *d,
-		  boar_metrics *out, int threads)
+		  boar_metrics *out, int threads, boar_error *err)
 {
-	return boar_evaluate_rows(m, d, NULL, d->n_rows, out, threads);
+	return boar_evaluate_rows(m, d, NULL, d->n_rows, out, threads, err);
 }
 
 int boar_evaluate_rows(const struct boar_model *m,
 		       const struct boar_dataset *d, const uint32_t *rows,
-		       uint64_t n, boar_metrics *out, int threads)
+		       uint64_t n, boar_metrics *out, int threads,
+		       boar_error *err)
 {
-	int rc = check_fit(m, d);
+	int rc = check_fit(m, d, err);
 	if (rc)
 		return rc;
 	threads = threads_or_all(threads);
@@ -205,7 +223,8 @@ int boar_evaluate_rows(const struct boar_model *m,
 		     boar_loss_kind(m->loss) != BOAR_LOSS_KIND_REGRESSION;
 	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
 	if (binary && !s)
-		return BOAR_ENOMEM;
+		return boar_fail(err, BOAR_ENOMEM, "scoring %llu rows",
+				 (unsigned long long)n);
 	double loss = 0, sq = 0, correct = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) \
 	reduction(+ : loss, sq, correct)

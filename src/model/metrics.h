@@ -12,6 +12,7 @@ struct boar_dataset;
 /* boar_evaluate() over rows[0..n) of d only (rows NULL: the first n). */
 int boar_evaluate_rows(const struct boar_model *m,
 		       const struct boar_dataset *d, const uint32_t *rows,
-		       uint64_t n, boar_metrics *out, int threads);
+		       uint64_t n, boar_metrics *out, int threads,
+		       boar_error *err);
 
 #endif

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/error.h"
 #include "data/dataset.h"
 #include "data/input_spec.h"
 #include "math/loss.h"
@@ -119,22 +120,30 @@ uint32_t boar_model_classes(const boar_model *m, const float **labels)
 	return m->n_classes;
 }
 
-const float *boar_model_weights(const boar_model *m, uint64_t *n)
+/* The message of a call on a model of the other task. */
+static int wrong_task(boar_error *err, const char *fn, const boar_model *m)
 {
-	if (m->task != BOAR_TASK_LINEAR) {
-		*n = 0;
-		return NULL;
-	}
+	return boar_fail(err, BOAR_EINVAL, "%s: the model is %s", fn,
+			 m->task == BOAR_TASK_MF ? "matrix factorization"
+						 : "linear");
+}
+
+int boar_model_weights(const boar_model *m, const float **w, uint64_t *n,
+		       boar_error *err)
+{
+	if (m->task != BOAR_TASK_LINEAR)
+		return wrong_task(err, "boar_model_weights", m);
+	*w = m->w;
 	*n = (m->dim + 1) * boar_model_width(m);
-	return m->w;
+	return 0;
 }
 
 int boar_model_factors(const boar_model *m, const float **P, const float **Q,
 		       const float **bu, const float **bi, float *mu,
-		       uint64_t *n_items)
+		       uint64_t *n_items, boar_error *err)
 {
 	if (m->task != BOAR_TASK_MF)
-		return BOAR_EINVAL;
+		return wrong_task(err, "boar_model_factors", m);
 	*P = m->P;
 	*Q = m->Q;
 	*bu = m->has_bias ? m->bu : NULL;
@@ -196,27 +205,11 @@ uint32_t boar_argmax(const double *s, uint32_t K)
 	return best;
 }
 
-int boar_model_predict_scores(const boar_model *m, size_t nnz,
-			      const uint32_t *idx, const float *val,
-			      double *scores)
+/* A linear model's raw score of one row: the margin, or for a multiclass
+ * model the label of the best class. */
+static double row_score(const boar_model *m, size_t nnz, const uint32_t *idx,
+			const float *val)
 {
-	if (m->task != BOAR_TASK_LINEAR)
-		return BOAR_EINVAL;
-	if (!m->n_classes) {
-		double s = boar_model_predict_row(m, nnz, idx, val);
-		scores[0] = boar_loss_probabilistic(m->loss) ? boar_sigmoid(s) : s;
-		return 1;
-	}
-	boar_model_margins(m, nnz, idx, val, 1, scores);
-	boar_class_probabilities(m->loss, scores, m->n_classes);
-	return (int)m->n_classes;
-}
-
-double boar_model_predict_row(const boar_model *m, size_t nnz,
-			      const uint32_t *idx, const float *val)
-{
-	if (m->task != BOAR_TASK_LINEAR)
-		return NAN;
 	if (m->n_classes) {
 		/* No allocation: classes beyond this stack block are not
 		 * supported (boar_options_check caps K). */
@@ -229,11 +222,35 @@ double boar_model_predict_row(const boar_model *m, size_t nnz,
 	return s;
 }
 
-double boar_model_predict_pair(const boar_model *m, uint32_t user,
-			       uint32_t item)
+int boar_model_predict_scores(const boar_model *m, size_t nnz,
+			      const uint32_t *idx, const float *val,
+			      double *scores, boar_error *err)
 {
-	if (m->task != BOAR_TASK_MF)
-		return NAN;
+	if (m->task != BOAR_TASK_LINEAR)
+		return wrong_task(err, "boar_model_predict_scores", m);
+	if (!m->n_classes) {
+		double s = row_score(m, nnz, idx, val);
+		scores[0] = boar_loss_probabilistic(m->loss) ? boar_sigmoid(s) : s;
+		return 1;
+	}
+	boar_model_margins(m, nnz, idx, val, 1, scores);
+	boar_class_probabilities(m->loss, scores, m->n_classes);
+	return (int)m->n_classes;
+}
+
+int boar_model_predict_row(const boar_model *m, size_t nnz,
+			   const uint32_t *idx, const float *val,
+			   double *score, boar_error *err)
+{
+	if (m->task != BOAR_TASK_LINEAR)
+		return wrong_task(err, "boar_model_predict_row", m);
+	*score = row_score(m, nnz, idx, val);
+	return 0;
+}
+
+double boar_model_rating(const struct boar_model *m, uint32_t user,
+			 uint32_t item)
+{
 	double s = m->mu;
 	int known_u = user < m->dim, known_i = item < m->n_items;
 	if (m->has_bias) {
@@ -247,4 +264,13 @@ double boar_model_predict_pair(const boar_model *m, uint32_t user,
 			s += (double)p[f] * q[f];
 	}
 	return s;
+}
+
+int boar_model_predict_pair(const boar_model *m, uint32_t user, uint32_t item,
+			    double *rating, boar_error *err)
+{
+	if (m->task != BOAR_TASK_MF)
+		return wrong_task(err, "boar_model_predict_pair", m);
+	*rating = boar_model_rating(m, user, item);
+	return 0;
 }

@@ -65,6 +65,10 @@ void boar_model_margins(const struct boar_model *m, size_t nnz,
  * logistic one-vs-rest; hinge margins stay margins). */
 void boar_class_probabilities(int loss, double *s, uint32_t K);
 uint32_t boar_argmax(const double *s, uint32_t K);
+/* An MF model's predicted rating of (user, item): boar_model_predict_pair
+ * without the task check, for loops over ratings. */
+double boar_model_rating(const struct boar_model *m, uint32_t user,
+			 uint32_t item);
 
 /* Weights per feature slot: K for multiclass, else 1. */
 static inline uint32_t boar_model_width(const struct boar_model *m)

@@ -139,6 +139,84 @@ static int read_all(FILE *fp, void *buf, uint64_t len)
 	return 0;
 }
 
+/* Checks the header h of the model file `path` (size bytes) field by
+ * field: *floats = the weights it implies, *ext = the bytes of its
+ * sections. @return 0 or a BOAR_E* code. */
+static int check_header(const struct model_header *h, uint64_t size,
+			const char *path, uint64_t *floats, uint64_t *ext,
+			boar_error *err)
+{
+	if (h->version < 1 || h->version > MODEL_VERSION ||
+	    h->header_size != sizeof *h)
+		return boar_fail(err, BOAR_EFORMAT,
+				 "%s: model format version %u; this build reads 1 to %d",
+				 path, h->version, MODEL_VERSION);
+	if (h->flags & ~MODEL_FLAG_SLOT_IDS)
+		return corrupt(err, path, "field flags has unknown bits");
+	struct boar_model shape = {
+		.task = (int)h->task, .loss = (int)h->loss, .hash_bits = (int)h->hash_bits,
+		.slot_ids = (h->flags & MODEL_FLAG_SLOT_IDS) != 0, .dim = h->dim,
+		.n_items = h->n_items, .rank = h->rank,
+		.mu = h->task == BOAR_TASK_MF ? h->mu : 0.0f,
+		.loss_param = h->task == BOAR_TASK_MF ? 0.0f : h->mu,
+		.has_bias = (int)h->has_bias, .n_classes = h->n_classes};
+	/* (A uint32 above INT_MAX becomes a negative int: still refused.) */
+	int rc = boar_model_check_shape(&shape, path, err);
+	if (rc)
+		return rc;
+	*floats = h->task == BOAR_TASK_LINEAR
+			  ? (h->dim + 1) * (h->n_classes ? h->n_classes : 1) +
+				    h->n_classes
+			  : (h->dim + h->n_items) * h->rank +
+				    (h->has_bias ? h->dim + h->n_items : 0);
+	uint64_t base = sizeof *h + *floats * 4 + 8;
+	*ext = 0;
+	if (h->version >= 2 && size > base)
+		*ext = size - base;
+	if (size != base + *ext)
+		return boar_fail(err, BOAR_ECORRUPT, "%s: corrupt model file: "
+				 "size %llu bytes, but the header fields (dim, "
+				 "n_items, rank, n_classes) imply %" PRIu64
+				 "%s (truncated?)", path, (unsigned long long)size,
+				 base, h->version >= 2 ? " or more" : "");
+	/* a model larger than the machine can hold is refused with its size
+	 * rather than dying in the allocator (the file is as large: its
+	 * size was checked above) */
+	return boar_memory_check(*floats * 4, 0, path, "the model", err);
+}
+
+/* The weights of m, then ext bytes of sections, then the trailer, from fp
+ * (just past the header h), the checksum compared. */
+static int read_body(FILE *fp, const struct model_header *h, uint64_t ext,
+		     struct boar_model *m, const char *path, boar_error *err)
+{
+	struct section s[4];
+	int n = sections(m, s), rc;
+	uLong crc = crc32(0L, (const Bytef *)h, sizeof *h);
+	for (int k = 0; k < n; k++) {
+		uint64_t len = s[k].count * sizeof(float);
+		if (read_all(fp, s[k].data, len))
+			return corrupt(err, path, "short read");
+		const unsigned char *p = (const unsigned char *)s[k].data;
+		while (len) {
+			uInt step = len > (1u << 30) ? (1u << 30) : (uInt)len;
+			crc = crc32(crc, p, step);
+			p += step;
+			len -= step;
+		}
+	}
+	if (ext && (rc = boar_model_sections_read(fp, ext, &crc, m, path, err)))
+		return rc;
+	uint32_t c;
+	char trailer[4];
+	if (fread(&c, 4, 1, fp) != 1 || fread(trailer, 4, 1, fp) != 1 ||
+	    memcmp(trailer, MODEL_TRAILER, 4))
+		return corrupt(err, path, "missing trailer");
+	if (c != (uint32_t)crc)
+		return corrupt(err, path, "checksum mismatch");
+	return 0;
+}
+
 int boar_model_load(const char *path, boar_model **out, boar_error *err)
 {
 	struct model_header h;
@@ -156,50 +234,9 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 		return boar_fail(err, BOAR_EFORMAT,
 				 "%s: not a boar model file (bad magic)", path);
 	}
-	if (h.version < 1 || h.version > MODEL_VERSION ||
-	    h.header_size != sizeof h) {
-		fclose(fp);
-		return boar_fail(err, BOAR_EFORMAT,
-				 "%s: model format version %u; this build reads 1 to %d",
-				 path, h.version, MODEL_VERSION);
-	}
-	int rc = 0;
 	struct boar_model *m = NULL;
-	if (h.flags & ~MODEL_FLAG_SLOT_IDS) {
-		rc = corrupt(err, path, "field flags has unknown bits");
-		goto out;
-	}
-	struct boar_model shape = {
-		.task = (int)h.task, .loss = (int)h.loss, .hash_bits = (int)h.hash_bits,
-		.slot_ids = (h.flags & MODEL_FLAG_SLOT_IDS) != 0, .dim = h.dim,
-		.n_items = h.n_items, .rank = h.rank,
-		.mu = h.task == BOAR_TASK_MF ? h.mu : 0.0f,
-		.loss_param = h.task == BOAR_TASK_MF ? 0.0f : h.mu,
-		.has_bias = (int)h.has_bias, .n_classes = h.n_classes};
-	/* (A uint32 above INT_MAX becomes a negative int: still refused.) */
-	rc = boar_model_check_shape(&shape, path, err);
-	if (rc)
-		goto out;
-	uint64_t floats = h.task == BOAR_TASK_LINEAR
-				  ? (h.dim + 1) * (h.n_classes ? h.n_classes : 1) +
-					    h.n_classes
-				  : (h.dim + h.n_items) * h.rank +
-					    (h.has_bias ? h.dim + h.n_items : 0);
-	uint64_t base = sizeof h + floats * 4 + 8, ext = 0;
-	if (h.version >= 2 && (uint64_t)st.st_size > base)
-		ext = (uint64_t)st.st_size - base;
-	if ((uint64_t)st.st_size != base + ext) {
-		rc = boar_fail(err, BOAR_ECORRUPT, "%s: corrupt model file: "
-			       "size %lld bytes, but the header fields (dim, "
-			       "n_items, rank, n_classes) imply %" PRIu64
-			       "%s (truncated?)", path, (long long)st.st_size,
-			       base, h.version >= 2 ? " or more" : "");
-		goto out;
-	}
-	/* a model larger than the machine can hold is refused with its size
-	 * rather than dying in the allocator (the file is as large: its
-	 * size was checked above) */
-	rc = boar_memory_check(floats * 4, 0, path, "the model", err);
+	uint64_t floats = 0, ext = 0;
+	int rc = check_header(&h, (uint64_t)st.st_size, path, &floats, &ext, err);
 	if (rc)
 		goto out;
 	m = h.n_classes ? boar_model_alloc_multiclass((int)h.loss, h.dim,
@@ -218,38 +255,8 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 		m->mu = h.mu;
 	else
 		m->loss_param = h.mu;
-	struct section s[4];
-	int n = sections(m, s);
-	uLong crc = crc32(0L, (const Bytef *)&h, sizeof h);
-	for (int k = 0; k < n; k++) {
-		uint64_t len = s[k].count * sizeof(float);
-		if (read_all(fp, s[k].data, len)) {
-			rc = corrupt(err, path, "short read");
-			goto out;
-		}
-		const unsigned char *p = (const unsigned char *)s[k].data;
-		while (len) {
-			uInt step = len > (1u << 30) ? (1u << 30) : (uInt)len;
-			crc = crc32(crc, p, step);
-			p += step;
-			len -= step;
-		}
-	}
-	if (ext && (rc = boar_model_sections_read(fp, ext, &crc, m, path, err)))
-		goto out;
-	uint32_t c;
-	char trailer[4];
-	if (fread(&c, 4, 1, fp) != 1 || fread(trailer, 4, 1, fp) != 1 ||
-	    memcmp(trailer, MODEL_TRAILER, 4)) {
-		rc = corrupt(err, path, "missing trailer");
-		goto out;
-	}
-	if (c != (uint32_t)crc) {
-		rc = corrupt(err, path, "checksum mismatch");
-		goto out;
-	}
-	rc = boar_model_check_values(m, path, err);
-	if (rc)
+	if ((rc = read_body(fp, &h, ext, m, path, err)) ||
+	    (rc = boar_model_check_values(m, path, err)))
 		goto out;
 	fclose(fp);
 	*out = m;

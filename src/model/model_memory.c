@@ -30,7 +30,7 @@ int boar_model_memory_check(const struct boar_dataset *d,
 		snprintf(what, sizeof what,
 			 "a model of %llu features (the largest id + 1%s)",
 			 (unsigned long long)d->dim,
-			 d->hash_bits ? ", hashed" : "; --hash-bits B hashes ids into 2^B");
+			 d->hash_bits ? ", hashed" : "; hash_bits B hashes ids into 2^B");
 	}
 	return boar_memory_check(boar_mul_sat(floats, 4), o->max_memory,
 				 d->path, what, err);

@@ -40,8 +40,10 @@ static void check_floats(const float *x, uint64_t n, const char *what)
 static void check_model(const struct boar_model *m)
 {
 	if (m->task == BOAR_TASK_LINEAR) {
-		uint64_t n;
-		const float *w = boar_model_weights(m, &n);
+		uint64_t n = 0;
+		const float *w = NULL;
+		if (boar_model_weights(m, &w, &n, NULL))
+			fuzz_fail("boar_model_weights refuses a linear model");
 		if (n != (m->dim + 1) * boar_model_width(m))
 			fuzz_fail("%llu weights for dim %llu and %u classes",
 				  (unsigned long long)n,
@@ -103,14 +105,16 @@ static void use_model(const boar_model *m)
 	if (!linear_data)
 		make_data();
 	if (boar_model_task(m) == BOAR_TASK_LINEAR) {
-		boar_model_predict_row(m, 6, ids, vals);
-		boar_model_predict_row(m, 0, ids, vals);
-		boar_model_predict_scores(m, 6, ids, vals, scores);
-		boar_evaluate(m, linear_data, &res, 1);
+		double s;
+		boar_model_predict_row(m, 6, ids, vals, &s, NULL);
+		boar_model_predict_row(m, 0, ids, vals, &s, NULL);
+		boar_model_predict_scores(m, 6, ids, vals, scores, NULL);
+		boar_evaluate(m, linear_data, &res, 1, NULL);
 	} else {
-		boar_model_predict_pair(m, 0, 0);
-		boar_model_predict_pair(m, UINT32_MAX, UINT32_MAX);
-		boar_evaluate(m, ratings_data, &res, 1);
+		double s;
+		boar_model_predict_pair(m, 0, 0, &s, NULL);
+		boar_model_predict_pair(m, UINT32_MAX, UINT32_MAX, &s, NULL);
+		boar_evaluate(m, ratings_data, &res, 1, NULL);
 	}
 	boar_model_export_text(m, fuzz_path("export"), NULL);
 }

@@ -170,10 +170,10 @@ static void check_linear(const struct boar_dataset *d)
 		const uint32_t *idx;
 		const float *val;
 		float label;
-		int64_t nnz = boar_dataset_row(d, r, &idx, &val, &label);
+		int64_t nnz = boar_dataset_row(d, r, &idx, &val, &label, NULL);
 		if (nnz != (int64_t)(e - b) || (nnz && idx != d->idx + b) ||
 		    memcmp(&label, &d->label[r], sizeof label))
-			fuzz_fail("boar_dataset_row(%llu) disagrees with the "
+			fuzz_fail("boar_dataset_row(%llu, NULL) disagrees with the "
 				  "arrays", (unsigned long long)r);
 	}
 	check_floats(d->val, d->nnz, "value");

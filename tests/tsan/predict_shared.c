@@ -1,7 +1,7 @@
 /* predict_shared.c - one loaded model, predicted from many threads at once.
  *
  * boar.h promises that a model is immutable once built and that
- * boar_model_predict_row() and boar_model_predict_scores() may be called
+ * boar_model_predict_row() and boar_model_predict_scores(, NULL) may be called
  * from any number of threads on one model without allocating. This program
  * holds the library to it under ThreadSanitizer (tests/cli/cli_tsan.sh
  * builds both with -fsanitize=thread): for each MODEL DATA pair it scores
@@ -44,11 +44,13 @@ static int score(const boar_model *m, const boar_dataset *d, uint64_t r,
 	const uint32_t *idx;
 	const float *val;
 	float label;
-	int64_t nnz = boar_dataset_row(d, r, &idx, &val, &label);
+	int64_t nnz = boar_dataset_row(d, r, &idx, &val, &label, NULL);
 	if (nnz < 0)
 		return -1;
-	out[0] = boar_model_predict_row(m, (size_t)nnz, idx, val);
-	return boar_model_predict_scores(m, (size_t)nnz, idx, val, &out[1]) < 0
+	if (boar_model_predict_row(m, (size_t)nnz, idx, val, &out[0], NULL))
+		return -1;
+	return boar_model_predict_scores(m, (size_t)nnz, idx, val, &out[1],
+					 NULL) < 0
 		       ? -1
 		       : 0;
 }

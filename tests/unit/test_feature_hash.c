@@ -31,7 +31,7 @@ static boar_model *train_file(const char *path, int format, boar_dataset **d)
 static double first_score(const boar_model *m, const boar_dataset *d)
 {
 	double *p = malloc(boar_dataset_rows(d) * sizeof *p);
-	boar_predict(m, d, p, 1);
+	boar_predict(m, d, p, 1, NULL);
 	double s = p[0];
 	free(p);
 	return s;
@@ -68,7 +68,7 @@ int main(void)
 				  boar_hash_vw("ad", "brand0")};
 		float val[] = {0, 1, 1, 0.5f};
 		double want = first_score(m, d);
-		double got = boar_sigmoid(boar_model_predict_row(m, 4, idx, val));
+		double got = boar_sigmoid(test_model_predict_row(m, 4, idx, val));
 		CHECK(fabs(want - got) < 1e-6, "VW row: %.6f vs parsed %.6f",
 		       got, want);
 		boar_error err;
@@ -78,7 +78,7 @@ int main(void)
 		       "save/load: %s", err.message);
 		if (l) {
 			double again = boar_sigmoid(
-				boar_model_predict_row(l, 4, idx, val));
+				test_model_predict_row(l, 4, idx, val));
 			CHECK(again == got, "loaded VW model scores differently");
 			boar_model_free(l);
 		}
@@ -93,7 +93,7 @@ int main(void)
 		uint32_t idx[] = {boar_hash_csv(1, NULL), boar_hash_csv(2, "blue")};
 		float val[] = {0, 1};
 		double want = first_score(m, d);
-		double got = boar_sigmoid(boar_model_predict_row(m, 2, idx, val));
+		double got = boar_sigmoid(test_model_predict_row(m, 2, idx, val));
 		CHECK(fabs(want - got) < 1e-6, "CSV row: %.6f vs parsed %.6f",
 		       got, want);
 	}

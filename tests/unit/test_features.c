@@ -75,22 +75,22 @@ static void test_multiclass(void)
 		CHECK(boar_model_classes(m, &labels) == 5 && labels[0] == 1 &&
 			       labels[4] == 5,
 		       "loss %d: classes", losses[i]);
-		boar_evaluate(m, te, &mt, 0);
+		boar_evaluate(m, te, &mt, 0, NULL);
 		CHECK(mt.accuracy > 0.95, "loss %d: accuracy %.4f", losses[i],
 		       mt.accuracy);
 		/* one row's scores: a distribution for softmax */
 		const uint32_t *idx;
 		const float *val;
 		float y;
-		int64_t nnz = boar_dataset_row(te, 0, &idx, &val, &y);
+		int64_t nnz = boar_dataset_row(te, 0, &idx, &val, &y, NULL);
 		double sc[5], sum = 0;
-		CHECK(boar_model_predict_scores(m, (size_t)nnz, idx, val, sc) == 5,
+		CHECK(boar_model_predict_scores(m, (size_t)nnz, idx, val, sc, NULL) == 5,
 		       "scores");
 		for (int c = 0; c < 5; c++)
 			sum += sc[c];
 		if (losses[i] == BOAR_LOSS_SOFTMAX)
 			CHECK(fabs(sum - 1) < 1e-6, "softmax sums to %.6f", sum);
-		CHECK(boar_model_predict_row(m, (size_t)nnz, idx, val) == y,
+		CHECK(test_model_predict_row(m, (size_t)nnz, idx, val) == y,
 		       "predict_row label");
 		/* save/load keeps the classes */
 		boar_model *l = NULL;
@@ -100,7 +100,7 @@ static void test_multiclass(void)
 		       "mc save/load: %s", err.message);
 		if (l) {
 			boar_metrics ml;
-			boar_evaluate(l, te, &ml, 0);
+			boar_evaluate(l, te, &ml, 0, NULL);
 			CHECK(ml.accuracy == mt.accuracy, "loaded mc model differs");
 			boar_model_free(l);
 		}
@@ -125,8 +125,8 @@ static void test_deterministic(void)
 	}
 	for (int t = 1; t < 3; t++) {
 		uint64_t na, nb;
-		const float *a = boar_model_weights(m[0], &na);
-		const float *b = m[t] ? boar_model_weights(m[t], &nb) : NULL;
+		const float *a = test_model_weights(m[0], &na);
+		const float *b = m[t] ? test_model_weights(m[t], &nb) : NULL;
 		CHECK(b && na == nb && !memcmp(a, b, na * sizeof *a),
 		       "deterministic: %d threads differ from 1", t + 1);
 		boar_model_free(m[t]);
@@ -150,7 +150,7 @@ static void test_weights(void)
 	CHECK(boar_dataset_set_weights(tr, w, n, &err) == 0, "set_weights");
 	boar_model *b = fit(tr, &o, 0);
 	uint64_t na, nb;
-	const float *wa = boar_model_weights(a, &na), *wb = boar_model_weights(b, &nb);
+	const float *wa = test_model_weights(a, &na), *wb = test_model_weights(b, &nb);
 	CHECK(memcmp(wa, wb, na * 4) != 0, "zero weights changed nothing");
 	w[3] = -1;
 	CHECK(boar_dataset_set_weights(tr, w, n, &err) == BOAR_EINVAL,
@@ -174,8 +174,8 @@ static void test_weights(void)
 	boar_model *heavy = fit(tr, &o, 0);
 	if (plain && heavy) {
 		uint64_t k;
-		const float *p = boar_model_weights(plain, &k);
-		const float *h = boar_model_weights(heavy, &k);
+		const float *p = test_model_weights(plain, &k);
+		const float *h = test_model_weights(heavy, &k);
 		/* binary 1/2 labels are classes, K=2: the bias of class 2 */
 		CHECK(h[k - 1] - h[k - 2] > p[k - 1] - p[k - 2],
 		       "class weight did not move the bias towards class 2");
@@ -195,11 +195,11 @@ static void test_warm_start(void)
 	o.optimizer = BOAR_OPT_SGD;
 	o.eta = 0.01;
 	boar_model *first = fit(tr, &o, 0);
-	boar_evaluate(first, te, &a, 0);
+	boar_evaluate(first, te, &a, 0, NULL);
 	o.init_model = first;
 	o.epochs = 3;
 	boar_model *more = fit(tr, &o, 0);
-	boar_evaluate(more, te, &b, 0);
+	boar_evaluate(more, te, &b, 0, NULL);
 	CHECK(b.loss < a.loss, "warm start: loss %.4f not below %.4f", b.loss,
 	       a.loss);
 	boar_model_free(more);

@@ -139,8 +139,8 @@ static void compare(const char *name, const boar_dataset *d,
 		      name, e + 1, rc.loss[e], rg.loss[e], tol);
 	}
 	uint64_t nc, ng;
-	const float *wc = boar_model_weights(mc, &nc);
-	const float *wg = boar_model_weights(mg, &ng);
+	const float *wc = test_model_weights(mc, &nc);
+	const float *wg = test_model_weights(mg, &ng);
 	CHECK_EQ_INT(ng, nc);
 	/* How far apart as a whole: ||w_cpu - w_gpu|| / ||w_cpu||. */
 	double diff = 0, norm = 0;

@@ -53,7 +53,7 @@ static void check_derivatives(void)
 			}
 		}
 	}
-	CHECK_EQ_INT(boar_loss_from_name("nope"), -1);
+	CHECK_EQ_INT(boar_loss_from_name("nope"), BOAR_EINVAL);
 	CHECK(boar_loss_describe(BOAR_LOSS_COUNT) == NULL, "past the end");
 	CHECK(boar_loss_describe(-1) == NULL, "negative");
 	CHECK_EQ_INT(boar_optimizer_from_name("adagrad"), BOAR_OPT_ADAGRAD);
@@ -124,7 +124,7 @@ static void check_reported_squared_loss(void)
 	CHECK_NEAR(seen[1], half_sq, 1e-6);
 	boar_metrics mt;
 	if (m) {
-		CHECK_EQ_INT(boar_evaluate(m, d, &mt, 1), 0);
+		CHECK_EQ_INT(boar_evaluate(m, d, &mt, 1, NULL), 0);
 		CHECK_NEAR(mt.loss, half_sq, 1e-6);
 		CHECK_NEAR(mt.rmse, sqrt(2 * half_sq), 1e-6);
 	}

@@ -45,11 +45,11 @@ static void test_auc_of_nan_scores_ends(void)
 	boar_metrics r;
 	signal(SIGALRM, on_alarm);
 	alarm(10);
-	CHECK_EQ_INT(boar_evaluate(m, d, &r, 1), 0);
+	CHECK_EQ_INT(boar_evaluate(m, d, &r, 1, NULL), 0);
 	alarm(0);
 	CHECK(isnan(r.auc), "AUC of NaN scores is %g, want NaN", r.auc);
 	m->w[0] = 2; /* finite again: a real AUC (positives score higher) */
-	CHECK_EQ_INT(boar_evaluate(m, d, &r, 1), 0);
+	CHECK_EQ_INT(boar_evaluate(m, d, &r, 1, NULL), 0);
 	CHECK_NEAR(r.auc, 1.0, 1e-12);
 	boar_model_free(m);
 	boar_dataset_free(d);

@@ -128,8 +128,8 @@ int main(void)
 		CHECK(boar_dataset_load(cpath, &back, &d2, &err) == 0, "%s",
 		      err.message);
 		if (d2) {
-			boar_evaluate(m, d, &a, 1);
-			boar_evaluate(l, d2, &b, 1);
+			boar_evaluate(m, d, &a, 1, NULL);
+			boar_evaluate(l, d2, &b, 1, NULL);
 			CHECK(a.loss == b.loss, "%g vs %g", a.loss, b.loss);
 		}
 		boar_dataset_free(d2);

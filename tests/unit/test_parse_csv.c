@@ -59,7 +59,7 @@ static void row_is(int lineno, const boar_dataset *d, uint64_t r, float label,
 	const uint32_t *ix;
 	const float *vx;
 	float y;
-	int64_t got = boar_dataset_row(d, r, &ix, &vx, &y);
+	int64_t got = boar_dataset_row(d, r, &ix, &vx, &y, NULL);
 	int ok = got == n && y == label;
 	for (int k = 0; ok && k < n; k++) {
 		int found = 0;
@@ -349,7 +349,7 @@ static void test_threads(void)
 		const uint32_t *ix;
 		const float *vx;
 		float y;
-		int64_t n = boar_dataset_row(a, 0, &ix, &vx, &y);
+		int64_t n = boar_dataset_row(a, 0, &ix, &vx, &y, NULL);
 		int cats = 0;
 		for (int64_t k = 0; k < n; k++)
 			cats += vx[k] == 1.0f;

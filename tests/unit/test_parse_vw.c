@@ -89,7 +89,7 @@ static void test_good_lines(void)
 	const float *vx;
 	float y;
 	/* row 0: three features, sorted by slot */
-	CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y), 3);
+	CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y, NULL), 3);
 	CHECK_NEAR(y, 1, 0);
 	uint32_t want[3] = { slot("a", "f", 18), slot("b", "f", 18),
 			     slot("c", "f", 18) };
@@ -103,7 +103,7 @@ static void test_good_lines(void)
 	}
 	CHECK(ix[0] < ix[1] && ix[1] < ix[2], "row 0 not ascending");
 	/* row 1: importance 2, namespace scale 2, two namespaces */
-	CHECK_EQ_INT(boar_dataset_row(d, 1, &ix, &vx, &y), 2);
+	CHECK_EQ_INT(boar_dataset_row(d, 1, &ix, &vx, &y, NULL), 2);
 	CHECK_NEAR(y, -1, 0);
 	for (int j = 0; j < 2; j++) {
 		if (ix[j] == slot("a", "f", 18))
@@ -114,11 +114,11 @@ static void test_good_lines(void)
 			      vx[j]);
 	}
 	/* row 2: the unnamed namespace (seed 0), x:0 dropped, 123 -> 123 */
-	CHECK_EQ_INT(boar_dataset_row(d, 2, &ix, &vx, &y), 1);
+	CHECK_EQ_INT(boar_dataset_row(d, 2, &ix, &vx, &y, NULL), 1);
 	CHECK_NEAR(y, 0, 0);
 	CHECK_EQ_INT(ix[0], 123);
 	/* row 3: "1|f" is label 1; a twice is merged */
-	CHECK_EQ_INT(boar_dataset_row(d, 3, &ix, &vx, &y), 1);
+	CHECK_EQ_INT(boar_dataset_row(d, 3, &ix, &vx, &y, NULL), 1);
 	CHECK_NEAR(y, 1, 0);
 	CHECK_EQ_INT(ix[0], slot("a", "f", 18));
 	CHECK_NEAR(vx[0], 3, 0);
@@ -144,7 +144,7 @@ static void test_good_lines(void)
 	if (d) {
 		CHECK_EQ_INT(d->hash_bits, 10);
 		CHECK_EQ_INT(boar_dataset_features(d), 1024);
-		CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y), 1);
+		CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y, NULL), 1);
 		CHECK_EQ_INT(ix[0], slot("feat", "ns", 10));
 		CHECK_EQ_INT(d->label_kind, BOAR_LABELS_REAL);
 		boar_dataset_free(d);
@@ -158,7 +158,7 @@ static void test_good_lines(void)
 		sprintf(line + n, " a5:2 a7\n");
 		CHECK_EQ_INT(load(line, 1, 0, &d, &e), 0);
 		if (d) {
-			CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y), 80);
+			CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y, NULL), 80);
 			int asc = 1, five = 0, seven = 0;
 			for (int k = 0; k < 80; k++) {
 				asc &= !k || ix[k - 1] < ix[k];
@@ -177,8 +177,8 @@ static void test_good_lines(void)
 	CHECK_EQ_INT(load("1 |f\r\n-1\t|f\ta:2\r\n", 1, 0, &d, &e), 0);
 	if (d) {
 		CHECK_EQ_INT(boar_dataset_rows(d), 2);
-		CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y), 0);
-		CHECK_EQ_INT(boar_dataset_row(d, 1, &ix, &vx, &y), 1);
+		CHECK_EQ_INT(boar_dataset_row(d, 0, &ix, &vx, &y, NULL), 0);
+		CHECK_EQ_INT(boar_dataset_row(d, 1, &ix, &vx, &y, NULL), 1);
 		CHECK_NEAR(vx[0], 2, 0);
 		boar_dataset_free(d);
 	}

@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "boar.h"
+
 static int test_failures;
 
 #define CHECK(cond, ...)                                                     \
@@ -72,6 +74,40 @@ static inline const char *test_put_file(const char *name, const void *data,
 		exit(1);
 	}
 	return path;
+}
+
+/* A linear model's weights and their count, or NULL (and a failure) when
+ * the library refuses: the value form the checks compare. */
+#define test_model_weights(m, n) test_model_weights_at(__FILE__, __LINE__, (m), (n))
+static inline const float *test_model_weights_at(const char *file, int line,
+					   const boar_model *m, uint64_t *n)
+{
+	const float *w = NULL;
+	boar_error err;
+	if (boar_model_weights(m, &w, n, &err)) {
+		fprintf(stderr, "FAIL %s:%d: boar_model_weights: %s\n", file,
+			line, err.message);
+		test_failures++;
+		*n = 0;
+	}
+	return w;
+}
+
+/* boar_model_predict_row's score, or NAN (and a failure) when refused. */
+#define test_model_predict_row(m, nnz, idx, val) \
+	test_model_predict_row_at(__FILE__, __LINE__, (m), (nnz), (idx), (val))
+static inline double test_model_predict_row_at(const char *file, int line,
+					 const boar_model *m, size_t nnz,
+					 const uint32_t *idx, const float *val)
+{
+	double s = NAN;
+	boar_error err;
+	if (boar_model_predict_row(m, nnz, idx, val, &s, &err)) {
+		fprintf(stderr, "FAIL %s:%d: boar_model_predict_row: %s\n",
+			file, line, err.message);
+		test_failures++;
+	}
+	return s;
 }
 
 #define TEST_RESULT() (test_failures ? 1 : 0)
