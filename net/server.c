@@ -34,114 +34,7 @@
 #include <string.h>
 
 #include "base/error.h"
-#include "net/checkpoint.h"
-#include "net/loop.h"
-#include "net/pushlog.h"
-#include "net/server.h"
-#include "net/shard_w.h"
-#include "net/ssp.h"
-
-#define HANDSHAKE_TIMEOUT 5.0
-
-enum conn_state { C_NONE = 0, C_NEW, C_CHALLENGED, C_READY };
-
-struct conn {
-	int state;
-	int rank;          /* worker rank once HELLO came, else -1 */
-	double opened;
-	uint64_t dim;         /* from its HELLO */
-	uint32_t n_workers;
-	uint64_t join_clock;
-	uint8_t nonce_c[WIRE_NONCE_LEN], nonce_s[WIRE_NONCE_LEN];
-	struct net_session ses; /* on from a good AUTH: frames carry tags */
-	char name[64];     /* the peer's address, for other lanes' logs */
-};
-
-struct pend {
-	uint32_t lane;
-	uint32_t slot;
-	uint8_t type;      /* WIRE_PULL or WIRE_GATHER */
-	uint8_t f16;
-	uint32_t req;
-	uint64_t clock;    /* PULL */
-	uint64_t lo;       /* GATHER */
-	uint32_t count;    /* GATHER */
-	uint32_t n_keys;
-	uint64_t *keys;
-};
-
-/* One thread of the shard: a loop and its connections. Only this lane's
- * thread touches msg, out and (outside s->mu) its conns' sessions. */
-struct lane {
-	struct ps_server *s;
-	uint32_t idx;
-	struct net_loop *loop;
-	struct conn *conns;
-	struct wire_msg msg;
-	struct wire_out out;
-	pthread_t thread;
-	int started;
-	int rc;
-	boar_error err;
-};
-
-struct ps_server {
-	struct ps_config cfg;
-	uint8_t key[NET_KEY_LEN];
-	int auth;
-	struct lane *lanes;
-	uint32_t n_lanes;
-	unsigned n_conns;     /* per lane */
-	uint32_t next_lane;   /* lane 0 deals connections out in turn */
-	pthread_mutex_t mu;   /* everything below but the weights */
-	atomic_int stopping;
-	/* the shard */
-	uint64_t dim, lo, hi;
-	struct shard_w w;
-	int have_workers;     /* the clock table is set up */
-	uint32_t n_workers;
-	struct ssp ssp;
-	int64_t *worker_conn; /* rank -> lane * n_conns + slot, -1 if none */
-	/* parked requests */
-	struct pend *pend;
-	size_t n_pend, cap_pend;
-	struct wire_stats st;
-	/* with a checkpoint directory: the push log (pushlog.h) and the last
-	 * push seq applied per worker, so a push resent after a reconnect is
-	 * applied once */
-	struct pushlog log;
-	int logging;
-	uint64_t *last_seq;
-	uint64_t dup_pushes;
-	struct wire_msg replay_msg;
-	double next_ckpt;
-	int dirty;            /* pushes since the last checkpoint */
-	int fatal;
-	boar_error fatal_err;
-};
-
-#define LOCK(s) pthread_mutex_lock(&(s)->mu)
-#define UNLOCK(s) pthread_mutex_unlock(&(s)->mu)
-
-static int64_t gid(const struct lane *ln, uint32_t slot)
-{
-	return (int64_t)ln->idx * ln->s->n_conns + slot;
-}
-
-static void logf_(struct ps_server *s, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void logf_(struct ps_server *s, const char *fmt, ...)
-{
-	if (!s->cfg.log)
-		return;
-	char line[512];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(line, sizeof line, fmt, ap);
-	va_end(ap);
-	s->cfg.log(s->cfg.log_ctx, line);
-}
+#include "net/server_int.h"
 
 /* Sends the one frame built in ln->out to a peer of the lane, tagged if
  * the peer has a session. */
@@ -159,85 +52,10 @@ static int refuse(struct lane *ln, uint32_t slot, int code, const char *why)
 	wire_out_reset(&ln->out);
 	wire_put_error(&ln->out, code, why);
 	flush_to(ln, slot);
-	logf_(ln->s, "dropping %s: %s", net_loop_peer_name(ln->loop, slot),
+	ps_logf(ln->s, "dropping %s: %s", net_loop_peer_name(ln->loop, slot),
 	      why);
 	net_loop_close(ln->loop, slot, 1, why);
 	return 0; /* already closing: the loop need not drop it again */
-}
-
-/* Every lane stops (from any lane's thread). */
-static void stop_all(struct ps_server *s)
-{
-	atomic_store(&s->stopping, 1);
-	for (uint32_t i = 0; i < s->n_lanes; i++)
-		if (s->lanes[i].loop)
-			net_loop_wake(s->lanes[i].loop);
-}
-
-/* ------------------------------------------------------------ the shard */
-
-static int setup_shard(struct ps_server *s, uint64_t dim, uint32_t n_workers,
-		       boar_error *err)
-{
-	ps_shard_range(dim, s->cfg.shard, s->cfg.n_shards, &s->lo, &s->hi);
-	s->dim = dim;
-	s->worker_conn = malloc(n_workers * sizeof *s->worker_conn);
-	s->last_seq = calloc(n_workers, sizeof *s->last_seq);
-	if (shard_w_init(&s->w, s->lo, s->hi) || !s->worker_conn ||
-	    !s->last_seq ||
-	    ssp_init(&s->ssp, n_workers, s->cfg.staleness,
-		     s->cfg.heartbeat_timeout, net_now()))
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < n_workers; i++)
-		s->worker_conn[i] = -1;
-	s->n_workers = n_workers;
-	s->have_workers = 1;
-	return 0;
-}
-
-/* Called with s->mu held (or before the lanes run). */
-static int checkpoint(struct ps_server *s, boar_error *err)
-{
-	if (!s->cfg.checkpoint_dir || !s->have_workers)
-		return 0;
-	struct ckpt c = {
-		.shard = s->cfg.shard,
-		.n_shards = s->cfg.n_shards,
-		.dim = s->dim,
-		.lo = s->lo,
-		.hi = s->hi,
-		.n_workers = s->n_workers,
-		.max_staleness = s->ssp.max_served,
-		.seqs = s->last_seq,
-		.pushes = s->st.pushes,
-		.w = s->w.w,
-	};
-	uint64_t clocks[1024], *cl = clocks;
-	if (s->n_workers > 1024 &&
-	    !(cl = malloc(s->n_workers * sizeof *cl)))
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < s->n_workers; i++)
-		cl[i] = s->ssp.w[i].clock |
-			(s->ssp.w[i].state >= SSP_DEAD ? CKPT_FINISHED : 0);
-	c.clocks = cl;
-	shard_w_freeze(&s->w);
-	int rc = ckpt_save(s->cfg.checkpoint_dir, &c, err);
-	/* what the log held is in the checkpoint now */
-	if (!rc && s->logging && pushlog_reset(&s->log))
-		rc = boar_fail(err, BOAR_EIO, "%s: %s", s->log.path,
-			       strerror(errno));
-	shard_w_thaw(&s->w);
-	if (cl != clocks)
-		free(cl);
-	if (!rc)
-		s->dirty = 0;
-	return rc;
-}
-
-static int in_range(struct ps_server *s, const uint64_t *keys, uint32_t n)
-{
-	/* keys are ascending: checking the ends checks them all */
-	return !n || (keys[0] >= s->lo && keys[n - 1] < s->hi);
 }
 
 /* Counts a pull the SSP rule allows (with s->mu held). */
@@ -354,9 +172,9 @@ static int log_failed(struct ps_server *s)
 		s->fatal = 1;
 		boar_fail(&s->fatal_err, BOAR_EIO, "%s: %s", s->log.path,
 			  strerror(errno));
-		logf_(s, "stopping: %s", s->fatal_err.message);
+		ps_logf(s, "stopping: %s", s->fatal_err.message);
 	}
-	stop_all(s);
+	ps_stop_all(s);
 	UNLOCK(s);
 	return 0;
 }
@@ -394,8 +212,8 @@ static int join(struct lane *ln, uint32_t slot)
 	struct conn *c = &ln->conns[slot];
 	boar_error e;
 	if (!s->have_workers &&
-	    (setup_shard(s, c->dim, c->n_workers, &e) ||
-	     checkpoint(s, &e))) /* the base the push log builds on */
+	    (ps_setup_shard(s, c->dim, c->n_workers, &e) ||
+	     ps_checkpoint(s, &e))) /* the base the push log builds on */
 		return refuse(ln, slot, e.code, e.message);
 	if (c->dim != s->dim)
 		return refuse(ln, slot, BOAR_EMISMATCH,
@@ -415,7 +233,7 @@ static int join(struct lane *ln, uint32_t slot)
 	wire_put_ready(&ln->out, c->join_clock, s->last_seq[c->rank],
 		       s->logging);
 	flush_to(ln, slot);
-	logf_(s, "worker %d joined from %s at clock %llu", c->rank, c->name,
+	ps_logf(s, "worker %d joined from %s at clock %llu", c->rank, c->name,
 	      (unsigned long long)c->join_clock);
 	return 0;
 }
@@ -620,7 +438,7 @@ static int on_control(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 			return log_failed(s);
 		ssp_clock(&s->ssp, rank, m->clock, now);
 		ssp_done(&s->ssp, rank);
-		logf_(s, "worker %u done at clock %llu", rank,
+		ps_logf(s, "worker %u done at clock %llu", rank,
 		      (unsigned long long)m->clock);
 		clocks_moved(ln);
 		return 0;
@@ -646,8 +464,8 @@ static int on_control(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 		return 0;
 	}
 	case WIRE_SHUTDOWN:
-		logf_(s, "shutdown asked by worker %u", rank);
-		stop_all(s);
+		ps_logf(s, "shutdown asked by worker %u", rank);
+		ps_stop_all(s);
 		return 0;
 	default:
 		return refuse(ln, slot, BOAR_EPROTO, "unexpected frame type");
@@ -748,7 +566,7 @@ static void on_close(void *ctx, uint32_t slot, const char *why)
 		s->worker_conn[c->rank] = -1;
 		ssp_away(&s->ssp, (uint32_t)c->rank, net_now());
 		if (s->ssp.w[c->rank].state == SSP_AWAY)
-			logf_(s, "worker %d disconnected (%s)", c->rank, why);
+			ps_logf(s, "worker %d disconnected (%s)", c->rank, why);
 	}
 	net_session_end(&c->ses);
 	c->state = C_NONE;
@@ -770,7 +588,7 @@ static void tick_shard(struct lane *ln, double now)
 	if (s->have_workers) {
 		uint32_t before = s->ssp.dropped;
 		if (ssp_expire(&s->ssp, now)) {
-			logf_(s, "%u worker(s) dropped from the clock after "
+			ps_logf(s, "%u worker(s) dropped from the clock after "
 				 "%.1f s without a heartbeat",
 			      s->ssp.dropped - before, s->ssp.timeout);
 			/* every lane closes its dead workers' sockets and
@@ -781,9 +599,9 @@ static void tick_shard(struct lane *ln, double now)
 	}
 	if (s->cfg.checkpoint_every > 0 && now >= s->next_ckpt) {
 		s->next_ckpt = now + s->cfg.checkpoint_every;
-		if (s->dirty && checkpoint(s, &s->fatal_err)) {
+		if (s->dirty && ps_checkpoint(s, &s->fatal_err)) {
 			s->fatal = 1;
-			stop_all(s);
+			ps_stop_all(s);
 		}
 	}
 }
@@ -825,7 +643,7 @@ static void on_wake(void *ctx)
 }
 
 /* Lane 0 deals accepted connections out to the lanes in turn. */
-static int route(void *ctx, int fd)
+int ps_lane_route(void *ctx, int fd)
 {
 	struct lane *ln = ctx;
 	struct ps_server *s = ln->s;
@@ -833,285 +651,12 @@ static int route(void *ctx, int fd)
 	return to && net_loop_adopt(s->lanes[to].loop, fd) == 0;
 }
 
-/* ------------------------------------------------------------ lifecycle */
-
-static int create_lanes(struct ps_server *s, boar_error *err)
-{
-	s->lanes = calloc(s->n_lanes, sizeof *s->lanes);
-	if (!s->lanes)
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	for (uint32_t i = 0; i < s->n_lanes; i++) {
-		struct lane *ln = &s->lanes[i];
-		ln->s = s;
-		ln->idx = i;
-		wire_out_init(&ln->out);
-		ln->conns = calloc(s->n_conns, sizeof *ln->conns);
-		if (!ln->conns)
-			return boar_fail(err, BOAR_ENOMEM, "out of memory");
-		struct net_loop_config lc = {
-			.listen_fd = i ? -1 : s->cfg.listen_fd,
-			.stop_fd = i ? -1 : s->cfg.stop_fd,
-			.max_peers = s->n_conns,
-			.tick_ms = 100,
-			.frame_timeout = 10,
-		};
-		struct net_loop_ops ops = {
-			.on_open = on_open,
-			.on_frame = on_frame,
-			.on_close = on_close,
-			.on_tick = on_tick,
-			.max_payload = max_payload,
-			.on_wake = on_wake,
-			.route = i || s->n_lanes == 1 ? NULL : route,
-		};
-		int rc = net_loop_create(&lc, &ops, ln, &ln->loop, err);
-		if (rc)
-			return rc;
-	}
-	return 0;
-}
-
-/* Resumes from the checkpoint in cfg->checkpoint_dir, if there is one. */
-static int resume(struct ps_server *s, boar_error *err)
-{
-	const struct ps_config *cfg = &s->cfg;
-	struct ckpt c;
-	int rc = ckpt_load(cfg->checkpoint_dir, cfg->shard, cfg->n_shards, &c,
-			   err);
-	if (rc)
-		return rc < 0 ? rc : 0; /* an error, or no checkpoint yet */
-	if (cfg->dim && cfg->dim != c.dim) {
-		ckpt_free(&c);
-		return boar_fail(err, BOAR_EMISMATCH,
-				 "checkpoint has %llu keys, ps_config.dim "
-				 "says %llu",
-				 (unsigned long long)c.dim,
-				 (unsigned long long)cfg->dim);
-	}
-	rc = setup_shard(s, c.dim, c.n_workers, err);
-	if (!rc) {
-		memcpy(s->w.w, c.w, (c.hi - c.lo) * sizeof *s->w.w);
-		/* Everyone is away until they reconnect: they keep their
-		 * clocks and have a heartbeat timeout to come back. */
-		double now = net_now();
-		for (uint32_t i = 0; i < c.n_workers; i++) {
-			uint64_t k = c.clocks[i];
-			s->ssp.w[i].state =
-				k & CKPT_FINISHED ? SSP_DONE : SSP_AWAY;
-			s->ssp.w[i].clock = k & ~CKPT_FINISHED;
-			s->ssp.w[i].since = now;
-		}
-		s->ssp.max_served = c.max_staleness;
-		memcpy(s->last_seq, c.seqs, c.n_workers * sizeof *s->last_seq);
-		s->st.pushes = c.pushes;
-		logf_(s, "resumed from checkpoint: %llu keys [%llu, %llu), "
-			 "%u workers",
-		      (unsigned long long)c.dim, (unsigned long long)c.lo,
-		      (unsigned long long)c.hi, c.n_workers);
-	}
-	ckpt_free(&c);
-	return rc;
-}
-
-/* One record of the push log, replayed onto the checkpoint it follows
- * (checked like a frame from a peer: the file is not trusted either). */
-static int replay_record(void *ctx, int kind, uint16_t flags, uint32_t rank,
-			 uint64_t a, const uint8_t *payload, uint32_t len)
-{
-	struct ps_server *s = ctx;
-	if (!s->have_workers || rank >= s->n_workers)
-		return -1;
-	struct ssp_worker *w = &s->ssp.w[rank];
-	if (kind == PUSHLOG_CLOCK || kind == PUSHLOG_DONE) {
-		if (a >= 1ull << 48)
-			return -1;
-		if (a > w->clock)
-			w->clock = a;
-		if (kind == PUSHLOG_DONE)
-			w->state = SSP_DONE;
-		return 0;
-	}
-	struct wire_hdr h = { WIRE_VERSION, WIRE_PUSH, flags, len };
-	struct wire_msg *m = &s->replay_msg;
-	if (kind != PUSHLOG_PUSH || (flags & ~WIRE_F_ALL) ||
-	    wire_decode(&h, payload, m) || m->seq != a ||
-	    !in_range(s, m->keys, m->n_keys))
-		return -1;
-	for (uint32_t i = 0; i < m->n_keys; i++)
-		if (!isfinite(m->vals[i]))
-			return -1;
-	shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
-	if (a > s->last_seq[rank])
-		s->last_seq[rank] = a;
-	s->st.pushes++;
-	s->st.keys_pushed += m->n_keys;
-	s->dirty = 1;
-	return 0;
-}
-
-/* Replays the push log onto the checkpoint and keeps it open. */
-static int open_log(struct ps_server *s, boar_error *err)
-{
-	uint64_t n;
-	int rc = pushlog_open(&s->log, s->cfg.checkpoint_dir, s->cfg.shard,
-			      s->cfg.n_shards, replay_record, s, &n, err);
-	if (rc)
-		return rc;
-	s->logging = 1;
-	if (s->log.cut)
-		logf_(s, "%s: cut %llu bytes of a torn or damaged last record",
-		      s->log.path, (unsigned long long)s->log.cut);
-	if (n)
-		logf_(s, "replayed %llu records of the push log (%llu pushes "
-			 "in all)",
-		      (unsigned long long)n, (unsigned long long)s->st.pushes);
-	return 0;
-}
-
-int ps_server_create(const struct ps_config *cfg, struct ps_server **out,
-		     boar_error *err)
-{
-	struct ps_server *s = calloc(1, sizeof *s);
-	int rc;
-	if (!s)
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	s->cfg = *cfg;
-	if (s->cfg.heartbeat_timeout <= 0)
-		s->cfg.heartbeat_timeout = 10;
-	pthread_mutexattr_t ma;
-	pthread_mutexattr_init(&ma);
-	/* recursive: closing a peer under s->mu calls on_close */
-	pthread_mutexattr_settype(&ma, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&s->mu, &ma);
-	pthread_mutexattr_destroy(&ma);
-	if (!s->cfg.n_shards || s->cfg.shard >= s->cfg.n_shards) {
-		rc = boar_fail(err, BOAR_EINVAL, "shard %u of %u", cfg->shard,
-			       cfg->n_shards);
-		goto err;
-	}
-	if (cfg->threads > PS_MAX_THREADS) {
-		rc = boar_fail(err, BOAR_EINVAL, "%u threads (at most %u)",
-			       cfg->threads, PS_MAX_THREADS);
-		goto err;
-	}
-	if (cfg->key) {
-		memcpy(s->key, cfg->key, NET_KEY_LEN);
-		s->auth = 1;
-	}
-	s->n_conns = 1024;
-	s->n_lanes = cfg->threads ? cfg->threads : 1;
-	if (cfg->checkpoint_dir &&
-	    ((rc = resume(s, err)) < 0 || (rc = open_log(s, err))))
-		goto err;
-	if (!s->have_workers && cfg->dim)
-		ps_shard_range(cfg->dim, cfg->shard, cfg->n_shards, &s->lo,
-			       &s->hi);
-	if ((rc = create_lanes(s, err)))
-		goto err;
-	s->next_ckpt = net_now() + s->cfg.checkpoint_every;
-	*out = s;
-	return 0;
-err:
-	ps_server_free(s);
-	return rc;
-}
-
-static void *lane_main(void *arg)
-{
-	struct lane *ln = arg;
-	ln->rc = net_loop_run(ln->loop, &ln->err);
-	if (ln->rc)
-		stop_all(ln->s);
-	return NULL;
-}
-
-int ps_server_run(struct ps_server *s, boar_error *err)
-{
-	int rc = 0;
-	for (uint32_t i = 1; i < s->n_lanes && !rc; i++) {
-		if (pthread_create(&s->lanes[i].thread, NULL, lane_main,
-				   &s->lanes[i]))
-			rc = boar_fail(err, BOAR_ENOMEM,
-				       "cannot start shard thread %u", i);
-		else
-			s->lanes[i].started = 1;
-	}
-	if (!rc)
-		rc = net_loop_run(s->lanes[0].loop, err);
-	stop_all(s);
-	for (uint32_t i = 1; i < s->n_lanes; i++) {
-		struct lane *ln = &s->lanes[i];
-		if (!ln->started)
-			continue;
-		pthread_join(ln->thread, NULL);
-		ln->started = 0;
-		if (!rc && ln->rc) {
-			rc = ln->rc;
-			if (err)
-				*err = ln->err;
-		}
-	}
-	if (!rc && s->fatal) {
-		if (err)
-			*err = s->fatal_err;
-		rc = s->fatal_err.code;
-	}
-	/* Always try to leave a checkpoint behind, even after an error. */
-	boar_error e2;
-	int crc = checkpoint(s, rc ? &e2 : err);
-	return rc ? rc : crc;
-}
-
-void ps_server_stats(const struct ps_server *cs, struct wire_stats *out)
-{
-	struct ps_server *s = (struct ps_server *)cs; /* for the mutex */
-	LOCK(s);
-	*out = s->st;
-	out->max_staleness = s->ssp.max_served;
-	out->bytes_in = out->bytes_out = 0;
-	for (uint32_t i = 0; s->lanes && i < s->n_lanes; i++) {
-		uint64_t in, o;
-		if (!s->lanes[i].loop)
-			continue;
-		net_loop_bytes(s->lanes[i].loop, &in, &o);
-		out->bytes_in += in;
-		out->bytes_out += o;
-	}
-	if (s->have_workers) {
-		uint64_t m = ssp_min_clock(&s->ssp);
-		out->min_clock = m;
-		out->live_workers = ssp_live(&s->ssp);
-		out->dropped_workers = s->ssp.dropped;
-	}
-	UNLOCK(s);
-}
-
-void ps_server_free(struct ps_server *s)
-{
-	if (!s)
-		return;
-	for (uint32_t i = 0; s->lanes && i < s->n_lanes; i++) {
-		struct lane *ln = &s->lanes[i];
-		net_loop_free(ln->loop);
-		if (ln->conns)
-			for (unsigned k = 0; k < s->n_conns; k++)
-				net_session_end(&ln->conns[k].ses);
-		free(ln->conns);
-		wire_msg_free(&ln->msg);
-		wire_out_free(&ln->out);
-	}
-	free(s->lanes);
-	for (size_t i = 0; i < s->n_pend; i++)
-		free(s->pend[i].keys);
-	free(s->pend);
-	shard_w_free(&s->w);
-	free(s->worker_conn);
-	free(s->last_seq);
-	if (s->logging)
-		pushlog_close(&s->log);
-	wire_msg_free(&s->replay_msg);
-	if (s->have_workers)
-		ssp_free(&s->ssp);
-	pthread_mutex_destroy(&s->mu);
-	free(s);
-}
+const struct net_loop_ops ps_lane_ops = {
+	.on_open = on_open,
+	.on_frame = on_frame,
+	.on_close = on_close,
+	.on_tick = on_tick,
+	.max_payload = max_payload,
+	.on_wake = on_wake,
+	.route = ps_lane_route,
+};
