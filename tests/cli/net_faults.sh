@@ -72,9 +72,16 @@ worker 1 2 2 --sync-every 500 --throttle-ms 10
 w1=$WPID
 worker 0 2 2 --sync-every 500 --throttle-ms 10 --shutdown-servers -m "$T/ks.model"
 w0=$WPID
-# checkpoints every 0.2 s, the first one later on a slow (sanitizer) build
-for _ in $(seq 150); do [ -s "$T/ckpt/shard-1-of-2.ckpt" ] && break; sleep 0.2; done
-[ -s "$T/ckpt/shard-1-of-2.ckpt" ] || fail "no checkpoint written after 30 s"
+# mid-run: both workers joined shard 1 and pushed to it (a shard writes
+# its first checkpoint when the first worker joins, so the checkpoint
+# alone does not say the workers are there; slow on a sanitizer build)
+mid_run() {
+	[ -s "$T/ckpt/shard-1-of-2.ckpt" ] &&
+		[ "$(grep -c " joined from " "$T/s1.err")" -ge 2 ] &&
+		[ -s "$T/ckpt/shard-1-of-2.log" ]
+}
+for _ in $(seq 150); do mid_run && break; sleep 0.2; done
+mid_run || fail "shard 1 saw no pushes from both workers after 30 s"
 kill -9 $s1 || fail "shard 1 ended before it was killed"
 wait $s1 2>/dev/null
 sleep 0.5
