@@ -3,7 +3,7 @@
  * usage: engine_rate ROWS NNZ_PER_ROW DIM THREADS racy|atomic [SKEW [EPOCHS
  *        [OPTIMIZERS]]]
  *   THREADS     a count, or a comma list (1,2,4,8,16): one run each
- *   OPTIMIZERS  sgd (the default), adagrad, or a comma list of both
+ *   OPTIMIZERS  sgd (the default), adagrad, normalized, or a comma list
  *
  * Generates data of the shape bench/tools/roofline.c uses (same rows,
  * non-zeros per row, dimension, skew) once, trains logistic regression
@@ -50,7 +50,9 @@ static int train_once(const boar_dataset *d, const boar_gen_options *g,
 					  : BOAR_UPDATE_ATOMIC;
 	o.epochs = epochs;
 	o.eta = 0.1;
-	o.optimizer = strcmp(opt, "adagrad") ? BOAR_OPT_SGD : BOAR_OPT_ADAGRAD;
+	o.optimizer = boar_optimizer_from_name(opt);
+	if (o.optimizer < 0 || o.optimizer == BOAR_OPT_AUTO)
+		o.optimizer = BOAR_OPT_SGD;
 	struct best b = {0};
 	o.progress = on_epoch;
 	o.progress_ctx = &b;
@@ -65,7 +67,7 @@ static int train_once(const boar_dataset *d, const boar_gen_options *g,
 	       "%.4f; per epoch",
 	       (unsigned long long)boar_dataset_rows(d),
 	       (unsigned long long)boar_dataset_nnz(d), g->features, threads,
-	       mode, g->skew, o.optimizer == BOAR_OPT_SGD ? "sgd" : "adagrad",
+	       mode, g->skew, boar_optimizer_name(o.optimizer),
 	       b.rate / 1e6, epochs, b.n ? b.loss[b.n - 1] : 0.0);
 	for (int k = 0; k < b.n; k++)
 		printf(" %.4f", b.loss[k]);

@@ -198,7 +198,7 @@ void train_args_default(struct train_args *a)
 	gpu_env(&a->opt);
 }
 
-/* What an AUTO optimizer, eta or l2 becomes, per task, as the library
+/* What an AUTO optimizer, eta, eta-decay or l2 becomes, per task, as the library
  * resolves it (boar_options_resolve_task): e.g. eta "auto: linear 0.3
  * (adagrad), 0.1 (sgd); mf 0.02 (sgd), 0.05 (adagrad)". */
 static void auto_default(int id, char *buf, size_t n)
@@ -226,23 +226,28 @@ static void auto_default(int id, char *buf, size_t n)
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %g", sep,
 					       task, d.l2);
 		} else {
+			/* eta or eta-decay, per optimizer */
 			at += (size_t)snprintf(buf + at, n - at, "%s %s %g (%s)",
-					       sep, task, d.eta,
+					       sep, task,
+					       id == O_ETA ? d.eta : d.eta_decay,
 					       name_of(opt_names, d.optimizer));
 			/* then every other optimizer the task takes */
 			for (int k = 0; k < BOAR_OPT_CODES && at < n; k++) {
 				boar_options e;
 				boar_options_default(&e);
 				e.optimizer = k;
+				boar_error ignored;
 				if (k == BOAR_OPT_AUTO || k == d.optimizer ||
-				    boar_options_check(&e, NULL, NULL))
+				    boar_options_check(&e, NULL, &ignored))
 					continue;
 				boar_options_resolve_task(&e, tasks[t]);
 				if (tasks[t] == BOAR_TASK_MF &&
 				    k == BOAR_OPT_NORMALIZED)
 					continue;
 				at += (size_t)snprintf(buf + at, n - at,
-						       ", %g (%s)", e.eta,
+						       ", %g (%s)",
+						       id == O_ETA ? e.eta
+								   : e.eta_decay,
 						       name_of(opt_names, k));
 			}
 		}
@@ -291,7 +296,7 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_ETA_DECAY:
 		if (o->eta_decay == BOAR_AUTO)
-			snprintf(buf, n, "auto: 0.9 linear, 1 mf");
+			auto_default(O_ETA_DECAY, buf, n);
 		else
 			snprintf(buf, n, "%g", o->eta_decay);
 		break;

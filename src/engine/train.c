@@ -359,6 +359,12 @@ int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 	const char *why;
 	if (prev && (why = boar_train_state_resume_options(prev, &r.t.o)))
 		return boar_fail(err, BOAR_EINVAL, "%s", why);
+	/* auto's linear optimizer where the run cannot take normalized (the
+	 * GPU's is resolve's: its device is an option) */
+	if (hook && !(hook->caps & BOAR_CAP(NORMALIZED)) &&
+	    train->task == BOAR_TASK_LINEAR &&
+	    r.t.o.optimizer == BOAR_OPT_AUTO)
+		r.t.o.optimizer = BOAR_OPT_ADAGRAD;
 	boar_options_resolve(&r.t.o, train);
 	if ((rc = new_model(train, &r.t.o, &r.t.m, err)))
 		return rc;

@@ -24,11 +24,13 @@
 #include "model/model.h"
 #include "train.h"
 
-/* Cluster training runs data-parallel linear models from zero weights. */
+/* Cluster training runs data-parallel linear models from zero weights.
+ * Not optimizer normalized: the engine would convert the whole model
+ * between its two spaces around every clock's sweep (engine_norm.c). */
 #define CLUSTER_CAPS                                                        \
 	(BOAR_CAPS_ALL & ~(BOAR_CAP(MF) | BOAR_CAP(SUBSET) |                \
 			   BOAR_CAP(EARLY_STOP) | BOAR_CAP(WARM_START) |    \
-			   BOAR_CAP(DETERMINISTIC)))
+			   BOAR_CAP(DETERMINISTIC) | BOAR_CAP(NORMALIZED)))
 
 struct cluster {
 	const boar_ps_transport *t;

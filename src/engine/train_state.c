@@ -74,6 +74,10 @@ const char *boar_train_state_resume_options(const struct boar_train_state *s,
 		return s->optimizer == BOAR_OPT_ADAGRAD
 			       ? "the initial model keeps AdaGrad's state: "
 				 "continue it with the adagrad optimizer"
+		       : s->optimizer == BOAR_OPT_NORMALIZED
+			       ? "the initial model keeps normalized's "
+				 "AdaGrad sums: continue it with the "
+				 "normalized optimizer"
 			       : "the initial model keeps SGD's step "
 				 "schedule: continue it with the sgd optimizer";
 	if (o->eta == BOAR_AUTO)

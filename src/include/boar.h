@@ -365,14 +365,16 @@ BOAR_API int boar_loss_from_name(const char *name);
 	  "per-coordinate steps eta / sqrt(sum of squared gradients)")      \
 	X(NORMALIZED, 3, normalized, 1,                                      \
 	  "adagrad on features divided by their typical |value|: raw "       \
-	  "counts and unscaled columns need no tuning (NAG; CPU only)")
+	  "counts and unscaled columns need no tuning (NAG; not on the "     \
+	  "GPU or a cluster, where auto is adagrad)")
 
 enum boar_optimizer {
 #define BOAR_OPT_ENUM_(N, code, name, acc, help) BOAR_OPT_##N = (code),
 	BOAR_OPTIMIZER_MAP(BOAR_OPT_ENUM_)
 #undef BOAR_OPT_ENUM_
 	BOAR_OPT_AUTO = 2, /* the task's default: NORMALIZED for linear
-			      models on the CPU (AdaGrad on the GPU), SGD
+			      models on the CPU (AdaGrad on the GPU and
+			      in cluster training), SGD
 			      for MF (as accurate there, and twice as
 			      fast) */
 };

@@ -9,15 +9,19 @@ have_python || skip "python3 not found (needed to read --json)"
 
 "$BOAR" help train >"$T/help" || fail "help exited $?"
 tr '\n' ' ' <"$T/help" | tr -s ' ' >"$T/flat"
-# eta's default as printed: "auto: linear A (OPT), B (OPT2); mf C (OPT), D (OPT2)",
-# the first of each pair the task's default optimizer.
+# eta's default as printed: "auto: linear A (OPT), B (OPT2), C (OPT3); mf
+# D (OPT), E (OPT2)", the first of each list the task's default optimizer
+# (linear models take three, MF two: normalized is for linear models).
 num='([0-9.e-]+)'
-pat="default: auto: linear $num \\(([a-z]+)\\), $num \\(([a-z]+)\\); mf $num \\(([a-z]+)\\), $num \\(([a-z]+)\\)"
-grep -Eq "$pat" "$T/flat" ||
+lpat="default: auto: linear $num \\(([a-z]+)\\), $num \\(([a-z]+)\\), $num \\(([a-z]+)\\);"
+mpat="; mf $num \\(([a-z]+)\\), $num \\(([a-z]+)\\)\\)"
+grep -Eq "$lpat" "$T/flat" && grep -Eq "$mpat" "$T/flat" ||
 	{ grep -A3 -- '--eta ' "$T/help"; fail "help does not print eta's defaults per task and optimizer"; }
-set -- $(grep -Eo "$pat" "$T/flat" | sed -E "s/$pat/\\1 \\2 \\3 \\4 \\5 \\6 \\7 \\8/")
-echo "help: eta linear $1 ($2), $3 ($4); mf $5 ($6), $7 ($8)"
-lin=$1 lin_opt=$2 lin2=$3 lin_opt2=$4 mf=$5 mf_opt=$6 mf2=$7 mf_opt2=$8
+set -- $(grep -Eo "$lpat" "$T/flat" | sed -E "s/$lpat/\\1 \\2 \\3 \\4 \\5 \\6/") \
+	$(grep -Eo "$mpat" "$T/flat" | sed -E "s/$mpat/\\1 \\2 \\3 \\4/")
+echo "help: eta linear $1 ($2), $3 ($4), $5 ($6); mf $7 ($8), $9 (${10})"
+lin=$1 lin_opt=$2 lin2=$3 lin_opt2=$4 lin3=$5 lin_opt3=$6
+mf=$7 mf_opt=$8 mf2=$9 mf_opt2=${10}
 
 eta_of() { # EPOCH ARGS...: the eta training reports for that epoch
 	e=$1
@@ -36,6 +40,7 @@ same() { awk -v a="$2" -v b="$3" 'BEGIN { exit !(a + 0 == b + 0) }' || fail "$1:
 same "linear, default optimizer" "$(eta_of 1 --epochs 1 datasets/a9a)" "$lin"
 same "linear, $lin_opt" "$(eta_of 1 --epochs 1 --optimizer "$lin_opt" datasets/a9a)" "$lin"
 same "linear, $lin_opt2" "$(eta_of 1 --epochs 1 --optimizer "$lin_opt2" datasets/a9a)" "$lin2"
+same "linear, $lin_opt3" "$(eta_of 1 --epochs 1 --optimizer "$lin_opt3" datasets/a9a)" "$lin3"
 awk 'BEGIN { for (u = 0; u < 40; u++) for (i = 0; i < 30; i++) if ((u * 7 + i) % 3 == 0) print u, i, (u + i) % 5 + 1 }' >"$T/r.txt"
 # MF's SGD step is printed for ratings of standard deviation 1; training
 # divides it by the ratings' (issue 11).
@@ -56,6 +61,7 @@ grep -A2 -- '--eta-decay' "$T/help" | grep -q 'sgd: step' &&
 # l2 per task, and the optimizer per task, are printed from the library.
 grep -Eq 'default: auto: linear [0-9.e-]+; mf [0-9.e-]+\)' "$T/flat" ||
 	fail "help does not print l2's defaults per task"
-grep -Eq "default: auto: linear $lin_opt; mf $mf_opt\)" "$T/flat" ||
+# (the GPU's linear default, where it differs, in parentheses)
+grep -Eq "default: auto: linear $lin_opt( \(adagrad on the gpu\))?; mf $mf_opt\)" "$T/flat" ||
 	fail "help does not print the optimizer per task"
 echo "ok"
