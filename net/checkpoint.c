@@ -21,7 +21,7 @@
 #include "net/server.h"
 #include "net/wire.h"
 
-static const char MAGIC[8] = "BOARCKP1";
+static const char MAGIC[8] = "BOARCKP2", MAGIC1[8] = "BOARCKP1";
 
 static void path_of(char *out, size_t n, const char *dir, uint32_t shard,
 		    uint32_t n_shards)
@@ -65,6 +65,9 @@ int ckpt_save(const char *dir, const struct ckpt *c, boar_error *err)
 	wire_put_u64(&o, c->max_staleness);
 	for (uint32_t i = 0; i < c->n_workers; i++)
 		wire_put_u64(&o, c->clocks[i]);
+	for (uint32_t i = 0; i < c->n_workers; i++)
+		wire_put_u64(&o, c->seqs ? c->seqs[i] : 0);
+	wire_put_u64(&o, c->pushes);
 	wire_put_vals(&o, c->w, (uint32_t)n, 0);
 	if (o.failed) {
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -133,8 +136,9 @@ static int bad_field(boar_error *err, int code, const char *path,
  * against what shard `shard` of `n_shards` would have written (a range
  * claiming the whole model once made the resume memcpy past the shard's
  * buffer). */
-static int check_header(const struct ckpt *c, size_t len, const char *path,
-			uint32_t shard, uint32_t n_shards, boar_error *err)
+static int check_header(const struct ckpt *c, size_t len, int v1,
+			const char *path, uint32_t shard, uint32_t n_shards,
+			boar_error *err)
 {
 	if (c->shard != shard || c->n_shards != n_shards)
 		return boar_fail(err, BOAR_EMISMATCH,
@@ -162,12 +166,14 @@ static int check_header(const struct ckpt *c, size_t len, const char *path,
 		return bad_field(err, BOAR_ECORRUPT, path,
 				 "max_staleness %llu is out of range",
 				 (unsigned long long)c->max_staleness);
-	if (len != 56 + 8ull * c->n_workers + 4 * (hi - lo) + 4)
+	/* v2 adds a seq per worker and the push count */
+	uint64_t want = 56 + 8ull * c->n_workers + 4 * (hi - lo) + 4 +
+			(v1 ? 0 : 8ull * c->n_workers + 8);
+	if (len != want)
 		return bad_field(err, BOAR_ECORRUPT, path,
 				 "n_workers/range: the file has %zu bytes, "
 				 "they imply %llu",
-				 len, 56 + 8ull * c->n_workers +
-					      4 * (hi - lo) + 4);
+				 len, (unsigned long long)want);
 	return 0;
 }
 
@@ -219,7 +225,8 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 		rc = boar_fail(err, BOAR_EIO, "%s: read error", path);
 		goto out;
 	}
-	if (memcmp(buf, MAGIC, 8)) {
+	int v1 = !memcmp(buf, MAGIC1, 8);
+	if (!v1 && memcmp(buf, MAGIC, 8)) {
 		rc = boar_fail(err, BOAR_EFORMAT, "%s: not a boar checkpoint",
 			       path);
 		goto out;
@@ -237,13 +244,14 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 	c->hi = le64(buf + 32);
 	c->n_workers = le32(buf + 40);
 	c->max_staleness = le64(buf + 48);
-	rc = check_header(c, len, path, shard, n_shards, err);
+	rc = check_header(c, len, v1, path, shard, n_shards, err);
 	if (rc)
 		goto out;
 	uint64_t n = c->hi - c->lo;
 	c->clocks = malloc((c->n_workers ? c->n_workers : 1) * 8);
+	c->seqs = calloc(c->n_workers ? c->n_workers : 1, 8);
 	c->w = malloc((n ? n : 1) * 4);
-	if (!c->clocks || !c->w) {
+	if (!c->clocks || !c->seqs || !c->w) {
 		ckpt_free(c);
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 		goto out;
@@ -251,6 +259,12 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 	const uint8_t *p = buf + 56;
 	for (uint32_t i = 0; i < c->n_workers; i++, p += 8)
 		c->clocks[i] = le64(p);
+	if (!v1) {
+		for (uint32_t i = 0; i < c->n_workers; i++, p += 8)
+			c->seqs[i] = le64(p);
+		c->pushes = le64(p);
+		p += 8;
+	}
 	for (uint64_t i = 0; i < n; i++, p += 4) {
 		uint32_t b = le32(p);
 		memcpy(&c->w[i], &b, 4);
@@ -267,7 +281,9 @@ out:
 void ckpt_free(struct ckpt *c)
 {
 	free(c->clocks);
+	free(c->seqs);
 	free(c->w);
 	c->clocks = NULL;
+	c->seqs = NULL;
 	c->w = NULL;
 }

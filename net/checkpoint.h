@@ -5,10 +5,14 @@
  * directory fsync'ed, so a crash at any point leaves either the old or the
  * new checkpoint, never a torn one. Layout (little-endian):
  *
- *   "BOARCKP1", u32 shard, u32 n_shards, u64 dim, u64 lo, u64 hi,
+ *   "BOARCKP2", u32 shard, u32 n_shards, u64 dim, u64 lo, u64 hi,
  *   u32 n_workers, u32 0, u64 max_staleness, u64 clock[n_workers] (bit
- *   63 set: that worker had finished or was dropped),
- *   f32 w[hi - lo], u32 crc32 of everything before it.
+ *   63 set: that worker had finished or was dropped), u64
+ *   seq[n_workers] (the last push of each worker applied), u64 pushes
+ *   (pushes applied in the shard's life), f32 w[hi - lo], u32 crc32 of
+ *   everything before it.
+ *
+ * "BOARCKP1" files (no seq, no pushes: read as zeros) still load.
  */
 #ifndef BOAR_NET_CHECKPOINT_H
 #define BOAR_NET_CHECKPOINT_H
@@ -25,6 +29,8 @@ struct ckpt {
 	uint32_t n_workers;
 	uint64_t max_staleness;
 	uint64_t *clocks; /* n_workers */
+	uint64_t *seqs;   /* n_workers; NULL: zeros (saving) */
+	uint64_t pushes;
 	float *w;         /* hi - lo */
 };
 

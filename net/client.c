@@ -1,5 +1,5 @@
-/* client.c - a worker's connections to the shards: handshake, push, pull,
- * clock, gather; reconnect with backoff.
+/* client.c - a worker's connections to the shards: handshake, pull, clock,
+ * gather; reconnect with backoff (pushes: client_push.c).
  *
  * Every request is built into one frame buffer and written with blocking
  * send()s; replies are read with poll() so that a worker waiting on an SSP
@@ -20,37 +20,9 @@
 
 #include "base/error.h"
 #include "net/auth.h"
-#include "net/client.h"
+#include "net/client_int.h"
 #include "net/loop.h"
 #include "net/server.h"
-
-#define RETRY 1 /* internal: the connection broke, reconnect and repeat */
-
-struct shard {
-	char host[256];
-	unsigned port;
-	int fd;
-	uint64_t lo, hi;
-	struct net_session ses; /* with a secret: this connection's tags */
-};
-
-struct ps_client {
-	struct ps_client_config cfg;
-	uint8_t key[NET_KEY_LEN];
-	int auth;
-	struct shard *sh;
-	uint64_t clock;
-	uint32_t req;
-	float *res;            /* filter residuals (dim), or NULL */
-	uint64_t *kbuf;        /* push scratch */
-	float *vbuf;
-	uint32_t buf_cap;
-	uint8_t *in;
-	size_t in_cap;
-	struct wire_out out;
-	struct wire_msg msg;
-	struct ps_client_counters n;
-};
 
 /* ------------------------------------------------------------- plumbing */
 
@@ -84,7 +56,7 @@ static int send_all(struct ps_client *c, struct shard *s, const uint8_t *p,
 
 /* Sends the one frame built in c->out (tagged under the shard's session,
  * which also counts it: build, then send, once per frame). */
-static int send_out(struct ps_client *c, struct shard *s)
+int client_send_out(struct ps_client *c, struct shard *s)
 {
 	if (c->out.failed)
 		return BOAR_ENOMEM;
@@ -199,6 +171,11 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		return boar_fail(err, rc == -2 ? BOAR_ENOMEM : BOAR_EPROTO,
 				 "%s:%u: malformed frame", s->host, s->port);
 	}
+	/* An answer to a request comes after every push sent before it:
+	 * the shard holds them (logged, if it is durable). */
+	if (c->msg.type == WIRE_PULL_REPLY || c->msg.type == WIRE_STATS_REPLY ||
+	    c->msg.type == WIRE_GATHER_REPLY)
+		s->kept_len = 0;
 	if (c->msg.type == WIRE_ERROR) {
 		drop_fd(s);
 		int code = c->msg.code < 0 && c->msg.code >= BOAR_ETIMEOUT
@@ -212,6 +189,35 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 }
 
 /* ------------------------------------------------------------ handshake */
+
+/* After READY: the shard holds our pushes up to seq. Those kept after it
+ * go again, in order (a restarted shard lost them with its socket); a
+ * shard ahead of us (we are a restarted worker) sets where we go on. */
+static int resend_kept(struct ps_client *c, struct shard *s, uint64_t seq)
+{
+	if (seq > s->seq)
+		s->seq = seq;
+	size_t off = 0;
+	while (off + WIRE_HDR_LEN + 16 <= s->kept_len) {
+		const uint8_t *f = s->kept + off;
+		size_t len = WIRE_HDR_LEN + ((size_t)f[8] | (size_t)f[9] << 8 |
+					     (size_t)f[10] << 16 |
+					     (size_t)f[11] << 24);
+		uint64_t fs = 0; /* PUSH payload: u64 clock, u64 seq, ... */
+		for (int b = 7; b >= 0; b--)
+			fs = fs << 8 | f[WIRE_HDR_LEN + 8 + b];
+		if (fs > seq) {
+			wire_out_reset(&c->out);
+			wire_put_bytes(&c->out, f, len);
+			int rc = client_send_out(c, s);
+			if (rc)
+				return rc;
+			c->n.resent++;
+		}
+		off += len;
+	}
+	return 0;
+}
 
 static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 {
@@ -227,7 +233,7 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	wire_put_u64(&c->out, c->clock);
 	wire_put_bytes(&c->out, nonce, sizeof nonce);
 	wire_end(&c->out);
-	int rc = send_out(c, s);
+	int rc = client_send_out(c, s);
 	if (!rc)
 		rc = recv_msg(c, s, 10, err);
 	if (rc)
@@ -267,7 +273,7 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 		wire_begin(&c->out, WIRE_AUTH, 0);
 		wire_put_bytes(&c->out, proof, sizeof proof);
 		wire_end(&c->out);
-		if ((rc = send_out(c, s)))
+		if ((rc = client_send_out(c, s)))
 			return rc;
 		net_session_start(&s->ses, c->key, 0, nonce, snonce);
 	}
@@ -284,7 +290,8 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	}
 	if (m->clock > c->clock)
 		c->clock = m->clock;
-	return 0;
+	s->durable = m->durable;
+	return resend_kept(c, s, m->seq);
 }
 
 /* The last frame was the shard's "your rank is held by a live
@@ -336,7 +343,7 @@ static int connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
  * (or the other way round): tell every shard where we are. */
 static int sync_clock(struct ps_client *c, boar_error *err);
 
-static int reconnect(struct ps_client *c, uint32_t i, boar_error *err)
+int client_reconnect(struct ps_client *c, uint32_t i, boar_error *err)
 {
 	uint64_t before = c->clock;
 	c->n.reconnects++;
@@ -354,7 +361,7 @@ static int send_clock_to(struct ps_client *c, uint32_t i, int type)
 	wire_begin(&c->out, type, 0);
 	wire_put_u64(&c->out, c->clock);
 	wire_end(&c->out);
-	return send_out(c, &c->sh[i]);
+	return client_send_out(c, &c->sh[i]);
 }
 
 static int sync_clock(struct ps_client *c, boar_error *err)
@@ -379,7 +386,7 @@ static int transact(struct ps_client *c, uint32_t i, int expect,
 {
 	for (;;) {
 		build(c, i, arg);
-		int rc = send_out(c, &c->sh[i]);
+		int rc = client_send_out(c, &c->sh[i]);
 		if (!rc)
 			rc = recv_msg(c, &c->sh[i], -1, err);
 		if (!rc) {
@@ -392,13 +399,13 @@ static int transact(struct ps_client *c, uint32_t i, int expect,
 		}
 		if (rc != RETRY)
 			return rc;
-		if ((rc = reconnect(c, i, err)))
+		if ((rc = client_reconnect(c, i, err)))
 			return rc;
 	}
 }
 
 /* Index of the first key >= bound in keys[lo..n). */
-static uint32_t lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
+uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 			    uint64_t bound)
 {
 	uint32_t hi = n;
@@ -510,13 +517,13 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	uint32_t a = 0;
 	/* Ask every shard first, then collect: the shards work in parallel. */
 	for (uint32_t i = 0; i < S; i++) {
-		uint32_t b = lower_bound(keys, a, n, c->sh[i].hi);
+		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
 		arg[i] = (struct pull_arg){ keys, a, b, ++c->req };
 		a = b;
 		if (arg[i].a == arg[i].b)
 			continue;
 		build_pull(c, i, &arg[i]);
-		rc = send_out(c, &c->sh[i]);
+		rc = client_send_out(c, &c->sh[i]);
 		if (rc && rc != RETRY)
 			goto out;
 	}
@@ -526,7 +533,7 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 			continue;
 		rc = c->sh[i].fd >= 0 ? recv_msg(c, &c->sh[i], -1, err) : RETRY;
 		if (rc == RETRY) {
-			if ((rc = reconnect(c, i, err)))
+			if ((rc = client_reconnect(c, i, err)))
 				goto out;
 			if ((rc = transact(c, i, WIRE_PULL_REPLY, build_pull, p,
 					   err)))
@@ -555,133 +562,13 @@ out:
 	return rc;
 }
 
-static int grow_bufs(struct ps_client *c, uint32_t n)
-{
-	if (n <= c->buf_cap)
-		return 0;
-	uint64_t *k = realloc(c->kbuf, n * sizeof *k);
-	if (!k)
-		return -1;
-	c->kbuf = k;
-	float *v = realloc(c->vbuf, n * sizeof *v);
-	if (!v)
-		return -1;
-	c->vbuf = v;
-	c->buf_cap = n;
-	return 0;
-}
-
-static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
-		      const float *vals, uint32_t n, int f16, boar_error *err)
-{
-	if (!n)
-		return 0;
-	wire_out_reset(&c->out);
-	wire_begin(&c->out, WIRE_PUSH, f16 ? WIRE_F_F16 : 0);
-	wire_put_u64(&c->out, c->clock);
-	wire_put_keys(&c->out, keys, n);
-	wire_put_vals(&c->out, vals, n, f16);
-	if (wire_end(&c->out))
-		return boar_fail(err, BOAR_ENOMEM, "push frame too large");
-	c->n.push_bytes += c->out.len;
-	int rc = send_out(c, &c->sh[i]);
-	if (rc == RETRY) /* the push is lost with the connection */
-		rc = reconnect(c, i, err);
-	c->n.keys_pushed += n;
-	return rc;
-}
-
-/* Whether v survives float16 rounding as a finite value (|v| <= 65504,
- * plus what rounds down to it). A frame holding any value that does not is
- * sent as float32: held back instead, a delta over 65504 waited in the
- * residual until the final flush, and the shard trained without it all
- * along (weights of 2e7 instead of 2e5). Small values need no such care:
- * what float16 rounds off (subnormals included) stays in the residual and
- * travels later. */
-static int f16_fits(float v)
-{
-	return isfinite(wire_f16_to_f32(wire_f32_to_f16(v)));
-}
-
-int ps_client_push(struct ps_client *c, const uint64_t *keys,
-		   const float *deltas, uint32_t n, boar_error *err)
-{
-	c->n.keys_offered += n;
-	if (!c->res) {
-		uint32_t a = 0;
-		for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
-			uint32_t b = lower_bound(keys, a, n, c->sh[i].hi);
-			int rc = push_frame(c, i, keys + a, deltas + a, b - a,
-					    0, err);
-			if (rc)
-				return rc;
-			a = b;
-		}
-		return 0;
-	}
-	if (grow_bufs(c, n))
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	float thr = c->cfg.threshold;
-	uint32_t a = 0;
-	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
-		uint32_t b = lower_bound(keys, a, n, c->sh[i].hi), m = 0;
-		int f16 = c->cfg.f16;
-		for (uint32_t j = a; j < b; j++) {
-			float *r = &c->res[keys[j]];
-			*r += deltas[j];
-			if (!(fabsf(*r) > thr) || *r == 0 || !isfinite(*r))
-				continue;
-			c->kbuf[m] = keys[j];
-			c->vbuf[m++] = *r;
-			f16 = f16 && f16_fits(*r);
-		}
-		/* What travels is what the shard will add: the rounding error
-		 * of float16 stays in the residual. */
-		for (uint32_t j = 0; j < m; j++)
-			c->res[c->kbuf[j]] -=
-				f16 ? wire_f16_to_f32(wire_f32_to_f16(c->vbuf[j]))
-				    : c->vbuf[j];
-		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, err);
-		if (rc)
-			return rc;
-		a = b;
-	}
-	return 0;
-}
-
-int ps_client_flush(struct ps_client *c, boar_error *err)
-{
-	if (!c->res)
-		return 0;
-	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
-		uint64_t lo = c->sh[i].lo, hi = c->sh[i].hi;
-		for (uint64_t k = lo; k < hi;) {
-			uint32_t m = 0;
-			if (grow_bufs(c, 4096))
-				return boar_fail(err, BOAR_ENOMEM,
-						 "out of memory");
-			for (; k < hi && m < 4096; k++) {
-				if (c->res[k] == 0)
-					continue;
-				c->kbuf[m] = k;
-				c->vbuf[m++] = c->res[k];
-				c->res[k] = 0;
-			}
-			int rc = push_frame(c, i, c->kbuf, c->vbuf, m, 0, err);
-			if (rc)
-				return rc;
-		}
-	}
-	return 0;
-}
-
 int ps_client_clock(struct ps_client *c, boar_error *err)
 {
 	c->clock++;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		int rc = send_clock_to(c, i, WIRE_CLOCK);
 		if (rc == RETRY)
-			rc = reconnect(c, i, err);
+			rc = client_reconnect(c, i, err);
 		if (rc)
 			return rc;
 	}
@@ -698,7 +585,7 @@ int ps_client_done(struct ps_client *c, boar_error *err)
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		int rc;
 		while ((rc = send_clock_to(c, i, WIRE_DONE)) == RETRY)
-			if ((rc = reconnect(c, i, err)))
+			if ((rc = client_reconnect(c, i, err)))
 				return rc;
 	}
 	return 0;
@@ -769,7 +656,7 @@ int ps_client_shutdown(struct ps_client *c, boar_error *err)
 		wire_out_reset(&c->out);
 		wire_begin(&c->out, WIRE_SHUTDOWN, 0);
 		wire_end(&c->out);
-		int rc = send_out(c, &c->sh[i]);
+		int rc = client_send_out(c, &c->sh[i]);
 		if (rc && !first)
 			first = boar_fail(err, BOAR_ENET,
 					  "%s:%u: could not ask it to stop",
@@ -791,6 +678,8 @@ void ps_client_free(struct ps_client *c)
 	if (c->sh)
 		for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 			drop_fd(&c->sh[i]);
+	for (uint32_t i = 0; c->sh && i < c->cfg.n_shards; i++)
+		free(c->sh[i].kept);
 	free(c->sh);
 	free(c->res);
 	free(c->kbuf);

@@ -12,8 +12,12 @@
  *
  * When a shard goes away (killed, restarted) the client reconnects with
  * exponential backoff for up to reconnect_timeout seconds, redoes the
- * handshake and repeats the request it was waiting on; a push that was in
- * flight then is lost, as is anything the shard had not checkpointed.
+ * handshake and repeats the request it was waiting on. Pushes are numbered
+ * per shard; a shard that logs them (one with a checkpoint directory,
+ * pushlog.h) says in READY which it holds, and the client resends, in
+ * order, the ones after it that it kept (those the shard had not answered
+ * anything after): nothing is lost or applied twice. To a shard without a
+ * log, a push in flight is lost, as is anything it had not checkpointed.
  *
  * Thread rule: one thread per client.
  */
@@ -44,6 +48,7 @@ struct ps_client_counters {
 	uint64_t keys_pulled;
 	uint64_t max_staleness; /* largest gap a pull reply reported */
 	uint64_t reconnects;
+	uint64_t resent;        /* push frames sent again after a reconnect */
 };
 
 struct ps_client;

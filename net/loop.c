@@ -26,9 +26,12 @@
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +46,7 @@ enum op {
 	OP_TICK,
 	OP_STOP,
 	OP_CANCEL,
+	OP_WAKE,
 };
 
 /* A receive asks for at least this much room (fewer, larger receives),
@@ -84,7 +88,14 @@ struct net_loop {
 	int stop;
 	struct __kernel_timespec tick_ts;
 	uint8_t stop_buf[256]; /* what the stop fd had to say; ignored */
-	uint64_t bytes_in, bytes_out;
+	_Atomic uint64_t bytes_in, bytes_out;
+	/* Other threads' way in: an eventfd read through the ring, and the
+	 * sockets handed over (net_loop_adopt) waiting to be served. */
+	int wake_fd;
+	uint64_t wake_buf;
+	pthread_mutex_t adopt_mu;
+	int *adopt;
+	size_t n_adopt, cap_adopt;
 };
 
 static inline uint64_t ud(enum op op, uint32_t slot, uint32_t gen)
@@ -182,6 +193,16 @@ static void arm_stop(struct net_loop *l)
 	io_uring_prep_read(sqe, l->cfg.stop_fd, l->stop_buf, sizeof l->stop_buf,
 			   0);
 	io_uring_sqe_set_data64(sqe, ud(OP_STOP, 0, 0));
+}
+
+static void arm_wake(struct net_loop *l)
+{
+	struct io_uring_sqe *sqe = get_sqe(l);
+	if (!sqe)
+		return;
+	io_uring_prep_read(sqe, l->wake_fd, &l->wake_buf, sizeof l->wake_buf,
+			   0);
+	io_uring_sqe_set_data64(sqe, ud(OP_WAKE, 0, 0));
 }
 
 static void arm_send(struct net_loop *l, uint32_t slot)
@@ -301,15 +322,37 @@ int net_loop_send(struct net_loop *l, uint32_t slot, const void *buf,
 	return 0;
 }
 
+int net_loop_send_out(struct net_loop *l, uint32_t slot, struct wire_out *o)
+{
+	if (slot >= l->n_peers || l->peers[slot].state != P_OPEN) {
+		wire_out_reset(o);
+		return -1;
+	}
+	struct peer *p = &l->peers[slot];
+	if (p->send_inflight || p->out_len || o->len > l->cfg.max_outbuf) {
+		int rc = net_loop_send(l, slot, o->buf, o->len);
+		wire_out_reset(o);
+		return rc;
+	}
+	/* Nothing queued: the frames' buffer becomes the peer's send
+	 * buffer, and the peer's (empty) one is the caller's next. */
+	uint8_t *b = p->out;
+	size_t cap = p->out_cap;
+	p->out = o->buf;
+	p->out_cap = o->cap;
+	p->out_len = o->len;
+	o->buf = b;
+	o->cap = cap;
+	wire_out_reset(o);
+	arm_send(l, slot);
+	return 0;
+}
+
 /* ------------------------------------------------------------ handlers */
 
-static void handle_accept(struct net_loop *l, struct io_uring_cqe *cqe)
+/* A connected socket becomes a peer of this loop. */
+static void serve_fd(struct net_loop *l, int fd)
 {
-	if (!(cqe->flags & IORING_CQE_F_MORE))
-		l->accept_armed = 0;
-	if (cqe->res < 0)
-		return; /* EMFILE and friends: re-armed below */
-	int fd = cqe->res;
 	uint32_t slot;
 	for (slot = 0; slot < l->n_peers; slot++)
 		if (l->peers[slot].state == P_FREE)
@@ -345,6 +388,36 @@ static void handle_accept(struct net_loop *l, struct io_uring_cqe *cqe)
 		return;
 	}
 	arm_recv(l, slot);
+}
+
+static void handle_accept(struct net_loop *l, struct io_uring_cqe *cqe)
+{
+	if (!(cqe->flags & IORING_CQE_F_MORE))
+		l->accept_armed = 0;
+	if (cqe->res < 0)
+		return; /* EMFILE and friends: re-armed below */
+	if (l->ops.route && l->ops.route(l->ctx, cqe->res))
+		return;
+	serve_fd(l, cqe->res);
+}
+
+/* Another thread woke us: serve the sockets it handed over, then tell
+ * the owner. */
+static void handle_wake(struct net_loop *l)
+{
+	for (;;) {
+		int fd = -1;
+		pthread_mutex_lock(&l->adopt_mu);
+		if (l->n_adopt)
+			fd = l->adopt[--l->n_adopt];
+		pthread_mutex_unlock(&l->adopt_mu);
+		if (fd < 0)
+			break;
+		serve_fd(l, fd);
+	}
+	if (l->ops.on_wake)
+		l->ops.on_wake(l->ctx);
+	arm_wake(l);
 }
 
 /* Hands every whole frame in the peer's buffer to on_frame, keeps the
@@ -394,7 +467,8 @@ static void handle_recv(struct net_loop *l, uint32_t slot,
 	struct peer *p = &l->peers[slot];
 	p->recv_armed = 0;
 	if (cqe->res > 0)
-		l->bytes_in += (uint64_t)cqe->res;
+		atomic_fetch_add_explicit(&l->bytes_in, (uint64_t)cqe->res,
+					  memory_order_relaxed);
 	if (p->state == P_OPEN) {
 		if (cqe->res == 0) {
 			net_loop_close(l, slot, 0, "peer closed the connection");
@@ -427,7 +501,7 @@ static void handle_send(struct net_loop *l, uint32_t slot,
 		return;
 	}
 	size_t n = (size_t)cqe->res;
-	l->bytes_out += n;
+	atomic_fetch_add_explicit(&l->bytes_out, n, memory_order_relaxed);
 	memmove(p->out, p->out + n, p->out_len - n);
 	p->out_len -= n;
 	if (p->next_len) {
@@ -463,7 +537,7 @@ static void handle_tick(struct net_loop *l)
 			begin_close(l, s);
 	}
 	l->ops.on_tick(l->ctx, now);
-	if (!l->accept_armed)
+	if (!l->accept_armed && l->cfg.listen_fd >= 0)
 		arm_accept(l);
 	arm_tick(l);
 }
@@ -496,6 +570,9 @@ static void handle_cqe(struct net_loop *l, struct io_uring_cqe *cqe)
 		else
 			handle_send(l, slot, cqe);
 		break;
+	case OP_WAKE:
+		handle_wake(l);
+		break;
 	case OP_CANCEL:
 		break;
 	}
@@ -522,6 +599,8 @@ int net_loop_create(const struct net_loop_config *cfg,
 		l->cfg.max_outbuf = 256u << 20;
 	l->ops = *ops;
 	l->ctx = ctx;
+	l->wake_fd = -1;
+	pthread_mutex_init(&l->adopt_mu, NULL);
 	l->tick_ts.tv_sec = l->cfg.tick_ms / 1000;
 	l->tick_ts.tv_nsec = (long long)(l->cfg.tick_ms % 1000) * 1000000;
 	l->n_peers = l->cfg.max_peers;
@@ -540,6 +619,11 @@ int net_loop_create(const struct net_loop_config *cfg,
 		goto err;
 	}
 	l->ring_ok = 1;
+	l->wake_fd = eventfd(0, EFD_CLOEXEC);
+	if (l->wake_fd < 0) {
+		rc = boar_fail(err, BOAR_ENET, "eventfd: %s", strerror(errno));
+		goto err;
+	}
 
 	*out = l;
 	return 0;
@@ -550,8 +634,10 @@ err:
 
 int net_loop_run(struct net_loop *l, boar_error *err)
 {
-	arm_accept(l);
+	if (l->cfg.listen_fd >= 0)
+		arm_accept(l);
 	arm_tick(l);
+	arm_wake(l);
 	if (l->cfg.stop_fd >= 0)
 		arm_stop(l);
 	while (!l->stop) {
@@ -578,10 +664,40 @@ void net_loop_stop(struct net_loop *l)
 	l->stop = 1;
 }
 
+void net_loop_wake(struct net_loop *l)
+{
+	uint64_t one = 1;
+	/* a full counter (never in practice) already means "wake up" */
+	if (write(l->wake_fd, &one, sizeof one) < 0)
+		return;
+}
+
+int net_loop_adopt(struct net_loop *l, int fd)
+{
+	int rc = 0;
+	pthread_mutex_lock(&l->adopt_mu);
+	if (l->n_adopt == l->cap_adopt) {
+		size_t cap = l->cap_adopt ? 2 * l->cap_adopt : 16;
+		int *a = realloc(l->adopt, cap * sizeof *a);
+		if (a) {
+			l->adopt = a;
+			l->cap_adopt = cap;
+		}
+	}
+	if (l->n_adopt < l->cap_adopt)
+		l->adopt[l->n_adopt++] = fd;
+	else
+		rc = -1;
+	pthread_mutex_unlock(&l->adopt_mu);
+	if (!rc)
+		net_loop_wake(l);
+	return rc;
+}
+
 void net_loop_bytes(const struct net_loop *l, uint64_t *in, uint64_t *out)
 {
-	*in = l->bytes_in;
-	*out = l->bytes_out;
+	*in = atomic_load_explicit(&l->bytes_in, memory_order_relaxed);
+	*out = atomic_load_explicit(&l->bytes_out, memory_order_relaxed);
 }
 
 const char *net_loop_peer_name(const struct net_loop *l, uint32_t slot)
@@ -608,5 +724,11 @@ void net_loop_free(struct net_loop *l)
 		}
 	}
 	free(l->peers);
+	for (size_t i = 0; i < l->n_adopt; i++)
+		close(l->adopt[i]);
+	free(l->adopt);
+	pthread_mutex_destroy(&l->adopt_mu);
+	if (l->wake_fd >= 0)
+		close(l->wake_fd);
 	free(l);
 }

@@ -16,7 +16,15 @@
  * Peers are named by an id that stays valid until on_close has been called
  * for it; a send to a closed id is ignored. Thread rule: every function here
  * must be called from the loop's thread (callbacks included), except
- * net_loop_free after net_loop_run returned.
+ * net_loop_wake and net_loop_adopt (any thread), net_loop_bytes (any
+ * thread, approximate while running) and net_loop_free after net_loop_run
+ * returned.
+ *
+ * Several loops serve one shard from several threads: one accepts and
+ * hands connections to the others (ops->route, net_loop_adopt); a loop
+ * wakes another (net_loop_wake -> ops->on_wake on that loop's thread)
+ * when something it must act on changed, e.g. a clock its parked pulls
+ * wait for.
  */
 #ifndef BOAR_NET_LOOP_H
 #define BOAR_NET_LOOP_H
@@ -42,10 +50,16 @@ struct net_loop_ops {
 	void (*on_tick)(void *ctx, double now);
 	/* The largest payload this peer may send now. */
 	uint32_t (*max_payload)(void *ctx, uint32_t id);
+	/* Optional: another thread called net_loop_wake. */
+	void (*on_wake)(void *ctx);
+	/* Optional: a connection was accepted; return 1 if it was handed
+	 * elsewhere (net_loop_adopt on another loop), 0 to serve it here. */
+	int (*route)(void *ctx, int fd);
 };
 
 struct net_loop_config {
-	int listen_fd;        /* listening TCP socket (not closed by the loop) */
+	int listen_fd;        /* listening TCP socket (not closed by the
+				 loop), or -1: only adopted peers */
 	int stop_fd;          /* readable -> run returns; -1 for none */
 	unsigned max_peers;   /* 0: 1024 */
 	unsigned tick_ms;     /* 0: 100 */
@@ -63,10 +77,21 @@ int net_loop_run(struct net_loop *l, boar_error *err);
 
 void net_loop_stop(struct net_loop *l);
 
+/* From any thread: ops->on_wake runs soon on the loop's thread. */
+void net_loop_wake(struct net_loop *l);
+/* From any thread: the loop serves the connected socket fd as a new peer
+ * (and closes it). @return 0, or -1 (out of memory; fd not taken). */
+int net_loop_adopt(struct net_loop *l, int fd);
+
 /* Queues len bytes (whole frames) to the peer. @return 0, or -1 if the
  * peer is closed or its queue is over max_outbuf (it is then dropped). */
 int net_loop_send(struct net_loop *l, uint32_t id, const void *buf,
 		  size_t len);
+
+/* Queues the frames built in o (as net_loop_send), without copying them
+ * when nothing else is queued to the peer: o's buffer is handed over and
+ * o gets another, empty. o is reset either way. */
+int net_loop_send_out(struct net_loop *l, uint32_t id, struct wire_out *o);
 
 /* Drops a peer now; with flush, after what was queued has been sent
  * (at most one more tick's worth of waiting). */

@@ -9,7 +9,10 @@
  * checkpoint on start. The key count comes from the first worker's HELLO
  * unless given (dim), so `boar serve` needs no knowledge of the data.
  *
- * Serving is one io_uring loop (loop.h) on the calling thread.
+ * Serving is `threads` io_uring loops (loop.h): the first on the calling
+ * thread, which accepts and deals connections out in turn, the others on
+ * threads of their own; each applies and answers its own connections'
+ * frames (server.c says what they share and how).
  */
 #ifndef BOAR_NET_SERVER_H
 #define BOAR_NET_SERVER_H
@@ -30,10 +33,13 @@ struct ps_config {
 	const uint8_t *key;       /* NET_KEY_LEN bytes, or NULL: no auth */
 	const char *checkpoint_dir;  /* NULL: no checkpoints */
 	double checkpoint_every;     /* seconds; 0: only when stopping */
+	unsigned threads;            /* loops serving; 0: 1 */
 	/* Events worth a line in a log ("worker 2 dropped: ..."); optional. */
 	void (*log)(void *log_ctx, const char *line);
 	void *log_ctx;
 };
+
+#define PS_MAX_THREADS 64
 
 struct ps_server;
 

@@ -227,6 +227,7 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 		break;
 	case WIRE_PUSH:
 		m->clock = rd_u64(&r);
+		m->seq = rd_u64(&r);
 		if ((rc = rd_keys(&r, m)))
 			return rc;
 		if ((rc = rd_vals(&r, m, m->n_keys, f16)))
@@ -246,8 +247,14 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 		break;
 	case WIRE_CLOCK:
 	case WIRE_DONE:
+		m->clock = rd_u64(&r);
+		break;
 	case WIRE_READY:
 		m->clock = rd_u64(&r);
+		m->seq = rd_u64(&r);
+		m->durable = rd_u8(&r);
+		if (!r.bad && m->durable > 1)
+			return -1;
 		break;
 	case WIRE_HEARTBEAT:
 	case WIRE_SHUTDOWN:
@@ -480,6 +487,16 @@ int wire_end(struct wire_out *o)
 	}
 	le32(o->buf + o->frame + 8, (uint32_t)payload);
 	return 0;
+}
+
+int wire_put_ready(struct wire_out *o, uint64_t clock, uint64_t seq,
+		   int durable)
+{
+	wire_begin(o, WIRE_READY, 0);
+	wire_put_u64(o, clock);
+	wire_put_u64(o, seq);
+	wire_put_u8(o, durable ? 1 : 0);
+	return wire_end(o);
 }
 
 int wire_put_error(struct wire_out *o, int32_t code, const char *text)

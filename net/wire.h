@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC 0x52414f42u
-#define WIRE_VERSION 1
+#define WIRE_VERSION 2 /* 2: PUSH and READY carry push sequence numbers */
 #define WIRE_HDR_LEN 12
 /* Largest payload a shard accepts from an authenticated peer, and from a
  * peer that has not finished the handshake (a HELLO or AUTH is tiny). */
@@ -44,7 +44,8 @@ enum wire_type {
 	WIRE_HELLO = 1,        /* worker -> shard: who I am, a nonce */
 	WIRE_WELCOME = 2,      /* shard -> worker: my range, my nonce, my proof */
 	WIRE_AUTH = 3,         /* worker -> shard: my proof */
-	WIRE_PUSH = 4,         /* keys + deltas to add */
+	WIRE_PUSH = 4,         /* keys + deltas to add, numbered per worker
+				  and shard (seq) so a resent one is known */
 	WIRE_PULL = 5,         /* keys wanted, at the worker's clock */
 	WIRE_PULL_REPLY = 6,   /* values of the keys asked, in order */
 	WIRE_CLOCK = 7,        /* the worker finished a clock */
@@ -56,7 +57,10 @@ enum wire_type {
 	WIRE_STATS_REPLY = 13,
 	WIRE_SHUTDOWN = 14,    /* checkpoint and exit */
 	WIRE_ERROR = 15,       /* why the peer is about to be dropped */
-	WIRE_READY = 16,       /* shard -> worker: joined, at this clock */
+	WIRE_READY = 16,       /* shard -> worker: joined, at this clock; the
+				  last push seq of this worker it holds and
+				  whether it logs pushes (then unanswered
+				  pushes are to be resent after a reconnect) */
 	WIRE_TYPE_MAX = 16,
 };
 
@@ -100,6 +104,8 @@ struct wire_msg {
 	uint32_t staleness;         /* PULL_REPLY: the gap it was served with */
 	uint8_t auth;               /* WELCOME: an AUTH must follow */
 	uint64_t dim, clock, lo, hi;
+	uint64_t seq;               /* PUSH: its number; READY: the last held */
+	uint8_t durable;            /* READY: the shard logs pushes */
 	uint32_t count;             /* GATHER: values wanted */
 	uint8_t nonce[WIRE_NONCE_LEN];
 	uint8_t mac[WIRE_MAC_LEN];
@@ -164,6 +170,10 @@ void wire_put_vals_at(struct wire_out *o, const float *base,
 int wire_end(struct wire_out *o);
 
 /* Ready-made frames. */
+/* READY: the clock the worker continues from, the last push seq of it
+ * the shard holds, whether the shard logs pushes. */
+int wire_put_ready(struct wire_out *o, uint64_t clock, uint64_t seq,
+		   int durable);
 int wire_put_error(struct wire_out *o, int32_t code, const char *text);
 int wire_put_stats(struct wire_out *o, uint32_t req,
 		   const struct wire_stats *s);

@@ -15,7 +15,9 @@
  * no network at all. "io_uring+secret" is the same shard with a shared secret: the handshake
  * proves it and (since issue 14) every later frame carries a MAC under a
  * per-connection session key, so its rows next to "io_uring" are the cost
- * of authentication.
+ * of authentication. "io_uring-mt" is the same shard serving from
+ * several threads (lanes, server.h): BENCH_SHARD_THREADS of them, default
+ * what `boar serve` picks (online CPUs, at most 8).
  *
  * Workloads: "sparse" keys drawn uniformly from 2^24 (gaps of ~170, two
  * varint bytes each) and "dense" runs of consecutive keys (one byte each).
@@ -158,8 +160,18 @@ static int cmp_d(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+static unsigned shard_threads(void)
+{
+	const char *e = getenv("BENCH_SHARD_THREADS");
+	if (e && atoi(e) > 0)
+		return (unsigned)atoi(e);
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
 /* One measurement: C clients against a fresh server of the given kind
- * (uring 2: io_uring with a secret, 1: io_uring, 0: blocking). */
+ * (uring 3: io_uring with several threads, 2: io_uring with a secret,
+ * 1: io_uring, 0: blocking). */
 static int measure(int uring, uint32_t clients, int pull, int dense,
 		   uint32_t batch, uint32_t rounds, double *keys_s,
 		   double *bytes_s)
@@ -182,6 +194,7 @@ static int measure(int uring, uint32_t clients, int pull, int dense,
 			.staleness = SSP_INF,
 			.heartbeat_timeout = 60,
 			.key = uring == 2 ? bench_key : NULL,
+			.threads = uring == 3 ? shard_threads() : 1,
 		};
 		if (ps_server_create(&pc, &u.s, &err)) {
 			fprintf(stderr, "shard: %s\n", err.message);
@@ -354,12 +367,13 @@ int main(int argc, char **argv)
 	for (size_t l = 0; l < sizeof loads / sizeof loads[0]; l++)
 		for (uint32_t clients = 1; clients <= 8; clients *= clients < 2 ? 2 : 4)
 			for (int pull = 0; pull <= 1; pull++)
-				for (int uring = 2; uring >= 0; uring--) {
+				for (int uring = 3; uring >= 0; uring--) {
 					double ks[7], bs[7];
 					uint32_t rounds = loads[l].rounds;
 					char name[64];
 					const char *server =
-						uring == 2   ? "io_uring+secret"
+						uring == 3   ? "io_uring-mt"
+						: uring == 2 ? "io_uring+secret"
 						: uring == 1 ? "io_uring"
 							     : "blocking";
 					snprintf(name, sizeof name, "%s,%s,%s,%u",

@@ -96,9 +96,7 @@ static void *serve_peer(void *arg)
 			for (int i = 0; i < WIRE_NONCE_LEN + WIRE_MAC_LEN; i++)
 				wire_put_u8(&o, 0);
 			wire_end(&o);
-			wire_begin(&o, WIRE_READY, 0); /* joined */
-			wire_put_u64(&o, m.clock);
-			wire_end(&o);
+			wire_put_ready(&o, m.clock, 0, 0); /* joined */
 			break;
 		case WIRE_PUSH:
 			for (uint32_t i = 0; i < m.n_keys; i++)

@@ -7,7 +7,7 @@
 #   bench/net/dense8.sh BIN_A BIN_B [ROUNDS]   (e.g. before/after builds)
 set -eu
 rounds=${3:-3}
-rows='io_uring,push,dense,8;blocking,push,dense,8;io_uring,pull,dense,8;blocking,pull,dense,8'
+rows='io_uring,push,dense,8;io_uring-mt,push,dense,8;blocking,push,dense,8;io_uring,pull,dense,8;io_uring-mt,pull,dense,8;blocking,pull,dense,8'
 for r in $(seq 1 "$rounds"); do
 	for bin in "$1" "$2"; do
 		BENCH_ONLY=$rows "$bin" | grep -v '^server\|^tags\|^loopback' |

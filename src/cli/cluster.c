@@ -393,8 +393,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			"worker %u/%u: %llu clocks, %llu rows in %.2f s; sent "
 			"%llu bytes (%llu of %llu keys pushed, %.2f bytes per "
 			"update), "
-			"received %llu bytes, %llu reconnects, largest "
-			"staleness seen %llu\n",
+			"received %llu bytes, %llu reconnects (%llu pushes "
+			"resent), largest staleness seen %llu\n",
 			c->rank, c->n_workers, (unsigned long long)rep->clocks,
 			(unsigned long long)rep->rows, rep->seconds,
 			(unsigned long long)rep->net.bytes_sent,
@@ -402,6 +402,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			(unsigned long long)rep->net.keys_offered, bpk,
 			(unsigned long long)rep->net.bytes_recv,
 			(unsigned long long)rep->net.reconnects,
+			(unsigned long long)rep->net.resent,
 			(unsigned long long)rep->net.max_staleness);
 		for (uint32_t i = 0; i < rep->n_shards; i++)
 			fprintf(stderr,

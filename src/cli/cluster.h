@@ -25,6 +25,7 @@ struct serve_args {
 	double checkpoint_every;
 	double heartbeat_timeout;
 	uint64_t dim;
+	unsigned threads;          /* 0: online CPUs, at most 8 */
 	int json;
 	int quiet;
 };

@@ -28,7 +28,7 @@
 
 enum {
 	O_SHARD = 1, O_LISTEN, O_STALENESS, O_SECRET, O_CKPT, O_CKPT_EVERY,
-	O_HEARTBEAT, O_DIM, O_JSON, O_QUIET, O_HELP,
+	O_HEARTBEAT, O_DIM, O_THREADS, O_JSON, O_QUIET, O_HELP,
 };
 
 static const struct cli_opt serve_opts[] = {
@@ -41,12 +41,17 @@ static const struct cli_opt serve_opts[] = {
 	{ O_SECRET, "secret-file", 0, "FILE",
 	  "shared secret (>= 16 bytes); peers must prove they know it" },
 	{ O_CKPT, "checkpoint", 0, "DIR",
-	  "checkpoint the shard into DIR and resume from it on start" },
+	  "checkpoint the shard into DIR and resume from it on start; "
+	  "pushes since the checkpoint are logged there too, so a killed "
+	  "shard restarted on DIR loses none" },
 	{ O_CKPT_EVERY, "checkpoint-every", 0, "SEC",
 	  "seconds between checkpoints (also written on SIGTERM)" },
 	{ O_HEARTBEAT, "heartbeat-timeout", 0, "SEC",
 	  "drop a silent or disconnected worker from the clock after SEC" },
 	{ O_DIM, "dim", 0, "N", "model keys (default: from the first worker)" },
+	{ O_THREADS, "threads", 0, "N",
+	  "threads serving (one io_uring each; connections dealt out in "
+	  "turn)" },
 	{ O_JSON, "json", 0, NULL, "final statistics as JSON on stdout" },
 	{ O_QUIET, "quiet", 'q', NULL, "no log lines on stderr" },
 	{ O_HELP, "help", 'h', NULL, "this help" },
@@ -75,6 +80,9 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_HEARTBEAT:
 		snprintf(buf, n, "10");
+		break;
+	case O_THREADS:
+		snprintf(buf, n, "online CPUs, at most 8");
 		break;
 	}
 }
@@ -147,6 +155,14 @@ static void say_stats(const struct serve_args *a, struct ps_server *s)
 	}
 }
 
+/* Online CPUs, at most 8: lanes without connections cost nothing, and
+ * connections are dealt out in turn, so W workers keep min(W, N) busy. */
+static unsigned serve_default_threads(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
 int serve_run(const struct serve_args *a)
 {
 	char host[256], ebuf[64];
@@ -189,6 +205,7 @@ int serve_run(const struct serve_args *a)
 		.key = a->secret_file ? key : NULL,
 		.checkpoint_dir = a->checkpoint_dir,
 		.checkpoint_every = a->checkpoint_every,
+		.threads = a->threads ? a->threads : serve_default_threads(),
 		.log = log_line,
 		.log_ctx = (void *)a,
 	};
@@ -210,9 +227,11 @@ int serve_run(const struct serve_args *a)
 				     : ((struct sockaddr_in *)&ss)->sin_port);
 	if (!a->quiet)
 		fprintf(stderr,
-			"boar serve %u/%u: listening on %s:%u, staleness %s%s\n",
+			"boar serve %u/%u: listening on %s:%u, staleness %s%s, "
+			"%u thread%s\n",
 			a->shard, a->n_shards, host, port, ebuf,
-			a->secret_file ? ", authenticated" : "");
+			a->secret_file ? ", authenticated" : "", c.threads,
+			c.threads == 1 ? "" : "s");
 	rc = ps_server_run(s, &err);
 	say_stats(a, s);
 	if (rc) {
@@ -295,6 +314,13 @@ int cmd_serve(int argc, char **argv)
 			if (cli_u64(&p, 1, 1ull << 40, &a.dim))
 				return cli_usage("serve", "%s", p.why);
 			break;
+		case O_THREADS: {
+			uint64_t t;
+			if (cli_u64(&p, 1, PS_MAX_THREADS, &t))
+				return cli_usage("serve", "%s", p.why);
+			a.threads = (unsigned)t;
+			break;
+		}
 		case O_JSON:
 			a.json = 1;
 			break;

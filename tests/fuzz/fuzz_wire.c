@@ -2,7 +2,8 @@
  *
  * Feeds arbitrary bytes to wire_decode_frame() under both receiver limits
  * (before and after the handshake), and re-encodes what decoded so that the
- * encoder's view of a valid message is exercised too. `make fuzz
+ * encoder's view of a valid message is exercised too (key lists of PUSH and
+ * PULL; READY with its push sequence number and durable flag). `make fuzz
  * FUZZ=wire` runs it under libFuzzer; tests/unit/test_net_fuzz_corpus.c
  * and the replay of tests/fuzz/corpus/wire/ (fuzz.h) run it in every
  * `make check`.
@@ -38,6 +39,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						m.n_keys * sizeof *m.keys)))
 				__builtin_trap();
 		}
+		wire_out_free(&o);
+		wire_msg_free(&back);
+	}
+	if (wire_decode_frame(data, size, WIRE_MAX_PAYLOAD, &m) == 0 &&
+	    m.type == WIRE_READY) {
+		/* READY (clock, last push seq held, durable) round-trips */
+		struct wire_out o;
+		struct wire_msg back;
+		memset(&back, 0, sizeof back);
+		wire_out_init(&o);
+		if (wire_put_ready(&o, m.clock, m.seq, m.durable) == 0 &&
+		    (wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD,
+				       &back) != 0 ||
+		     back.clock != m.clock || back.seq != m.seq ||
+		     back.durable != m.durable))
+			__builtin_trap();
 		wire_out_free(&o);
 		wire_msg_free(&back);
 	}

@@ -162,6 +162,7 @@ static void forge_push(struct wire_out *o)
 	float v = 1000;
 	wire_begin(o, WIRE_PUSH, 0);
 	wire_put_u64(o, 0);
+	wire_put_u64(o, 1); /* seq */
 	wire_put_keys(o, &k, 1);
 	wire_put_vals(o, &v, 1, 0);
 	wire_end(o);

@@ -6,7 +6,11 @@
  * bulk-synchronous reads, a wrong secret is refused, garbage and oversized
  * frames are dropped without disturbing a working client, a checkpoint is
  * written on stop and read back by a new shard, and gather returns the
- * whole model once every worker is done.
+ * whole model once every worker is done. The SSP and dead-worker tests run
+ * again on shards of three threads (lanes: the workers' connections on
+ * different lanes, so held pulls are answered through cross-lane wakes),
+ * and many clients pushing the same keys at once into a four-lane shard
+ * lose no update.
  */
 #include <errno.h>
 #include <netinet/in.h>
@@ -27,6 +31,9 @@
 #include "testutil.h"
 
 #define DIM 1000
+
+/* Threads (lanes) of the shards start_shard starts. */
+static unsigned shard_threads = 1;
 
 struct shard_thread {
 	pthread_t t;
@@ -68,6 +75,7 @@ static int start_shard(struct shard_thread *st, uint32_t shard, uint32_t n,
 		.heartbeat_timeout = 2,
 		.key = key,
 		.checkpoint_dir = ckpt,
+		.threads = shard_threads,
 	};
 	if (ps_server_create(&c, &st->s, &err)) {
 		fprintf(stderr, "server: %s\n", err.message);
@@ -430,6 +438,7 @@ static void test_fragmented(void)
 	wire_out_reset(&o);
 	wire_begin(&o, WIRE_PUSH, 0);
 	wire_put_u64(&o, 0);
+	wire_put_u64(&o, 1); /* seq */
 	wire_put_keys(&o, k, 3);
 	wire_put_vals(&o, d, 3, 0);
 	wire_end(&o);
@@ -460,6 +469,83 @@ static void test_fragmented(void)
 	stop_shard(&sh);
 }
 
+struct sum_job {
+	struct shard_thread *sh;
+	uint32_t rank, n;
+	int rc;
+	float *w;            /* rank 0: the gathered model */
+	struct wire_stats st; /* rank 0: the shard's counters after it */
+};
+
+/* Worker `rank` pushes 1 to every key ROUNDS times, then says done;
+ * worker 0 then gathers (answered once all are done) and asks for the
+ * counters. */
+#define ROUNDS 100
+static void *sum_thread(void *arg)
+{
+	struct sum_job *j = arg;
+	boar_error err;
+	int rc;
+	struct ps_client *c = client(j->sh, 1, j->rank, j->n, NULL, &rc, &err);
+	uint64_t *keys = malloc(DIM * sizeof *keys);
+	float *d = malloc(DIM * sizeof *d);
+	for (uint32_t k = 0; k < DIM; k++) {
+		keys[k] = k;
+		d[k] = 1.0f;
+	}
+	for (int r = 0; !rc && r < ROUNDS; r++)
+		rc = ps_client_push(c, keys, d, DIM, &err);
+	if (!rc)
+		rc = ps_client_done(c, &err);
+	if (!rc && j->rank == 0)
+		rc = ps_client_gather(c, j->w, &err);
+	if (!rc && j->rank == 0)
+		rc = ps_client_stats(c, 0, &j->st, &err);
+	j->rc = rc;
+	if (rc)
+		fprintf(stderr, "worker %u: %s\n", j->rank, err.message);
+	free(keys);
+	free(d);
+	ps_client_free(c);
+	return NULL;
+}
+
+/* Six workers push the same keys at once into a shard of four lanes:
+ * every key ends at exactly 6 * ROUNDS (integers: any order sums alike),
+ * and the shard counted every push. */
+static void test_lanes_sum(void)
+{
+	enum { W = 6 };
+	struct shard_thread sh;
+	shard_threads = 4;
+	int bad = start_shard(&sh, 0, 1, SSP_INF, NULL, NULL);
+	shard_threads = 1;
+	if (bad) {
+		test_failures++;
+		return;
+	}
+	struct sum_job jobs[W];
+	pthread_t t[W];
+	float *w = calloc(DIM, sizeof *w);
+	for (uint32_t i = 0; i < W; i++) {
+		jobs[i] = (struct sum_job){ &sh, i, W, 0, w, { 0 } };
+		pthread_create(&t[i], NULL, sum_thread, &jobs[i]);
+	}
+	for (int i = 0; i < W; i++) {
+		pthread_join(t[i], NULL);
+		CHECK(jobs[i].rc == 0, "worker %d failed", i);
+	}
+	int wrong = 0;
+	for (int k = 0; k < DIM; k++)
+		wrong += w[k] != (float)(W * ROUNDS);
+	CHECK(!wrong, "%d keys lost updates (key 0: %g, want %d)", wrong,
+	      w[0], W * ROUNDS);
+	CHECK(jobs[0].st.pushes == W * ROUNDS, "pushes counted: %llu",
+	      (unsigned long long)jobs[0].st.pushes);
+	free(w);
+	stop_shard(&sh);
+}
+
 int main(void)
 {
 	int fd;
@@ -475,5 +561,11 @@ int main(void)
 	test_auth_and_garbage();
 	test_checkpoint();
 	test_fragmented();
+	shard_threads = 3;
+	test_ssp(0);
+	test_ssp(2);
+	test_dead_worker();
+	shard_threads = 1;
+	test_lanes_sum();
 	return TEST_RESULT();
 }

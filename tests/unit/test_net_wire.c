@@ -36,13 +36,15 @@ static void test_push_roundtrip(int f16)
 	wire_out_init(&o);
 	wire_begin(&o, WIRE_PUSH, f16 ? WIRE_F_F16 : 0);
 	wire_put_u64(&o, 42);
+	wire_put_u64(&o, 77); /* seq */
 	wire_put_keys(&o, keys, n);
 	wire_put_vals(&o, vals, n, f16);
 	CHECK(wire_end(&o) == 0, "wire_end failed");
 	int rc = wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, &m);
 	CHECK(rc == 0, "decode push f16=%d: expected 0, got %d", f16, rc);
-	CHECK(m.type == WIRE_PUSH && m.clock == 42, "type %d clock %llu",
-	      m.type, (unsigned long long)m.clock);
+	CHECK(m.type == WIRE_PUSH && m.clock == 42 && m.seq == 77,
+	      "type %d clock %llu seq %llu", m.type,
+	      (unsigned long long)m.clock, (unsigned long long)m.seq);
 	CHECK(m.n_keys == n && m.n_vals == n, "n_keys %u n_vals %u", m.n_keys,
 	      m.n_vals);
 	for (uint32_t i = 0; i < n && i < m.n_keys; i++) {
@@ -54,7 +56,8 @@ static void test_push_roundtrip(int f16)
 		      "val %u: expected %g got %g", i, vals[i], m.vals[i]);
 	}
 	/* 0,1,2,3 cost one byte each: the gap minus one is 0. */
-	size_t want = WIRE_HDR_LEN + 8 + 1 + 4 + wire_varint_len(196) +
+	size_t want = WIRE_HDR_LEN + 8 + 8 /* clock, seq */ + 1 + 4 +
+		      wire_varint_len(196) +
 		      wire_varint_len(70000 - 200 - 1) +
 		      wire_varint_len((1ull << 33) - 70000 - 1) +
 		      n * (f16 ? 2 : 4);
@@ -181,6 +184,7 @@ static void test_malformed(void)
 	wire_out_init(&o);
 	wire_begin(&o, WIRE_PUSH, 0);
 	wire_put_u64(&o, 1);
+	wire_put_u64(&o, 1); /* seq */
 	wire_put_keys(&o, keys, 3);
 	wire_put_vals(&o, v, 3, 0);
 	wire_end(&o);
@@ -254,6 +258,7 @@ static void test_malformed(void)
 	wire_out_reset(&o);
 	wire_begin(&o, WIRE_PUSH, 0);
 	wire_put_u64(&o, 1);
+	wire_put_u64(&o, 1); /* seq */
 	wire_put_keys(&o, keys, 3);
 	wire_put_vals(&o, v, 2, 0);
 	wire_end(&o);

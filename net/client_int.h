@@ -1,0 +1,59 @@
+/* client_int.h - what the client's two files share (library-internal):
+ * client.c holds the connections, handshake, reconnects and requests,
+ * client_push.c the push path (float16, the significance filter, the
+ * frames kept for a durable shard). */
+#ifndef BOAR_NET_CLIENT_INT_H
+#define BOAR_NET_CLIENT_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "net/auth.h"
+#include "net/client.h"
+#include "net/wire.h"
+
+#define RETRY 1 /* internal: the connection broke, reconnect and repeat */
+
+struct shard {
+	char host[256];
+	unsigned port;
+	int fd;
+	uint64_t lo, hi;
+	struct net_session ses; /* with a secret: this connection's tags */
+	/* Pushes are numbered per shard. To a shard that logs them
+	 * (durable), the ones it has not answered anything after yet are
+	 * kept (whole frames, untagged) and resent after a reconnect, from
+	 * the one after the last it says it holds. */
+	uint64_t seq;
+	int durable;
+	uint8_t *kept;
+	size_t kept_len, kept_cap;
+};
+
+struct ps_client {
+	struct ps_client_config cfg;
+	uint8_t key[NET_KEY_LEN];
+	int auth;
+	struct shard *sh;
+	uint64_t clock;
+	uint32_t req;
+	float *res;            /* filter residuals (dim), or NULL */
+	uint64_t *kbuf;        /* push scratch */
+	float *vbuf;
+	uint32_t buf_cap;
+	uint8_t *in;
+	size_t in_cap;
+	struct wire_out out;
+	struct wire_msg msg;
+	struct ps_client_counters n;
+};
+
+/* Sends the frame in c->out to s (tagged). @return 0, RETRY, or a code. */
+int client_send_out(struct ps_client *c, struct shard *s);
+/* Reconnects shard i (backoff, handshake, resend, clock sync). */
+int client_reconnect(struct ps_client *c, uint32_t i, boar_error *err);
+/* Index of the first key >= bound in keys[lo..n). */
+uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
+			    uint64_t bound);
+
+#endif

@@ -1,0 +1,152 @@
+/* client_push.c - a worker's pushes: split by shard, numbered, float16
+ * where it fits, held back by the significance filter, and kept for a
+ * shard that logs them until it answers something after them (client.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "net/client_int.h"
+
+static int grow_bufs(struct ps_client *c, uint32_t n)
+{
+	if (n <= c->buf_cap)
+		return 0;
+	uint64_t *k = realloc(c->kbuf, n * sizeof *k);
+	if (!k)
+		return -1;
+	c->kbuf = k;
+	float *v = realloc(c->vbuf, n * sizeof *v);
+	if (!v)
+		return -1;
+	c->vbuf = v;
+	c->buf_cap = n;
+	return 0;
+}
+
+/* Keeps a copy of a push frame (before its tag) until the shard answers
+ * something after it. @return 0 or -1 out of memory. */
+static int keep(struct shard *s, const struct wire_out *o)
+{
+	if (s->kept_cap - s->kept_len < o->len) {
+		size_t cap = s->kept_cap ? s->kept_cap : 1u << 16;
+		while (cap - s->kept_len < o->len)
+			cap *= 2;
+		uint8_t *b = realloc(s->kept, cap);
+		if (!b)
+			return -1;
+		s->kept = b;
+		s->kept_cap = cap;
+	}
+	memcpy(s->kept + s->kept_len, o->buf, o->len);
+	s->kept_len += o->len;
+	return 0;
+}
+
+static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
+		      const float *vals, uint32_t n, int f16, boar_error *err)
+{
+	if (!n)
+		return 0;
+	wire_out_reset(&c->out);
+	struct shard *s = &c->sh[i];
+	wire_begin(&c->out, WIRE_PUSH, f16 ? WIRE_F_F16 : 0);
+	wire_put_u64(&c->out, c->clock);
+	wire_put_u64(&c->out, ++s->seq);
+	wire_put_keys(&c->out, keys, n);
+	wire_put_vals(&c->out, vals, n, f16);
+	if (wire_end(&c->out))
+		return boar_fail(err, BOAR_ENOMEM, "push frame too large");
+	c->n.push_bytes += c->out.len;
+	if (s->durable && keep(s, &c->out))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	int rc = client_send_out(c, s);
+	if (rc == RETRY) /* lost with the connection, unless kept */
+		rc = client_reconnect(c, i, err);
+	c->n.keys_pushed += n;
+	return rc;
+}
+
+/* Whether v survives float16 rounding as a finite value (|v| <= 65504,
+ * plus what rounds down to it). A frame holding any value that does not is
+ * sent as float32: held back instead, a delta over 65504 waited in the
+ * residual until the final flush, and the shard trained without it all
+ * along (weights of 2e7 instead of 2e5). Small values need no such care:
+ * what float16 rounds off (subnormals included) stays in the residual and
+ * travels later. */
+static int f16_fits(float v)
+{
+	return isfinite(wire_f16_to_f32(wire_f32_to_f16(v)));
+}
+
+int ps_client_push(struct ps_client *c, const uint64_t *keys,
+		   const float *deltas, uint32_t n, boar_error *err)
+{
+	c->n.keys_offered += n;
+	if (!c->res) {
+		uint32_t a = 0;
+		for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+			uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
+			int rc = push_frame(c, i, keys + a, deltas + a, b - a,
+					    0, err);
+			if (rc)
+				return rc;
+			a = b;
+		}
+		return 0;
+	}
+	if (grow_bufs(c, n))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	float thr = c->cfg.threshold;
+	uint32_t a = 0;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi), m = 0;
+		int f16 = c->cfg.f16;
+		for (uint32_t j = a; j < b; j++) {
+			float *r = &c->res[keys[j]];
+			*r += deltas[j];
+			if (!(fabsf(*r) > thr) || *r == 0 || !isfinite(*r))
+				continue;
+			c->kbuf[m] = keys[j];
+			c->vbuf[m++] = *r;
+			f16 = f16 && f16_fits(*r);
+		}
+		/* What travels is what the shard will add: the rounding error
+		 * of float16 stays in the residual. */
+		for (uint32_t j = 0; j < m; j++)
+			c->res[c->kbuf[j]] -=
+				f16 ? wire_f16_to_f32(wire_f32_to_f16(c->vbuf[j]))
+				    : c->vbuf[j];
+		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, err);
+		if (rc)
+			return rc;
+		a = b;
+	}
+	return 0;
+}
+
+int ps_client_flush(struct ps_client *c, boar_error *err)
+{
+	if (!c->res)
+		return 0;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		uint64_t lo = c->sh[i].lo, hi = c->sh[i].hi;
+		for (uint64_t k = lo; k < hi;) {
+			uint32_t m = 0;
+			if (grow_bufs(c, 4096))
+				return boar_fail(err, BOAR_ENOMEM,
+						 "out of memory");
+			for (; k < hi && m < 4096; k++) {
+				if (c->res[k] == 0)
+					continue;
+				c->kbuf[m] = k;
+				c->vbuf[m++] = c->res[k];
+				c->res[k] = 0;
+			}
+			int rc = push_frame(c, i, c->kbuf, c->vbuf, m, 0, err);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,127 @@
+/* server_int.h - what a shard's two files share (library-internal):
+ * server.c speaks the protocol on the lanes, server_life.c creates, runs,
+ * checkpoints, resumes and frees the shard. See server.c for the threads
+ * and the locks. */
+#ifndef BOAR_NET_SERVER_INT_H
+#define BOAR_NET_SERVER_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "net/auth.h"
+#include "net/loop.h"
+#include "net/pushlog.h"
+#include "net/server.h"
+#include "net/shard_w.h"
+#include "net/ssp.h"
+#include "net/wire.h"
+
+#define HANDSHAKE_TIMEOUT 5.0
+
+enum conn_state { C_NONE = 0, C_NEW, C_CHALLENGED, C_READY };
+
+struct conn {
+	int state;
+	int rank;          /* worker rank once HELLO came, else -1 */
+	double opened;
+	uint64_t dim;         /* from its HELLO */
+	uint32_t n_workers;
+	uint64_t join_clock;
+	uint8_t nonce_c[WIRE_NONCE_LEN], nonce_s[WIRE_NONCE_LEN];
+	struct net_session ses; /* on from a good AUTH: frames carry tags */
+	char name[64];     /* the peer's address, for other lanes' logs */
+};
+
+struct pend {
+	uint32_t lane;
+	uint32_t slot;
+	uint8_t type;      /* WIRE_PULL or WIRE_GATHER */
+	uint8_t f16;
+	uint32_t req;
+	uint64_t clock;    /* PULL */
+	uint64_t lo;       /* GATHER */
+	uint32_t count;    /* GATHER */
+	uint32_t n_keys;
+	uint64_t *keys;
+};
+
+/* One thread of the shard: a loop and its connections. Only this lane's
+ * thread touches msg, out and (outside s->mu) its conns' sessions. */
+struct lane {
+	struct ps_server *s;
+	uint32_t idx;
+	struct net_loop *loop;
+	struct conn *conns;
+	struct wire_msg msg;
+	struct wire_out out;
+	pthread_t thread;
+	int started;
+	int rc;
+	boar_error err;
+};
+
+struct ps_server {
+	struct ps_config cfg;
+	uint8_t key[NET_KEY_LEN];
+	int auth;
+	struct lane *lanes;
+	uint32_t n_lanes;
+	unsigned n_conns;     /* per lane */
+	uint32_t next_lane;   /* lane 0 deals connections out in turn */
+	pthread_mutex_t mu;   /* everything below but the weights */
+	atomic_int stopping;
+	/* the shard */
+	uint64_t dim, lo, hi;
+	struct shard_w w;
+	int have_workers;     /* the clock table is set up */
+	uint32_t n_workers;
+	struct ssp ssp;
+	int64_t *worker_conn; /* rank -> lane * n_conns + slot, -1 if none */
+	/* parked requests */
+	struct pend *pend;
+	size_t n_pend, cap_pend;
+	struct wire_stats st;
+	/* with a checkpoint directory: the push log (pushlog.h) and the last
+	 * push seq applied per worker, so a push resent after a reconnect is
+	 * applied once */
+	struct pushlog log;
+	int logging;
+	uint64_t *last_seq;
+	uint64_t dup_pushes;
+	struct wire_msg replay_msg;
+	double next_ckpt;
+	int dirty;            /* pushes since the last checkpoint */
+	int fatal;
+	boar_error fatal_err;
+};
+
+#define LOCK(s) pthread_mutex_lock(&(s)->mu)
+#define UNLOCK(s) pthread_mutex_unlock(&(s)->mu)
+
+static inline int64_t gid(const struct lane *ln, uint32_t slot)
+{
+	return (int64_t)ln->idx * ln->s->n_conns + slot;
+}
+
+static inline int in_range(const struct ps_server *s, const uint64_t *keys,
+			   uint32_t n)
+{
+	/* keys are ascending: checking the ends checks them all */
+	return !n || (keys[0] >= s->lo && keys[n - 1] < s->hi);
+}
+
+
+/* server_life.c */
+void ps_logf(struct ps_server *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+void ps_stop_all(struct ps_server *s);
+int ps_setup_shard(struct ps_server *s, uint64_t dim, uint32_t n_workers,
+		   boar_error *err);
+int ps_checkpoint(struct ps_server *s, boar_error *err);
+
+/* server.c: the callbacks of every lane's loop, and lane 0's dealer */
+extern const struct net_loop_ops ps_lane_ops;
+int ps_lane_route(void *ctx, int fd);
+
+#endif

@@ -1,0 +1,324 @@
+/* test_net_resend.c - pushes to a durable shard survive its death.
+ *
+ * A scripted shard on a raw socket says it logs pushes (READY durable),
+ * reads three numbered pushes, then dies without answering the request
+ * that follows them; its "restart" says it holds only the first. The
+ * client must reconnect, send pushes 2 and 3 again, byte for byte the
+ * same, then the request, then go on numbering from 4. And a real shard
+ * with a checkpoint directory (so durable) applies a push it already
+ * holds (same seq, sent twice) once.
+ */
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/client.h"
+#include "net/loop.h"
+#include "net/server.h"
+#include "net/ssp.h"
+#include "testutil.h"
+
+#define DIM 100
+
+static int read_exactly(int fd, uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = read(fd, p, n);
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+static int read_frame(int fd, struct wire_msg *m)
+{
+	uint8_t buf[4096];
+	struct wire_hdr h;
+	if (read_exactly(fd, buf, WIRE_HDR_LEN) ||
+	    wire_parse_header(buf, sizeof buf - WIRE_HDR_LEN, &h) ||
+	    read_exactly(fd, buf + WIRE_HDR_LEN, h.length))
+		return -1;
+	return wire_decode_frame(buf, WIRE_HDR_LEN + h.length, sizeof buf, m);
+}
+
+static void send_out(int fd, struct wire_out *o)
+{
+	if (write(fd, o->buf, o->len) != (ssize_t)o->len)
+		perror("write");
+	wire_out_reset(o);
+}
+
+/* HELLO in, WELCOME + READY (durable, holding pushes up to seq) out. */
+static int greet(int fd, uint64_t seq)
+{
+	struct wire_msg m = { 0 };
+	struct wire_out o;
+	wire_out_init(&o);
+	int rc = read_frame(fd, &m);
+	if (!rc && m.type == WIRE_HELLO) {
+		uint8_t zero[WIRE_NONCE_LEN] = { 0 };
+		wire_begin(&o, WIRE_WELCOME, 0);
+		wire_put_u32(&o, 0);
+		wire_put_u32(&o, 1);
+		wire_put_u64(&o, 0);
+		wire_put_u64(&o, DIM);
+		wire_put_u64(&o, 0);
+		wire_put_u8(&o, 0);
+		wire_put_bytes(&o, zero, WIRE_NONCE_LEN);
+		wire_put_bytes(&o, zero, WIRE_MAC_LEN);
+		wire_end(&o);
+		wire_put_ready(&o, 0, seq, 1);
+		send_out(fd, &o);
+	} else {
+		rc = -1;
+	}
+	wire_out_free(&o);
+	wire_msg_free(&m);
+	return rc;
+}
+
+struct script {
+	int lfd;
+	uint64_t seqs[8]; /* of the pushes seen on the second connection */
+	float first[8];   /* their first value */
+	int n, stats_after, ok;
+};
+
+static void *scripted_shard(void *arg)
+{
+	struct script *sc = arg;
+	struct wire_msg m = { 0 };
+	struct wire_out o;
+	wire_out_init(&o);
+	int fd = accept(sc->lfd, NULL, NULL);
+	if (fd < 0 || greet(fd, 0))
+		goto out;
+	/* three pushes, seq 1..3 (a CLOCK may come first), then STATS */
+	for (uint64_t want = 1;;) {
+		if (read_frame(fd, &m))
+			goto out;
+		if (m.type == WIRE_STATS && want == 4)
+			break;
+		if (m.type == WIRE_PUSH && m.seq != want++) {
+			fprintf(stderr, "first life: push seq %llu\n",
+				(unsigned long long)m.seq);
+			goto out;
+		}
+	}
+	close(fd); /* dies before answering: only push 1 was logged */
+	fd = accept(sc->lfd, NULL, NULL);
+	if (fd < 0 || greet(fd, 1))
+		goto out;
+	for (;;) {
+		if (read_frame(fd, &m))
+			break;
+		if (m.type == WIRE_STATS) {
+			struct wire_stats st = { 0 };
+			wire_put_stats(&o, m.req, &st);
+			send_out(fd, &o);
+			sc->stats_after = sc->n;
+		} else if (m.type == WIRE_PUSH && sc->n < 8) {
+			sc->seqs[sc->n] = m.seq;
+			sc->first[sc->n++] = m.n_vals ? m.vals[0] : 0;
+		}
+	}
+	sc->ok = 1;
+out:
+	if (fd >= 0)
+		close(fd);
+	wire_out_free(&o);
+	wire_msg_free(&m);
+	return NULL;
+}
+
+static int listen_any(unsigned *port)
+{
+	int fd;
+	boar_error err;
+	if (net_listen("127.0.0.1", 0, &fd, &err))
+		return -1;
+	struct sockaddr_in a;
+	socklen_t al = sizeof a;
+	getsockname(fd, (struct sockaddr *)&a, &al);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+static struct ps_client *client_to(unsigned port, boar_error *err)
+{
+	char addr[64];
+	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
+	const char *addrs[1] = { addr };
+	struct ps_client_config c = {
+		.addrs = addrs,
+		.n_shards = 1,
+		.rank = 0,
+		.n_workers = 1,
+		.dim = DIM,
+		.reconnect_timeout = 5,
+	};
+	struct ps_client *cl = NULL;
+	return ps_client_connect(&c, &cl, err) ? NULL : cl;
+}
+
+static void test_resend(void)
+{
+	unsigned port;
+	struct script sc = { .lfd = listen_any(&port) };
+	pthread_t t;
+	pthread_create(&t, NULL, scripted_shard, &sc);
+	boar_error err;
+	struct ps_client *c = client_to(port, &err);
+	CHECK(c != NULL, "connect: %s", err.message);
+	if (!c) {
+		shutdown(sc.lfd, SHUT_RDWR);
+		pthread_join(t, NULL);
+		close(sc.lfd);
+		return;
+	}
+	uint64_t k = 7;
+	for (int i = 1; i <= 3; i++) {
+		float v = (float)i;
+		CHECK(ps_client_push(c, &k, &v, 1, &err) == 0, "push %d", i);
+	}
+	struct wire_stats st;
+	CHECK(ps_client_stats(c, 0, &st, &err) == 0, "stats across the "
+	      "restart: %s", err.message);
+	float v = 4;
+	CHECK(ps_client_push(c, &k, &v, 1, &err) == 0, "push 4");
+	struct ps_client_counters n;
+	ps_client_get_counters(c, &n);
+	ps_client_free(c); /* the scripted shard sees the end */
+	pthread_join(t, NULL);
+	close(sc.lfd);
+	CHECK(sc.ok, "the scripted shard's exchange broke off");
+	CHECK(sc.n == 3 && sc.seqs[0] == 2 && sc.seqs[1] == 3 &&
+	      sc.seqs[2] == 4, "after the restart: %d pushes, seqs %llu "
+	      "%llu %llu (want 2 3 4)", sc.n,
+	      (unsigned long long)sc.seqs[0], (unsigned long long)sc.seqs[1],
+	      (unsigned long long)sc.seqs[2]);
+	CHECK(sc.first[0] == 2 && sc.first[1] == 3 && sc.first[2] == 4,
+	      "resent values %g %g, then %g", sc.first[0], sc.first[1],
+	      sc.first[2]);
+	CHECK(sc.stats_after == 2, "the request went before the resent "
+	      "pushes (%d)", sc.stats_after);
+	CHECK(n.resent == 2, "resent counter %llu, want 2",
+	      (unsigned long long)n.resent);
+}
+
+static void *serve(void *arg)
+{
+	boar_error err;
+	ps_server_run(arg, &err);
+	return NULL;
+}
+
+/* Sends one frame: PUSH seq 1 of key 3, value 1. */
+static void raw_push(int fd, struct wire_out *o)
+{
+	uint64_t k = 3;
+	float v = 1;
+	wire_begin(o, WIRE_PUSH, 0);
+	wire_put_u64(o, 0);
+	wire_put_u64(o, 1);
+	wire_put_keys(o, &k, 1);
+	wire_put_vals(o, &v, 1, 0);
+	wire_end(o);
+	send_out(fd, o);
+}
+
+/* The same numbered push twice into a real shard that logs pushes (it
+ * has a checkpoint directory): READY says durable, the push is applied
+ * once, the shard counts one push and says it holds seq 1. */
+static void test_dedup(void)
+{
+	char dir[] = "/tmp/boar-resend-XXXXXX";
+	if (!mkdtemp(dir)) {
+		CHECK(0, "mkdtemp");
+		return;
+	}
+	unsigned port;
+	int lfd = listen_any(&port);
+	int stop = eventfd(0, EFD_CLOEXEC);
+	struct ps_config pc = { .shard = 0, .n_shards = 1, .listen_fd = lfd,
+				.stop_fd = stop, .staleness = SSP_INF,
+				.checkpoint_dir = dir };
+	struct ps_server *s;
+	boar_error err;
+	if (ps_server_create(&pc, &s, &err)) {
+		CHECK(0, "shard: %s", err.message);
+		return;
+	}
+	pthread_t t;
+	pthread_create(&t, NULL, serve, s);
+	int fd = -1;
+	struct wire_out o;
+	struct wire_msg m = { 0 };
+	wire_out_init(&o);
+	uint8_t nonce[WIRE_NONCE_LEN] = { 1 };
+	CHECK(net_connect("127.0.0.1", port, &fd, &err) == 0, "connect");
+	wire_begin(&o, WIRE_HELLO, 0);
+	wire_put_u32(&o, 0);
+	wire_put_u32(&o, 1);
+	wire_put_u64(&o, DIM);
+	wire_put_u64(&o, 0);
+	wire_put_bytes(&o, nonce, sizeof nonce);
+	wire_end(&o);
+	send_out(fd, &o);
+	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME, "WELCOME");
+	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_READY && m.durable &&
+	      m.seq == 0, "READY: durable %d seq %llu", m.durable,
+	      (unsigned long long)m.seq);
+	raw_push(fd, &o);
+	raw_push(fd, &o); /* resent: the shard holds it already */
+	uint64_t k = 3;
+	wire_begin(&o, WIRE_PULL, 0);
+	wire_put_u32(&o, 9);
+	wire_put_u64(&o, 0);
+	wire_put_keys(&o, &k, 1);
+	wire_end(&o);
+	send_out(fd, &o);
+	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_PULL_REPLY &&
+	      m.n_vals == 1 && m.vals[0] == 1.0f,
+	      "pulled %g after the same push twice (want 1)",
+	      m.n_vals ? m.vals[0] : -1.0);
+	close(fd);
+	struct wire_stats st;
+	ps_server_stats(s, &st);
+	CHECK(st.pushes == 1, "the shard counted %llu pushes, want 1",
+	      (unsigned long long)st.pushes);
+	uint64_t one = 1;
+	if (write(stop, &one, sizeof one) != sizeof one)
+		perror("write");
+	pthread_join(t, NULL);
+	ps_server_free(s);
+	wire_out_free(&o);
+	wire_msg_free(&m);
+	close(stop);
+	close(lfd);
+	char cmd[128];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	if (system(cmd))
+		fprintf(stderr, "could not remove %s\n", dir);
+}
+
+int main(void)
+{
+	int fd;
+	boar_error err;
+	if (net_listen("127.0.0.1", 0, &fd, &err)) {
+		printf("skip: no loopback networking: %s\n", err.message);
+		return 77;
+	}
+	close(fd);
+	test_resend();
+	test_dedup();
+	return TEST_RESULT();
+}
