@@ -366,6 +366,19 @@ static int say_trained(const struct train_args *a, const struct run *r,
 	return CLI_EXIT_OK;
 }
 
+/* The library's verdict on the options with this data, in flags:
+ * CLI_EXIT_OK or the usage exit. */
+static int check_options(const struct train_args *a,
+			 const boar_dataset *train)
+{
+	boar_error bad;
+	char words[sizeof bad.message];
+	if (!boar_options_check(&a->opt, train, &bad))
+		return CLI_EXIT_OK;
+	return cli_usage("train", "%s",
+			 cli_flag_words(bad.message, words, sizeof words));
+}
+
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
@@ -406,13 +419,9 @@ int cmd_train(int argc, char **argv)
 		status = search_run(&a, train, test);
 		goto out;
 	}
-	status = CLI_EXIT_RUNTIME;
-	boar_error bad;
-	char words[sizeof bad.message];
-	if (boar_options_check(&a.opt, train, &bad)) {
-		status = cli_usage("train", "%s", cli_flag_words(bad.message, words, sizeof words));
+	if ((status = check_options(&a, train)) != CLI_EXIT_OK)
 		goto out;
-	}
+	status = CLI_EXIT_RUNTIME;
 
 	struct run r = { .a = &a, .best_loss = NAN };
 	r.kind = metric_kind(train, &a.opt, init);

@@ -31,6 +31,7 @@ allowed() {
 allowed_file() {
 	case $1 in
 	net/client.c) ;; # ~800 (802); the cluster work is changing it now
+	src/include/boar.h) ;; # the one public header: its comments are the API's documentation
 	*) return 1 ;;
 	esac
 }
