@@ -190,6 +190,23 @@ int boar_parse_format(int format, const struct parse_input *in,
 	return boar_fail(err, BOAR_EINVAL, "unknown format %d", format);
 }
 
+/* Whether every line of [text, text + len) is blank or a '#' comment
+ * (ratings files may open with comments before their header). */
+static int only_comments(const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *s = pc_skip_space(p, eol);
+		if (s < eol && *s != '#')
+			return 0;
+		p = eol + 1;
+	}
+	return 1;
+}
+
 /* boar_parse_file with a chosen block size (the tests use tiny ones). */
 int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 			   int threads, size_t block, int *format,
@@ -216,16 +233,19 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 						     "empty file: no data rows");
 			break;
 		}
-		if (!acc && text_all_blank(text, len)) {
-			/* blank lines before the first data: detection and
-			 * the header belong to the first block with text */
+		if (!*format && !text_all_blank(text, len))
+			*format = boar_detect_format_for(o->task, text, len);
+		if (!acc && (text_all_blank(text, len) ||
+			     (*format == BOAR_FORMAT_RATINGS &&
+			      only_comments(text, len)))) {
+			/* blank (or, in ratings, comment) lines before the
+			 * first data: detection and the header belong to
+			 * the first block with data in it */
 			uint64_t nl, colons;
 			count_lines(text, text + len, &nl, &colons);
 			line += nl;
 			continue;
 		}
-		if (!*format)
-			*format = boar_detect_format_for(o->task, text, len);
 		struct parse_input in = {
 			.path = path,
 			.buf = text,
