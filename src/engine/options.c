@@ -93,8 +93,8 @@ static int is_auto(double v)
 	return v == BOAR_AUTO;
 }
 
-const char *boar_options_validate(const boar_options *o,
-				  const boar_dataset *d)
+/* The rules each field keeps on its own. */
+static const char *check_fields(const boar_options *o)
 {
 	if (o->task < BOAR_TASK_AUTO || o->task > BOAR_TASK_MF)
 		return "task must be auto, linear or mf";
@@ -154,6 +154,13 @@ const char *boar_options_validate(const boar_options *o,
 		if (!(o->class_weight_values[k] >= 0 &&
 		      isfinite(o->class_weight_values[k])))
 			return "class weights must be finite and >= 0";
+	return NULL;
+}
+
+/* The rules between fields, the task and the data. */
+static const char *check_task(const boar_options *o,
+			      const boar_dataset *d)
+{
 	/* What an engine cannot do is refused by the driver from its
 	 * capabilities (engine_caps.c), not here. */
 	if (o->device == BOAR_DEVICE_GPU &&
@@ -205,6 +212,13 @@ const char *boar_options_validate(const boar_options *o,
 		return "the test set must be loaded like the training set "
 		       "(same format family and hash_bits)";
 	return NULL;
+}
+
+const char *boar_options_validate(const boar_options *o,
+				  const boar_dataset *d)
+{
+	const char *why = check_fields(o);
+	return why ? why : check_task(o, d);
 }
 
 /* The spread of the ratings about their mean (1 when there are none), so

@@ -45,10 +45,12 @@ static uint32_t below(uint32_t n)
 	return (uint32_t)(unif() * n);
 }
 
+enum labels { CLASSES, REAL, COUNTS };
+
 /* Rows of NNZ distinct ascending ids with values in [-1, 1]; labels from
- * a hidden model: its value plus noise (regression) or the sign of that
- * (classification). */
-static boar_dataset *make_data(int regression)
+ * a hidden model: its value plus noise (REAL), the sign of that (CLASSES),
+ * or a count around exp of half of it (COUNTS, for Poisson). */
+static boar_dataset *make_data(enum labels kind)
 {
 	static uint64_t row_ptr[N_ROWS + 1];
 	static uint32_t idx[N_ROWS * NNZ];
@@ -69,7 +71,10 @@ static boar_dataset *make_data(int regression)
 			m += truth[j] * val[r * NNZ + k];
 		}
 		double noisy = m + 0.1 * (2 * unif() - 1);
-		label[r] = regression ? (float)noisy : (noisy > 0 ? 1.0f : -1.0f);
+		label[r] = kind == REAL	    ? (float)noisy
+			   : kind == COUNTS ? (float)floor(exp(0.5 * noisy) +
+							   unif())
+					    : (noisy > 0 ? 1.0f : -1.0f);
 	}
 	row_ptr[N_ROWS] = (uint64_t)N_ROWS * NNZ;
 	boar_dataset *d = NULL;
@@ -123,7 +128,7 @@ static boar_model *train(const boar_dataset *d, boar_options o, int device,
 }
 
 static void compare(const char *name, const boar_dataset *d,
-		    const boar_options *o)
+		    const boar_options *o, double later_tol)
 {
 	struct run rc, rg;
 	boar_model *mc = train(d, *o, BOAR_DEVICE_CPU, &rc);
@@ -133,7 +138,7 @@ static void compare(const char *name, const boar_dataset *d,
 	CHECK_EQ_INT(rg.epochs, rc.epochs);
 	for (int e = 0; e < EPOCHS; e++) {
 		/* epoch 1 is the transient, where the order weighs most */
-		double tol = (e ? 0.03 : 0.3) * fabs(rc.loss[e]) + 0.002;
+		double tol = (e ? later_tol : 0.3) * fabs(rc.loss[e]) + 0.002;
 		CHECK(fabs(rc.loss[e] - rg.loss[e]) <= tol,
 		      "%s epoch %d: CPU loss %.6f, GPU %.6f (tolerance %.4f)",
 		      name, e + 1, rc.loss[e], rg.loss[e], tol);
@@ -160,7 +165,8 @@ out:
 
 int main(void)
 {
-	boar_dataset *cls = make_data(0), *reg = make_data(1);
+	boar_dataset *cls = make_data(CLASSES), *reg = make_data(REAL),
+		     *counts = make_data(COUNTS);
 	for (int loss = 0; loss < BOAR_LOSS_COUNT; loss++) {
 		const boar_loss_desc *l = boar_loss_describe(loss);
 		if (l->kind == BOAR_LOSS_KIND_MULTINOMIAL)
@@ -185,15 +191,29 @@ int main(void)
 				snprintf(name, sizeof name, "%s %s%s", l->name,
 					 boar_optimizer_name(opt),
 					 l2 ? " l2" : "");
+				/* The pinball loss's slope is +-tau however
+				 * near the target: plain SGD keeps jumping by
+				 * a full step, so two update orders (one
+				 * thread against the GPU's warps) stay ~5-10%
+				 * apart in train loss (H200: 8.6% at epoch 2);
+				 * AdaGrad shrinks the steps and agrees within
+				 * 0.5%. */
+				double later_tol =
+					loss == BOAR_LOSS_QUANTILE &&
+							opt == BOAR_OPT_SGD
+						? 0.12
+						: 0.03;
 				compare(name,
-					l->kind == BOAR_LOSS_KIND_REGRESSION
+					loss == BOAR_LOSS_POISSON ? counts
+					: l->kind == BOAR_LOSS_KIND_REGRESSION
 						? reg
 						: cls,
-					&o);
+					&o, later_tol);
 			}
 		}
 	}
 	boar_dataset_free(cls);
 	boar_dataset_free(reg);
+	boar_dataset_free(counts);
 	return TEST_RESULT();
 }
