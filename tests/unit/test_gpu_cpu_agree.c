@@ -128,7 +128,7 @@ static boar_model *train(const boar_dataset *d, boar_options o, int device,
 }
 
 static void compare(const char *name, const boar_dataset *d,
-		    const boar_options *o, double later_tol)
+		    const boar_options *o, double later_tol, double w_tol)
 {
 	struct run rc, rg;
 	boar_model *mc = train(d, *o, BOAR_DEVICE_CPU, &rc);
@@ -154,7 +154,7 @@ static void compare(const char *name, const boar_dataset *d,
 		norm += (double)wc[j] * wc[j];
 	}
 	double rel = sqrt(diff / (norm > 0 ? norm : 1));
-	CHECK(rel <= 0.1, "%s: weights %.1f%% apart (relative distance)",
+	CHECK(rel <= w_tol, "%s: weights %.1f%% apart (relative distance)",
 	      name, 100 * rel);
 	printf("%-28s CPU loss %.5f GPU %.5f, weights %.2f%% apart\n", name,
 	       rc.loss[EPOCHS - 1], rg.loss[EPOCHS - 1], 100 * rel);
@@ -203,12 +203,21 @@ int main(void)
 							opt == BOAR_OPT_SGD
 						? 0.12
 						: 0.03;
+				/* Poisson's exp link makes plain SGD's steps
+				 * as large as exp(margin): the trajectory
+				 * depends on the order, and the weights end
+				 * ~23% apart (H200) at train losses within
+				 * 0.8% per epoch; AdaGrad's end 3% apart. */
+				double w_tol = loss == BOAR_LOSS_POISSON &&
+							       opt == BOAR_OPT_SGD
+						       ? 0.3
+						       : 0.1;
 				compare(name,
 					loss == BOAR_LOSS_POISSON ? counts
 					: l->kind == BOAR_LOSS_KIND_REGRESSION
 						? reg
 						: cls,
-					&o, later_tol);
+					&o, later_tol, w_tol);
 			}
 		}
 	}
