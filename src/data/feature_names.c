@@ -68,3 +68,36 @@ int boar_feature_names_scan(const char *path, const boar_load_options *o,
 	boar_csv_setup_free(csv);
 	return ret;
 }
+
+/* The public face: a caller's function behind the parsers' sink. A stop
+ * asked by the caller comes back from the parser as an error; say it was
+ * the caller's. */
+struct caller_sink {
+	boar_name_fn fn;
+	void *ctx;
+	int stopped;
+};
+
+static int caller_emit(void *ctx, uint32_t slot, const char *name,
+		       size_t len)
+{
+	struct caller_sink *c = ctx;
+	if (c->fn(c->ctx, slot, name, len))
+		c->stopped = 1;
+	return c->stopped;
+}
+
+int boar_feature_names(const char *path, const boar_load_options *o,
+		       boar_name_fn fn, void *ctx, boar_error *err)
+{
+	if (!path || !o || !fn)
+		return boar_fail(err, BOAR_EINVAL,
+				 "path, options and fn must not be NULL");
+	struct caller_sink c = { fn, ctx, 0 };
+	struct name_sink sink = { caller_emit, &c };
+	int ret = boar_feature_names_scan(path, o, &sink, err);
+	if (ret && c.stopped)
+		return boar_fail(err, BOAR_ECANCELLED,
+				 "%s: stopped by the name callback", path);
+	return ret;
+}

@@ -813,6 +813,21 @@ BOAR_API int boar_model_predict_scores(const boar_model *m, size_t nnz,
 BOAR_API uint32_t boar_hash_vw(const char *ns, const char *name);
 BOAR_API uint32_t boar_hash_csv(uint32_t column, const char *value);
 
+/* The names behind a hashed model's slots (VW's --invert_hash): reads
+ * the VW or CSV file at path as o says (use boar_model_load_options to
+ * read it as a model's training data was) and calls fn(ctx, slot, name,
+ * len) for every feature of every row, in file order, on one thread. A
+ * name is "ns^token" ("token" in the unnamed namespace), "ns^t1^t2" for
+ * an n-gram, names joined by '*' for an interaction, CSV "column=value"
+ * or "column"; it is not NUL-terminated and lives only for the call.
+ * fn returns 0 to go on, non-zero to stop (the call then returns
+ * BOAR_ECANCELLED). @return 0, or a BOAR_E* code (BOAR_EINVAL for LIBSVM
+ * or ratings data, whose features have ids, not names). */
+typedef int (*boar_name_fn)(void *ctx, uint32_t slot, const char *name,
+			    size_t len);
+BOAR_API int boar_feature_names(const char *path, const boar_load_options *o,
+				boar_name_fn fn, void *ctx, boar_error *err);
+
 /* Predicted rating for a (user, item) pair of an MF model into *rating
  * (ids it does not know contribute nothing). @return 0, or BOAR_EINVAL
  * for a linear model. */
