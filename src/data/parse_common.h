@@ -41,6 +41,14 @@ static inline const char *pc_skip_space(const char *p, const char *end)
 	return p;
 }
 
+/* Whether the line [p, eol) is blank or a '#' comment (ratings and
+ * LIBSVM files may open with them before a header or the data). */
+static inline int pc_blank_or_comment(const char *p, const char *eol)
+{
+	const char *s = pc_skip_space(p, eol);
+	return s == eol || *s == '#';
+}
+
 /* End of the token starting at p: the first space or end. */
 static inline const char *pc_token_end(const char *p, const char *end)
 {

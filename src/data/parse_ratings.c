@@ -189,11 +189,11 @@ static size_t header_len(const char *buf, size_t len, uint64_t *lines)
 		if (!eol)
 			eol = end;
 		n++;
-		const char *s = pc_skip_space(p, eol);
-		if (s == eol || *s == '#') {
+		if (pc_blank_or_comment(p, eol)) {
 			p = eol + 1;
 			continue;
 		}
+		const char *s = pc_skip_space(p, eol);
 		int numeric = pc_is_digit((unsigned char)*s) ||
 			      ((*s == '-' || *s == '+') && s + 1 < eol &&
 			       pc_is_digit((unsigned char)s[1]));

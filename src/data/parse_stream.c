@@ -199,8 +199,7 @@ static int only_comments(const char *text, size_t len)
 		const char *eol = memchr(p, '\n', (size_t)(end - p));
 		if (!eol)
 			eol = end;
-		const char *s = pc_skip_space(p, eol);
-		if (s < eol && *s != '#')
+		if (!pc_blank_or_comment(p, eol))
 			return 0;
 		p = eol + 1;
 	}
