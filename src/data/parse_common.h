@@ -1,15 +1,15 @@
 /* parse_common.h - number and token helpers shared by the text parsers, and
  * the parsers' entry points (library-internal).
  *
- * Input is a memory range [p, end) that is NOT NUL-terminated (it is usually
- * a read-only mmap of the file), so every helper takes the end pointer and
- * never reads at or past it. The helpers are inline because they run once
+ * Input is a memory range [p, end) that is NOT NUL-terminated (a block or
+ * a window of a file read into memory), so every helper takes the end
+ * pointer and never reads at or past it. The helpers are inline because they run once
  * per token on hundreds of MB per second: digits are taken 8 at a time
- * (SWAR) and a decimal of up to 19 digits becomes a float with one or two
- * double multiplications; longer decimals are read digit by digit; only
- * "nan", "inf" and hex floats reach strtof, on a bounded NUL-terminated
- * copy. Every path gives strtof's float within one ulp, and none depends
- * on the locale's decimal point.
+ * (SWAR) and a decimal of up to 19 digits becomes a float with one double
+ * multiplication or division when that is exact (nearly always); the
+ * rest reaches strtof in the "C" locale on a NUL-terminated copy. Every
+ * path gives strtof's float bit for bit, and none depends on the
+ * locale's decimal point.
  */
 #ifndef BOAR_PARSE_COMMON_H
 #define BOAR_PARSE_COMMON_H
@@ -136,123 +136,53 @@ done:
 	return p;
 }
 
-/* m * 10^e10 as a float, for any m < 10^19 and any e10. (double)m and
- * each power-of-ten factor are within half a double ulp, and so is each
- * product; even the 15 steps of the most extreme exponent stay below 2^-49
- * relative error, far inside a float's half ulp (2^-24), so the float is
- * strtof's except at exact ties, and then one ulp off. Overflow gives inf
- * and underflow 0, as strtof does. The text writer uses this same function
- * to check that its digits read back. */
+/* The slow, exact paths (parse_float.c): strtof in the "C" locale on a
+ * NUL-terminated copy of the number at p (digits, sign, point, exponent,
+ * "nan", "inf"; the copy stops at the first byte that cannot be part
+ * of one); returns the end of the number, or p if there is none. And
+ * m * 10^e10 through the same strtof. */
+const char *pc_parse_float_slow(const char *p, const char *end, float *out);
+float pc_scale_slow(uint64_t m, int e10);
+
+/* m * 10^e10 rounded once to the nearest float (ties to even), exactly
+ * as strtof reads the digits of m followed by "e<e10>".
+ *
+ * Fast path (Clinger's): when m is at most 2^53 and |e10| at most 22, m
+ * and 10^|e10| are exact doubles, so one multiplication or division is
+ * the exact value rounded once to a double, q. Rounding q again to a
+ * float gives the exact value's float unless q sits exactly halfway
+ * between two floats (the halfway points are doubles, so the exact value
+ * and q are on the same side of every other one): then, and for
+ * everything outside the fast range, strtof decides. The text writer
+ * uses this same function to check that its digits read back. */
 static inline float pc_scale(uint64_t m, int e10)
 {
-	static const double pos[23] = {
+	static const double p10[23] = {
 		1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
 		1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 		1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22,
 	};
-	static const double neg[23] = {
-		1e0,   1e-1,  1e-2,	 1e-3,	1e-4,  1e-5,  1e-6,  1e-7,
-		1e-8,  1e-9,  1e-10, 1e-11, 1e-12, 1e-13, 1e-14, 1e-15,
-		1e-16, 1e-17, 1e-18, 1e-19, 1e-20, 1e-21, 1e-22,
-	};
-	double d = (double)m;
-	if (e10 < 0) {
-		while (e10 < -22 && d > 1e-300) {
-			d *= 1e-22;
-			e10 += 22;
-		}
-		return e10 < -22 ? 0.0f : (float)(d * neg[-e10]);
+	if (m <= (1ULL << 53) && e10 >= -22 && e10 <= 22) {
+		double q = e10 < 0 ? (double)m / p10[-e10] : (double)m * p10[e10];
+		uint64_t bits;
+		memcpy(&bits, &q, 8);
+		/* the 29 bits a float drops are exactly one half of its ulp
+		 * (q is far from the float subnormals and from overflow) */
+		if ((bits & 0x1FFFFFFFULL) != 0x10000000ULL)
+			return (float)q;
 	}
-	while (e10 > 22 && d < 1e300) {
-		d *= 1e22;
-		e10 -= 22;
-	}
-	return (float)(e10 > 22 ? d * 1e22 : d * pos[e10]);
-}
-
-/* The slow path, for what the fast one leaves: decimals of more than 19
- * digits (the first 19 significant digits are kept; the rest change a
- * float by far less than an ulp), then, for anything that is not a
- * decimal at all ("nan", "inf", hex floats), strtof on a bounded
- * NUL-terminated copy of the token. Returns the end of the number, or p if
- * there is none. */
-static inline const char *pc_parse_float_slow(const char *p, const char *end,
-					      float *out)
-{
-	const char *s = p;
-	int neg = 0, sig = 0, e10 = 0, any = 0;
-	uint64_t m = 0;
-	if (s < end && (*s == '-' || *s == '+')) {
-		neg = *s == '-';
-		s++;
-	}
-	for (; s < end && pc_is_digit((unsigned char)*s); s++) {
-		unsigned d = (unsigned char)*s - '0';
-		any = 1;
-		if (sig < 19 && (m || d)) {
-			m = m * 10 + d;
-			sig++;
-		} else if (sig >= 19) {
-			e10++; /* a dropped integer digit still scales */
-		}
-	}
-	if (s < end && *s == '.') {
-		for (s++; s < end && pc_is_digit((unsigned char)*s); s++) {
-			unsigned d = (unsigned char)*s - '0';
-			any = 1;
-			if (sig < 19 && (m || d)) {
-				m = m * 10 + d;
-				sig++;
-				e10--;
-			} else if (!m) {
-				e10--; /* a leading zero of the fraction */
-			}
-		}
-	}
-	if (any) {
-		if (s < end && (*s == 'e' || *s == 'E')) {
-			const char *q = s + 1;
-			int eneg = 0, ex = 0, digits = 0;
-			if (q < end && (*q == '-' || *q == '+')) {
-				eneg = *q == '-';
-				q++;
-			}
-			for (; q < end && pc_is_digit((unsigned char)*q); q++) {
-				if (ex < 100000)
-					ex = ex * 10 + (*q - '0');
-				digits = 1;
-			}
-			if (digits) {
-				e10 += eneg ? -ex : ex;
-				s = q;
-			}
-		}
-		float f = pc_scale(m, e10);
-		*out = neg ? -f : f;
-		return s;
-	}
-	char buf[64];
-	const char *te = pc_token_end(p, end);
-	size_t n = (size_t)(te - p);
-	if (n == 0 || n >= sizeof buf)
-		return p;
-	memcpy(buf, p, n);
-	buf[n] = '\0';
-	char *e;
-	float f = strtof(buf, &e);
-	if (e == buf)
-		return p;
-	*out = f;
-	return p + (e - buf);
+	return pc_scale_slow(m, e10);
 }
 
 /* Parses a float at p, stopping at the first byte that cannot continue the
  * number (or at end). Returns the pointer after the number, or p when there
  * is none; the caller checks that a space or the end of the line follows.
+ * The float is strtof's, bit for bit, in any locale.
  *
- * Fast path: up to 19 digits fit a uint64 exactly, and pc_scale() is then
- * within one ulp of strtof for any exponent. Longer numbers, "nan", "inf"
- * and hex take pc_parse_float_slow. */
+ * Fast path: a decimal of up to 19 digits (leading zeros included) fits a
+ * uint64 exactly and goes through pc_scale. Longer numbers, "nan" and
+ * "inf" take pc_parse_float_slow. Hex floats are not read ("0x1p3" is 0
+ * followed by junk). */
 static inline const char *pc_parse_float(const char *p, const char *end,
 					 float *out)
 {
@@ -269,11 +199,9 @@ static inline const char *pc_parse_float(const char *p, const char *end,
 		int before = nd;
 		s = pc_digits(s + 1, end, &m, &nd);
 		e10 = before - nd;
-		if (!nd) /* "." or "-." */
-			goto slow;
 	}
 	if (!nd)
-		goto slow; /* nan, inf, or not a number at all */
+		goto slow; /* nan, inf, ".", or not a number at all */
 	if (s < end && (*s == 'e' || *s == 'E')) {
 		const char *q = s + 1;
 		int eneg = 0, ex = 0, any = 0;
@@ -294,11 +222,7 @@ static inline const char *pc_parse_float(const char *p, const char *end,
 	}
 	if (nd > 19)
 		goto slow;
-	if (m == 0) {
-		*out = neg ? -0.0f : 0.0f;
-		return s;
-	}
-	float f = pc_scale(m, e10);
+	float f = m ? pc_scale(m, e10) : 0.0f;
 	*out = neg ? -f : f;
 	return s;
 slow:
