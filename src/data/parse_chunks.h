@@ -81,6 +81,56 @@ int text_source_next(struct text_source *s, size_t block, uint64_t line,
 
 void text_source_close(struct text_source *s);
 
+/* At the end of reading a regular file: is it still the file that was
+ * opened (size, mtime and ctime as in id)?
+ * @return 0, or BOAR_EIO naming the file ("changed while it was read"). */
+int text_file_unchanged(int fd, const char *path, const struct src_id *id,
+			uint64_t read, boar_error *err);
+
+/* ------------------------------------------- a regular file in windows
+ *
+ * The LIBSVM parser reads a regular file without holding its text: each
+ * thread preads whole lines of its own byte range into a small buffer
+ * that it reuses, so the text costs no fresh pages (which the kernel
+ * would zero, then fill) and stays in the core's cache while it is
+ * parsed. A range read short (the file was cut) is an error, never a
+ * crash. */
+struct text_window {
+	int fd;
+	uint64_t pos, end; /* the next byte to read; the range's end */
+	char *buf;         /* [0, len) read, [0, taken) given out */
+	size_t cap, len, taken;
+};
+
+/* A window of `size` bytes over fd (it grows for a longer line).
+ * @return 0 or BOAR_ENOMEM. */
+int text_window_open(struct text_window *w, int fd, size_t size);
+
+/* Points the window at bytes [beg, end) of the file (beg a line start),
+ * keeping its buffer. */
+void text_window_seek(struct text_window *w, uint64_t beg, uint64_t end);
+
+/* The next whole lines of the range into *text, *len (0 at its end; the
+ * last may lack its '\n' only at the range's end).
+ * @return 0, or BOAR_EIO (read error, or the file ended early: it
+ *         changed) or BOAR_EPARSE (a line over BOAR_MAX_LINE) or
+ *         BOAR_ENOMEM, with msg[msg_size] saying which. */
+int text_window_next(struct text_window *w, const char **text, size_t *len,
+		     char *msg, size_t msg_size);
+
+void text_window_close(struct text_window *w);
+
+/* split_lines over bytes [beg, end) of a regular file: starts[0] = beg,
+ * starts[n] = end, each other start just after a '\n'.
+ * @return n (0 for an empty range), or -errno for a read error. */
+long file_split_lines(int fd, uint64_t beg, uint64_t end, size_t max_pieces,
+		      size_t min_piece, uint64_t *starts);
+
+/* Asks for 2 MiB pages for the whole 2 MiB pages inside [p, p + n):
+ * memory written once through (a block of text, a dataset's arrays) then
+ * takes one page fault where it would take 512. */
+void boar_advise_huge(void *p, size_t n);
+
 /* pread of n bytes at `at`, in slices on threads when n is large: the
  * count (less than n where the file ends; the bytes up to the first short
  * slice), or -errno. */

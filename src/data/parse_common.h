@@ -303,6 +303,30 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 		  boar_error *err);
 int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 		   boar_error *err);
+/* A regular file that is parsed in windows, its text never held whole
+ * (parse_chunks.h, "a regular file in windows"). */
+struct parse_file {
+	const char *path;
+	int fd;
+	const struct src_id *id; /* at open: checked again at the end */
+	uint64_t beg, end;  /* the text's bytes (after a byte order mark) */
+	size_t window;      /* bytes a thread reads at a time */
+	size_t min_piece;   /* the smallest share of a thread */
+	int threads;
+	int hash_bits;
+	uint64_t max_memory; /* the dataset's limit (boar_memory_check) */
+	const boar_load_options *opt; /* progress */
+};
+
+/* LIBSVM from a file in windows: a counting pass and a parsing pass,
+ * each thread reading its pieces through a window of its own, straight
+ * into the dataset's arrays; the same dataset as boar_parse_libsvm on
+ * the whole text. *lines: the file's lines.
+ * @return 0 or a BOAR_E* code with err naming the file (and line). */
+int boar_parse_libsvm_file(const struct parse_file *f,
+			   struct boar_dataset **out, uint64_t *lines,
+			   boar_error *err);
+
 /* boar_parse_<name>() of the format's line in boar.h's BOAR_FORMAT_MAP. */
 int boar_parse_format(int format, const struct parse_input *in,
 		      struct boar_dataset **out, boar_error *err);
@@ -315,6 +339,14 @@ int boar_parse_format(int format, const struct parse_input *in,
 int boar_parse_file(const char *path, const boar_load_options *o,
 		    int threads, int *format, struct src_id *id, int *regular,
 		    struct boar_dataset **out, boar_error *err);
+
+/* The windowed reader alone (tests make windows and pieces tiny): 1 when
+ * the file is not for it (not a plain regular file of LIBSVM text), else
+ * as boar_parse_file. */
+int boar_parse_file_windows(const char *path, const boar_load_options *o,
+			    int threads, size_t window, size_t min_piece,
+			    int *format, struct src_id *id, int *regular,
+			    struct boar_dataset **out, boar_error *err);
 
 /* The same with blocks of about `block` bytes (tests make them tiny to
  * cross many block boundaries). */

@@ -26,13 +26,15 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/mem_limit.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
 #include "parse_rows.h"
 #include "feature_slot.h"
 
 struct lsvm_piece {
-	const char *beg, *end;
+	const char *beg, *end;    /* text in memory */
+	uint64_t fbeg, fend;      /* or bytes of a file, read in windows */
 	uint64_t rows_ub, nnz_ub; /* bounds from the counting pass */
 	uint64_t rbase, nbase;    /* its region of the final arrays */
 	uint64_t lines;           /* lines seen (all of them if no error) */
@@ -108,12 +110,13 @@ static const char *odd_token(struct lsvm_piece *c, uint64_t line,
 	return NULL;
 }
 
-static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
-			int hash_bits)
+/* Parses the whole lines [p, end) of piece c, after those it has parsed
+ * already (its counts go on), into its region of o. */
+static void parse_text(struct lsvm_piece *c, const struct lsvm_out *o,
+		       int hash_bits, const char *p, const char *end)
 {
-	const char *p = c->beg, *end = c->end;
-	uint64_t line = 0, dim = 0;
-	size_t rows = 0, nnz = 0;
+	uint64_t line = c->lines, dim = c->dim;
+	size_t rows = c->rows, nnz = c->nnz;
 	uint32_t *idx = o->idx + c->nbase;
 	float *val = o->val + c->nbase, *label = o->label + c->rbase;
 	uint64_t *rend = o->row_ptr + c->rbase + 1;
@@ -198,7 +201,8 @@ static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
 				     (unsigned long long)id);
 				goto stop;
 			}
-			/* nnz < nnz_ub: this ':' was counted */
+			if (nnz == c->nnz_ub) /* more than counted */
+				goto changed;
 			idx[nnz] = boar_feature_slot(id - 1, hash_bits);
 			val[nnz] = v;
 			nnz++;
@@ -226,10 +230,18 @@ static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
 				break;
 			}
 		}
-		label[rows] = y; /* rows < rows_ub: its line was counted */
+		if (rows == c->rows_ub)
+			goto changed;
+		label[rows] = y;
 		rows++;
 		rend[rows - 1] = nnz;
 	}
+	goto stop;
+changed:
+	/* The counting pass saw fewer rows or ':' than there are: the file
+	 * changed between the two reads (text in memory cannot). */
+	fail(c, BOAR_EIO, 0,
+	     "the file changed while it was read (more rows or features than counted): nothing loaded");
 stop:
 	c->lines = line;
 	c->rows = rows;
@@ -247,20 +259,13 @@ static void close_up(struct lsvm_piece *pc, size_t n, int threads,
 {
 	uint64_t R = 0, N = 0, dim = 0;
 	int moves = 0;
-	uint64_t *rto = malloc(n * sizeof *rto), *nto = malloc(n * sizeof *nto);
 	for (size_t k = 0; k < n; k++) {
-		if (rto)
-			rto[k] = R;
-		if (nto)
-			nto[k] = N;
 		moves |= R != pc[k].rbase || N != pc[k].nbase;
 		R += pc[k].rows;
 		N += pc[k].nnz;
 		if (pc[k].dim > dim)
 			dim = pc[k].dim;
 	}
-	if (!rto || !nto)
-		moves = 1; /* no room for the table: take the serial path */
 	if (!moves) {
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
 		for (size_t k = 0; k < n; k++) {
@@ -283,8 +288,6 @@ static void close_up(struct lsvm_piece *pc, size_t n, int threads,
 			N += c->nnz;
 		}
 	}
-	free(rto);
-	free(nto);
 	o->row_ptr[0] = 0;
 	d->n_rows = R;
 	d->nnz = N;
@@ -298,6 +301,123 @@ static void *shrink(void *p, size_t bytes)
 	return q ? q : p;
 }
 
+/* Gives each piece its region (from the counted bounds) and allocates
+ * the arrays, owned by d; refuses what max_memory does not allow (0:
+ * no check here).
+ * @return 0, BOAR_ENOMEM with err set. */
+static int alloc_out(struct lsvm_piece *pc, size_t n, uint64_t max_memory,
+		     const char *path, struct lsvm_out *o,
+		     struct boar_dataset *d, boar_error *err)
+{
+	uint64_t rows_ub = 0, nnz_ub = 0;
+	for (size_t k = 0; k < n; k++) {
+		pc[k].rbase = rows_ub;
+		pc[k].nbase = nnz_ub;
+		rows_ub += pc[k].rows_ub;
+		nnz_ub += pc[k].nnz_ub;
+	}
+	if (max_memory) {
+		uint64_t bytes = boar_add_sat(boar_mul_sat(rows_ub + 1, 8),
+					      boar_mul_sat(nnz_ub, 8));
+		int ret = boar_memory_check(boar_add_sat(bytes, rows_ub * 4),
+					    max_memory, path, "the data", err);
+		if (ret)
+			return ret;
+	}
+	o->row_ptr = malloc((rows_ub + 1) * sizeof *o->row_ptr);
+	o->label = malloc((rows_ub ? rows_ub : 1) * sizeof *o->label);
+	o->idx = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o->idx);
+	o->val = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o->val);
+	d->owned[0] = o->row_ptr;
+	d->owned[1] = o->idx;
+	d->owned[2] = o->val;
+	d->owned[3] = o->label;
+	if (!o->row_ptr || !o->label || !o->idx || !o->val)
+		return boar_fail_line(err, BOAR_ENOMEM, path, 0, "out of memory");
+	/* written once through by the parsing pass */
+	boar_advise_huge(o->row_ptr, (rows_ub + 1) * sizeof *o->row_ptr);
+	boar_advise_huge(o->label, rows_ub * sizeof *o->label);
+	boar_advise_huge(o->idx, nnz_ub * sizeof *o->idx);
+	boar_advise_huge(o->val, nnz_ub * sizeof *o->val);
+	return 0;
+}
+
+/* The first piece error in file order, as a boar_error naming the line
+ * (line_base lines before the text; an error of line 0 names none);
+ * else 0 and *lines, the lines of all pieces. */
+static int first_error(const struct lsvm_piece *pc, size_t n,
+		       const char *path, uint64_t line_base, uint64_t *lines,
+		       boar_error *err)
+{
+	uint64_t before = line_base;
+	for (size_t k = 0; k < n; k++) {
+		if (pc[k].err_code)
+			return boar_fail_line(err, pc[k].err_code, path,
+					      pc[k].err_line
+						      ? before + pc[k].err_line
+						      : 0,
+					      "%s", pc[k].err_msg);
+		before += pc[k].lines;
+	}
+	*lines = before - line_base;
+	return 0;
+}
+
+/* After the pieces parsed without error: the dataset from their regions,
+ * with what the bounds over-reserved (comments, blank lines) given back. */
+static void finish(struct lsvm_piece *pc, size_t n, int threads,
+		   int hash_bits, struct lsvm_out *o, struct boar_dataset *d)
+{
+	uint64_t rows_ub = 0, nnz_ub = 0;
+	for (size_t k = 0; k < n; k++) {
+		rows_ub += pc[k].rows_ub;
+		nnz_ub += pc[k].nnz_ub;
+	}
+	close_up(pc, n, threads, d, o);
+	if (hash_bits)
+		d->dim = 1ULL << hash_bits;
+	d->hash_bits = hash_bits;
+	if (d->nnz < nnz_ub) {
+		o->idx = shrink(o->idx, d->nnz * 4);
+		o->val = shrink(o->val, d->nnz * 4);
+	}
+	if (d->n_rows < rows_ub) {
+		o->label = shrink(o->label, d->n_rows * 4);
+		o->row_ptr = shrink(o->row_ptr, (d->n_rows + 1) * 8);
+	}
+	d->row_ptr = o->row_ptr;
+	d->idx = o->idx;
+	d->val = o->val;
+	d->label = o->label;
+	d->owned[0] = o->row_ptr;
+	d->owned[1] = o->idx;
+	d->owned[2] = o->val;
+	d->owned[3] = o->label;
+}
+
+static void free_pieces(struct lsvm_piece *pc, size_t n)
+{
+	for (size_t k = 0; pc && k < n; k++)
+		free(pc[k].scratch);
+	free(pc);
+}
+
+/* The counting pass's bounds for text [beg, end) of whole lines: a piece
+ * ends after a '\n' except perhaps the last, so the bound on its rows
+ * is exact and a plain file's regions touch. */
+static void count_text(struct lsvm_piece *c, const char *beg, const char *end)
+{
+	uint64_t nl, colons;
+	count_lines(beg, end, &nl, &colons);
+	c->lines += nl;
+	c->rows_ub += nl;
+	c->nnz_ub += colons;
+	if (end > beg && end[-1] != '\n') {
+		c->lines++;
+		c->rows_ub++;
+	}
+}
+
 int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 		      boar_error *err)
 {
@@ -308,84 +428,136 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 	struct lsvm_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
 	struct lsvm_out o = { 0 };
-	int ret = 0;
-	if (!pc || !d)
-		goto nomem;
+	int ret;
+	uint64_t lines = 0;
+	if (!pc || !d) {
+		ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
+				     "out of memory");
+		goto out;
+	}
 	for (size_t k = 0; k < n; k++) {
 		pc[k].beg = in->buf + starts[k];
 		pc[k].end = in->buf + starts[k + 1];
 	}
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
-	for (size_t k = 0; k < n; k++) {
-		uint64_t nl, colons;
-		count_lines(pc[k].beg, pc[k].end, &nl, &colons);
-		/* a piece ends after a '\n' except perhaps the last: an exact
-		 * bound keeps a plain file's regions touching */
-		pc[k].rows_ub = nl + (pc[k].end[-1] != '\n');
-		pc[k].nnz_ub = colons;
-	}
-	uint64_t rows_ub = 0, nnz_ub = 0;
-	for (size_t k = 0; k < n; k++) {
-		pc[k].rbase = rows_ub;
-		pc[k].nbase = nnz_ub;
-		rows_ub += pc[k].rows_ub;
-		nnz_ub += pc[k].nnz_ub;
-	}
-	o.row_ptr = malloc((rows_ub + 1) * sizeof *o.row_ptr);
-	o.label = malloc((rows_ub ? rows_ub : 1) * sizeof *o.label);
-	o.idx = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o.idx);
-	o.val = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o.val);
-	d->owned[0] = o.row_ptr;
-	d->owned[1] = o.idx;
-	d->owned[2] = o.val;
-	d->owned[3] = o.label;
-	if (!o.row_ptr || !o.label || !o.idx || !o.val)
-		goto nomem;
-
+	for (size_t k = 0; k < n; k++)
+		count_text(&pc[k], pc[k].beg, pc[k].end);
+	if ((ret = alloc_out(pc, n, 0, in->path, &o, d, err)))
+		goto out;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
-	for (size_t k = 0; k < n; k++)
-		parse_piece(&pc[k], &o, in->hash_bits);
-
-	uint64_t before = in->line_base;
 	for (size_t k = 0; k < n; k++) {
-		if (pc[k].err_code) {
-			ret = boar_fail_line(err, pc[k].err_code, in->path,
-					     before + pc[k].err_line, "%s",
-					     pc[k].err_msg);
-			goto out;
-		}
-		before += pc[k].lines;
+		pc[k].lines = 0;
+		parse_text(&pc[k], &o, in->hash_bits, pc[k].beg, pc[k].end);
 	}
-	if (in->lines)
-		*in->lines = before - in->line_base;
-	close_up(pc, n, in->threads, d, &o);
-	if (in->hash_bits)
-		d->dim = 1ULL << in->hash_bits;
-	d->hash_bits = in->hash_bits;
-	/* give back what the bounds over-reserved (comments, blank lines) */
-	if (d->nnz < nnz_ub) {
-		o.idx = shrink(o.idx, d->nnz * 4);
-		o.val = shrink(o.val, d->nnz * 4);
+	ret = first_error(pc, n, in->path, in->line_base, &lines, err);
+	if (!ret) {
+		if (in->lines)
+			*in->lines = lines;
+		finish(pc, n, in->threads, in->hash_bits, &o, d);
 	}
-	if (d->n_rows < rows_ub) {
-		o.label = shrink(o.label, d->n_rows * 4);
-		o.row_ptr = shrink(o.row_ptr, (d->n_rows + 1) * 8);
-	}
-	d->row_ptr = o.row_ptr;
-	d->idx = o.idx;
-	d->val = o.val;
-	d->label = o.label;
-	d->owned[0] = o.row_ptr;
-	d->owned[1] = o.idx;
-	d->owned[2] = o.val;
-	d->owned[3] = o.label;
-	goto out;
-nomem:
-	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
 out:
-	for (size_t k = 0; k < n; k++)
-		free(pc[k].scratch);
-	free(pc);
+	free_pieces(pc, n);
+	if (ret < 0) {
+		boar_dataset_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
+/* ------------------------------------------------ a file in windows */
+
+/* Runs the pass on every piece, each thread through a window of its own
+ * (pass 0 counts, pass 1 parses). The loading thread reports progress
+ * after each of its windows of the parsing pass. */
+static void window_pass(struct lsvm_piece *pc, size_t n,
+			const struct parse_file *f, const struct lsvm_out *o,
+			int pass)
+{
+	uint64_t done = 0; /* bytes parsed, all threads */
+#pragma omp parallel num_threads(f->threads) if (n > 1)
+	{
+		struct text_window w;
+		int ok = !text_window_open(&w, f->fd, f->window);
+#pragma omp for schedule(dynamic, 1)
+		for (size_t k = 0; k < n; k++) {
+			struct lsvm_piece *c = &pc[k];
+			c->lines = 0;
+			if (!ok) {
+				fail(c, BOAR_ENOMEM, 0, "out of memory");
+				continue;
+			}
+			text_window_seek(&w, c->fbeg, c->fend);
+			while (!c->err_code) {
+				const char *t;
+				size_t len;
+				int r = text_window_next(&w, &t, &len,
+							 c->err_msg,
+							 sizeof c->err_msg);
+				if (r) {
+					c->err_code = r;
+					c->err_line = r == BOAR_EPARSE
+							      ? c->lines + 1
+							      : 0;
+					break;
+				}
+				if (!len)
+					break;
+				if (pass == 0) {
+					count_text(c, t, t + len);
+					continue;
+				}
+				parse_text(c, o, f->hash_bits, t, t + len);
+				uint64_t sum;
+#pragma omp atomic capture
+				sum = done += len;
+				if (f->opt && f->opt->progress &&
+				    omp_get_thread_num() == 0)
+					f->opt->progress(sum, f->end,
+							 f->opt->progress_ctx);
+			}
+		}
+		text_window_close(&w);
+	}
+}
+
+int boar_parse_libsvm_file(const struct parse_file *f,
+			   struct boar_dataset **out, uint64_t *lines,
+			   boar_error *err)
+{
+	size_t max_pieces = (size_t)f->threads * 4;
+	uint64_t starts[max_pieces + 1];
+	long n = file_split_lines(f->fd, f->beg, f->end, max_pieces,
+				  f->min_piece, starts);
+	if (n < 0)
+		return boar_fail_line(err, BOAR_EIO, f->path, 0,
+				      "read failed: %s", strerror((int)-n));
+	struct lsvm_piece *pc = calloc(n ? (size_t)n : 1, sizeof *pc);
+	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
+	struct lsvm_out o = { 0 };
+	int ret;
+	if (!pc || !d) {
+		ret = boar_fail_line(err, BOAR_ENOMEM, f->path, 0,
+				     "out of memory");
+		goto out;
+	}
+	for (long k = 0; k < n; k++) {
+		pc[k].fbeg = starts[k];
+		pc[k].fend = starts[k + 1];
+	}
+	window_pass(pc, (size_t)n, f, &o, 0);
+	if ((ret = first_error(pc, (size_t)n, f->path, 0, lines, err)) ||
+	    (ret = alloc_out(pc, (size_t)n, f->max_memory, f->path, &o, d,
+			     err)))
+		goto out;
+	window_pass(pc, (size_t)n, f, &o, 1);
+	if ((ret = first_error(pc, (size_t)n, f->path, 0, lines, err)) ||
+	    (ret = text_file_unchanged(f->fd, f->path, f->id, f->id->size,
+				       err)))
+		goto out;
+	finish(pc, (size_t)n, f->threads, f->hash_bits, &o, d);
+out:
+	free_pieces(pc, (size_t)n);
 	if (ret < 0) {
 		boar_dataset_free(d);
 		return ret;

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <omp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -103,6 +104,15 @@ void text_source_close(struct text_source *s)
 		close(s->fd);
 	memset(s, 0, sizeof *s);
 	s->fd = -1;
+}
+
+void boar_advise_huge(void *p, size_t n)
+{
+	/* Advice only: nothing changes where it is refused. */
+	uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
+	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
+	if (hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 /* ------------------------------------------------------- raw bytes */
@@ -290,25 +300,34 @@ static ssize_t produce(struct text_source *s, char *dst, size_t n,
 	return raw_read(s, dst, n, err);
 }
 
-/* At the end of a regular file: is it still the file that was opened? */
-static int check_unchanged(struct text_source *s, boar_error *err)
+int text_file_unchanged(int fd, const char *path, const struct src_id *id,
+			uint64_t read, boar_error *err)
 {
 	struct stat st;
 	struct src_id now;
-	if (!s->regular)
-		return 0;
-	if (fstat(s->fd, &st) < 0)
-		return boar_fail_line(err, BOAR_EIO, s->path, 0,
-				      "cannot stat: %s", strerror(errno));
+	if (fstat(fd, &st) < 0)
+		return boar_fail_line(err, BOAR_EIO, path, 0, "cannot stat: %s",
+				      strerror(errno));
 	id_of(&st, &now);
-	if ((!s->gz && s->pos != s->id.size) || now.size != s->id.size ||
-	    now.mtime_ns != s->id.mtime_ns || now.ctime_ns != s->id.ctime_ns)
-		return boar_fail_line(err, BOAR_EIO, s->path, 0,
+	if (read != id->size || now.size != id->size ||
+	    now.mtime_ns != id->mtime_ns || now.ctime_ns != id->ctime_ns)
+		return boar_fail_line(err, BOAR_EIO, path, 0,
 				      "the file changed while it was read (%llu bytes when opened, %llu read, %llu now): nothing loaded",
-				      (unsigned long long)s->id.size,
-				      (unsigned long long)s->pos,
+				      (unsigned long long)id->size,
+				      (unsigned long long)read,
 				      (unsigned long long)now.size);
 	return 0;
+}
+
+/* At the end of a regular file: is it still the file that was opened?
+ * (Of gzip input the compressed bytes are not counted: only the file's
+ * identity is compared.) */
+static int check_unchanged(struct text_source *s, boar_error *err)
+{
+	if (!s->regular)
+		return 0;
+	return text_file_unchanged(s->fd, s->path, &s->id,
+				   s->gz ? s->id.size : s->pos, err);
 }
 
 static int grow(struct text_source *s, size_t want, boar_error *err)
@@ -325,11 +344,8 @@ static int grow(struct text_source *s, size_t want, boar_error *err)
 	/* The block is written once through and read once: in 2 MiB pages
 	 * the kernel takes one fault where it would take 512 (a read-in
 	 * file costs a fault per 4 KiB page otherwise, which a mapped one
-	 * did not). Advice only: nothing changes where it is refused. */
-	uintptr_t lo = ((uintptr_t)b + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	uintptr_t hi = ((uintptr_t)b + want) & ~(uintptr_t)(HUGE_PAGE - 1);
-	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
+	 * did not). */
+	boar_advise_huge(b, want);
 	return 0;
 }
 
@@ -394,4 +410,146 @@ int text_source_next(struct text_source *s, size_t block, uint64_t line,
 	*text = s->buf;
 	*len = s->taken;
 	return 0;
+}
+
+/* ------------------------------------------------------- windows */
+
+int text_window_open(struct text_window *w, int fd, size_t size)
+{
+	memset(w, 0, sizeof *w);
+	w->fd = fd;
+	w->cap = size < 64 ? 64 : size;
+	w->buf = malloc(w->cap);
+	return w->buf ? 0 : BOAR_ENOMEM;
+}
+
+void text_window_seek(struct text_window *w, uint64_t beg, uint64_t end)
+{
+	w->pos = beg;
+	w->end = end;
+	w->len = w->taken = 0;
+}
+
+void text_window_close(struct text_window *w)
+{
+	free(w->buf);
+	memset(w, 0, sizeof *w);
+}
+
+int text_window_next(struct text_window *w, const char **text, size_t *len,
+		     char *msg, size_t msg_size)
+{
+	if (w->taken) { /* the part line left over goes to the front */
+		memmove(w->buf, w->buf + w->taken, w->len - w->taken);
+		w->len -= w->taken;
+		w->taken = 0;
+	}
+	for (;;) {
+		uint64_t left = w->end - w->pos;
+		size_t want = w->cap - w->len;
+		if (left < want)
+			want = (size_t)left;
+		if (want) {
+			ssize_t r = pread_full(w->fd, w->buf + w->len, want,
+					       w->pos);
+			if (r < 0) {
+				snprintf(msg, msg_size, "read failed: %s",
+					 strerror((int)-r));
+				return BOAR_EIO;
+			}
+			if ((size_t)r < want) {
+				snprintf(msg, msg_size,
+					 "the file changed while it was read (it ended at byte %llu): nothing loaded",
+					 (unsigned long long)(w->pos + (uint64_t)r));
+				return BOAR_EIO;
+			}
+			w->len += want;
+			w->pos += want;
+		}
+		if (w->pos == w->end) { /* the range ends at a line's end */
+			w->taken = w->len;
+			break;
+		}
+		const char *nl = memrchr(w->buf, '\n', w->len);
+		if (nl) {
+			w->taken = (size_t)(nl - w->buf) + 1;
+			break;
+		}
+		/* one line fills the window: a larger one */
+		if (w->cap > BOAR_MAX_LINE) {
+			snprintf(msg, msg_size,
+				 "line longer than %zu MiB: not a text data file?",
+				 BOAR_MAX_LINE >> 20);
+			return BOAR_EPARSE;
+		}
+		size_t cap = w->cap * 2 < BOAR_MAX_LINE + 1 ? w->cap * 2
+							    : BOAR_MAX_LINE + 1;
+		char *b = realloc(w->buf, cap);
+		if (!b) {
+			snprintf(msg, msg_size, "out of memory for a %zu MiB line",
+				 cap >> 20);
+			return BOAR_ENOMEM;
+		}
+		w->buf = b;
+		w->cap = cap;
+	}
+	*text = w->buf;
+	*len = w->taken;
+	return 0;
+}
+
+/* The offset just after the first '\n' at or after `at`, or end when
+ * there is none before it (or a negative -errno). */
+static int64_t next_line_start(int fd, uint64_t at, uint64_t end)
+{
+	char b[16384];
+	while (at < end) {
+		size_t n = end - at < sizeof b ? (size_t)(end - at) : sizeof b;
+		ssize_t r = pread_full(fd, b, n, at);
+		if (r < 0)
+			return r;
+		if (r == 0)
+			break; /* cut: the reading says so */
+		const char *nl = memchr(b, '\n', (size_t)r);
+		if (nl)
+			return (int64_t)(at + (uint64_t)(nl - b) + 1);
+		at += (uint64_t)r;
+	}
+	return (int64_t)end;
+}
+
+long file_split_lines(int fd, uint64_t beg, uint64_t end, size_t max_pieces,
+		      size_t min_piece, uint64_t *starts)
+{
+	uint64_t len = end - beg;
+	if (len == 0)
+		return 0;
+	if (max_pieces < 1)
+		max_pieces = 1;
+	if (min_piece < 1)
+		min_piece = 1;
+	if (len / min_piece < max_pieces)
+		max_pieces = len / min_piece ? (size_t)(len / min_piece) : 1;
+	size_t n = 0;
+	uint64_t pos = beg;
+	starts[0] = beg;
+	while (n + 1 < max_pieces) {
+		/* as split_lines: a piece ends after the first '\n' at or
+		 * after its share's last byte */
+		uint64_t target = beg + (uint64_t)((unsigned __int128)len *
+						   (n + 1) / max_pieces);
+		if (target <= pos)
+			target = pos + 1;
+		if (target >= end)
+			break;
+		int64_t next = next_line_start(fd, target - 1, end);
+		if (next < 0)
+			return (long)next;
+		if ((uint64_t)next >= end)
+			break;
+		starts[++n] = (uint64_t)next;
+		pos = (uint64_t)next;
+	}
+	starts[++n] = end;
+	return (long)n;
 }

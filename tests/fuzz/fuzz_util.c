@@ -392,8 +392,28 @@ void fuzz_parse(const uint8_t *data, size_t size, int format,
 			  (unsigned long long)err2.line, err2.message);
 	if (!rc)
 		fuzz_check_same(whole, blocks, "parsing in blocks");
-	boar_dataset_free(whole);
 	boar_dataset_free(blocks);
+	/* LIBSVM in a regular file is read in windows: tiny ones over
+	 * pieces of a few bytes on 3 threads must agree too (1: the file is
+	 * not for windows, e.g. blank lines before the data) */
+	struct boar_dataset *win = NULL;
+	int rc3 = boar_parse_file_windows(path, o, 3, SMALL_BLOCK, 8, &fmt,
+					  &id, &regular, &win, &err2);
+	if (rc3 != 1) {
+		if (rc3)
+			fuzz_check_error(rc3, &err2, path);
+		if (!rc != !rc3 || (rc && rc != rc3) ||
+		    (rc && err.line && err.line != err2.line))
+			fuzz_fail("in memory: %s; in windows: %s",
+				  rc ? err.message : "parsed",
+				  rc3 ? err2.message : "parsed");
+		if (!rc) {
+			boar_dataset_classify(win);
+			fuzz_check_same(whole, win, "parsing in windows");
+		}
+		boar_dataset_free(win);
+	}
+	boar_dataset_free(whole);
 }
 
 uint8_t *fuzz_take_mode(const uint8_t *data, size_t size, unsigned *mode,

@@ -12,7 +12,13 @@
  *   holds a word in it;
  * - a UTF-8 BOM is dropped for every format; devices are refused;
  * - gzip input of many members inflates across blocks;
- * - data over max_memory is refused before it is kept.
+ * - data over max_memory is refused before it is kept;
+ * - plain LIBSVM text in a regular file, read in windows of a few bytes
+ *   over pieces of a few lines on 3 threads (what each thread of
+ *   boar_parse_file does, in windows of 1 MiB), parses as in one block,
+ *   with the same line numbers in errors; a file cut while its windows
+ *   are read is an error naming it; gzip, blank lines before the data
+ *   and other formats are left to the block reader.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -194,6 +200,122 @@ static void test_errors_across_blocks(void)
 	free(t);
 }
 
+/* Parses path in windows of `window` bytes over pieces of at least
+ * min_piece bytes on 3 threads: 1 when the file is not for windows. */
+static int parse_windows(const char *path, const boar_load_options *o,
+			 size_t window, struct boar_dataset **d, boar_error *e)
+{
+	int format = o->format;
+	struct src_id id;
+	int regular;
+	memset(e, 0, sizeof *e);
+	*d = NULL;
+	return boar_parse_file_windows(path, o, 3, window, 30, &format, &id,
+				       &regular, d, e);
+}
+
+/* LIBSVM text parses alike in windows (of 40 and 7 bytes: most lines
+ * longer than the window) and in one block. */
+static void windows_alike(int lineno, const char *name, const char *text,
+			  const boar_load_options *o)
+{
+	const char *path = path_of(name);
+	put(path, text, strlen(text));
+	struct boar_dataset *one = NULL, *win = NULL;
+	boar_error e;
+	int r1 = parse(path, o, 1 << 20, &one, &e);
+	for (size_t w = 40; w >= 7; w = w == 40 ? 7 : 0) {
+		int r2 = parse_windows(path, o, w, &win, &e);
+		if (r1 || r2 || !same(one, win) || one->n_rows < 20) {
+			fprintf(stderr, "FAIL %s:%d: %s: one block %d, %zu-byte windows %d (%s)\n",
+				__FILE__, lineno, name, r1, w, r2, e.message);
+			test_failures++;
+		}
+		boar_dataset_free(win);
+	}
+	boar_dataset_free(one);
+}
+
+static void test_windows(void)
+{
+	boar_load_options o;
+	boar_load_options_default(&o);
+	char *t = repeat("# comment\n", "+1 1:0.5 7:2\n\n-1 3:1 qid:4 # c\n", 30);
+	windows_alike(__LINE__, "w.svm", t, &o);
+	free(t);
+	t = repeat("\xEF\xBB\xBF", "1 1:0.18257418 7:2e-3 23:1\r\n-1 3:1\n", 30);
+	windows_alike(__LINE__, "wbom.svm", t, &o); /* and no '\n' at the end: */
+	t[strlen(t) - 1] = '\0';
+	windows_alike(__LINE__, "wlast.svm", t, &o);
+	o.hash_bits = 4;
+	windows_alike(__LINE__, "wh.svm", t, &o);
+	free(t);
+
+	/* an error's line counts the lines of every piece before it */
+	boar_load_options_default(&o);
+	t = repeat("", "+1 1:1 2:0.25\n", 60);
+	char *bad = malloc(strlen(t) + 64);
+	sprintf(bad, "%s-1 2:x\n+1 1:1\n", t);
+	const char *path = path_of("wbad.svm");
+	put(path, bad, strlen(bad));
+	struct boar_dataset *d = NULL;
+	boar_error e;
+	CHECK_EQ_INT(parse_windows(path, &o, 16, &d, &e), BOAR_EPARSE);
+	char want[700];
+	snprintf(want, sizeof want, "%s:61: value 'x' of index 2 is not a number", path);
+	CHECK(!d && !strcmp(e.message, want), "got \"%s\"", e.message);
+	free(bad);
+
+	/* only comments: no rows, as in blocks */
+	path = path_of("wnone.svm");
+	put(path, "# a\n# b\n", 8);
+	CHECK_EQ_INT(parse_windows(path, &o, 16, &d, &e), BOAR_EPARSE);
+	CHECK(strstr(e.message, "no data rows"), "%s", e.message);
+
+	/* not for windows: blank lines first, another format, gzip */
+	static const char *const other[] = { "\n+1 1:1\n", "1 | a b\n",
+					     "\x1f\x8b\x08" };
+	for (size_t k = 0; k < 3; k++) {
+		path = path_of("wother");
+		put(path, other[k], strlen(other[k]));
+		CHECK_EQ_INT(parse_windows(path, &o, 16, &d, &e), 1);
+	}
+	free(t);
+}
+
+/* The progress callback runs on the loading thread between windows of
+ * the parsing pass: cutting the file there is a cut while it is read. */
+static void cut_in_progress(uint64_t done, uint64_t total, void *ctx)
+{
+	static int cut;
+	if (!cut++ && truncate(ctx, 1000))
+		fprintf(stderr, "cannot truncate %s\n", (const char *)ctx);
+}
+
+static void test_cut_while_windowed(void)
+{
+	const char *path = path_of("wcut.svm");
+	char *t = repeat("", "+1 1:1 2:0.5\n", 10000);
+	put(path, t, strlen(t));
+	free(t);
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.progress = cut_in_progress;
+	o.progress_ctx = (void *)path;
+	struct boar_dataset *d = NULL;
+	boar_error e;
+	int format = 0, regular;
+	struct src_id id;
+	memset(&e, 0, sizeof e);
+	CHECK_EQ_INT(boar_parse_file_windows(path, &o, 1, 4096, 1 << 20,
+					     &format, &id, &regular, &d, &e),
+		     BOAR_EIO);
+	CHECK(!d && strstr(e.message, path) &&
+		      strstr(e.message, "changed while it was read"),
+	      "message: %s", e.message);
+	unlink(path);
+}
+
 /* Issue 14, case 1: the file is cut after the first block was read. */
 static void test_cut_while_read(void)
 {
@@ -334,6 +456,8 @@ int main(void)
 	test_formats_in_blocks();
 	test_errors_across_blocks();
 	test_cut_while_read();
+	test_windows();
+	test_cut_while_windowed();
 	test_bom_and_devices();
 	test_gzip_members();
 	test_memory_limit();
