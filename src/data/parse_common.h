@@ -179,12 +179,15 @@ static inline float pc_scale(uint64_t m, int e10)
  * is none; the caller checks that a space or the end of the line follows.
  * The float is strtof's, bit for bit, in any locale.
  *
- * Fast path: a decimal of up to 19 digits (leading zeros included) fits a
+ * pc_parse_float_any reads any number; pc_parse_float first tries the
+ * shape nearly every data file writes, and hands the rest on.
+ *
+ * A decimal of up to 19 digits (leading zeros included) fits a
  * uint64 exactly and goes through pc_scale. Longer numbers, "nan" and
  * "inf" take pc_parse_float_slow. Hex floats are not read ("0x1p3" is 0
  * followed by junk). */
-static inline const char *pc_parse_float(const char *p, const char *end,
-					 float *out)
+static inline const char *pc_parse_float_any(const char *p,
+					     const char *end, float *out)
 {
 	const char *s = p;
 	int neg = 0;
@@ -227,6 +230,47 @@ static inline const char *pc_parse_float(const char *p, const char *end,
 	return s;
 slow:
 	return pc_parse_float_slow(p, end, out);
+}
+
+/* The common shape, [-+]D[.F] with at most 7 digits D, at most 8
+ * digits F (both may be 0) and no exponent, when 16 bytes can be read:
+ * two SWAR steps and one exact division, with no loop. Anything else
+ * (more digits, an exponent, no digit) goes to pc_parse_float_any from
+ * the start. */
+static inline __attribute__((always_inline)) const char *
+pc_parse_float(const char *p, const char *end, float *out)
+{
+	static const double p10[9] = { 1e0, 1e1, 1e2, 1e3, 1e4,
+				       1e5, 1e6, 1e7, 1e8 };
+	const char *s = p;
+	if (end - p < 17)
+		return pc_parse_float_any(p, end, out);
+	int neg = *s == '-';
+	s += neg | (*s == '+');
+	uint64_t m = 0;
+	int nd = pc_swar8(s, &m), fd = 0;
+	s += nd;
+	if (nd == 8)
+		return pc_parse_float_any(p, end, out);
+	if (*s == '.') { /* s + 1 + 8 <= p + 17 <= end */
+		fd = pc_swar8(s + 1, &m);
+		s += 1 + fd;
+		if (fd == 8 && s < end && pc_is_digit((unsigned char)*s))
+			return pc_parse_float_any(p, end, out);
+	}
+	if (nd + fd == 0 || (s < end && (*s | 0x20) == 'e'))
+		return pc_parse_float_any(p, end, out);
+	/* m < 10^15 and 10^fd are exact doubles, so q is the value x
+	 * rounded once, within 2^-53 of it (relative). Rounding q to a float
+	 * is then exact (pc_scale says why) unless q is a halfway point
+	 * between floats that x is not, and here it cannot be: a halfway
+	 * point h = M 2^e (M < 2^25) other than x is at least 2^-52 of x
+	 * away, as x - h has numerator m 2^-e - M 10^fd (e < 0), an integer
+	 * not 0, over 10^fd 2^-e, with m 2^-e < 2^25 10^fd <= 2^52 (and at
+	 * least 1/m > 2^-50 when e >= 0). So no tie check is needed. */
+	float f = (float)((double)m / p10[fd]);
+	*out = neg ? -f : f;
+	return s;
 }
 
 /* Writes a printable, quoted, bounded copy of [p, end) into out for error

@@ -25,26 +25,39 @@ static uint64_t next(void)
 
 static int mismatches;
 
-/* The parser's float and end against strtof's ("C" locale). */
-static void check_one(const char *text)
+/* The parser's float and end against strtof's ("C" locale), read from a
+ * line where more follows (the inline fast path wants 17 readable bytes)
+ * and from the number alone. */
+static void check_in(const char *text, size_t n, const char *end)
 {
-	size_t n = strlen(text);
 	float got = 12345.0f, want;
-	const char *e = pc_parse_float(text, text + n, &got);
+	const char *e = pc_parse_float(text, end, &got);
 	char *we;
 	want = strtof(text, &we);
 	if (we == text) { /* not a number: the parser must say so */
 		if (e != text && mismatches++ < 10)
-			fprintf(stderr, "'%s': parsed, strtof did not\n", text);
+			fprintf(stderr, "'%.*s': parsed, strtof did not\n",
+				(int)n, text);
 		return;
 	}
 	uint32_t gb, wb;
 	memcpy(&gb, &got, 4);
 	memcpy(&wb, &want, 4);
 	if ((gb != wb || e != text + (we - text)) && mismatches++ < 10)
-		fprintf(stderr, "'%s': got %a (%zu bytes), strtof %a (%zu)\n",
-			text, got, (size_t)(e - text), want,
+		fprintf(stderr, "'%.*s': got %a (%zu bytes), strtof %a (%zu)\n",
+			(int)n, text, got, (size_t)(e - text), want,
 			(size_t)(we - text));
+}
+
+static void check_one(const char *text)
+{
+	char line[200];
+	size_t n = strlen(text);
+	check_in(text, n, text + n);
+	if (n + 40 < sizeof line) {
+		snprintf(line, sizeof line, "%s 17:0.5 18:1 19:2 20:3 21:4", text);
+		check_in(line, n, line + strlen(line));
+	}
 }
 
 /* Random decimals of 1..22 digits, a point anywhere, an exponent now and
@@ -95,6 +108,22 @@ static void halfway_points(int count)
 		check_one(b);
 		snprintf(b, sizeof b, "%.17g", nextafter(mid, 1e300));
 		check_one(b);
+	}
+	/* the inline fast path's shape (up to 7 + 8 digits, no exponent)
+	 * near halfway points: rounding through a double must not meet one */
+	for (int k = 0; k < count; k++) {
+		uint32_t bits = 0x3a800000u + (uint32_t)(next() % 0x0e000000u);
+		float f, g;
+		memcpy(&f, &bits, 4);
+		bits++;
+		memcpy(&g, &bits, 4);
+		double mid = ((double)f + (double)g) / 2;
+		if (mid >= 1e7)
+			continue;
+		for (int fd = 1; fd <= 8; fd++) {
+			snprintf(b, sizeof b, "%.*f", fd, mid);
+			check_one(b);
+		}
 	}
 	/* ties that a double meets exactly: 2^24 + 1 and friends */
 	check_one("16777217");
