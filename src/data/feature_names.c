@@ -1,15 +1,13 @@
 /* feature_names.c - reading a file again for the names behind its slots
- * (feature_names.h): block by block, as parse_stream.c reads it, each
- * block parsed on one thread with the sink attached and its dataset
- * dropped, so memory stays at one block whatever the file's size. */
+ * (feature_names.h): parse_stream.c's block reading, one thread, with the
+ * sink attached and each block's dataset dropped, so memory stays at one
+ * block whatever the file's size. */
 #include <string.h>
 
 #include "base/error.h"
 #include "base/options.h"
 #include "dataset.h"
 #include "feature_names.h"
-#include "format_detect.h"
-#include "parse_chunks.h"
 #include "parse_common.h"
 
 #define NAMES_BLOCK ((size_t)16 << 20)
@@ -21,52 +19,7 @@ int boar_feature_names_scan(const char *path, const boar_load_options *o,
 	if (boar_load_options_widen(o, &opt))
 		return boar_fail(err, BOAR_EINVAL, "boar_load_options.size is "
 				 "not a size this libboar knows");
-	struct text_source src;
-	int ret = text_source_open(path, 1, &src, err);
-	if (ret)
-		return ret;
-	struct csv_setup *csv = NULL;
-	int format = opt.format;
-	uint64_t line = 0;
-	for (int k = 0;; k++) {
-		const char *text;
-		size_t len;
-		ret = text_source_next(&src, NAMES_BLOCK, line, &text, &len,
-				       err);
-		if (ret || !len)
-			break;
-		if (!format)
-			format = boar_detect_format_for(opt.task, text, len);
-		if (!boar_format_hashed(format)) {
-			ret = boar_fail(err, BOAR_EINVAL, "%s: %s data has "
-					"feature ids, not names", path,
-					boar_format_name(format));
-			break;
-		}
-		uint64_t lines = 0;
-		struct parse_input in = {
-			.path = path,
-			.buf = text,
-			.len = len,
-			.line_base = line,
-			.first_block = k == 0,
-			.threads = 1,
-			.hash_bits = opt.hash_bits,
-			.opt = &opt,
-			.csv = &csv,
-			.lines = &lines,
-			.names = sink,
-		};
-		struct boar_dataset *part = NULL;
-		ret = boar_parse_format(format, &in, &part, err);
-		boar_dataset_free(part);
-		if (ret)
-			break;
-		line += lines;
-	}
-	text_source_close(&src);
-	boar_csv_setup_free(csv);
-	return ret;
+	return boar_parse_file_names(path, &opt, NAMES_BLOCK, sink, err);
 }
 
 /* The public face: a caller's function behind the parsers' sink. A stop

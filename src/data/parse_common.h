@@ -384,6 +384,15 @@ int boar_parse_file(const char *path, const boar_load_options *o,
 		    int threads, int *format, struct src_id *id, int *regular,
 		    struct boar_dataset **out, boar_error *err);
 
+/* The same reading for the names behind a file's hashed slots
+ * (feature_names.h): one thread, blocks of about `block` bytes, every
+ * feature's name to `names`, the rows dropped block by block. BOAR_EINVAL
+ * for a format without names.
+ * @return 0 or a BOAR_E* code with err naming the file (and line). */
+int boar_parse_file_names(const char *path, const boar_load_options *o,
+			  size_t block, const struct name_sink *names,
+			  boar_error *err);
+
 /* The windowed reader alone (tests make windows and pieces tiny): 1 when
  * the file is not for it (not a plain regular file of LIBSVM text), else
  * as boar_parse_file. */

@@ -17,6 +17,8 @@
 
 #include "base/error.h"
 #include "base/mem_limit.h"
+#include "feature_names.h"
+#include "format_detect.h"
 #include "gzip_input.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
@@ -210,24 +212,50 @@ static int only_comments(const char *text, size_t len)
 	return 1;
 }
 
-/* boar_parse_file with a chosen block size (the tests use tiny ones). */
-int boar_parse_file_blocks(const char *path, const boar_load_options *o,
-			   int threads, size_t block, int *format,
-			   struct src_id *id, int *regular,
-			   struct boar_dataset **out, boar_error *err)
+/* One reading of a file block by block, for a dataset (the blocks'
+ * datasets appended) or for the names of its features (each block's
+ * dataset dropped once its names went to the sink). */
+struct block_loop {
+	const char *path;
+	const boar_load_options *o;
+	int threads;
+	size_t block;
+	const struct name_sink *names; /* NULL: keep the rows */
+	int format;                    /* in: forced or 0; out: used */
+	struct src_id id;
+	int regular;
+	struct boar_dataset *acc;      /* the rows so far */
+	struct caps cap;
+};
+
+/* What a block's dataset becomes: appended, or dropped after its names
+ * were taken. scale: how many blocks like the first the file holds. */
+static int take_block(struct block_loop *L, struct boar_dataset *part,
+		      double scale, boar_error *err)
 {
+	if (L->names) {
+		boar_dataset_free(part);
+		return 0;
+	}
+	return append(&L->acc, &L->cap, part, scale, L->o->max_memory,
+		      L->path, err);
+}
+
+static int run_blocks(struct block_loop *L, boar_error *err)
+{
+	const char *path = L->path;
+	const boar_load_options *o = L->o;
 	struct text_source src;
-	int ret = text_source_open(path, threads, &src, err);
+	int ret = text_source_open(path, L->threads, &src, err);
 	if (ret)
 		return ret;
 	struct csv_setup *csv = NULL;
-	struct boar_dataset *acc = NULL;
-	struct caps cap = { 0, 0, 0, 0 };
 	uint64_t line = 0;
+	int parsed = 0; /* blocks with data */
 	for (int k = 0;; k++) {
 		const char *text;
 		size_t len;
-		ret = text_source_next(&src, block, line, &text, &len, err);
+		ret = text_source_next(&src, L->block, line, &text, &len, err);
 		if (ret)
 			break;
 		if (!len) {
@@ -236,11 +264,11 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 						     "empty file: no data rows");
 			break;
 		}
-		if (!*format && !text_all_blank(text, len))
-			*format = boar_detect_format_for(o->task, text, len);
-		if (!acc && (text_all_blank(text, len) ||
-			     (*format == BOAR_FORMAT_RATINGS &&
-			      only_comments(text, len)))) {
+		if (!L->format && !text_all_blank(text, len))
+			L->format = boar_detect_format_for(o->task, text, len);
+		if (!parsed && (text_all_blank(text, len) ||
+				(L->format == BOAR_FORMAT_RATINGS &&
+				 only_comments(text, len)))) {
 			/* blank (or, in ratings, comment) lines before the
 			 * first data: detection and the header belong to
 			 * the first block with data in it */
@@ -249,49 +277,83 @@ int boar_parse_file_blocks(const char *path, const boar_load_options *o,
 			line += nl;
 			continue;
 		}
+		if (L->names && !boar_format_hashed(L->format)) {
+			ret = boar_fail(err, BOAR_EINVAL,
+					"%s: %s data has feature ids, not names",
+					path, boar_format_name(L->format));
+			break;
+		}
+		uint64_t lines = 0;
 		struct parse_input in = {
 			.path = path,
 			.buf = text,
 			.len = len,
 			.line_base = line,
-			.first_block = !acc,
-			.threads = threads,
+			.first_block = !parsed,
+			.threads = L->threads,
 			.hash_bits = o->hash_bits,
 			.opt = o,
 			.csv = &csv,
+			.lines = &lines,
+			.names = L->names,
 		};
 		struct boar_dataset *part = NULL;
-		uint64_t lines = 0;
-		in.lines = &lines;
-		ret = boar_parse_format(*format, &in, &part, err);
-		/* how many blocks like this one the file holds */
-		double scale = !acc && src.regular && !src.gz
+		ret = boar_parse_format(L->format, &in, &part, err);
+		double scale = !parsed && src.regular && !src.gz
 				       ? (double)src.id.size / (double)len
 				       : 1;
 		if (!ret)
-			ret = append(&acc, &cap, part, scale, o->max_memory,
-				     path, err);
+			ret = take_block(L, part, scale, err);
 		if (ret)
 			break;
+		parsed++;
 		line += lines;
 		if (o->progress)
 			o->progress(src.pos, src.regular ? src.id.size : 0,
 				    o->progress_ctx);
 	}
-	if (!ret && (!acc || acc->n_rows == 0))
-		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
-				     "no data rows (only blank lines, comments or a header)");
-	*id = src.id;
-	*regular = src.regular;
+	L->id = src.id;
+	L->regular = src.regular;
 	text_source_close(&src);
 	boar_csv_setup_free(csv);
+	return ret;
+}
+
+/* boar_parse_file with a chosen block size (the tests use tiny ones). */
+int boar_parse_file_blocks(const char *path, const boar_load_options *o,
+			   int threads, size_t block, int *format,
+			   struct src_id *id, int *regular,
+			   struct boar_dataset **out, boar_error *err)
+{
+	struct block_loop L = {
+		.path = path, .o = o, .threads = threads, .block = block,
+		.format = *format,
+	};
+	int ret = run_blocks(&L, err);
+	if (!ret && (!L.acc || L.acc->n_rows == 0))
+		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
+				     "no data rows (only blank lines, comments or a header)");
+	*format = L.format;
+	*id = L.id;
+	*regular = L.regular;
 	if (ret) {
-		boar_dataset_free(acc);
+		boar_dataset_free(L.acc);
 		return ret;
 	}
-	trim(acc, &cap);
-	*out = acc;
+	trim(L.acc, &L.cap);
+	*out = L.acc;
 	return 0;
+}
+
+int boar_parse_file_names(const char *path, const boar_load_options *o,
+			  size_t block, const struct name_sink *names,
+			  boar_error *err)
+{
+	struct block_loop L = {
+		.path = path, .o = o, .threads = 1, .block = block,
+		.format = o->format, .names = names,
+	};
+	return run_blocks(&L, err);
 }
 
 /* Whether a file opened as src is parsed in windows: plain (not gzip)
