@@ -392,7 +392,12 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 			    int *format, struct src_id *id, int *regular,
 			    struct boar_dataset **out, boar_error *err)
 {
-	if (*format && *format != BOAR_FORMAT_LIBSVM)
+	struct src_id sid;
+	int reg = 0;
+	/* a pipe or FIFO must be opened once only (its bytes go to whoever
+	 * reads them first), so only a regular file is opened here */
+	if ((*format && *format != BOAR_FORMAT_LIBSVM) ||
+	    text_file_stat(path, &sid, &reg, NULL) || !reg)
 		return 1;
 	struct text_source src;
 	int ret = text_source_open(path, threads, &src, err);
