@@ -22,7 +22,7 @@ enum {
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
 	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV, O_SEARCH,
 	O_SEARCH_PARALLEL, O_L2_USER, O_L2_ITEM, O_MF_NONNEG, O_BIAS,
-	O_BIAS_SCALE,
+	O_BIAS_SCALE, O_MF_LOSS,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -88,6 +88,11 @@ static const struct cli_opt train_opts[] = {
 	  "mf: non-negative factors (LIBMF's -n): each step is projected "
 	  "onto >= 0, factors start as U(0, X) / sqrt(rank); the mean and "
 	  "biases stay free (cpu)" },
+	{ O_MF_LOSS, "mf-loss", 0, "squared|mae",
+	  "mf: the loss fitted (LIBMF's -f 0 / -f 1): squared fits the mean "
+	  "rating (RMSE); mae the absolute error, the median, which a few "
+	  "wild ratings cannot drag; test and holdout loss are then the MAE, "
+	  "which early stopping watches (cpu; --init-model: the model's)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
 	{ O_MF_STORAGE, "mf-storage", 0, "f32|f16|bf16",
 	  "gpu mf: how factors are stored (f16/bf16: half the memory "
@@ -397,6 +402,9 @@ static void default_of(int id, char *buf, size_t n)
 	case O_MF_STORAGE:
 		snprintf(buf, n, "%s", name_of(storage_names, o->mf_storage));
 		break;
+	case O_MF_LOSS:
+		snprintf(buf, n, "%s", name_of(cli_mf_loss_names, o->mf_loss));
+		break;
 	case O_TARGET_RMSE:
 		snprintf(buf, n, "%g", d.target_rmse);
 		break;
@@ -500,6 +508,19 @@ static int class_weight(struct train_args *a, struct cli_parser *p)
 	return 0;
 }
 
+/* X|auto: BOAR_AUTO for "auto", else a number in [0, hi], or in (0, hi]
+ * when positive. */
+static int number_or_auto(struct cli_parser *p, int positive, double hi,
+			  double *out)
+{
+	if (!strcmp(p->value, "auto")) {
+		*out = BOAR_AUTO;
+		return 0;
+	}
+	return positive ? cli_double_gt(p, 0, hi, out)
+			: cli_double(p, 0, hi, out);
+}
+
 /* Applies one option; returns -1 with p->why set on a bad value. */
 static int apply(struct train_args *a, struct cli_parser *p, int id)
 {
@@ -530,25 +551,13 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 	case O_EPOCHS:
 		return cli_int(p, 1, 1000000, &o->epochs);
 	case O_ETA:
-		if (!strcmp(p->value, "auto")) {
-			o->eta = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double_gt(p, 0, 1e6, &o->eta);
+		return number_or_auto(p, 1, 1e6, &o->eta);
 	case O_ETA_DECAY:
-		if (!strcmp(p->value, "auto")) {
-			o->eta_decay = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double_gt(p, 0, 1e3, &o->eta_decay);
+		return number_or_auto(p, 1, 1e3, &o->eta_decay);
 	case O_L1:
 		return cli_double(p, 0, 1e6, &o->l1);
 	case O_L2:
-		if (!strcmp(p->value, "auto")) {
-			o->l2 = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double(p, 0, 1e6, &o->l2);
+		return number_or_auto(p, 0, 1e6, &o->l2);
 	case O_SEED:
 		return cli_u64(p, 0, UINT64_MAX, &o->seed);
 	case O_THREADS:
@@ -577,14 +586,9 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		o->save_resume = 1;
 		return 0;
 	case O_L2_USER:
-	case O_L2_ITEM: {
-		double *l2 = id == O_L2_USER ? &o->l2_user : &o->l2_item;
-		if (!strcmp(p->value, "auto")) {
-			*l2 = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double(p, 0, 1e6, l2);
-	}
+		return number_or_auto(p, 0, 1e6, &o->l2_user);
+	case O_L2_ITEM:
+		return number_or_auto(p, 0, 1e6, &o->l2_item);
 	case O_MF_NONNEG:
 		o->mf_nonneg = 1;
 		return 0;
@@ -647,6 +651,9 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return cli_double(p, 0, 1e30, &a->target_rmse);
 	case O_MF_STORAGE:
 		return cli_choice(p, storage_names, &o->mf_storage);
+	case O_MF_LOSS:
+		a->mf_loss_given = 1;
+		return cli_choice(p, cli_mf_loss_names, &o->mf_loss);
 	case O_DETERMINISTIC:
 		o->deterministic = 1;
 		return 0;

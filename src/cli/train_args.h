@@ -34,6 +34,7 @@ struct train_args {
 	int hash_bits_given;    /* --hash-bits was on the command line */
 	double target_rmse;     /* --target-rmse: stop at this test RMSE; 0 off */
 	int rank_given;         /* --rank was on the command line */
+	int mf_loss_given;      /* --mf-loss was on the command line */
 	int cv;                 /* --cv K: K-fold cross-validation, or 0 */
 	struct search_spec search; /* --search: the grid (search.given) */
 	double search_holdout;  /* --holdout with --search: its judge */
