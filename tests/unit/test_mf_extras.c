@@ -27,17 +27,6 @@
 #define RANK 4
 #define N 20000
 
-static uint64_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *s >> 11;
-}
-
-static double uniform(uint64_t *s)
-{
-	return (double)lcg(s) / 9007199254740992.0;
-}
-
 /* Ratings P[u].Q[i] with P, Q ~ U(0, 1) (non-negative) and no noise. */
 static float ratings[N];
 static uint32_t users[N], items[N];
@@ -49,12 +38,12 @@ static boar_dataset *nonneg_ratings(void)
 	uint32_t *u = users, *it = items;
 	uint64_t s = 17;
 	for (int k = 0; k < USERS * RANK; k++)
-		P[k] = (float)uniform(&s);
+		P[k] = (float)test_lcg_unif(&s);
 	for (int k = 0; k < ITEMS * RANK; k++)
-		Q[k] = (float)uniform(&s);
+		Q[k] = (float)test_lcg_unif(&s);
 	for (int n = 0; n < N; n++) {
-		u[n] = (uint32_t)(lcg(&s) % USERS);
-		it[n] = (uint32_t)(lcg(&s) % ITEMS);
+		u[n] = (uint32_t)(test_lcg(&s) % USERS);
+		it[n] = (uint32_t)(test_lcg(&s) % ITEMS);
 		float dot = 0;
 		for (int f = 0; f < RANK; f++)
 			dot += P[u[n] * RANK + f] * Q[it[n] * RANK + f];
@@ -70,8 +59,6 @@ static boar_model *fit_mf(const boar_dataset *d, int nonneg, double l2u,
 			  double l2i)
 {
 	boar_options o;
-	boar_error err;
-	boar_model *m = NULL;
 	boar_options_default(&o);
 	o.rank = RANK;
 	o.mf_biases = 0;
@@ -83,9 +70,7 @@ static boar_model *fit_mf(const boar_dataset *d, int nonneg, double l2u,
 	o.early_stop = 0;
 	o.threads = 1;
 	o.init_scale = 1.0;
-	int rc = boar_train(d, &o, &m, &err);
-	CHECK(rc == 0, "mf training: %s", err.message);
-	return m;
+	return test_train(d, &o);
 }
 
 /* The smallest factor and the mean |factor| of each side. */
@@ -167,13 +152,11 @@ static void check_l2_apart(const boar_dataset *d)
 static void check_mae(const boar_dataset *d)
 {
 	boar_options o;
-	boar_error err;
-	boar_model *m = NULL;
 	boar_options_default(&o);
 	o.rank = RANK;
 	o.epochs = 2;
 	o.threads = 1;
-	CHECK_EQ_INT(boar_train(d, &o, &m, &err), 0);
+	boar_model *m = test_train(d, &o);
 	if (!m)
 		return;
 	double ab = 0, sq = 0;
@@ -197,14 +180,10 @@ static void check_mae(const boar_dataset *d)
 /* The bias after one epoch over the one row (x0 = 1, y = 2) from zero. */
 static double bias_after_one_step(int optimizer, double B)
 {
-	uint64_t row_ptr[] = {0, 1};
-	uint32_t idx[] = {0};
-	float val[] = {1}, label[] = {2};
-	boar_dataset *d = NULL;
+	static const float label[] = {2};
+	boar_dataset *d = test_one_feature_rows(1, label);
 	boar_model *m = NULL;
 	boar_error err;
-	CHECK_EQ_INT(boar_dataset_from_csr(1, 1, row_ptr, idx, val, label, &d,
-					   &err), 0);
 	boar_options o;
 	boar_options_default(&o);
 	o.loss = BOAR_LOSS_SQUARED;
@@ -242,13 +221,8 @@ static void check_bias_scale(void)
 /* Each option in the task it is not for is refused. */
 static void check_refusals(const boar_dataset *mf)
 {
-	uint64_t row_ptr[] = {0, 1};
-	uint32_t idx[] = {0};
-	float val[] = {1}, label[] = {1};
-	boar_dataset *lin = NULL;
-	boar_error err;
-	CHECK_EQ_INT(boar_dataset_from_csr(1, 1, row_ptr, idx, val, label,
-					   &lin, &err), 0);
+	static const float label[] = {1};
+	boar_dataset *lin = test_one_feature_rows(1, label);
 	boar_options o;
 	boar_options_default(&o);
 	o.l2_user = 0.1;

@@ -106,6 +106,61 @@ static inline double test_gauss(void)
 	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
 }
 
+/* A 64-bit LCG (Knuth's MMIX constants), its top 53 bits, from the
+ * caller's state *s, and those as a uniform double in [0, 1): a stream a
+ * test can keep apart from test_rng's. */
+static inline uint64_t test_lcg(uint64_t *s)
+{
+	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+	return *s >> 11;
+}
+
+static inline double test_lcg_unif(uint64_t *s)
+{
+	return (double)test_lcg(s) / 9007199254740992.0;
+}
+
+/* n rows (at most 64) of one feature, id 0 of value 1, labelled label[]:
+ * data small enough that a loss's rule or first step is worked by hand.
+ * NULL (and a failure) when the library refuses it. */
+static inline boar_dataset *test_one_feature_rows(uint64_t n,
+						  const float *label)
+{
+	uint64_t row_ptr[65];
+	uint32_t idx[64] = {0};
+	float val[64];
+	boar_dataset *d = NULL;
+	boar_error err;
+	for (uint64_t r = 0; r <= n && r <= 64; r++) {
+		row_ptr[r] = r;
+		if (r < 64)
+			val[r] = 1.0f;
+	}
+	if (n > 64 ||
+	    boar_dataset_from_csr(n, 1, row_ptr, idx, val, label, &d, &err)) {
+		fprintf(stderr, "FAIL test_one_feature_rows(%llu): %s\n",
+			(unsigned long long)n, n > 64 ? "too many" : err.message);
+		test_failures++;
+	}
+	return d;
+}
+
+/* boar_train's model of d, or NULL and a failure saying why. */
+#define test_train(d, o) test_train_at(__FILE__, __LINE__, (d), (o))
+static inline boar_model *test_train_at(const char *file, int line,
+					const boar_dataset *d,
+					const boar_options *o)
+{
+	boar_model *m = NULL;
+	boar_error err;
+	if (boar_train(d, o, &m, &err)) {
+		fprintf(stderr, "FAIL %s:%d: boar_train: %s\n", file, line,
+			err.message);
+		test_failures++;
+	}
+	return m;
+}
+
 /* A scratch directory for the test's files, test_dir, made from `name`
  * under $TMPDIR (or /tmp); test_dir_remove() removes it and its files. */
 static inline void test_dir_make(const char *name)
