@@ -6,7 +6,8 @@
  * same run without it learns negative factors. L2 apart: a strong l2_item
  * shrinks the item factors and leaves the users', and the other way round.
  * MAE: boar_evaluate's equals the mean |prediction - rating| computed here
- * from boar_model_predict_pair. Bias scale B (LIBLINEAR's -B), checked on
+ * from boar_model_predict_pair, and training for it (mf_loss absolute)
+ * beats squared loss at it on ratings with heavy outliers. Bias scale B (LIBLINEAR's -B), checked on
  * one row y = 2 worked by hand: the first SGD step moves the kept bias
  * (its contribution B b) by eta B^2 y, AdaGrad's by eta B, and B = 0
  * keeps it at 0. Options in the wrong task are refused.
@@ -177,6 +178,109 @@ static void check_mae(const boar_dataset *d)
 	boar_model_free(m);
 }
 
+/* Ratings 3 + P[u].Q[i] + N(0, 0.2) of rank 3 where one in seven is an
+ * outlier pushed up by 15 (a typo, a bot): n of them from the stream s. */
+#define OUT_USERS 120
+#define OUT_ITEMS 90
+static boar_dataset *outlier_ratings(uint64_t n, uint64_t seed)
+{
+	static float P[OUT_USERS * 3], Q[OUT_ITEMS * 3];
+	uint64_t s = 5;
+	for (int k = 0; k < OUT_USERS * 3; k++)
+		P[k] = (float)(2 * test_lcg_unif(&s) - 1);
+	for (int k = 0; k < OUT_ITEMS * 3; k++)
+		Q[k] = (float)(2 * test_lcg_unif(&s) - 1);
+	uint32_t *u = malloc(n * sizeof *u), *it = malloc(n * sizeof *it);
+	float *r = malloc(n * sizeof *r);
+	boar_dataset *d = NULL;
+	boar_error err;
+	s = seed;
+	test_rng_seed(seed);
+	for (uint64_t k = 0; u && it && r && k < n; k++) {
+		u[k] = (uint32_t)(test_lcg(&s) % OUT_USERS);
+		it[k] = (uint32_t)(test_lcg(&s) % OUT_ITEMS);
+		float dot = 0;
+		for (int f = 0; f < 3; f++)
+			dot += P[u[k] * 3 + f] * Q[it[k] * 3 + f];
+		r[k] = 3 + dot + 0.2f * (float)test_gauss() +
+		       (test_lcg(&s) % 7 == 0 ? 15.0f : 0.0f);
+	}
+	if (u && it && r)
+		CHECK_EQ_INT(boar_dataset_from_ratings(n, u, it, r, &d, &err), 0);
+	free(u);
+	free(it);
+	free(r);
+	return d;
+}
+
+static boar_model *fit_loss(const boar_dataset *d, int mf_loss,
+			    const boar_model *init)
+{
+	boar_options o;
+	boar_options_default(&o);
+	o.rank = 3;
+	o.epochs = 20;
+	o.early_stop = 0;
+	o.threads = 1;
+	o.seed = 9;
+	o.mf_loss = mf_loss;
+	o.init_model = init;
+	return test_train(d, &o);
+}
+
+/* mf_loss ABSOLUTE (LIBMF's -f 1) fits the median: on ratings with heavy
+ * outliers its test MAE is well below squared loss's, whose mean the
+ * outliers drag; the model keeps the loss through its file and a warm
+ * start, and its evaluation loss is the MAE. */
+static void check_absolute_loss(void)
+{
+	boar_dataset *tr = outlier_ratings(15000, 11);
+	boar_dataset *te = outlier_ratings(4000, 12);
+	boar_model *sq = NULL, *ab = NULL, *back = NULL, *more = NULL;
+	if (!tr || !te)
+		goto out;
+	sq = fit_loss(tr, BOAR_MF_LOSS_SQUARED, NULL);
+	ab = fit_loss(tr, BOAR_MF_LOSS_ABSOLUTE, NULL);
+	boar_metrics ms, ma, mb;
+	if (!sq || !ab || boar_evaluate(sq, te, &ms, 1, NULL) ||
+	    boar_evaluate(ab, te, &ma, 1, NULL)) {
+		CHECK(0, "training or evaluation failed");
+		goto out;
+	}
+	printf("test MAE: %.4f squared loss, %.4f absolute loss (outliers "
+	       "alone: 15/7 = 2.14 on one rating in seven)\n", ms.mae, ma.mae);
+	CHECK(ma.mae < 0.8 * ms.mae, "absolute MAE %g, squared %g", ma.mae,
+	      ms.mae);
+	CHECK(ma.mae < 2.6, "absolute loss MAE %g", ma.mae);
+	CHECK_NEAR(ma.loss, ma.mae, 1e-6 * ma.mae);
+	CHECK_NEAR(ms.loss, ms.rmse * ms.rmse / 2, 1e-4 * ms.loss);
+	CHECK_EQ_INT(boar_model_mf_loss(ab), BOAR_MF_LOSS_ABSOLUTE);
+	CHECK_EQ_INT(boar_model_mf_loss(sq), BOAR_MF_LOSS_SQUARED);
+
+	test_dir_make("mf-loss");
+	const char *path = test_put_file("ab.model", "", 0);
+	CHECK_EQ_INT(boar_model_save(ab, path, NULL), 0);
+	CHECK_EQ_INT(boar_model_load(path, &back, NULL), 0);
+	if (back) {
+		CHECK_EQ_INT(boar_model_mf_loss(back), BOAR_MF_LOSS_ABSOLUTE);
+		CHECK_EQ_INT(boar_evaluate(back, te, &mb, 1, NULL), 0);
+		CHECK_NEAR(mb.loss, ma.loss, 0);
+		/* a warm start with the default option keeps the loss */
+		more = fit_loss(tr, BOAR_MF_LOSS_SQUARED, back);
+		if (more)
+			CHECK_EQ_INT(boar_model_mf_loss(more),
+				     BOAR_MF_LOSS_ABSOLUTE);
+	}
+	test_dir_remove();
+out:
+	boar_model_free(sq);
+	boar_model_free(ab);
+	boar_model_free(back);
+	boar_model_free(more);
+	boar_dataset_free(tr);
+	boar_dataset_free(te);
+}
+
 /* The bias after one epoch over the one row (x0 = 1, y = 2) from zero. */
 static double bias_after_one_step(int optimizer, double B)
 {
@@ -240,6 +344,12 @@ static void check_refusals(const boar_dataset *mf)
 	boar_options_default(&o);
 	o.l2_item = -0.5;
 	CHECK(boar_options_check(&o, mf, NULL) != 0, "l2_item -0.5");
+	boar_options_default(&o);
+	o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
+	CHECK(boar_options_check(&o, lin, NULL) != 0, "mf_loss on linear data");
+	CHECK(boar_options_check(&o, mf, NULL) == 0, "mf_loss on ratings");
+	o.mf_loss = 2;
+	CHECK(boar_options_check(&o, mf, NULL) != 0, "mf_loss 2");
 	boar_dataset_free(lin);
 }
 
@@ -269,6 +379,15 @@ static void check_caps(const boar_dataset *mf)
 				     &err), BOAR_EINVAL);
 	CHECK(strstr(err.message, "l2_item other than l2"), "message: %s",
 	      err.message);
+	boar_options_default(&o);
+	o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
+	o.early_stop = 0;
+	boar_options_resolve(&o, mf);
+	need = boar_caps_needed(mf, &o, NULL, 0);
+	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
+				     &err), BOAR_EINVAL);
+	CHECK(strstr(err.message, "absolute (MAE) loss of MF"), "message: %s",
+	      err.message);
 	/* the same value on both sides and in l2 needs nothing new */
 	boar_options_default(&o);
 	o.l2 = o.l2_user = o.l2_item = 0.5;
@@ -288,6 +407,7 @@ int main(void)
 		check_refusals(d);
 		check_caps(d);
 	}
+	check_absolute_loss();
 	check_bias_scale();
 	boar_dataset_free(d);
 	return TEST_RESULT();
