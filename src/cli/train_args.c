@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "common.h"
@@ -92,7 +93,7 @@ static const struct cli_opt train_opts[] = {
 	  "mf: the loss fitted (LIBMF's -f 0 / -f 1): squared fits the mean "
 	  "rating (RMSE); mae the absolute error, the median, which a few "
 	  "wild ratings cannot drag; test and holdout loss are then the MAE, "
-	  "which early stopping watches (cpu; --init-model: the model's)" },
+	  "which early stopping watches (--init-model: the model's)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
 	{ O_MF_STORAGE, "mf-storage", 0, "f32|f16|bf16",
 	  "gpu mf: how factors are stored (f16/bf16: half the memory "
@@ -661,6 +662,33 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 	return cli_fail(p, "internal: option %d not handled", id);
 }
 
+/* Vowpal Wabbit's -q AB (a quadratic interaction) where boar's -q is
+ * --quiet: "-q AB" with AB two characters that name no file, or "-qAB",
+ * is read as --quadratic AB (and is not quiet), which stderr says, so that
+ * a VW command line does what its user means rather than training
+ * without the crosses. -q before a two-letter file stays --quiet.
+ * @return 1 when it took argv's next words, 0 when they are not VW's -q,
+ * -1 with p->why on a bad interaction. */
+static int vw_quadratic(struct train_args *a, struct cli_parser *p)
+{
+	if (p->only_positional || p->i >= p->argc ||
+	    strncmp(p->argv[p->i], "-q", 2))
+		return 0;
+	const char *q = p->argv[p->i], *ab = q[2] ? q + 2 : NULL;
+	if (!ab && p->i + 1 < p->argc && access(p->argv[p->i + 1], F_OK) != 0)
+		ab = p->argv[p->i + 1];
+	if (!ab || strlen(ab) != 2 || ab[0] == '-')
+		return 0;
+	p->i += q[2] ? 1 : 2;
+	snprintf(p->opt, sizeof p->opt, "-q");
+	p->value = ab;
+	if (apply(a, p, CLI_DATA_VW_QUADRATIC))
+		return -1;
+	fprintf(stderr, "boar: -q %s read as --quadratic %s (Vowpal Wabbit's "
+		"-q); boar's quiet flag is --quiet\n", ab, ab);
+	return 1;
+}
+
 int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		     size_t why_len)
 {
@@ -670,7 +698,14 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	struct cli_opt opts[N_TRAIN_OPTS + BOAR_LOSS_COUNT + 1];
 	train_args_default(a);
 	cli_init(&p, argc, argv);
-	while ((id = cli_next(&p, all_opts(opts))) != CLI_END) {
+	for (;;) {
+		int vw = vw_quadratic(a, &p);
+		if (vw < 0)
+			goto fail;
+		if (vw)
+			continue;
+		if ((id = cli_next(&p, all_opts(opts))) == CLI_END)
+			break;
 		if (id == CLI_ERROR)
 			goto fail;
 		if (id == O_HELP)
@@ -679,9 +714,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 			if (a->train_path) {
 				cli_fail(&p, "one training FILE expected, got "
 					 "'%s' and '%s'%s", a->train_path,
-					 p.value, strlen(a->train_path) == 2
+					 p.value, strlen(a->train_path) == 2 ||
+					 strlen(p.value) == 2
 					 ? " (VW's -q AB is --quadratic AB: "
-					   "-q is --quiet)" : "");
+					   "-q before a file is --quiet)" : "");
 				goto fail;
 			}
 			a->train_path = p.value;

@@ -593,7 +593,7 @@ typedef struct boar_options {
 	/* MF: the loss fitted (enum boar_mf_loss; default SQUARED). The
 	 * model keeps it (boar_model_mf_loss); its test and holdout loss is
 	 * then the MAE, which early stopping watches. A warm start keeps the
-	 * initial model's. CPU only unless SQUARED. */
+	 * initial model's. */
 	int mf_loss;
 } boar_options;
 

@@ -5,8 +5,8 @@
 # drag); eval names the absolute loss (its value is the MAE); the model
 # file keeps the loss (export says so, a warm start continues it and
 # refuses --mf-loss squared with exit 2); --mf-loss on linear data and an
-# unknown value are refused with exit 2. (The GPU's refusal, by its
-# capabilities, is test_mf_extras'.)
+# unknown value are refused with exit 2. (The GPU's agreement with the
+# CPU is test_gpu_mf_loss'.)
 . tests/cli/lib/common.sh
 
 # gen SEED N: 120 users x 90 items, 3 + P[u].Q[i] + U(-0.3, 0.3), P and Q

@@ -67,8 +67,7 @@ expect_refused "skips without ngram" "$BOAR" train --ngram a2 --skips b1 "$T/xor
 expect_message "skips without ngram" "needs --ngram of at least 2 for namespace b"
 expect_refused "nine letters" "$BOAR" train --interactions abcdefghi "$T/xor.vw"
 [ "$rc" = 2 ] || fail "--interactions of nine: exit $rc"
-expect_refused "VW's -q" "$BOAR" train -q ab "$T/xor.vw"
-expect_message "VW's -q" "is --quadratic AB"
+# (VW's own -q AB: cli_vw_q.sh)
 # --max-memory counts the generated features before they are allocated
 awk 'BEGIN { printf "1 |a"; for (i = 0; i < 300; i++) printf " w%d", i; print "" }' >"$T/wide.vw"
 "$BOAR" train --epochs 1 --hash-bits 10 --max-memory 64K "$T/wide.vw" 2>"$T/err" ||

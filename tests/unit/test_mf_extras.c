@@ -178,41 +178,6 @@ static void check_mae(const boar_dataset *d)
 	boar_model_free(m);
 }
 
-/* Ratings 3 + P[u].Q[i] + N(0, 0.2) of rank 3 where one in seven is an
- * outlier pushed up by 15 (a typo, a bot): n of them from the stream s. */
-#define OUT_USERS 120
-#define OUT_ITEMS 90
-static boar_dataset *outlier_ratings(uint64_t n, uint64_t seed)
-{
-	static float P[OUT_USERS * 3], Q[OUT_ITEMS * 3];
-	uint64_t s = 5;
-	for (int k = 0; k < OUT_USERS * 3; k++)
-		P[k] = (float)(2 * test_lcg_unif(&s) - 1);
-	for (int k = 0; k < OUT_ITEMS * 3; k++)
-		Q[k] = (float)(2 * test_lcg_unif(&s) - 1);
-	uint32_t *u = malloc(n * sizeof *u), *it = malloc(n * sizeof *it);
-	float *r = malloc(n * sizeof *r);
-	boar_dataset *d = NULL;
-	boar_error err;
-	s = seed;
-	test_rng_seed(seed);
-	for (uint64_t k = 0; u && it && r && k < n; k++) {
-		u[k] = (uint32_t)(test_lcg(&s) % OUT_USERS);
-		it[k] = (uint32_t)(test_lcg(&s) % OUT_ITEMS);
-		float dot = 0;
-		for (int f = 0; f < 3; f++)
-			dot += P[u[k] * 3 + f] * Q[it[k] * 3 + f];
-		r[k] = 3 + dot + 0.2f * (float)test_gauss() +
-		       (test_lcg(&s) % 7 == 0 ? 15.0f : 0.0f);
-	}
-	if (u && it && r)
-		CHECK_EQ_INT(boar_dataset_from_ratings(n, u, it, r, &d, &err), 0);
-	free(u);
-	free(it);
-	free(r);
-	return d;
-}
-
 static boar_model *fit_loss(const boar_dataset *d, int mf_loss,
 			    const boar_model *init)
 {
@@ -234,8 +199,8 @@ static boar_model *fit_loss(const boar_dataset *d, int mf_loss,
  * start, and its evaluation loss is the MAE. */
 static void check_absolute_loss(void)
 {
-	boar_dataset *tr = outlier_ratings(15000, 11);
-	boar_dataset *te = outlier_ratings(4000, 12);
+	boar_dataset *tr = test_outlier_ratings(15000, 11);
+	boar_dataset *te = test_outlier_ratings(4000, 12);
 	boar_model *sq = NULL, *ab = NULL, *back = NULL, *more = NULL;
 	if (!tr || !te)
 		goto out;
