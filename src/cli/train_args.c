@@ -333,25 +333,19 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%d", o->epochs);
 		break;
 	case O_ETA:
-		if (o->eta == BOAR_AUTO)
-			auto_default(O_ETA, buf, n);
-		else
-			snprintf(buf, n, "%g", o->eta);
-		break;
 	case O_ETA_DECAY:
-		if (o->eta_decay == BOAR_AUTO)
-			auto_default(O_ETA_DECAY, buf, n);
+	case O_L2: {
+		double v = id == O_ETA		? o->eta
+			   : id == O_ETA_DECAY ? o->eta_decay
+					       : o->l2;
+		if (v == BOAR_AUTO)
+			auto_default(id, buf, n);
 		else
-			snprintf(buf, n, "%g", o->eta_decay);
+			snprintf(buf, n, "%g", v);
 		break;
+	}
 	case O_L1:
 		snprintf(buf, n, "%g", o->l1);
-		break;
-	case O_L2:
-		if (o->l2 == BOAR_AUTO)
-			auto_default(O_L2, buf, n);
-		else
-			snprintf(buf, n, "%g", o->l2);
 		break;
 	case O_SEED:
 		snprintf(buf, n, "%llu", (unsigned long long)o->seed);

@@ -7,15 +7,9 @@
 # 2; the non-zeros and the slots are those computed by hand; dump --names
 # shows the name behind each slot (VW's --invert_hash).
 . tests/cli/lib/common.sh
+. tests/cli/lib/vw.sh
 
-i=0
-while [ $i -lt 10 ]; do
-	echo "1 |a x |b x"
-	echo "1 |a y |b y"
-	echo "-1 |a x |b y"
-	echo "-1 |a y |b x"
-	i=$((i + 1))
-done >"$T/xor.vw"
+xor_vw "$T/xor.vw"
 nnz() { sed -n 's/.* \([0-9]*\) non-zeros.*/\1/p' "$T/err"; }
 acc() { "$BOAR" eval --json -m "$1" "$T/xor.vw" | json_field /dev/stdin test_accuracy; }
 

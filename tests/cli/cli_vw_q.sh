@@ -7,15 +7,9 @@
 # with exit 2 naming --quadratic; predict and eval, which have no -q,
 # name --quadratic in their refusal.
 . tests/cli/lib/common.sh
+. tests/cli/lib/vw.sh
 
-i=0
-while [ $i -lt 10 ]; do
-	echo "1 |a x |b x"
-	echo "1 |a y |b y"
-	echo "-1 |a x |b y"
-	echo "-1 |a y |b x"
-	i=$((i + 1))
-done >"$T/xor.vw"
+xor_vw "$T/xor.vw"
 OPTS="--epochs 5 --threads 1 --seed 3"
 
 "$BOAR" train $OPTS --quadratic ab -m "$T/long" "$T/xor.vw" 2>/dev/null ||

@@ -21,14 +21,9 @@ static double test_mae(const boar_dataset *tr, const boar_dataset *te,
 		       int device, int mf_loss, uint64_t seed, int *loss_kept)
 {
 	boar_options o;
-	boar_options_default(&o);
+	test_outlier_options(&o, mf_loss, seed);
 	o.device = device;
-	o.rank = 3;
-	o.epochs = 20;
-	o.early_stop = 0;
-	o.threads = 1;
-	o.seed = seed;
-	o.mf_loss = mf_loss;
+	o.gpu_plugin = test_gpu_plugin();
 	boar_model *m = NULL;
 	boar_error err;
 	int rc = boar_train(tr, &o, &m, &err);

@@ -182,13 +182,7 @@ static boar_model *fit_loss(const boar_dataset *d, int mf_loss,
 			    const boar_model *init)
 {
 	boar_options o;
-	boar_options_default(&o);
-	o.rank = 3;
-	o.epochs = 20;
-	o.early_stop = 0;
-	o.threads = 1;
-	o.seed = 9;
-	o.mf_loss = mf_loss;
+	test_outlier_options(&o, mf_loss, 9);
 	o.init_model = init;
 	return test_train(d, &o);
 }
@@ -318,48 +312,47 @@ static void check_refusals(const boar_dataset *mf)
 	boar_dataset_free(lin);
 }
 
-/* An engine without the capabilities (the GPU's) refuses each by name,
- * through the one table; the CPU engine has them all. */
-static void check_caps(const boar_dataset *mf)
+/* An engine without the capabilities (the GPU's before it had them)
+ * refuses each by name, through the one table; the CPU engine has them
+ * all. gpu_refusal: what such an engine says to o (early stopping off)
+ * on ratings mf, 0 or BOAR_EINVAL with the message in err. */
+static int gpu_refusal(const boar_dataset *mf, boar_options *o,
+		       boar_error *err)
 {
 	static const unsigned gpu_like = BOAR_CAP(MF) | BOAR_CAP(EARLY_STOP);
+	o->early_stop = 0;
+	boar_options_resolve(o, mf);
+	unsigned need = boar_caps_needed(mf, o, NULL, 0);
+	CHECK_EQ_INT(boar_caps_check(need, BOAR_CAPS_ALL, "cpu", NULL, err), 0);
+	return boar_caps_check(need, gpu_like, "the GPU engine", NULL, err);
+}
+
+static void check_caps(const boar_dataset *mf)
+{
+	static const char *const named[] = {
+		"non-negative factors", "l2_item other than l2",
+		"absolute (MAE) loss of MF",
+	};
+	for (int k = 0; k < 3; k++) {
+		boar_options o;
+		boar_error err;
+		boar_options_default(&o);
+		if (k == 0)
+			o.mf_nonneg = 1;
+		else if (k == 1)
+			o.l2_item = 0.5;
+		else
+			o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
+		CHECK_EQ_INT(gpu_refusal(mf, &o, &err), BOAR_EINVAL);
+		CHECK(strstr(err.message, named[k]), "message: %s",
+		      err.message);
+	}
+	/* the same value on both sides and in l2 needs nothing new */
 	boar_options o;
 	boar_error err;
 	boar_options_default(&o);
-	o.mf_nonneg = 1;
-	o.early_stop = 0;
-	boar_options_resolve(&o, mf);
-	unsigned need = boar_caps_needed(mf, &o, NULL, 0);
-	CHECK_EQ_INT(boar_caps_check(need, BOAR_CAPS_ALL, "cpu", NULL, &err), 0);
-	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
-				     &err), BOAR_EINVAL);
-	CHECK(strstr(err.message, "non-negative factors"), "message: %s",
-	      err.message);
-	boar_options_default(&o);
-	o.l2_item = 0.5;
-	o.early_stop = 0;
-	boar_options_resolve(&o, mf);
-	need = boar_caps_needed(mf, &o, NULL, 0);
-	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
-				     &err), BOAR_EINVAL);
-	CHECK(strstr(err.message, "l2_item other than l2"), "message: %s",
-	      err.message);
-	boar_options_default(&o);
-	o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
-	o.early_stop = 0;
-	boar_options_resolve(&o, mf);
-	need = boar_caps_needed(mf, &o, NULL, 0);
-	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
-				     &err), BOAR_EINVAL);
-	CHECK(strstr(err.message, "absolute (MAE) loss of MF"), "message: %s",
-	      err.message);
-	/* the same value on both sides and in l2 needs nothing new */
-	boar_options_default(&o);
 	o.l2 = o.l2_user = o.l2_item = 0.5;
-	o.early_stop = 0;
-	boar_options_resolve(&o, mf);
-	CHECK_EQ_INT(boar_caps_check(boar_caps_needed(mf, &o, NULL, 0),
-				     gpu_like, "the GPU engine", NULL, &err), 0);
+	CHECK_EQ_INT(gpu_refusal(mf, &o, &err), 0);
 }
 
 int main(void)

@@ -198,6 +198,33 @@ static inline boar_dataset *test_outlier_ratings(uint64_t n, uint64_t seed)
 	return d;
 }
 
+/* boar_options.gpu_plugin for a GPU test: this build's plugin,
+ * $BUILD/libboar-gpu.so.0 (tests/run-tests exports BUILD; the plugin sits
+ * there, not beside the test), or NULL without BUILD. */
+static inline const char *test_gpu_plugin(void)
+{
+	static char plugin[4096];
+	const char *build = getenv("BUILD");
+	if (!build || snprintf(plugin, sizeof plugin, "%s/libboar-gpu.so.0",
+			       build) >= (int)sizeof plugin)
+		return NULL;
+	return plugin;
+}
+
+/* How test_outlier_ratings are fitted: rank 3, 20 epochs, one thread, no
+ * early stopping, the MF loss mf_loss, seed. */
+static inline void test_outlier_options(boar_options *o, int mf_loss,
+					uint64_t seed)
+{
+	boar_options_default(o);
+	o->rank = 3;
+	o->epochs = 20;
+	o->early_stop = 0;
+	o->threads = 1;
+	o->seed = seed;
+	o->mf_loss = mf_loss;
+}
+
 /* A scratch directory for the test's files, test_dir, made from `name`
  * under $TMPDIR (or /tmp); test_dir_remove() removes it and its files. */
 static inline void test_dir_make(const char *name)
