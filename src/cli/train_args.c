@@ -660,7 +660,8 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
  * --quiet: "-q AB" with AB two characters that name no file, or "-qAB",
  * is read as --quadratic AB (and is not quiet), which stderr says, so that
  * a VW command line does what its user means rather than training
- * without the crosses. -q before a two-letter file stays --quiet.
+ * without the crosses (unless --quiet). -q before a two-letter file stays
+ * --quiet.
  * @return 1 when it took argv's next words, 0 when they are not VW's -q,
  * -1 with p->why on a bad interaction. */
 static int vw_quadratic(struct train_args *a, struct cli_parser *p)
@@ -676,11 +677,8 @@ static int vw_quadratic(struct train_args *a, struct cli_parser *p)
 	p->i += q[2] ? 1 : 2;
 	snprintf(p->opt, sizeof p->opt, "-q");
 	p->value = ab;
-	if (apply(a, p, CLI_DATA_VW_QUADRATIC))
-		return -1;
-	fprintf(stderr, "boar: -q %s read as --quadratic %s (Vowpal Wabbit's "
-		"-q); boar's quiet flag is --quiet\n", ab, ab);
-	return 1;
+	a->vw_q = ab;
+	return apply(a, p, CLI_DATA_VW_QUADRATIC) ? -1 : 1;
 }
 
 int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
@@ -767,6 +765,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		cli_fail(&p, "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto fail;
 	}
+	if (a->vw_q && !a->quiet)
+		fprintf(stderr, "boar: -q %s read as --quadratic %s (Vowpal "
+			"Wabbit's -q); boar's quiet flag is --quiet\n",
+			a->vw_q, a->vw_q);
 	return TRAIN_ARGS_OK;
 fail:
 	snprintf(why, why_len, "%s", p.why);

@@ -1,9 +1,9 @@
 #!/bin/sh
 # Vowpal Wabbit's -q AB where boar's -q is --quiet: `boar train -q ab
 # FILE` and `-qab` cross the namespaces as --quadratic ab does (the same
-# model, bit for bit, at one thread) and say so on stderr, rather than
-# training without the crosses; -q before a file (a two-letter one too)
-# stays --quiet; -q ab where ab is also a file, beside FILE, is refused
+# model, bit for bit, at one thread) and say so on stderr (unless
+# --quiet), rather than training without the crosses; -q before a file
+# (a two-letter one too) stays --quiet; -q ab where ab is also a file, beside FILE, is refused
 # with exit 2 naming --quadratic; predict and eval, which have no -q,
 # name --quadratic in their refusal.
 . tests/cli/lib/common.sh
@@ -24,6 +24,8 @@ cmp -s "$T/long" "$T/q" || fail "-q ab and --quadratic ab give other models"
 "$BOAR" train $OPTS -m "$T/q2" "$T/xor.vw" -qab 2>"$T/err" ||
 	{ cat "$T/err"; fail "-qab exited $?"; }
 cmp -s "$T/long" "$T/q2" || fail "-qab and --quadratic ab give other models"
+"$BOAR" train $OPTS --quiet -q ab "$T/xor.vw" 2>"$T/err" || fail "--quiet -q ab exited $?"
+[ -s "$T/err" ] && { cat "$T/err"; fail "--quiet -q ab printed on stderr"; }
 
 # -q before a file is --quiet, a two-letter file too
 "$BOAR" train $OPTS -q -m "$T/quiet" "$T/xor.vw" 2>"$T/err" || fail "-q -m exited $?"
