@@ -4,9 +4,10 @@
 # test MAE well below a squared-loss model's (whose mean the outliers
 # drag); eval names the absolute loss (its value is the MAE); the model
 # file keeps the loss (export says so, a warm start continues it and
-# refuses --mf-loss squared with exit 2); --mf-loss on linear data and an
-# unknown value are refused with exit 2. (The GPU's agreement with the
-# CPU is test_gpu_mf_loss'.)
+# refuses --mf-loss squared with exit 2); --search judges by the MAE and
+# --cv reports it; --mf-loss on linear data and an unknown value are
+# refused with exit 2. (The GPU's agreement with the CPU is
+# test_gpu_mf_loss'.)
 . tests/cli/lib/common.sh
 
 # gen SEED N: 120 users x 90 items, 3 + P[u].Q[i] + U(-0.3, 0.3), P and Q
@@ -62,6 +63,15 @@ expect_refused "--mf-loss squared on an MAE model" "$BOAR" train \
 	--mf-loss squared --init-model "$T/ab.model" "$T/tr.txt"
 [ "$rc" = 2 ] || fail "--mf-loss squared on an MAE model: exit $rc"
 expect_message "--mf-loss squared on an MAE model" "trained for mae"
+
+# --search judges MF for MAE by the MAE (its loss), and --cv reports it
+"$BOAR" train $OPTS --epochs 3 --mf-loss mae --search 'eta=0.02,0.08' \
+	--holdout 0.2 --json "$T/tr.txt" >"$T/search.json" || fail "--search exited $?"
+[ "$(json_field "$T/search.json" metric)" = mae ] ||
+	{ cat "$T/search.json"; fail "--search does not judge by the MAE"; }
+"$BOAR" train $OPTS --epochs 3 --mf-loss mae --cv 2 "$T/tr.txt" >"$T/cv" ||
+	fail "--cv exited $?"
+grep -q "mae [0-9.]* +- " "$T/cv" || { cat "$T/cv"; fail "--cv reports no MAE"; }
 
 printf '1 1:1\n-1 2:1\n' >"$T/lin.svm"
 expect_refused "--mf-loss on linear data" "$BOAR" train --mf-loss mae "$T/lin.svm"
