@@ -122,7 +122,8 @@ static const struct cli_opt train_opts[] = {
 	  " for eta, l1, l2; A..B:N is N values log-spaced from A to B), "
 	  "several at once on the threads; judge each by --cv K folds "
 	  "(default 5), a --holdout FRACTION or --test FILE (RMSE for "
-	  "squared loss and mf, else the loss); print the table (stderr; "
+	  "regression and mf, MAE for --mf-loss mae, else the loss); print "
+	  "the table (stderr; "
 	  "--json: an object per configuration); -m saves the best, "
 	  "retrained on all of FILE" },
 	{ O_SEARCH_PARALLEL, "search-parallel", 0, "N",
