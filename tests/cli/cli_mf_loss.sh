@@ -5,7 +5,8 @@
 # drag); eval names the absolute loss (its value is the MAE); the model
 # file keeps the loss (export says so, a warm start continues it and
 # refuses --mf-loss squared with exit 2); --search judges by the MAE and
-# --cv reports it; --mf-loss on linear data and an unknown value are
+# --cv reports it; the file's flag bit for it is refused on a linear
+# model (exit 1); --mf-loss on linear data and an unknown value are
 # refused with exit 2. (The GPU's agreement with the CPU is
 # test_gpu_mf_loss'.)
 . tests/cli/lib/common.sh
@@ -74,6 +75,22 @@ expect_message "--mf-loss squared on an MAE model" "trained for mae"
 grep -q "mae [0-9.]* +- " "$T/cv" || { cat "$T/cv"; fail "--cv reports no MAE"; }
 
 printf '1 1:1\n-1 2:1\n' >"$T/lin.svm"
+# The loss is bit 1 of the header's flags: set on a squared-loss model it
+# makes an MAE model; on a linear model, or beside an unknown bit, the
+# file is refused as corrupt.
+if have_python; then
+	"$BOAR" train --quiet -m "$T/lin.model" "$T/lin.svm" || fail "linear training"
+	python3 tests/cli/lib/forge_model.py "$T/sq.model" "$T/sq2.model" flags=2
+	"$BOAR" export -m "$T/sq2.model" | grep -qx "mf_loss absolute" ||
+		fail "flags bit 1 does not read as the absolute loss"
+	python3 tests/cli/lib/forge_model.py "$T/lin.model" "$T/lin2.model" flags=2
+	expect_refused "the MF loss bit on a linear model" "$BOAR" eval -m "$T/lin2.model" "$T/lin.svm"
+	[ "$rc" = 1 ] || fail "the MF loss bit on a linear model: exit $rc, expected 1"
+	expect_message "the MF loss bit on a linear model" "lin2.model: corrupt model file: field flags"
+	python3 tests/cli/lib/forge_model.py "$T/sq.model" "$T/sq4.model" flags=6
+	expect_refused "flags bit 2" "$BOAR" eval -m "$T/sq4.model" "$T/te.txt"
+	expect_message "flags bit 2" "unknown bits"
+fi
 expect_refused "--mf-loss on linear data" "$BOAR" train --mf-loss mae "$T/lin.svm"
 [ "$rc" = 2 ] || fail "--mf-loss on linear data: exit $rc, expected 2"
 expect_message "--mf-loss on linear data" "--mf-loss is for matrix factorization"
