@@ -62,3 +62,19 @@ cluster_train() {
 	wait_ok "$_w1" "worker 1"
 	wait_ok "$_shard" "shard 0"
 }
+
+# cluster_fits LOSS DATA MAX OPTION...: cluster_train on DATA with --loss
+# LOSS and the OPTIONs; its model must be a LOSS model whose distance()
+# (the test's) from the truth is at most MAX.
+cluster_fits() {
+	_loss=$1
+	_data=$2
+	_max=$3
+	shift 3
+	cluster_train "$T/cl.model" "$_data" "$@" --loss "$_loss"
+	_d=$(distance "$T/cl.model")
+	echo "cluster $_loss: distance to the truth $_d"
+	at_most "the cluster's $_loss distance" "$_d" "$_max"
+	"$BOAR" export -m "$T/cl.model" | grep -qx "loss $_loss" ||
+		fail "the cluster's model is not a $_loss model"
+}
