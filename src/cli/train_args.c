@@ -123,9 +123,8 @@ static const struct cli_opt train_opts[] = {
 	  "several at once on the threads; judge each by --cv K folds "
 	  "(default 5), a --holdout FRACTION or --test FILE (RMSE for "
 	  "regression and mf, MAE for --mf-loss mae, else the loss); print "
-	  "the table (stderr; "
-	  "--json: an object per configuration); -m saves the best, "
-	  "retrained on all of FILE" },
+	  "the table (stderr; --json: an object per configuration); -m "
+	  "saves the best, retrained on all of FILE" },
 	{ O_SEARCH_PARALLEL, "search-parallel", 0, "N",
 	  "--search: configurations trained at once, --threads split "
 	  "between them; 0 = one per thread (one thread each: faster than "
@@ -336,9 +335,8 @@ static void default_of(int id, char *buf, size_t n)
 	case O_ETA:
 	case O_ETA_DECAY:
 	case O_L2: {
-		double v = id == O_ETA		? o->eta
-			   : id == O_ETA_DECAY ? o->eta_decay
-					       : o->l2;
+		double v = id == O_ETA ? o->eta
+			   : id == O_ETA_DECAY ? o->eta_decay : o->l2;
 		if (v == BOAR_AUTO)
 			auto_default(id, buf, n);
 		else

@@ -4,16 +4,16 @@
  * A rating (u, i, r) has the prediction mu + bu + bi + P[u].Q[i] and the
  * loss of boar_options.mf_loss: squared (loss.h's; e = prediction - r) or
  * absolute (|prediction - r|; e = its sign, LIBMF's -f 1), e being the
- * loss's derivative by the prediction. Each factor moves against its component of
- * the gradient with L2 on what the rating touches (the per-rating
- * regularization of LIBMF and cuMF): p -= rate_u (e q + l2_u p),
+ * loss's derivative by the prediction. Each factor moves against its
+ * component of the gradient with L2 on what the rating touches (the
+ * per-rating regularization of LIBMF and cuMF): p -= rate_u (e q + l2_u p),
  * q -= rate_i (e p + l2_i q), both from the old values, and each bias
  * b -= rate (e + l2 b) with its side's l2 (l2_u = l2_i = l2 unless set
  * apart, as LIBMF's -l2 sets P's and Q's). Non-negative MF (LIBMF's -n)
- * projects each new factor back onto >= 0 (boar_mf_project). AdaGrad keeps one sum per user row and per item
- * row, of the row's mean squared gradient component (as LIBMF does): rank
- * times less state than per-coordinate sums, and a row's components share
- * a scale anyway.
+ * projects each new factor back onto >= 0 (boar_mf_project). AdaGrad
+ * keeps one sum per user row and per item row, of the row's mean squared
+ * gradient component (as LIBMF does): rank times less state than
+ * per-coordinate sums, and a row's components share a scale anyway.
  */
 #ifndef BOAR_MATH_MF_STEP_H
 #define BOAR_MATH_MF_STEP_H
