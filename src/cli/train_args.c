@@ -53,14 +53,16 @@ static const struct cli_opt train_opts[] = {
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
 	{ O_ETA, "eta", 0, "X|auto",
 	  "initial step size (> 0; auto mf sgd: divided by the ratings' "
-	  "standard deviation)" },
+	  "standard deviation, except for --mf-loss mae, whose gradient "
+	  "does not grow with the ratings)" },
 	{ O_ETA_DECAY, "eta-decay", 0, "X|auto",
 	  "the step is multiplied by this after every epoch, with any "
 	  "optimizer (AdaGrad's too); 1 = no decay, for long runs" },
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
 	  "L2 regularization (>= 0; linear: split by feature frequency; "
-	  "auto mf: times the ratings' standard deviation); boar minimizes "
+	  "auto mf: times the ratings' standard deviation, but for "
+	  "--mf-loss mae); boar minimizes "
 	  "the mean row loss + l2 |w|^2 / 2, so LIBLINEAR's -c C is "
 	  "l2 = 1 / (C n) for n training rows (bias aside)" },
 	{ O_L2_USER, "l2-user", 0, "X|auto",

@@ -216,6 +216,19 @@ static void check_absolute_loss(void)
 	CHECK_EQ_INT(boar_model_mf_loss(ab), BOAR_MF_LOSS_ABSOLUTE);
 	CHECK_EQ_INT(boar_model_mf_loss(sq), BOAR_MF_LOSS_SQUARED);
 
+	/* the defaults follow the gradient's scale: the error's for squared
+	 * loss (the ratings' spread), 1 for absolute loss */
+	boar_options o;
+	boar_options_default(&o);
+	o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
+	boar_options_resolve(&o, tr);
+	CHECK_NEAR(o.eta, 0.08, 1e-12);
+	CHECK_NEAR(o.l2, 0.002, 1e-12);
+	boar_options_default(&o);
+	boar_options_resolve(&o, tr);
+	CHECK(o.eta < 0.08 / 4 && o.l2 > 0.002 * 4,
+	      "squared loss on a spread over 4: eta %g, l2 %g", o.eta, o.l2);
+
 	test_dir_make("mf-loss");
 	const char *path = test_put_file("ab.model", "", 0);
 	CHECK_EQ_INT(boar_model_save(ab, path, NULL), 0);
