@@ -678,7 +678,8 @@ static int vw_quadratic(struct train_args *a, struct cli_parser *p)
 	p->i += q[2] ? 1 : 2;
 	snprintf(p->opt, sizeof p->opt, "-q");
 	p->value = ab;
-	a->vw_q = ab;
+	if (!a->vw_q_count++)
+		a->vw_q = ab;
 	return apply(a, p, CLI_DATA_VW_QUADRATIC) ? -1 : 1;
 }
 
@@ -766,10 +767,11 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		cli_fail(&p, "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto fail;
 	}
-	if (a->vw_q && !a->quiet)
-		fprintf(stderr, "boar: -q %s read as --quadratic %s (Vowpal "
+	if (a->vw_q_count && !a->quiet)
+		fprintf(stderr, "boar: -q %s read as --quadratic %s%s (Vowpal "
 			"Wabbit's -q); boar's quiet flag is --quiet\n",
-			a->vw_q, a->vw_q);
+			a->vw_q, a->vw_q,
+			a->vw_q_count > 1 ? ", and the other -q alike" : "");
 	return TRAIN_ARGS_OK;
 fail:
 	snprintf(why, why_len, "%s", p.why);

@@ -27,7 +27,9 @@ struct train_args {
 	const char *model_out;  /* -m/--model-out, or NULL */
 	int json;               /* --json: one object per epoch on stdout */
 	int quiet;              /* --quiet: no progress or summary */
-	const char *vw_q;       /* AB of a VW -q AB read as --quadratic */
+	const char *vw_q;       /* AB of the first VW -q AB read as
+				   --quadratic, and how many there were */
+	int vw_q_count;
 	const char *weights_path;    /* --weights: one weight per training row */
 	const char *init_model_path; /* --init-model: warm start from it */
 	int loss_given;         /* --loss was on the command line */
