@@ -10,7 +10,8 @@
 #                                          and bench/roofline of a build)
 #   PAIRS (default 5), DATA (default bench/results/data/targets: the files
 #   of bench/targets.sh, generated there if missing), ROWS (engine_rate,
-#   default 1000000), SHAPES ("bits:skew:threads:mode ...")
+#   default 1000000), SHAPES ("bits:skew:threads:mode ..."), ONLY=parse
+#   (only "parse + one pass", at THREADS_PARSE threads if set, else all)
 set -eu
 OLD=$1
 NEW=$2
@@ -36,6 +37,7 @@ for side in old new; do
 done
 
 now() { date +%s.%N; }
+TP=${THREADS_PARSE:+--threads $THREADS_PARSE}
 # wall seconds of a command, its output discarded
 wall() { s=$(now); "$@" >/dev/null 2>&1; e=$(now); echo "$s $e" | awk '{ printf "%.4f\n", $2 - $1 }'; }
 json_min_seconds() { python3 -c "import json,sys; print('%.4f' % min(json.loads(x)['seconds'] for x in sys.stdin))"; }
@@ -63,7 +65,7 @@ pair() {
 }
 
 bin() { if [ "$1" = old ]; then echo "$OLD"; else echo "$NEW"; fi; }
-parse_pass() { wall "$(bin "$1")/boar" train --epochs 1 --optimizer sgd -q "$WORK/$1/linear-1M.svm"; }
+parse_pass() { wall "$(bin "$1")/boar" train --epochs 1 --optimizer sgd $TP -q "$WORK/$1/linear-1M.svm"; }
 epoch_t() {
 	"$(bin "$2")/boar" train --epochs 3 --optimizer sgd --threads "$1" --cache --json -q \
 		"$WORK/$2/linear-1M.svm" | json_min_seconds
@@ -76,6 +78,13 @@ rate() { sed -n 's/.*: \([0-9.]*\) M nnz-updates.*/\1/p' | head -n 1; }
 engine() { "$(bin "$1")/bench/engine_rate" "$ROWS" 40 "$DIM" "$THREADS" "$MODE" "$SKEW" | rate; }
 bare() { rmode=$MODE; [ "$MODE" = atomic ] && rmode=cas; "$(bin "$1")/bench/roofline" "$ROWS" 40 "$DIM" "$THREADS" "$rmode" "$SKEW" | rate; }
 
+if [ "${ONLY:-}" = parse ]; then
+	cat "$DATA/linear-1M.svm" >/dev/null
+	echo "| figure | unit | old, median (min..max) | new, median (min..max) | new/old, median of $PAIRS pairs |"
+	echo "|---|---|---:|---:|---:|"
+	pair "parse + one pass, 1M x 1M x 30 nnz${THREADS_PARSE:+, $THREADS_PARSE threads}" "s" parse_pass
+	exit 0
+fi
 # Warm-up: each side writes its caches once (not timed).
 for side in old new; do
 	"$(bin $side)/boar" train --epochs 1 --threads 2 --cache -q "$WORK/$side/linear-1M.svm" >/dev/null

@@ -112,7 +112,7 @@ static const char *odd_token(struct lsvm_piece *c, uint64_t line,
 
 /* Parses the whole lines [p, end) of piece c, after those it has parsed
  * already (its counts go on), into its region of o. */
-static void parse_text(struct lsvm_piece *c, const struct lsvm_out *o,
+static void parse_piece(struct lsvm_piece *c, const struct lsvm_out *o,
 		       int hash_bits, const char *p, const char *end)
 {
 	uint64_t line = c->lines, dim = c->dim;
@@ -447,7 +447,7 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++) {
 		pc[k].lines = 0;
-		parse_text(&pc[k], &o, in->hash_bits, pc[k].beg, pc[k].end);
+		parse_piece(&pc[k], &o, in->hash_bits, pc[k].beg, pc[k].end);
 	}
 	ret = first_error(pc, n, in->path, in->line_base, &lines, err);
 	if (!ret) {
@@ -507,7 +507,7 @@ static void window_pass(struct lsvm_piece *pc, size_t n,
 					count_text(c, t, t + len);
 					continue;
 				}
-				parse_text(c, o, f->hash_bits, t, t + len);
+				parse_piece(c, o, f->hash_bits, t, t + len);
 				uint64_t sum;
 #pragma omp atomic capture
 				sum = done += len;
