@@ -1,12 +1,13 @@
-/* parse_chunks.h - reading a text file in blocks of whole lines and
- * cutting a block into per-thread pieces at line boundaries
- * (library-internal).
+/* parse_chunks.h - reading a text file in blocks of whole lines (or, for
+ * LIBSVM, in per-thread windows) and cutting it into per-thread pieces at
+ * line boundaries (library-internal).
  *
  * A data file is read, never mapped: with read(2)/pread(2) a file that is
  * truncated or rewritten while it is parsed gives short reads, which are
  * reported as an error naming the file, where a mapping would kill the
  * process with SIGBUS. The text comes in blocks of whole lines (a few tens
- * of MiB; a regular file within a quarter of the memory limit in one), so
+ * of MiB; a regular file within a quarter of the memory limit in one), or
+ * in windows of a few MiB per thread (see "a regular file in windows"), so
  * the memory the text takes is bounded whatever the file's size; gzip input (recognised by its magic bytes, whatever the file is
  * called; concatenated members too) is inflated block by block into the
  * same buffer, so a gzip bomb costs a block, not its inflated size. A

@@ -17,6 +17,13 @@
  * plain file. Each piece counts its lines and stops at its first error; the
  * error reported is that of the first piece with one, so it is the first in
  * the file, and its line number is the sum of the lines before it.
+ *
+ * The pieces are either of a block of text in memory (boar_parse_libsvm)
+ * or byte ranges of a regular file (boar_parse_libsvm_file), which each
+ * thread reads through a small window of its own in both passes, so the
+ * file's text is never held whole. Read twice, a file could change in
+ * between: a piece that meets more rows or ':' than were counted stops
+ * with an error instead of writing past its region.
  */
 #include <math.h>
 #include <omp.h>
