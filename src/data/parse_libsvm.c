@@ -309,11 +309,12 @@ static void *shrink(void *p, size_t bytes)
 }
 
 /* Gives each piece its region (from the counted bounds) and allocates
- * the arrays, owned by d; refuses what max_memory does not allow (0:
- * no check here).
+ * the arrays, owned by d; with `check`, refuses what max_memory (0: the
+ * default limit) does not allow (text in blocks is checked as the blocks
+ * are joined, parse_stream.c).
  * @return 0, BOAR_ENOMEM with err set. */
-static int alloc_out(struct lsvm_piece *pc, size_t n, uint64_t max_memory,
-		     const char *path, struct lsvm_out *o,
+static int alloc_out(struct lsvm_piece *pc, size_t n, int check,
+		     uint64_t max_memory, const char *path, struct lsvm_out *o,
 		     struct boar_dataset *d, boar_error *err)
 {
 	uint64_t rows_ub = 0, nnz_ub = 0;
@@ -323,7 +324,7 @@ static int alloc_out(struct lsvm_piece *pc, size_t n, uint64_t max_memory,
 		rows_ub += pc[k].rows_ub;
 		nnz_ub += pc[k].nnz_ub;
 	}
-	if (max_memory) {
+	if (check) {
 		uint64_t bytes = boar_add_sat(boar_mul_sat(rows_ub + 1, 8),
 					      boar_mul_sat(nnz_ub, 8));
 		int ret = boar_memory_check(boar_add_sat(bytes, rows_ub * 4),
@@ -449,7 +450,7 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++)
 		count_text(&pc[k], pc[k].beg, pc[k].end);
-	if ((ret = alloc_out(pc, n, 0, in->path, &o, d, err)))
+	if ((ret = alloc_out(pc, n, 0, 0, in->path, &o, d, err)))
 		goto out;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
 	for (size_t k = 0; k < n; k++) {
@@ -554,8 +555,8 @@ int boar_parse_libsvm_file(const struct parse_file *f,
 	}
 	window_pass(pc, (size_t)n, f, &o, 0);
 	if ((ret = first_error(pc, (size_t)n, f->path, 0, lines, err)) ||
-	    (ret = alloc_out(pc, (size_t)n, f->max_memory, f->path, &o, d,
-			     err)))
+	    (ret = alloc_out(pc, (size_t)n, 1, f->max_memory, f->path, &o,
+			     d, err)))
 		goto out;
 	window_pass(pc, (size_t)n, f, &o, 1);
 	if ((ret = first_error(pc, (size_t)n, f->path, 0, lines, err)) ||
