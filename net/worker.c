@@ -120,6 +120,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.clock = w_clock,
 		.finish = w_finish,
 		.local_rows = wc->local_rows,
+		.phase_seconds = rep->phase,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

@@ -47,6 +47,8 @@ static int cpu_load_keys(void *e, const uint64_t *keys, const float *vals,
 			 uint64_t n, boar_error *err)
 {
 	float *w = ((struct boar_engine *)e)->m->w;
+#pragma omp parallel for num_threads(((struct boar_engine *)e)->threads) \
+	schedule(static) if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
 		w[keys[i]] = vals[i];
 	return 0;
@@ -56,6 +58,8 @@ static int cpu_store_keys(void *e, const uint64_t *keys, float *vals,
 			  uint64_t n, boar_error *err)
 {
 	const float *w = ((struct boar_engine *)e)->m->w;
+#pragma omp parallel for num_threads(((struct boar_engine *)e)->threads) \
+	schedule(static) if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
 		vals[i] = w[keys[i]];
 	return 0;

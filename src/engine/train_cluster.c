@@ -17,6 +17,9 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <omp.h>
 
 #include "data/dataset.h"
 #include "engine_ops.h"
@@ -38,11 +41,35 @@ struct cluster {
 	uint64_t n_keys;
 	uint32_t width; /* keys per feature: K, or 1 */
 	uint64_t *seen;  /* a bit per feature, all clear between clocks */
+	/* This epoch's keys, found in one pass over the rows in storage
+	 * order (epoch_marks): a bitmap per clock, and each row's clock. */
+	uint64_t first, last, clocks; /* the schedule (cluster_start) */
+	uint64_t words;               /* bitmap words per clock */
+	uint64_t *clock_bits;         /* clocks x words, or NULL */
+	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
+	uint64_t next;                /* the clock the next pull is for */
 	uint64_t *keys;  /* the current clock's keys, ascending */
 	uint64_t nk;
 	float *before, *delta;
 	uint64_t cap;
+	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
+	double mark;                  /* when the last phase ended */
 };
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The time since the last mark goes to phase p. */
+static void lap(struct cluster *c, enum boar_ps_phase p)
+{
+	double t = now_s();
+	c->phase[p] += t - c->mark;
+	c->mark = t;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -50,36 +77,84 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The n distinct features marked in c->seen, ascending into c->keys,
- * leaving c->seen clear: a scan of the bitmap where it has fewer words
- * than ~16 per key (a sort's cost), else a sort of the keys found. */
-static void sorted_features(struct cluster *c, uint64_t dim, uint64_t n)
+#define NO_CLOCK UINT32_MAX
+/* Less work than this many non-zeros (or 16 times as many bitmap words)
+ * stays on one thread: a parallel region costs more than it saves. */
+#define PARALLEL_MIN (1u << 18)
+
+/* The worker's threads (the engine's). */
+static int threads_of(const struct train_run *r)
 {
-	uint64_t words = (dim + 63) / 64;
-	if (words < 16 * n) {
-		uint64_t m = 0;
-		for (uint64_t w = 0; w < words; w++) {
-			uint64_t x = c->seen[w];
+	return r->o.threads > 0 ? r->o.threads : omp_get_max_threads();
+}
+
+/* Marks the features of rows order[b..e) in c->seen, on `threads`
+ * threads: a bit already set is only read, so the hot features of
+ * power-law data cost a shared read, not a contended atomic. */
+static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
+			  const uint32_t *order, uint64_t b, uint64_t e,
+			  int threads)
+{
+	uint64_t *seen = c->seen;
+#pragma omp parallel for num_threads(threads) schedule(static) \
+	if ((e - b) * (d->nnz / (d->n_rows + 1)) >= PARALLEL_MIN)
+	for (uint64_t p = b; p < e; p++) {
+		uint32_t r = order[p];
+		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+			uint32_t j = d->idx[k];
+			uint64_t bit = 1ull << (j & 63);
+			if (!(__atomic_load_n(&seen[j / 64], __ATOMIC_RELAXED) &
+			      bit))
+				__atomic_fetch_or(&seen[j / 64], bit,
+						  __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/* The features set in bits[words], ascending into c->keys, clearing it: each
+ * thread counts the bits of its range of words, then writes them from
+ * where the counts before it end. @return how many. */
+static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
+			      uint64_t words, int threads)
+{
+	uint64_t at[65] = {0};
+	int nt = 1;
+	if (threads > 64)
+		threads = 64;
+#pragma omp parallel num_threads(threads) if (words >= PARALLEL_MIN / 16)
+	{
+		int t = omp_get_thread_num(), n = omp_get_num_threads();
+		uint64_t lo = words * t / n, hi = words * (t + 1) / n, m = 0;
+		for (uint64_t w = lo; w < hi; w++)
+			m += (uint64_t)__builtin_popcountll(bits[w]);
+		at[t + 1] = m;
+#pragma omp barrier
+#pragma omp single
+		{
+			nt = n;
+			for (int i = 1; i <= n; i++)
+				at[i] += at[i - 1];
+		}
+		m = at[t];
+		for (uint64_t w = lo; w < hi; w++) {
+			uint64_t x = bits[w];
 			if (!x)
 				continue;
-			c->seen[w] = 0;
+			bits[w] = 0;
 			for (; x; x &= x - 1)
 				c->keys[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
 		}
-		return;
 	}
-	qsort(c->keys, n, sizeof *c->keys, cmp_u64);
-	for (uint64_t i = 0; i < n; i++)
-		c->seen[c->keys[i] / 64] = 0;
+	return at[nt];
 }
 
-/* Distinct keys of rows order[b..e) plus the bias, ascending. A feature j
- * of a K-class model owns keys j*K .. j*K+K-1 (the model is feature-major),
- * so the bitmap is per feature and each feature expands to K keys. */
-static uint64_t clock_keys(struct cluster *c, const struct boar_dataset *d,
-			   const uint32_t *order, uint64_t b, uint64_t e)
+/* Distinct features of rows order[b..e), ascending, one thread: listed
+ * as found, then sorted (the bitmap only dedups), for clocks with few
+ * non-zeros against the model's size, where scanning it would cost more
+ * than a sort. */
+static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
+				const uint32_t *order, uint64_t b, uint64_t e)
 {
-	uint32_t K = c->width;
 	uint64_t n = 0;
 	for (uint64_t p = b; p < e; p++) {
 		uint32_t r = order[p];
@@ -92,7 +167,91 @@ static uint64_t clock_keys(struct cluster *c, const struct boar_dataset *d,
 			}
 		}
 	}
-	sorted_features(c, d->dim, n);
+	qsort(c->keys, n, sizeof *c->keys, cmp_u64);
+	for (uint64_t i = 0; i < n; i++)
+		c->seen[c->keys[i] / 64] = 0;
+	return n;
+}
+
+/* Every clock's features of this epoch at once, into c->clock_bits: the
+ * rows in storage order, each marking the bitmap of the clock the order
+ * puts it in. Visiting rows in the epoch's random order, clock by clock,
+ * missed the cache on every row (as many misses as the sweep itself, and
+ * on one thread); storage order streams them, and the bitmaps of a
+ * 2^20-feature model (128 KiB per clock) stay in cache. */
+static void epoch_marks(struct cluster *c, const struct train_run *r,
+			const uint32_t *order)
+{
+	const struct boar_dataset *d = r->d;
+	uint64_t L = c->last - c->first, C = c->clocks, W = c->words;
+	uint64_t *bits = c->clock_bits;
+	uint32_t *clock_of = c->clock_of;
+	int threads = threads_of(r);
+#pragma omp parallel num_threads(threads) if (d->nnz >= PARALLEL_MIN)
+	{
+#pragma omp for schedule(static)
+		for (uint64_t i = 0; i < d->n_rows; i++)
+			clock_of[i] = NO_CLOCK;
+		/* position q of the share is in clock k, the last whose
+		 * start first + L*k/C (the driver's cut) is <= q */
+#pragma omp for schedule(static)
+		for (uint64_t q = 0; q < L; q++)
+			clock_of[order[c->first + q]] =
+				(uint32_t)(((q + 1) * C + L - 1) / L - 1);
+#pragma omp for schedule(dynamic, 4096)
+		for (uint64_t i = 0; i < d->n_rows; i++) {
+			uint32_t k = clock_of[i];
+			if (k == NO_CLOCK)
+				continue;
+			uint64_t *b = bits + k * W;
+			for (uint64_t x = d->row_ptr[i]; x < d->row_ptr[i + 1];
+			     x++) {
+				uint32_t j = d->idx[x];
+				uint64_t bit = 1ull << (j & 63);
+				if (!(__atomic_load_n(&b[j / 64],
+						      __ATOMIC_RELAXED) & bit))
+					__atomic_fetch_or(&b[j / 64], bit,
+							  __ATOMIC_RELAXED);
+			}
+		}
+	}
+}
+
+/* This clock's distinct features, ascending into c->keys: from the
+ * epoch's bitmaps where there are some (the first clock of an epoch
+ * makes them), else from the rows of [b, e). @return how many. */
+static uint64_t clock_features(struct cluster *c, const struct train_run *r,
+			       const uint32_t *order, uint64_t b, uint64_t e)
+{
+	const struct boar_dataset *d = r->d;
+	if (b == c->first)
+		c->next = 0;
+	uint64_t k = c->next++;
+	if (c->clock_bits && k < c->clocks &&
+	    b == c->first + (c->last - c->first) * k / c->clocks) {
+		if (k == 0)
+			epoch_marks(c, r, order);
+		return scan_parallel(c, c->clock_bits + k * c->words,
+				     c->words, threads_of(r));
+	}
+	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
+				  (d->n_rows ? d->n_rows : 1));
+	if (c->words < 16 * nnz) {
+		mark_parallel(c, d, order, b, e, threads_of(r));
+		return scan_parallel(c, c->seen, c->words, threads_of(r));
+	}
+	return features_sorted(c, d, order, b, e);
+}
+
+/* Distinct keys of rows order[b..e) plus the bias, ascending. A feature j
+ * of a K-class model owns keys j*K .. j*K+K-1 (the model is feature-major),
+ * so the bitmap is per feature and each feature expands to K keys. */
+static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
+			   const uint32_t *order, uint64_t b, uint64_t e)
+{
+	const struct boar_dataset *d = r->d;
+	uint32_t K = c->width;
+	uint64_t n = clock_features(c, r, order, b, e);
 	c->keys[n++] = d->dim; /* the bias (the largest key), every row */
 	if (K > 1) /* expand in place from the back: j -> j*K .. j*K+K-1 */
 		for (uint64_t i = n; i-- > 0;)
@@ -138,7 +297,24 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	if (cap < 4096)
 		cap = c->n_keys < 4096 ? c->n_keys : 4096;
 	c->cap = cap;
-	c->seen = calloc((d->dim + 63) / 64 + 1, sizeof *c->seen);
+	c->first = *first;
+	c->last = *last;
+	c->clocks = *clocks;
+	c->words = (d->dim + 63) / 64;
+	c->seen = calloc(c->words + 1, sizeof *c->seen);
+	/* the epoch's bitmaps where they take at most the size of the
+	 * data's ids (a huge hashed model marks clock by clock instead) */
+	if (c->clocks * c->words <= d->nnz / 2 + 1) {
+		c->clock_bits = calloc(c->clocks * c->words, sizeof *c->clock_bits);
+		c->clock_of = malloc((d->n_rows ? d->n_rows : 1) *
+				     sizeof *c->clock_of);
+		if (!c->clock_bits || !c->clock_of) {
+			free(c->clock_bits);
+			free(c->clock_of);
+			c->clock_bits = NULL;
+			c->clock_of = NULL;
+		}
+	}
 	c->keys = malloc(cap * sizeof *c->keys);
 	c->before = malloc(cap * sizeof *c->before);
 	c->delta = malloc(cap * sizeof *c->delta);
@@ -152,10 +328,14 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 			boar_error *err)
 {
 	struct cluster *c = ctx;
-	c->nk = clock_keys(c, r->d, order, b, e);
+	c->mark = now_s();
+	c->nk = clock_keys(c, r, order, b, e);
+	lap(c, BOAR_PS_KEYS);
 	int rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)c->nk, c->before, err);
+	lap(c, BOAR_PS_PULL);
 	if (!rc)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
+	lap(c, BOAR_PS_LOCAL);
 	return rc;
 }
 
@@ -168,25 +348,33 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 static void damp_bias(struct cluster *c)
 {
 	uint64_t bias_key = c->n_keys - c->width;
-	for (uint64_t i = 0; i < c->nk; i++)
-		if (c->keys[i] >= bias_key)
-			c->delta[i] /= (float)c->t->n_workers;
+	/* the bias keys are the largest, so the last ones */
+	for (uint64_t i = c->nk; i-- > 0 && c->keys[i] >= bias_key;)
+		c->delta[i] /= (float)c->t->n_workers;
 }
 
 static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 			boar_error *err)
 {
 	struct cluster *c = ctx;
+	lap(c, BOAR_PS_SWEEP);
 	int rc = r->ops->store_keys(r->eng, c->keys, c->delta, c->nk, err);
 	if (rc)
 		return rc;
+	float *delta = c->delta;
+	const float *before = c->before;
+#pragma omp parallel for num_threads(threads_of(r)) \
+	schedule(static) if (c->nk >= PARALLEL_MIN)
 	for (uint64_t i = 0; i < c->nk; i++)
-		c->delta[i] -= c->before[i];
+		delta[i] -= before[i];
 	damp_bias(c);
-	if ((rc = c->t->push(c->t->ctx, c->keys, c->delta, (uint32_t)c->nk,
-			     err)))
-		return rc;
-	return c->t->clock(c->t->ctx, rows, err);
+	lap(c, BOAR_PS_LOCAL);
+	rc = c->t->push(c->t->ctx, c->keys, c->delta, (uint32_t)c->nk, err);
+	lap(c, BOAR_PS_PUSH);
+	if (!rc)
+		rc = c->t->clock(c->t->ctx, rows, err);
+	lap(c, BOAR_PS_CLOCK);
+	return rc;
 }
 
 /* Every key into the host model, in pulls of at most cap keys. */
@@ -194,17 +382,18 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 			   boar_error *err)
 {
 	struct cluster *c = ctx;
-	for (uint64_t lo = 0; lo < c->n_keys;) {
+	double t0 = now_s();
+	int rc = 0;
+	for (uint64_t lo = 0; !rc && lo < c->n_keys;) {
 		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
 		for (uint64_t i = 0; i < n; i++)
 			c->keys[i] = lo + i;
-		int rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)n,
-				    r->m->w + lo, err);
-		if (rc)
-			return rc;
+		rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)n, r->m->w + lo,
+				err);
 		lo += n;
 	}
-	return 0;
+	c->phase[BOAR_PS_REFRESH] += now_s() - t0;
+	return rc;
 }
 
 static int cluster_finish(void *ctx, const struct train_run *r,
@@ -218,7 +407,8 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 static int transport_check(const boar_ps_transport *t, boar_error *err)
 {
 	if (!t || (t->size != sizeof *t &&
-		   t->size != offsetof(boar_ps_transport, local_rows)))
+		   t->size != offsetof(boar_ps_transport, local_rows) &&
+		   t->size != offsetof(boar_ps_transport, phase_seconds)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -255,7 +445,13 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		.finish = cluster_finish,
 	};
 	rc = boar_train_driver(train, o, &hook, out, err);
+	if (t->size > offsetof(boar_ps_transport, phase_seconds) &&
+	    t->phase_seconds)
+		for (int p = 0; p < BOAR_PS_PHASES; p++)
+			t->phase_seconds[p] += c.phase[p];
 	free(c.seen);
+	free(c.clock_bits);
+	free(c.clock_of);
 	free(c.keys);
 	free(c.before);
 	free(c.delta);

@@ -651,7 +651,23 @@ typedef struct boar_ps_transport {
 	 * worker read its own): sweep all of it every epoch. 0: every worker
 	 * holds all rows and sweeps its 1/n_workers of each epoch's order. */
 	int local_rows;
+	/* NULL, or BOAR_PS_PHASES doubles: the library adds to each the
+	 * seconds this worker spent in that phase (boar_ps_phase), to say
+	 * where a cluster's wall time goes. */
+	double *phase_seconds;
 } boar_ps_transport;
+
+/* The phases of boar_ps_transport.phase_seconds. */
+enum boar_ps_phase {
+	BOAR_PS_KEYS,    /* finding a clock's keys */
+	BOAR_PS_PULL,    /* waiting on pull */
+	BOAR_PS_LOCAL,   /* values into and out of the engine, deltas */
+	BOAR_PS_SWEEP,   /* the engine's sweeps */
+	BOAR_PS_PUSH,    /* in push */
+	BOAR_PS_CLOCK,   /* in clock */
+	BOAR_PS_REFRESH, /* pulling the whole model before an evaluation */
+	BOAR_PS_PHASES
+};
 
 /* Trains as worker t->rank over the transport: the options of boar_train
  * (o->progress is called after each of this worker's epochs, with test

@@ -93,14 +93,14 @@ static boar_ps_transport transport(struct mem_ps *p, uint32_t rank,
 	return t;
 }
 
-static boar_dataset *make_data(void)
+static boar_dataset *make_data(uint64_t features, uint32_t nnz)
 {
 	boar_gen_options g;
 	boar_gen_options_default(&g);
 	g.task = BOAR_TASK_LINEAR;
 	g.rows = 3000;
-	g.features = 500;
-	g.nnz_per_row = 12;
+	g.features = features;
+	g.nnz_per_row = nnz;
 	g.seed = 5;
 	boar_dataset *d = NULL;
 	boar_error err;
@@ -115,20 +115,22 @@ static double accuracy(const boar_model *m, const boar_dataset *d)
 	return boar_evaluate(m, d, &mt, 1, NULL) ? 0 : mt.accuracy;
 }
 
-/* One worker, one clock per epoch: the model of boar_train, up to the
- * rounding of the server's w + (after - before), which is not always
- * `after` in floats. */
-static void same_as_train(const boar_dataset *d, const boar_options *o)
+/* One worker, `clocks` clocks per epoch: the model of boar_train, up to
+ * the rounding of the server's w + (after - before), which is not always
+ * `after` in floats (so every clock pulled and pushed all of its keys). */
+static void same_as_train(const boar_dataset *d, const boar_options *o,
+			  uint64_t clocks)
 {
 	boar_model *a = NULL, *b = NULL;
 	boar_error err;
 	struct mem_ps p = { 0 };
-	boar_ps_transport t = transport(&p, 0, 1, boar_dataset_rows(d));
+	uint64_t rows = boar_dataset_rows(d);
+	boar_ps_transport t = transport(&p, 0, 1, (rows + clocks - 1) / clocks);
 	int rc = boar_train(d, o, &a, &err);
 	CHECK(rc == 0, "train: %s", err.message);
 	rc = boar_train_ps(d, o, &t, &b, &err);
 	CHECK(rc == 0, "train_ps: %s", err.message);
-	CHECK_EQ_INT(p.clocks, o->epochs);
+	CHECK_EQ_INT(p.clocks, o->epochs * clocks);
 	CHECK_EQ_INT(p.rows, o->epochs * boar_dataset_rows(d));
 	CHECK(!p.unsorted, "keys came out of order");
 	if (a && b) {
@@ -280,8 +282,11 @@ static void options_abi(const boar_dataset *d)
 
 int main(void)
 {
-	boar_dataset *d = make_data();
-	if (!d)
+	boar_dataset *d = make_data(500, 12);
+	/* sparse: a clock's rows touch few of the keys, so a clock that
+	 * missed some of its keys would lose their updates */
+	boar_dataset *sparse = make_data(50000, 5);
+	if (!d || !sparse)
 		return 1;
 	boar_options o;
 	boar_options_default(&o);
@@ -290,10 +295,11 @@ int main(void)
 	/* AdaGrad named: it is the cluster's auto, where boar_train's is
 	 * normalized, which cluster training does not have */
 	o.optimizer = BOAR_OPT_ADAGRAD;
-	same_as_train(d, &o);
+	same_as_train(d, &o, 1);
+	same_as_train(sparse, &o, 7);
 	o.optimizer = BOAR_OPT_SGD;
 	o.l2 = 1e-4;
-	same_as_train(d, &o);
+	same_as_train(d, &o, 1);
 	boar_options_default(&o);
 	o.threads = 1;
 	o.epochs = 4;
@@ -301,5 +307,6 @@ int main(void)
 	refusals(d, &o);
 	options_abi(d);
 	boar_dataset_free(d);
+	boar_dataset_free(sparse);
 	return TEST_RESULT();
 }
