@@ -71,6 +71,7 @@ struct peer {
 	double flush_deadline;
 	uint8_t *out;      /* being sent (must not move while in flight) */
 	size_t out_len, out_cap;
+	size_t out_sent;   /* bytes of out already sent */
 	uint8_t *next;     /* queued behind the send in flight */
 	size_t next_len, next_cap;
 	char name[64];
@@ -213,8 +214,14 @@ static void arm_send(struct net_loop *l, uint32_t slot)
 	struct io_uring_sqe *sqe = get_sqe(l);
 	if (!sqe)
 		return;
-	size_t n = p->out_len > (1u << 30) ? (1u << 30) : p->out_len;
-	io_uring_prep_send(sqe, p->fd, p->out, n, MSG_NOSIGNAL);
+	size_t n = p->out_len - p->out_sent;
+	if (n > (1u << 30))
+		n = 1u << 30;
+	/* MSG_WAITALL: the kernel keeps sending as the socket drains, so a
+	 * 400 KB pull reply is one completion, not one per socket buffer
+	 * (kernels before 5.19 may still complete it short: out_sent) */
+	io_uring_prep_send(sqe, p->fd, p->out + p->out_sent, n,
+			   MSG_NOSIGNAL | MSG_WAITALL);
 	io_uring_sqe_set_data64(sqe, ud(OP_SEND, slot, p->gen));
 	p->send_inflight = (int)n;
 }
@@ -502,19 +509,19 @@ static void handle_send(struct net_loop *l, uint32_t slot,
 	}
 	size_t n = (size_t)cqe->res;
 	atomic_fetch_add_explicit(&l->bytes_out, n, memory_order_relaxed);
-	memmove(p->out, p->out + n, p->out_len - n);
-	p->out_len -= n;
-	if (p->next_len) {
-		int rc = append(&p->out, &p->out_len, &p->out_cap, p->next,
-				p->next_len);
+	p->out_sent += n;
+	if (p->out_sent == p->out_len) {
+		/* all sent: what queued behind it becomes the next send (the
+		 * two buffers swap; nothing is copied) */
+		uint8_t *b = p->out;
+		size_t cap = p->out_cap;
+		p->out = p->next;
+		p->out_cap = p->next_cap;
+		p->out_len = p->next_len;
+		p->next = b;
+		p->next_cap = cap;
 		p->next_len = 0;
-		if (rc) {
-			if (p->state == P_OPEN)
-				net_loop_close(l, slot, 0, "out of memory");
-			else
-				begin_close(l, slot);
-			return;
-		}
+		p->out_sent = 0;
 	}
 	if (p->state == P_FLUSHING && !p->out_len) {
 		begin_close(l, slot);
