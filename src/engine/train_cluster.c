@@ -45,7 +45,9 @@ struct cluster {
 	 * order (epoch_marks): a bitmap per clock, and each row's clock. */
 	uint64_t first, last, clocks; /* the schedule (cluster_start) */
 	uint64_t words;               /* bitmap words per clock */
-	uint64_t *clock_bits;         /* clocks x words, or NULL */
+	uint64_t *clock_bits;         /* copies x clocks x words, or NULL */
+	int copies;                   /* of the bitmaps: one per thread
+					 (plain stores) or one (atomics) */
 	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
 	uint64_t next;                /* the clock the next pull is for */
 	uint64_t *keys;  /* the current clock's keys, ascending */
@@ -115,7 +117,8 @@ static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
  * thread counts the bits of its range of words, then writes them from
  * where the counts before it end. @return how many. */
 static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
-			      uint64_t words, int threads)
+			      uint64_t words, int copies, uint64_t stride,
+			      int threads)
 {
 	uint64_t at[65] = {0};
 	int nt = 1;
@@ -125,8 +128,13 @@ static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
 	{
 		int t = omp_get_thread_num(), n = omp_get_num_threads();
 		uint64_t lo = words * t / n, hi = words * (t + 1) / n, m = 0;
-		for (uint64_t w = lo; w < hi; w++)
+		for (uint64_t w = lo; w < hi; w++) {
+			for (int i = 1; i < copies; i++) { /* fold into copy 0 */
+				bits[w] |= bits[i * stride + w];
+				bits[i * stride + w] = 0;
+			}
 			m += (uint64_t)__builtin_popcountll(bits[w]);
+		}
 		at[t + 1] = m;
 #pragma omp barrier
 #pragma omp single
@@ -178,7 +186,10 @@ static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
  * puts it in. Visiting rows in the epoch's random order, clock by clock,
  * missed the cache on every row (as many misses as the sweep itself, and
  * on one thread); storage order streams them, and the bitmaps of a
- * 2^20-feature model (128 KiB per clock) stay in cache. */
+ * 2^20-feature model (128 KiB per clock) stay in cache. Each thread marks
+ * its own copy where there is room for one per thread: one shared copy
+ * set by atomics moved every line it touched between the cores (most of
+ * this pass's time with 6 threads); the scan folds the copies. */
 static void epoch_marks(struct cluster *c, const struct train_run *r,
 			const uint32_t *order)
 {
@@ -187,6 +198,10 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 	uint64_t *bits = c->clock_bits;
 	uint32_t *clock_of = c->clock_of;
 	int threads = threads_of(r);
+	if (c->copies > 1 && threads > c->copies)
+		threads = c->copies;
+	/* each thread its own copy (no shared cache lines), or atomics */
+	int own = c->copies > 1;
 #pragma omp parallel num_threads(threads) if (d->nnz >= PARALLEL_MIN)
 	{
 #pragma omp for schedule(static)
@@ -204,8 +219,15 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 			if (k == NO_CLOCK)
 				continue;
 			uint64_t *b = bits + k * W;
-			for (uint64_t x = d->row_ptr[i]; x < d->row_ptr[i + 1];
-			     x++) {
+			uint64_t x = d->row_ptr[i], end = d->row_ptr[i + 1];
+			if (own) {
+				b += (uint64_t)omp_get_thread_num() * C * W;
+				for (; x < end; x++)
+					b[d->idx[x] / 64] |= 1ull
+							     << (d->idx[x] & 63);
+				continue;
+			}
+			for (; x < end; x++) {
 				uint32_t j = d->idx[x];
 				uint64_t bit = 1ull << (j & 63);
 				if (!(__atomic_load_n(&b[j / 64],
@@ -231,14 +253,16 @@ static uint64_t clock_features(struct cluster *c, const struct train_run *r,
 	    b == c->first + (c->last - c->first) * k / c->clocks) {
 		if (k == 0)
 			epoch_marks(c, r, order);
-		return scan_parallel(c, c->clock_bits + k * c->words,
-				     c->words, threads_of(r));
+		return scan_parallel(c, c->clock_bits + k * c->words, c->words,
+				     c->copies, c->clocks * c->words,
+				     threads_of(r));
 	}
 	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
 				  (d->n_rows ? d->n_rows : 1));
 	if (c->words < 16 * nnz) {
 		mark_parallel(c, d, order, b, e, threads_of(r));
-		return scan_parallel(c, c->seen, c->words, threads_of(r));
+		return scan_parallel(c, c->seen, c->words, 1, 0,
+				     threads_of(r));
 	}
 	return features_sorted(c, d, order, b, e);
 }
@@ -304,8 +328,11 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	c->seen = calloc(c->words + 1, sizeof *c->seen);
 	/* the epoch's bitmaps where they take at most the size of the
 	 * data's ids (a huge hashed model marks clock by clock instead) */
-	if (c->clocks * c->words <= d->nnz / 2 + 1) {
-		c->clock_bits = calloc(c->clocks * c->words, sizeof *c->clock_bits);
+	uint64_t set = c->clocks * c->words, room = d->nnz / 2 + 1;
+	int threads = threads_of(r);
+	c->copies = (uint64_t)threads * set <= room ? threads : 1;
+	if (set <= room) {
+		c->clock_bits = calloc(c->copies * set, sizeof *c->clock_bits);
 		c->clock_of = malloc((d->n_rows ? d->n_rows : 1) *
 				     sizeof *c->clock_of);
 		if (!c->clock_bits || !c->clock_of) {
