@@ -471,6 +471,11 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
 		return cli_report(&err, rc);
 	struct part_info part = { 0 };
+	/* A worker parses on all cores, whatever its training --threads: its
+	 * shards (and any other worker of the host) wait for the data too,
+	 * so the cores they train on later are free now (one host, 2 shards
+	 * x 2 + 2 workers x 6: parsing was most of the time to the loss) */
+	a->load.threads = 0;
 	if (c->read_part)
 		rc = read_part(a->train_path, c->rank, c->n_workers,
 			       c->features, &a->load, &train, &part, &err);
