@@ -8,7 +8,7 @@
 #   bench/net/versus.sh BASE_TREE NEW_TREE OUTDIR
 #
 # LAYOUTS_BASE / LAYOUTS: scale16 layouts of each (see scale16.sh);
-# ROUNDS: dense8 rounds (3).
+# ROUNDS: dense8 rounds (3; 0: none).
 set -u
 base=$(cd "$1" && pwd)
 new=$(cd "$2" && pwd)
@@ -29,9 +29,11 @@ for t in "$base" "$new"; do
 		{ echo "build of $t failed"; tail -20 "$work/build-$(basename "$t").log"; exit 1; }
 	cat "$t/COMMIT" 2>/dev/null || (cd "$t" && git log -1 --format='%h %s')
 done
-echo "== dense, 8 clients (rows: binary, round, mode, op, keys, clients, ...)"
-sh "$new/bench/net/dense8.sh" "$base/build/bench_net" "$new/build/bench_net" \
-	"${ROUNDS:-3}" | tee "$out/dense8.csv"
+if [ "${ROUNDS:-3}" != 0 ]; then
+	echo "== dense, 8 clients (A: base, B: new; round, mode, op, keys, clients, ...)"
+	sh "$new/bench/net/dense8.sh" "$base/build/bench_net" \
+		"$new/build/bench_net" "${ROUNDS:-3}" | tee "$out/dense8.csv"
+fi
 echo "== base: $base"
 DATA=$work/data LAYOUTS=${LAYOUTS_BASE:-"2 2 2 6 10000"} \
 	sh "$new/bench/net/scale16.sh" "$base/build/boar" "$work/base" |
