@@ -6,13 +6,15 @@
  * client in the boar CLI. This file knows keys, not sockets; net/ knows
  * sockets, not models.
  *
- * The keys of a clock are collected with a bitmap (one bit per feature),
- * so finding the distinct keys of a clock costs O(its nnz), and come out
- * ascending (transports want them so) by scanning the bitmap when that is
- * cheaper than sorting them: a clock of 1000 rows x 30 non-zeros over 2^20
- * features has ~20k keys, whose qsort cost more than the sweep itself
- * (a third of a worker's cycles), where the scan reads 16k words. The engine (CPU or GPU, through engine_ops.h) loads the
- * pulled values by key before the sweep and hands the new ones back after.
+ * The keys of a clock come out ascending (transports want them so) from a
+ * bitmap per clock, made for all of an epoch's clocks in one pass over the
+ * rows in storage order on all the worker's threads (epoch_marks), then
+ * scanned clock by clock: finding them row by row in the epoch's random
+ * order, on one thread, took as long as a 6-thread sweep (and a qsort of
+ * them, before, a third of a worker's cycles). The engine (CPU or GPU,
+ * through engine_ops.h) loads the pulled values by key before the sweep
+ * and hands the new ones back after. Where the time goes is counted per
+ * phase (boar_ps_transport.phase_seconds).
  */
 #include <stddef.h>
 #include <stdlib.h>
