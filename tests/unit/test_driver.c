@@ -126,6 +126,10 @@ static void same_as_train(const boar_dataset *d, const boar_options *o,
 	struct mem_ps p = { 0 };
 	uint64_t rows = boar_dataset_rows(d);
 	boar_ps_transport t = transport(&p, 0, 1, (rows + clocks - 1) / clocks);
+	double ph[BOAR_PS_PHASES] = { 0 };
+	t.phase_seconds = ph;
+	if (clocks == 1) /* a caller built before phase_seconds */
+		t.size = offsetof(boar_ps_transport, phase_seconds);
 	int rc = boar_train(d, o, &a, &err);
 	CHECK(rc == 0, "train: %s", err.message);
 	rc = boar_train_ps(d, o, &t, &b, &err);
@@ -133,6 +137,16 @@ static void same_as_train(const boar_dataset *d, const boar_options *o,
 	CHECK_EQ_INT(p.clocks, o->epochs * clocks);
 	CHECK_EQ_INT(p.rows, o->epochs * boar_dataset_rows(d));
 	CHECK(!p.unsorted, "keys came out of order");
+	/* where the time went: filled in, unless the caller's struct is
+	 * older than the field */
+	int filled = 0, negative = 0;
+	for (int i = 0; i < BOAR_PS_PHASES; i++) {
+		filled += ph[i] > 0;
+		negative += ph[i] < 0;
+	}
+	CHECK(!negative && (clocks == 1 ? !filled : ph[BOAR_PS_SWEEP] > 0),
+	      "phase seconds: %d filled, %d negative, sweep %g", filled,
+	      negative, ph[BOAR_PS_SWEEP]);
 	if (a && b) {
 		uint64_t na, nb;
 		const float *wa = test_model_weights(a, &na);
