@@ -289,6 +289,17 @@ void net_loop_close(struct net_loop *l, uint32_t slot, int flush,
 	begin_close(l, slot);
 }
 
+/* Two growable byte blocks trade places (nothing is copied). */
+static void swap_bufs(uint8_t **a, size_t *a_cap, uint8_t **b, size_t *b_cap)
+{
+	uint8_t *t = *a;
+	size_t c = *a_cap;
+	*a = *b;
+	*a_cap = *b_cap;
+	*b = t;
+	*b_cap = c;
+}
+
 /* Appends to a growable byte block. @return 0 or -1 out of memory. */
 static int append(uint8_t **buf, size_t *len, size_t *cap, const void *src,
 		  size_t n)
@@ -345,13 +356,8 @@ int net_loop_send_out(struct net_loop *l, uint32_t slot, struct wire_out *o)
 	}
 	/* Nothing queued: the frames' buffer becomes the peer's send
 	 * buffer, and the peer's (empty) one is the caller's next. */
-	uint8_t *b = p->out;
-	size_t cap = p->out_cap;
-	p->out = o->buf;
-	p->out_cap = o->cap;
+	swap_bufs(&p->out, &p->out_cap, &o->buf, &o->cap);
 	p->out_len = o->len;
-	o->buf = b;
-	o->cap = cap;
 	wire_out_reset(o);
 	arm_send(l, slot);
 	return 0;
@@ -515,13 +521,8 @@ static void handle_send(struct net_loop *l, uint32_t slot,
 	if (p->out_sent == p->out_len) {
 		/* all sent: what queued behind it becomes the next send (the
 		 * two buffers swap; nothing is copied) */
-		uint8_t *b = p->out;
-		size_t cap = p->out_cap;
-		p->out = p->next;
-		p->out_cap = p->next_cap;
+		swap_bufs(&p->out, &p->out_cap, &p->next, &p->next_cap);
 		p->out_len = p->next_len;
-		p->next = b;
-		p->next_cap = cap;
 		p->next_len = 0;
 		p->out_sent = 0;
 	}

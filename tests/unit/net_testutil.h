@@ -5,7 +5,6 @@
 #ifndef BOAR_NET_TESTUTIL_H
 #define BOAR_NET_TESTUTIL_H
 
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -25,10 +24,7 @@ static inline int net_test_listen(unsigned *port)
 	boar_error err;
 	if (net_listen("127.0.0.1", 0, &fd, &err))
 		return -1;
-	struct sockaddr_in a;
-	socklen_t al = sizeof a;
-	getsockname(fd, (struct sockaddr *)&a, &al);
-	*port = ntohs(a.sin_port);
+	*port = net_bound_port(fd);
 	return fd;
 }
 
