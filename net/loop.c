@@ -23,7 +23,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <limits.h>
 #include <liburing.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
@@ -69,7 +68,6 @@ struct peer {
 	uint8_t *in;       /* received bytes: whole frames and a partial one */
 	size_t in_len, in_cap;
 	size_t want;       /* bytes the partial frame still needs; 0: unknown */
-	int lowat;         /* the socket's SO_RCVLOWAT (0: its default, 1) */
 	double partial_since; /* when the first byte of a frame came; 0: none */
 	double flush_deadline;
 	uint8_t *out;      /* being sent (must not move while in flight) */
@@ -160,15 +158,6 @@ static int recv_room(struct peer *p)
 	return 0;
 }
 
-/* Sets the bytes a socket waits for before it says it is readable. */
-static void set_lowat(struct peer *p, int v)
-{
-	if ((p->lowat ? p->lowat : 1) == v)
-		return;
-	setsockopt(p->fd, SOL_SOCKET, SO_RCVLOWAT, &v, sizeof v);
-	p->lowat = v;
-}
-
 static void arm_recv(struct net_loop *l, uint32_t slot)
 {
 	struct peer *p = &l->peers[slot];
@@ -184,13 +173,6 @@ static void arm_recv(struct net_loop *l, uint32_t slot)
 	 * the peer holds back for our reply); else whatever room there is. */
 	size_t room = p->in_cap - p->in_len;
 	int whole = p->want && p->want <= room;
-	/* The rest of a large frame: the socket wakes us once that much is
-	 * there (the kernel caps it at half its buffer) instead of at every
-	 * segment; for anything else, at any byte (the rest of a frame is
-	 * always coming, a header or a small frame may be all there is). */
-	set_lowat(p, whole && p->want >= RECV_MIN
-			     ? (int)(p->want < INT_MAX ? p->want : INT_MAX)
-			     : 1);
 	io_uring_prep_recv(sqe, p->fd, p->in + p->in_len,
 			   whole ? p->want : room, whole ? MSG_WAITALL : 0);
 	io_uring_sqe_set_data64(sqe, ud(OP_RECV, slot, p->gen));
