@@ -12,10 +12,11 @@
 # per clock) runs as separate processes on loopback, workers with
 # --read-part, EPOCHS epochs; worker 0's per-epoch JSON gives the first
 # epoch R whose test loss is at or below the target. "To target" is then
-# the wall time of a second run of R epochs (start of the shards to the end
+# the wall time of runs of R epochs (start of the shards to the end
 # of worker 0: parsing, every evaluation and the gather included); the
 # single node is timed the same way (the first epoch at or below its own
-# final loss). RERUN=0 instead subtracts the later epochs' sweep seconds
+# final loss); each of these timed runs is the median of REPEAT (3) runs,
+# as one host's parse times vary by a quarter run to run. RERUN=0 instead subtracts the later epochs' sweep seconds
 # from the first run's wall (their evaluations stay in). The last columns
 # are where worker 0's time went (boar_ps_phase; empty for a build
 # without them). Prints CSV on stdout; logs in OUTDIR.
@@ -36,6 +37,13 @@ fi
 now() { date +%s.%N; }
 EPOCHS=${EPOCHS:-5}
 RERUN=${RERUN:-1}
+REPEAT=${REPEAT:-3}
+
+# median CMD...: the median of REPEAT runs of CMD (each prints seconds)
+median() {
+	for i in $(seq "$REPEAT"); do "$@"; done | sort -g |
+		awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
 
 # field NAME: the number after "NAME": on the line ($0), or ""
 FIELD='function field(name,   m) {
@@ -81,8 +89,8 @@ single_wall=$(single "$EPOCHS" "$O/single.json")
 target=$(last_loss "$O/single.json")
 sr=$(reach "$target" "$O/single.json")
 single_to=$single_wall
-if [ "$RERUN" = 1 ] && [ "$sr" != - ] && [ "$sr" -lt "$EPOCHS" ]; then
-	single_to=$(single "$sr" "$O/single-to.json")
+if [ "$RERUN" = 1 ] && [ "$sr" != - ]; then
+	single_to=$(median single "$sr" "$O/single-to.json")
 fi
 echo "layout,shards,lanes,workers,threads,sync_every,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,ratio_to_single,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
 echo "single,0,0,1,$C,-,$single_wall,$target,$target,$sr,$single_to,1.00,,,,,,,"
@@ -128,10 +136,9 @@ run_layout() {
 	to=-
 	ratio=-
 	if [ "$r" != - ]; then
-		if [ "$RERUN" = 1 ] && [ "$r" -lt "$EPOCHS" ]; then
-			to=$(cluster "$1" "$2" "$3" "$4" "$5" "$r" "$O/$tag-to.json")
-		elif [ "$RERUN" = 1 ]; then
-			to=$wall
+		if [ "$RERUN" = 1 ]; then
+			to=$(median cluster "$1" "$2" "$3" "$4" "$5" "$r" \
+				"$O/$tag-to.json")
 		else
 			to=$(awk "BEGIN{print $wall - $(sweeps_after "$r" "$O/$tag.json")}")
 		fi
