@@ -149,7 +149,7 @@ run_layout() {
 		"$r" "$to" "$ratio" "$(phases "$O/$tag.json")"
 }
 # LAYOUTS: "S L W T SYNC;..." (default below)
-echo "${LAYOUTS:-2 2 2 6 10000;2 2 2 6 100000;2 2 2 7 100000;1 4 2 6 100000;2 2 4 3 100000}" |
+echo "${LAYOUTS:-2 2 2 6 10000;2 2 2 6 100000;2 2 4 3 100000;4 1 4 3 100000}" |
 	tr ';' '\n' | while read -r s l w t y; do
 	[ -n "$s" ] && run_layout "$s" "$l" "$w" "$t" "$y"
 done
