@@ -52,6 +52,11 @@ struct cluster {
 					 (plain stores) or one (atomics) */
 	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
 	uint64_t next;                /* the clock the next pull is for */
+	/* The transport's pull_ahead (or NULL), and the keys of clock
+	 * ahead_k (NO_CLOCK: none) asked for with it. */
+	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
+			  boar_error *err);
+	uint64_t *ahead_keys, ahead_nk, ahead_k;
 	uint64_t *keys;  /* the current clock's keys, ascending */
 	uint64_t nk;
 	float *before, *delta;
@@ -241,18 +246,21 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 	}
 }
 
-/* This clock's distinct features, ascending into c->keys: from the
- * epoch's bitmaps where there are some (the first clock of an epoch
- * makes them), else from the rows of [b, e). @return how many. */
+/* Where clock k of an epoch starts in its order (the driver's cut). */
+static uint64_t clock_begin(const struct cluster *c, uint64_t k)
+{
+	return c->first + (c->last - c->first) * k / c->clocks;
+}
+
+/* Clock k's distinct features, ascending into c->keys: from the epoch's
+ * bitmaps where there are some (clock 0 makes them), else from its rows.
+ * @return how many. */
 static uint64_t clock_features(struct cluster *c, const struct train_run *r,
-			       const uint32_t *order, uint64_t b, uint64_t e)
+			       const uint32_t *order, uint64_t k)
 {
 	const struct boar_dataset *d = r->d;
-	if (b == c->first)
-		c->next = 0;
-	uint64_t k = c->next++;
-	if (c->clock_bits && k < c->clocks &&
-	    b == c->first + (c->last - c->first) * k / c->clocks) {
+	uint64_t b = clock_begin(c, k), e = clock_begin(c, k + 1);
+	if (c->clock_bits) {
 		if (k == 0)
 			epoch_marks(c, r, order);
 		return scan_parallel(c, c->clock_bits + k * c->words, c->words,
@@ -269,20 +277,21 @@ static uint64_t clock_features(struct cluster *c, const struct train_run *r,
 	return features_sorted(c, d, order, b, e);
 }
 
-/* Distinct keys of rows order[b..e) plus the bias, ascending. A feature j
- * of a K-class model owns keys j*K .. j*K+K-1 (the model is feature-major),
- * so the bitmap is per feature and each feature expands to K keys. */
+/* Distinct keys of clock k's rows plus the bias, ascending, into c->keys.
+ * A feature j of a K-class model owns keys j*K .. j*K+K-1 (the model is
+ * feature-major), so the bitmap is per feature and each feature expands
+ * to K keys. */
 static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
-			   const uint32_t *order, uint64_t b, uint64_t e)
+			   const uint32_t *order, uint64_t k)
 {
 	const struct boar_dataset *d = r->d;
 	uint32_t K = c->width;
-	uint64_t n = clock_features(c, r, order, b, e);
+	uint64_t n = clock_features(c, r, order, k);
 	c->keys[n++] = d->dim; /* the bias (the largest key), every row */
 	if (K > 1) /* expand in place from the back: j -> j*K .. j*K+K-1 */
 		for (uint64_t i = n; i-- > 0;)
-			for (uint32_t k = K; k-- > 0;)
-				c->keys[i * K + k] = c->keys[i] * K + k;
+			for (uint32_t j = K; j-- > 0;)
+				c->keys[i * K + j] = c->keys[i] * K + j;
 	return n * K;
 }
 
@@ -345,11 +354,33 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 		}
 	}
 	c->keys = malloc(cap * sizeof *c->keys);
+	c->ahead_k = NO_CLOCK;
+	if (c->pull_ahead && *clocks > 1 &&
+	    !(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	c->before = malloc(cap * sizeof *c->before);
 	c->delta = malloc(cap * sizeof *c->delta);
 	if (!c->seen || !c->keys || !c->before || !c->delta)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	return t->connect(t->ctx, c->n_keys, err);
+}
+
+/* Clock k's keys into c->ahead_keys, asked for now (the transport's
+ * pull_ahead) so that they travel while clock k - 1 sweeps. */
+static int ask_ahead(struct cluster *c, const struct train_run *r,
+		     const uint32_t *order, uint64_t k, boar_error *err)
+{
+	uint64_t *cur = c->keys;
+	c->keys = c->ahead_keys; /* the key finders write into c->keys */
+	c->ahead_nk = clock_keys(c, r, order, k);
+	c->ahead_keys = c->keys;
+	c->keys = cur;
+	lap(c, BOAR_PS_KEYS);
+	int rc = c->pull_ahead(c->t->ctx, c->ahead_keys, (uint32_t)c->ahead_nk,
+			       err);
+	lap(c, BOAR_PS_PULL);
+	c->ahead_k = rc ? NO_CLOCK : k;
+	return rc;
 }
 
 static int cluster_pull(void *ctx, const struct train_run *r,
@@ -358,13 +389,32 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 {
 	struct cluster *c = ctx;
 	c->mark = now_s();
-	c->nk = clock_keys(c, r, order, b, e);
+	uint64_t k = b == c->first ? 0 : c->next;
+	c->next = k + 1;
+	if (k >= c->clocks || b != clock_begin(c, k) ||
+	    e != clock_begin(c, k + 1))
+		return boar_fail(err, BOAR_EINVAL,
+				 "cluster training: rows [%llu, %llu) are not "
+				 "clock %llu of the schedule",
+				 (unsigned long long)b, (unsigned long long)e,
+				 (unsigned long long)k);
+	if (c->ahead_k == k) { /* asked for during the last sweep */
+		uint64_t *t = c->keys;
+		c->keys = c->ahead_keys;
+		c->ahead_keys = t;
+		c->nk = c->ahead_nk;
+	} else {
+		c->nk = clock_keys(c, r, order, k);
+	}
+	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
 	int rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)c->nk, c->before, err);
 	lap(c, BOAR_PS_PULL);
 	if (!rc)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
 	lap(c, BOAR_PS_LOCAL);
+	if (!rc && c->pull_ahead && k + 1 < c->clocks)
+		rc = ask_ahead(c, r, order, k + 1, err);
 	return rc;
 }
 
@@ -437,7 +487,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 {
 	if (!t || (t->size != sizeof *t &&
 		   t->size != offsetof(boar_ps_transport, local_rows) &&
-		   t->size != offsetof(boar_ps_transport, phase_seconds)))
+		   t->size != offsetof(boar_ps_transport, phase_seconds) &&
+		   t->size != offsetof(boar_ps_transport, pull_ahead)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -462,6 +513,8 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	struct cluster c = {.t = t};
 	if (t->size > offsetof(boar_ps_transport, local_rows))
 		c.local_rows = t->local_rows;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead))
+		c.pull_ahead = t->pull_ahead;
 	const struct train_hook hook = {
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,
@@ -482,6 +535,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	free(c.clock_bits);
 	free(c.clock_of);
 	free(c.keys);
+	free(c.ahead_keys);
 	free(c.before);
 	free(c.delta);
 	return rc;

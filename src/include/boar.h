@@ -655,6 +655,14 @@ typedef struct boar_ps_transport {
 	 * seconds this worker spent in that phase (boar_ps_phase), to say
 	 * where a cluster's wall time goes. */
 	double *phase_seconds;
+	/* NULL, or: ask now for the current values of n ascending keys as
+	 * they will be at the next clock, for the next pull of the same
+	 * keys (and n) to collect; the values it then gives count this
+	 * worker's pushes of the clock in between. The library asks for the
+	 * next clock's keys before each sweep, so the transport can carry
+	 * them while the engine sweeps; keys stay valid until collected. */
+	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
+			  boar_error *err);
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */

@@ -26,6 +26,10 @@ struct mem_ps {
 	uint64_t clocks, rows, pulls;
 	int fail_at_clock; /* > 0: the clock callback fails there */
 	int unsorted;      /* a key list came in out of order */
+	/* a pull asked ahead: its keys, collected by the next pull */
+	const uint64_t *ahead;
+	uint32_t ahead_n;
+	uint64_t aheads, ahead_mismatch;
 };
 
 static int ps_connect(void *ctx, uint64_t n_keys, boar_error *err)
@@ -43,11 +47,28 @@ static int ps_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 {
 	struct mem_ps *p = ctx;
 	p->pulls++;
+	/* a pull asked ahead is read now: this server has no SSP wait, and
+	 * the values then count the pushes in between, as they must */
+	if (p->ahead && (p->ahead != keys || p->ahead_n != n))
+		p->ahead_mismatch++;
+	p->ahead = NULL;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i && keys[i] <= keys[i - 1])
 			p->unsorted = 1;
 		vals[i] = p->w[keys[i]];
 	}
+	return 0;
+}
+
+static int ps_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
+			 boar_error *err)
+{
+	struct mem_ps *p = ctx;
+	if (p->ahead)
+		p->ahead_mismatch++; /* two asked, none collected */
+	p->ahead = keys;
+	p->ahead_n = n;
+	p->aheads++;
 	return 0;
 }
 
@@ -89,6 +110,7 @@ static boar_ps_transport transport(struct mem_ps *p, uint32_t rank,
 		.size = sizeof t, .ctx = p, .rank = rank, .n_workers = workers,
 		.sync_every = sync, .connect = ps_connect, .pull = ps_pull,
 		.push = ps_push, .clock = ps_clock, .finish = ps_finish,
+		.pull_ahead = ps_pull_ahead,
 	};
 	return t;
 }
@@ -117,7 +139,8 @@ static double accuracy(const boar_model *m, const boar_dataset *d)
 
 /* One worker, `clocks` clocks per epoch: the model of boar_train, up to
  * the rounding of the server's w + (after - before), which is not always
- * `after` in floats (so every clock pulled and pushed all of its keys). */
+ * `after` in floats (so every clock pulled and pushed all of its keys,
+ * also those asked for a clock ahead). */
 static void same_as_train(const boar_dataset *d, const boar_options *o,
 			  uint64_t clocks)
 {
@@ -137,6 +160,10 @@ static void same_as_train(const boar_dataset *d, const boar_options *o,
 	CHECK_EQ_INT(p.clocks, o->epochs * clocks);
 	CHECK_EQ_INT(p.rows, o->epochs * boar_dataset_rows(d));
 	CHECK(!p.unsorted, "keys came out of order");
+	/* with several clocks, every one after the first of an epoch was
+	 * asked for ahead, and collected with the same keys */
+	CHECK_EQ_INT(p.aheads, clocks == 1 ? 0 : o->epochs * (clocks - 1));
+	CHECK(!p.ahead_mismatch, "a pull ahead was not collected as asked");
 	/* where the time went: filled in, unless the caller's struct is
 	 * older than the field */
 	int filled = 0, negative = 0;
