@@ -14,9 +14,10 @@ extern "C" int boar_gpu_order(boar_gpu_ctx *c, int epoch,
 {
 	if (!c || !order)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
-	if (c->task != BOAR_TASK_LINEAR)
+	if (c->task != BOAR_TASK_LINEAR || c->multi_linear)
 		return boar_fail(err, BOAR_EINVAL,
-				 "GPU: epoch slices are for linear models");
+				 "GPU: epoch slices are for linear models "
+				 "on one GPU");
 	const uint64_t n = c->ds->n_rows;
 	if (n > UINT32_MAX)
 		return boar_fail(err, BOAR_EINVAL,
@@ -88,12 +89,12 @@ extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
 			      boar_error *err)
 {
 	int rc = 0;
-	double loss = 0.0;
 	if (!c || !loss_sum)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
-	if (c->task != BOAR_TASK_LINEAR)
+	if (c->task != BOAR_TASK_LINEAR || c->multi_linear)
 		return boar_fail(err, BOAR_EINVAL,
-				 "GPU: epoch slices are for linear models");
+				 "GPU: epoch slices are for linear models "
+				 "on one GPU");
 	if (begin > end || end > c->ds->n_rows)
 		return boar_fail(err, BOAR_EINVAL,
 				 "GPU: slice [%llu, %llu) outside the %llu rows",
@@ -102,10 +103,8 @@ extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
 				 (unsigned long long)c->ds->n_rows);
 	if (begin == end)
 		return 0;
-	CK(cudaSetDevice(c->device), "cudaSetDevice");
-	CK(cudaMemsetAsync(c->loss, 0, sizeof(double), c->slot[0].stream),
-	   "cudaMemset(loss)");
-	CK(cudaStreamSynchronize(c->slot[0].stream), "cudaMemset(loss)");
+	if ((rc = gpu_loss_reset(c, err)))
+		return rc;
 	if (c->resident) {
 		CK(gpu_launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta, begin,
 			  end, 1),
@@ -135,11 +134,7 @@ extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
 			   "sweep kernel launch");
 		}
 	}
-	for (int s = 0; s < c->n_slots; s++)
-		CK(cudaStreamSynchronize(c->slot[s].stream), "sweep");
-	CK(cudaMemcpy(&loss, c->loss, sizeof loss, cudaMemcpyDeviceToHost),
-	   "cudaMemcpy(loss)");
-	*loss_sum += loss;
+	return gpu_loss_collect(c, loss_sum, err);
 fail:
 	return rc;
 }
@@ -151,9 +146,10 @@ static int keys_prepare(struct boar_gpu_ctx *c, const uint32_t *keys,
 	int rc = 0;
 	if (!c)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
-	if (c->task != BOAR_TASK_LINEAR)
+	if (c->task != BOAR_TASK_LINEAR || c->multi_linear)
 		return boar_fail(err, BOAR_EINVAL,
-				 "GPU: weights by key are for linear models");
+				 "GPU: weights by key are for linear models "
+				 "on one GPU");
 	if (n && (!keys || !vals))
 		return boar_fail(err, BOAR_EINVAL, "GPU: no keys or values");
 	for (uint64_t i = 0; i < n; i++)
