@@ -1,0 +1,273 @@
+/* test_gpu_multi.c - --gpus 2 trains to what one GPU does.
+ *
+ * The same initial model is trained with n_gpus 1 and n_gpus 2 through
+ * the GPU engine's C API, and the test metrics are compared after every
+ * epoch: MF's test RMSE (the N x N grid of blocks, item blocks passed
+ * between the GPUs: fp32 SGD with biases at rank 32, AdaGrad at rank 128,
+ * bf16 rows at rank 64) and a linear model's test loss and accuracy (one
+ * replica per GPU, averaged after every epoch). "Within noise": at most a
+ * fixed tolerance or twice the spread between two one-GPU runs in other
+ * orders (seeds), whichever is larger. The downloaded MF model must have
+ * moved every user's and item's row (each block was swept).
+ *
+ * With fewer than two devices, n_gpus 2 must be refused with
+ * BOAR_ENODEVICE and a message naming the devices asked for and present;
+ * the test then skips (77). Without GPU support it skips at once.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boar.h"
+#include "data/dataset.h"
+#include "gpu/gpu_engine.h"
+#include "model/model.h"
+#include "model/model_copy.h"
+#include "testutil.h"
+
+#define USERS 3000
+#define ITEMS 1500
+#define TRUE_RANK 6
+#define EPOCHS 6
+
+static float tu[USERS][TRUE_RANK], ti[ITEMS][TRUE_RANK];
+
+static struct boar_dataset *ratings(uint64_t n)
+{
+	struct boar_dataset *d = calloc(1, sizeof *d);
+	d->task = BOAR_TASK_MF;
+	d->n_rows = d->nnz = n;
+	d->dim = USERS;
+	d->n_items = ITEMS;
+	d->user = malloc(n * sizeof *d->user);
+	d->item = malloc(n * sizeof *d->item);
+	d->label = malloc(n * sizeof *d->label);
+	for (uint64_t k = 0; k < n; k++) {
+		uint32_t u = (uint32_t)(test_rng() % USERS);
+		double x = test_unif();
+		uint32_t i = (uint32_t)(ITEMS * x * x); /* popular items */
+		double r = 3.5;
+		for (int t = 0; t < TRUE_RANK; t++)
+			r += tu[u][t] * ti[i][t];
+		d->user[k] = u;
+		d->item[k] = i;
+		d->label[k] = (float)(r + 0.3 * test_gauss());
+	}
+	d->label_kind = BOAR_LABELS_REAL;
+	return d;
+}
+
+/* A linear problem: 16 of 2000 features a row, labels from a hidden
+ * model plus noise. */
+static struct boar_dataset *rows(uint64_t n, const float *truth)
+{
+	struct boar_dataset *d = calloc(1, sizeof *d);
+	d->task = BOAR_TASK_LINEAR;
+	d->n_rows = n;
+	d->dim = 2000;
+	d->row_ptr = malloc((n + 1) * sizeof *d->row_ptr);
+	d->idx = malloc(n * 16 * sizeof *d->idx);
+	d->val = malloc(n * 16 * sizeof *d->val);
+	d->label = malloc(n * sizeof *d->label);
+	for (uint64_t r = 0, z = 0; r < n; r++) {
+		double m = 0;
+		d->row_ptr[r] = z;
+		for (uint32_t k = 0; k < 16; k++, z++) {
+			/* ascending ids: one from each stripe of 125 */
+			d->idx[z] = k * 125 + (uint32_t)(test_rng() % 125);
+			d->val[z] = (float)(0.2 + test_unif());
+			m += truth[d->idx[z]] * d->val[z];
+		}
+		d->label[r] = m + 0.5 * test_gauss() > 0 ? 1.0f : -1.0f;
+	}
+	d->row_ptr[n] = d->nnz = n * 16;
+	d->label_kind = BOAR_LABELS_BINARY;
+	return d;
+}
+
+static void free_data(struct boar_dataset *d)
+{
+	free(d->user);
+	free(d->item);
+	free(d->label);
+	free(d->row_ptr);
+	free(d->idx);
+	free(d->val);
+	free(d);
+}
+
+/* Test metric after each epoch (rmse for MF, loss and accuracy for
+ * linear) of a run on n_gpus from a copy of m0; 0 or the open's code. */
+static int train(const struct boar_dataset *tr, const struct boar_dataset *te,
+		 boar_options o, int n_gpus, const struct boar_model *m0,
+		 double metric[EPOCHS][2], struct boar_model **out,
+		 boar_error *err)
+{
+	struct boar_model *m = NULL;
+	boar_gpu_ctx *c = NULL;
+	o.n_gpus = n_gpus;
+	if (boar_model_copy_into(&m, m0))
+		return BOAR_ENOMEM;
+	int rc = boar_gpu_open(tr, &o, m, &c, err);
+	for (int e = 1; !rc && e <= EPOCHS; e++) {
+		double loss = 0;
+		boar_metrics t;
+		rc = boar_gpu_epoch(c, e, o.eta, &loss, err);
+		if (!rc)
+			rc = boar_gpu_download(c, m, err);
+		if (!rc)
+			rc = boar_evaluate(m, te, &t, 1, err);
+		if (!rc) {
+			metric[e - 1][0] = tr->task == BOAR_TASK_MF ? t.rmse : t.loss;
+			metric[e - 1][1] = t.accuracy;
+		}
+	}
+	boar_gpu_close(c);
+	if (out && !rc)
+		*out = m;
+	else
+		boar_model_free(m);
+	return rc;
+}
+
+/* Rows of P (users) or Q (items) that still equal the initial model's. */
+static uint64_t unmoved(const struct boar_model *a, const struct boar_model *b,
+			int items)
+{
+	uint64_t n = items ? a->n_items : a->dim, same = 0;
+	const float *x = items ? a->Q : a->P, *y = items ? b->Q : b->P;
+	for (uint64_t r = 0; r < n; r++)
+		same += !memcmp(x + r * a->rank, y + r * a->rank,
+				a->rank * sizeof(float));
+	return same;
+}
+
+/* Runs 1 GPU (two seeds) and 2 GPUs; checks every epoch's metric. */
+static int compare(const char *name, const struct boar_dataset *tr,
+		   const struct boar_dataset *te, boar_options o,
+		   const struct boar_model *m0, double fixed_tol)
+{
+	double one[EPOCHS][2], other[EPOCHS][2], two[EPOCHS][2];
+	struct boar_model *m2 = NULL;
+	boar_error err;
+	memset(&err, 0, sizeof err);
+	int rc = train(tr, te, o, 1, m0, one, NULL, &err);
+	if (rc == BOAR_ENOGPU || rc == BOAR_ENODEVICE)
+		TEST_SKIP("%s", err.message);
+	CHECK(rc == 0, "%s: one GPU: %s", name, err.message);
+	o.seed += 100;
+	CHECK_EQ_INT(train(tr, te, o, 1, m0, other, NULL, &err), 0);
+	o.seed -= 100;
+	rc = train(tr, te, o, 2, m0, two, &m2, &err);
+	if (rc == BOAR_ENODEVICE) {
+		/* one device: the refusal must say what was asked and found */
+		CHECK(strstr(err.message, "n_gpus 2") &&
+			      strstr(err.message, "present"),
+		      "%s", err.message);
+		TEST_SKIP("needs two GPUs; n_gpus 2 here: %s", err.message);
+	}
+	CHECK(rc == 0, "%s: two GPUs: %d %s", name, rc, err.message);
+	if (rc)
+		return 1;
+	int bad = 0;
+	for (int e = 0; e < EPOCHS; e++) {
+		double tol = fmax(fixed_tol * one[e][0],
+				  2 * fabs(one[e][0] - other[e][0]));
+		int ok = isfinite(two[e][0]) && fabs(two[e][0] - one[e][0]) <= tol;
+		if (tr->task == BOAR_TASK_LINEAR)
+			ok = ok && two[e][1] >= one[e][1] - 0.01 -
+						2 * fabs(one[e][1] - other[e][1]);
+		printf("%s %s epoch %d: 1 GPU %.4f (other seed %.4f) 2 GPUs "
+		       "%.4f%s\n",
+		       ok ? "ok  " : "FAIL", name, e + 1, one[e][0],
+		       other[e][0], two[e][0],
+		       tr->task == BOAR_TASK_LINEAR ? " (test loss)" : "");
+		CHECK(ok, "%s epoch %d: 2 GPUs %.4f vs 1 GPU %.4f (tol %.4f)",
+		      name, e + 1, two[e][0], one[e][0], tol);
+		bad |= !ok;
+	}
+	if (tr->task == BOAR_TASK_MF) {
+		CHECK_EQ_INT(unmoved(m2, m0, 0), 0);
+		CHECK_EQ_INT(unmoved(m2, m0, 1), 0);
+	}
+	boar_model_free(m2);
+	return bad;
+}
+
+static struct boar_model *mf_model(uint32_t rank, double mean)
+{
+	struct boar_model *m = boar_model_alloc(BOAR_TASK_MF, BOAR_LOSS_SQUARED,
+						USERS, ITEMS, rank, 1);
+	boar_model_init_factors(m, 0.1, 7, mean);
+	return m;
+}
+
+int main(int argc, char **argv)
+{
+	/* quick: one MF case and the linear one, on fewer ratings (for
+	 * compute-sanitizer) */
+	const int quick = argc > 1 && !strcmp(argv[1], "quick");
+	test_rng_seed(0x5eed);
+	for (int u = 0; u < USERS; u++)
+		for (int t = 0; t < TRUE_RANK; t++)
+			tu[u][t] = (float)(0.5 * test_gauss());
+	for (int i = 0; i < ITEMS; i++)
+		for (int t = 0; t < TRUE_RANK; t++)
+			ti[i][t] = (float)(0.5 * test_gauss());
+	struct boar_dataset *tr = ratings(quick ? 100000 : 400000);
+	struct boar_dataset *te = ratings(40000);
+	double mean = 0;
+	for (uint64_t k = 0; k < tr->n_rows; k++)
+		mean += tr->label[k];
+	mean /= (double)tr->n_rows;
+
+	boar_options o;
+	boar_options_default(&o);
+	o.device = BOAR_DEVICE_GPU;
+	o.task = BOAR_TASK_MF;
+	o.optimizer = BOAR_OPT_SGD;
+	o.eta = 0.02;
+	o.l2 = 0.02;
+	o.seed = 3;
+	struct boar_model *m0 = mf_model(32, mean);
+	compare("mf rank 32 sgd", tr, te, o, m0, 0.02);
+	boar_model_free(m0);
+
+	if (!quick) {
+		o.optimizer = BOAR_OPT_ADAGRAD;
+		o.eta = 0.05;
+		m0 = mf_model(128, mean);
+		compare("mf rank 128 adagrad", tr, te, o, m0, 0.03);
+		boar_model_free(m0);
+
+		o.optimizer = BOAR_OPT_SGD;
+		o.eta = 0.02;
+		o.mf_storage = BOAR_STORAGE_BF16;
+		m0 = mf_model(64, mean);
+		compare("mf rank 64 sgd bf16", tr, te, o, m0, 0.02);
+		boar_model_free(m0);
+	}
+	free_data(tr);
+	free_data(te);
+
+	float truth[2000];
+	for (int f = 0; f < 2000; f++)
+		truth[f] = (float)test_gauss();
+	tr = rows(40000, truth);
+	te = rows(10000, truth);
+	boar_options_default(&o);
+	o.device = BOAR_DEVICE_GPU;
+	o.task = BOAR_TASK_LINEAR;
+	o.loss = BOAR_LOSS_LOGISTIC;
+	o.optimizer = BOAR_OPT_ADAGRAD;
+	o.eta = 0.1;
+	o.l2 = 0;
+	o.seed = 3;
+	m0 = boar_model_alloc(BOAR_TASK_LINEAR, BOAR_LOSS_LOGISTIC, 2000, 0, 0, 0);
+	compare("linear logistic adagrad", tr, te, o, m0, 0.05);
+	boar_model_free(m0);
+	free_data(tr);
+	free_data(te);
+	return TEST_RESULT();
+}
