@@ -137,6 +137,9 @@ int gpu_upload_chunk(struct boar_gpu_ctx *c, int s, uint64_t k,
 int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err);
 
 /* gpu_engine.cu */
+/* 0 when devices first .. first + n - 1 exist; BOAR_ENODEVICE naming the
+ * devices asked for and present otherwise. */
+int gpu_devices_check(int first, int n, boar_error *err);
 /* The data, options and model fit the GPU engine (task, shapes, rank). */
 int gpu_check_shapes(const struct boar_dataset *d, const boar_options *o,
 		     const struct boar_model *m, boar_error *err);
@@ -153,6 +156,13 @@ int gpu_factors_get(float *dst, const void *src, uint64_t n, int storage,
 		    int sm_count, boar_error *err);
 /* The chunk order of `epoch` and each chunk's first position in it. */
 void gpu_shuffle_chunks(struct boar_gpu_ctx *c, int epoch);
+/* An MF sweep over n ratings on the device (user, item, rating) with c's
+ * factor rows, rules and loss accumulator, in the order drawn from (seed,
+ * epoch, chunk_id). gpu_multi_mf.cu keeps such a context per GPU. */
+cudaError_t gpu_mf_sweep(struct boar_gpu_ctx *c, const uint32_t *user,
+			 const uint32_t *item, const float *rating, uint64_t n,
+			 uint64_t chunk_id, int epoch, float eta,
+			 cudaStream_t stream);
 /* Launches the sweep over the chunk in slot s (rows [r0, r1)), positions
  * [q0, q1), with `concurrent` sweeps possibly running at once. */
 cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,

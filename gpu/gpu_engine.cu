@@ -85,6 +85,29 @@ void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
 		key->k[i] = (uint32_t)gpu_perm_splitmix64(&s);
 }
 
+int gpu_devices_check(int first, int n, boar_error *err)
+{
+	int present = 0;
+	cudaError_t e = cudaGetDeviceCount(&present);
+	if (e != cudaSuccess) {
+		(void)cudaGetLastError();
+		return boar_fail(err, BOAR_ENODEVICE,
+				 "no usable GPU: no CUDA device or driver found "
+				 "(cudaGetDeviceCount: %s)",
+				 cudaGetErrorString(e));
+	}
+	if (first >= 0 && first + n <= present)
+		return 0;
+	if (n == 1)
+		return boar_fail(err, BOAR_ENODEVICE,
+				 "GPU: device %d requested, %d present", first,
+				 present);
+	return boar_fail(err, BOAR_ENODEVICE,
+			 "GPU: n_gpus %d from gpu_id %d asks for devices %d..%d; "
+			 "%d present",
+			 n, first, first, first + n - 1, present);
+}
+
 /* The update policy on the GPU. With thousands of warps in flight a racy
  * store loses a large share of the updates to frequent coordinates (the
  * MF tests trained measurably worse with it), and on Hopper a
@@ -363,27 +386,15 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 			     const struct boar_model *init, boar_gpu_ctx **out,
 			     boar_error *err)
 {
-	int rc, n_dev = 0;
+	int rc;
 	struct boar_gpu_ctx *c = NULL;
 
 	if ((rc = gpu_check_shapes(train, o, init, err)))
 		return rc;
 	if (o->n_gpus > 1)
 		return gpu_multi_open(train, o, init, out, err);
-	{
-		cudaError_t e = cudaGetDeviceCount(&n_dev);
-		if (e != cudaSuccess) {
-			(void)cudaGetLastError();
-			return boar_fail(err, BOAR_ENODEVICE,
-					 "no usable GPU: no CUDA device or driver found "
-					 "(cudaGetDeviceCount: %s)",
-					 cudaGetErrorString(e));
-		}
-	}
-	if (o->gpu_id < 0 || o->gpu_id >= n_dev)
-		return boar_fail(err, BOAR_ENODEVICE,
-				 "GPU: device %d requested, %d present", o->gpu_id,
-				 n_dev);
+	if ((rc = gpu_devices_check(o->gpu_id, 1, err)))
+		return rc;
 
 	c = (struct boar_gpu_ctx *)calloc(1, sizeof *c);
 	if (!c)
@@ -509,12 +520,21 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.concurrent = concurrent;
 		return gpu_linear_launch(&c->lv, &a, c->sm_count, sl->stream);
 	}
+	return gpu_mf_sweep(c, sl->user, sl->item, sl->label, r1 - r0, chunk_id,
+			    epoch, eta, sl->stream);
+}
+
+cudaError_t gpu_mf_sweep(struct boar_gpu_ctx *c, const uint32_t *user,
+			 const uint32_t *item, const float *rating, uint64_t n,
+			 uint64_t chunk_id, int epoch, float eta,
+			 cudaStream_t stream)
+{
 	struct gpu_mf_args a;
 	memset(&a, 0, sizeof a);
-	a.user = sl->user;
-	a.item = sl->item;
-	a.rating = sl->label;
-	gpu_perm_make(&a.perm, r1 - r0, c->seed, (uint64_t)epoch, chunk_id);
+	a.user = user;
+	a.item = item;
+	a.rating = rating;
+	gpu_perm_make(&a.perm, n, c->seed, (uint64_t)epoch, chunk_id);
 	a.P = c->P;
 	a.Q = c->Q;
 	a.bu = c->bu;
@@ -530,7 +550,7 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 	a.rows_per_block = c->rows_per_block;
 	uint64_t rs = c->seed ^ ((uint64_t)epoch << 40) ^ (chunk_id << 20);
 	a.round_seed = (uint32_t)gpu_perm_splitmix64(&rs);
-	return gpu_mf_launch(&c->mv, &a, c->sm_count, sl->stream);
+	return gpu_mf_launch(&c->mv, &a, c->sm_count, stream);
 }
 
 /* The start of a sweep (an epoch or a slice): the device and a zero loss

@@ -14,25 +14,6 @@
 
 #include "gpu_multi.h"
 
-int gpu_multi_devices(int first, int n, boar_error *err)
-{
-	int present = 0;
-	cudaError_t e = cudaGetDeviceCount(&present);
-	if (e != cudaSuccess) {
-		(void)cudaGetLastError();
-		return boar_fail(err, BOAR_ENODEVICE,
-				 "no usable GPU: no CUDA device or driver found "
-				 "(cudaGetDeviceCount: %s)",
-				 cudaGetErrorString(e));
-	}
-	if (first < 0 || first + n > present)
-		return boar_fail(err, BOAR_ENODEVICE,
-				 "GPU: n_gpus %d from gpu_id %d asks for devices "
-				 "%d..%d; %d present",
-				 n, first, first, first + n - 1, present);
-	return 0;
-}
-
 int gpu_multi_peer(int from, int to)
 {
 	int can = 0;

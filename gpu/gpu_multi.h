@@ -24,10 +24,6 @@ int gpu_multi_download(boar_gpu_ctx *c, struct boar_model *m,
 		       boar_error *err);
 void gpu_multi_close(boar_gpu_ctx *c);
 
-/* 0 when devices first .. first + n - 1 exist; BOAR_ENODEVICE naming the
- * devices asked for and present otherwise. */
-int gpu_multi_devices(int first, int n, boar_error *err);
-
 /* Lets device `from` copy straight into `to` (P2P over NVLink or PCIe)
  * where the pair allows it; 1 if it does, 0 when copies between them go
  * through the host (cudaMemcpyPeerAsync stages them). Leaves `from`

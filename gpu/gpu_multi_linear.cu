@@ -69,7 +69,7 @@ int gpu_multi_linear_open(const struct boar_dataset *d, const boar_options *o,
 	const int n = o->n_gpus;
 	struct gpu_multi_linear *c;
 	if ((rc = gpu_check_shapes(d, o, m, err)) ||
-	    (rc = gpu_multi_devices(o->gpu_id, n, err)))
+	    (rc = gpu_devices_check(o->gpu_id, n, err)))
 		return rc;
 	c = (struct gpu_multi_linear *)calloc(1, sizeof *c);
 	if (c) {

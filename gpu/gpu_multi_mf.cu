@@ -38,7 +38,6 @@
 #include <string.h>
 
 #include "gpu_multi.h"
-#include "gpu_perm.h"
 #include "math/step.h"
 
 extern "C" {
@@ -51,15 +50,15 @@ struct mf_items { /* one item buffer: rows of the widest item range */
 };
 
 struct mf_dev {
-	int device, sm_count;
+	/* the one-GPU sweep's context (gpu_mf_sweep): the device, its user
+	 * range's rows (P, bu, Gu), the item buffer it sweeps (Q, bi, Gi:
+	 * one of items[]), the rules and the loss accumulator */
+	struct boar_gpu_ctx site;
 	cudaStream_t stream;
 	cudaEvent_t sent[2]; /* its item block left, by sub-epoch parity */
 	uint32_t *user, *item; /* its row of blocks, ids relative */
 	float *rating;
-	void *P; /* user range rows */
-	float *bu, *Gu;
 	struct mf_items items[2];
-	double *loss;
 };
 
 struct gpu_multi_mf {
@@ -68,10 +67,6 @@ struct gpu_multi_mf {
 	struct boar_rating_grid grid;
 	struct gpu_mf_variant mv;
 	uint32_t rank;
-	float mu, l2;
-	int opt;
-	uint64_t seed;
-	uint32_t rows_per_block;
 	int cur;       /* items[cur] is the block each GPU sweeps next */
 	uint64_t step; /* sub-epochs run since open */
 };
@@ -101,9 +96,9 @@ static int upload_dev(struct gpu_multi_mf *c, uint32_t g,
 	const size_t vb = gpu_mf_value_bytes(c->mv.storage);
 	const uint64_t r = c->rank;
 
-	CK(cudaSetDevice(v->device), "cudaSetDevice");
-	CK(cudaDeviceGetAttribute(&v->sm_count, cudaDevAttrMultiProcessorCount,
-				  v->device),
+	CK(cudaSetDevice(v->site.device), "cudaSetDevice");
+	CK(cudaDeviceGetAttribute(&v->site.sm_count, cudaDevAttrMultiProcessorCount,
+				  v->site.device),
 	   "cudaDeviceGetAttribute");
 	CK(cudaStreamCreateWithFlags(&v->stream, cudaStreamNonBlocking),
 	   "cudaStreamCreate");
@@ -126,9 +121,9 @@ static int upload_dev(struct gpu_multi_mf *c, uint32_t g,
 		      cudaMemcpyHostToDevice),
 	   "cudaMemcpy(ratings)");
 
-	CK(cudaMalloc(&v->P, (nu ? nu : 1) * r * vb), "cudaMalloc(factors)");
-	if ((rc = gpu_factors_put(v->P, m->P + u0 * r, nu * r, c->mv.storage,
-				  v->sm_count, err)))
+	CK(cudaMalloc(&v->site.P, (nu ? nu : 1) * r * vb), "cudaMalloc(factors)");
+	if ((rc = gpu_factors_put(v->site.P, m->P + u0 * r, nu * r, c->mv.storage,
+				  v->site.sm_count, err)))
 		goto fail;
 	for (int k = 0; k < 2; k++) {
 		CK(cudaMalloc(&v->items[k].Q, (wide ? wide : 1) * r * vb),
@@ -140,11 +135,11 @@ static int upload_dev(struct gpu_multi_mf *c, uint32_t g,
 			   "cudaMalloc(AdaGrad items)");
 	}
 	if ((rc = gpu_factors_put(v->items[0].Q, m->Q + i0 * r, ni * r,
-				  c->mv.storage, v->sm_count, err)))
+				  c->mv.storage, v->site.sm_count, err)))
 		goto fail;
 	if (c->mv.biases) {
-		CK(alloc_zero(&v->bu, nu), "cudaMalloc(bu)");
-		CK(cudaMemcpy(v->bu, m->bu + u0, nu * sizeof(float),
+		CK(alloc_zero(&v->site.bu, nu), "cudaMalloc(bu)");
+		CK(cudaMemcpy(v->site.bu, m->bu + u0, nu * sizeof(float),
 			      cudaMemcpyHostToDevice),
 		   "cudaMemcpy(bu)");
 		CK(cudaMemcpy(v->items[0].bi, m->bi + i0, ni * sizeof(float),
@@ -152,8 +147,8 @@ static int upload_dev(struct gpu_multi_mf *c, uint32_t g,
 		   "cudaMemcpy(bi)");
 	}
 	if (c->mv.adagrad)
-		CK(alloc_zero(&v->Gu, nu), "cudaMalloc(AdaGrad users)");
-	CK(cudaMalloc(&v->loss, sizeof(double)), "cudaMalloc(loss)");
+		CK(alloc_zero(&v->site.Gu, nu), "cudaMalloc(AdaGrad users)");
+	CK(cudaMalloc(&v->site.loss, sizeof(double)), "cudaMalloc(loss)");
 	CK(cudaDeviceSynchronize(), "upload");
 fail:
 	return rc;
@@ -167,7 +162,7 @@ int gpu_multi_mf_open(const struct boar_dataset *d, const boar_options *o,
 	const uint32_t n = (uint32_t)o->n_gpus;
 	struct gpu_multi_mf *c;
 	if ((rc = gpu_check_shapes(d, o, m, err)) ||
-	    (rc = gpu_multi_devices(o->gpu_id, (int)n, err)))
+	    (rc = gpu_devices_check(o->gpu_id, (int)n, err)))
 		return rc;
 	c = (struct gpu_multi_mf *)calloc(1, sizeof *c);
 	if (!c || !(c->dev = (struct mf_dev *)calloc(n, sizeof *c->dev))) {
@@ -176,18 +171,23 @@ int gpu_multi_mf_open(const struct boar_dataset *d, const boar_options *o,
 	}
 	c->n = n;
 	c->rank = m->rank;
-	c->mu = m->has_bias ? m->mu : 0.0f;
-	/* BOAR_AUTO: MF's default (the core normally resolves it first) */
-	c->l2 = o->l2 >= 0 ? (float)o->l2 : 0.05f;
-	c->opt = o->optimizer;
-	c->seed = o->seed;
-	c->rows_per_block = o->gpu_rows_per_block;
 	c->mv.adagrad = boar_opt_accumulates(o->optimizer);
 	c->mv.biases = m->has_bias;
 	c->mv.storage = o->mf_storage;
 	c->mv.atomic = !(o->gpu_racy_kernels && o->update == BOAR_UPDATE_RACY);
-	for (uint32_t g = 0; g < n; g++)
-		c->dev[g].device = o->gpu_id + (int)g;
+	for (uint32_t g = 0; g < n; g++) {
+		struct boar_gpu_ctx *site = &c->dev[g].site;
+		site->device = o->gpu_id + (int)g;
+		site->task = BOAR_TASK_MF;
+		site->seed = o->seed;
+		site->opt = o->optimizer;
+		/* BOAR_AUTO: MF's default (the core normally resolves it) */
+		site->l2 = o->l2 >= 0 ? (float)o->l2 : 0.05f;
+		site->rows_per_block = o->gpu_rows_per_block;
+		site->rank = m->rank;
+		site->mu = m->has_bias ? m->mu : 0.0f;
+		site->mv = c->mv;
+	}
 	if ((rc = boar_rating_grid_build(d, n, &c->grid, err)))
 		goto fail;
 	for (uint32_t g = 0; g < n; g++)
@@ -197,8 +197,8 @@ int gpu_multi_mf_open(const struct boar_dataset *d, const boar_options *o,
 	boar_rating_grid_drop_ratings(&c->grid);
 	for (uint32_t g = 0; g < n; g++) {
 		/* GPU g sends to g - 1 (and, for the ring's sake, both ways) */
-		gpu_multi_peer(c->dev[g].device, c->dev[(g + n - 1) % n].device);
-		gpu_multi_peer(c->dev[g].device, c->dev[(g + 1) % n].device);
+		gpu_multi_peer(c->dev[g].site.device, c->dev[(g + n - 1) % n].site.device);
+		gpu_multi_peer(c->dev[g].site.device, c->dev[(g + 1) % n].site.device);
 	}
 	*out = c;
 	return 0;
@@ -218,31 +218,14 @@ static cudaError_t sweep_block(struct gpu_multi_mf *c, uint32_t g, uint32_t j,
 			     gr->start[(uint64_t)g * c->n];
 	if (!rows)
 		return cudaSuccess;
-	struct gpu_mf_args a;
-	memset(&a, 0, sizeof a);
-	a.user = v->user + off;
-	a.item = v->item + off;
-	a.rating = v->rating + off;
+	v->site.Q = v->items[c->cur].Q;
+	v->site.bi = v->items[c->cur].bi;
+	v->site.Gi = v->items[c->cur].Gi;
 	/* a block's order is drawn like a streamed chunk's: from (seed,
 	 * epoch, block number) */
-	const uint64_t block = (uint64_t)g * c->n + j;
-	gpu_perm_make(&a.perm, rows, c->seed, (uint64_t)epoch, block);
-	a.P = v->P;
-	a.Q = v->items[c->cur].Q;
-	a.bu = v->bu;
-	a.bi = v->items[c->cur].bi;
-	a.Gu = v->Gu;
-	a.Gi = v->items[c->cur].Gi;
-	a.rank = c->rank;
-	a.mu = c->mu;
-	a.eta = eta;
-	a.l2 = c->l2;
-	a.opt = c->opt;
-	a.loss_sum = v->loss;
-	a.rows_per_block = c->rows_per_block;
-	uint64_t rs = c->seed ^ ((uint64_t)epoch << 40) ^ (block << 20);
-	a.round_seed = (uint32_t)gpu_perm_splitmix64(&rs);
-	return gpu_mf_launch(&c->mv, &a, v->sm_count, v->stream);
+	return gpu_mf_sweep(&v->site, v->user + off, v->item + off,
+			    v->rating + off, rows, (uint64_t)g * c->n + j, epoch,
+			    eta, v->stream);
 }
 
 /* GPU g's item block j (in items[cur]) to the spare buffer of GPU g - 1,
@@ -258,15 +241,15 @@ static cudaError_t pass_items(struct gpu_multi_mf *c, uint32_t g, uint32_t j)
 	if (c->step > 0)
 		e = cudaStreamWaitEvent(v->stream, t->sent[par ^ 1], 0);
 	if (e == cudaSuccess && rows)
-		e = cudaMemcpyPeerAsync(to->Q, t->device, from->Q, v->device,
+		e = cudaMemcpyPeerAsync(to->Q, t->site.device, from->Q, v->site.device,
 					rows * c->rank *
 						gpu_mf_value_bytes(c->mv.storage),
 					v->stream);
 	if (e == cudaSuccess && rows && c->mv.biases)
-		e = cudaMemcpyPeerAsync(to->bi, t->device, from->bi, v->device,
+		e = cudaMemcpyPeerAsync(to->bi, t->site.device, from->bi, v->site.device,
 					rows * sizeof(float), v->stream);
 	if (e == cudaSuccess && rows && c->mv.adagrad)
-		e = cudaMemcpyPeerAsync(to->Gi, t->device, from->Gi, v->device,
+		e = cudaMemcpyPeerAsync(to->Gi, t->site.device, from->Gi, v->site.device,
 					rows * sizeof(float), v->stream);
 	if (e == cudaSuccess)
 		e = cudaEventRecord(v->sent[par], v->stream);
@@ -282,17 +265,17 @@ static int sub_epoch(struct gpu_multi_mf *c, uint32_t s, int epoch,
 	const uint32_t n = c->n;
 	const int par = (int)(c->step & 1);
 	for (uint32_t g = 0; g < n; g++) {
-		CK(cudaSetDevice(c->dev[g].device), "cudaSetDevice");
+		CK(cudaSetDevice(c->dev[g].site.device), "cudaSetDevice");
 		CK(sweep_block(c, g, boar_grid_stratum(g, s, n), epoch, eta),
 		   "sweep kernel launch");
 	}
 	for (uint32_t g = 0; g < n; g++) {
-		CK(cudaSetDevice(c->dev[g].device), "cudaSetDevice");
+		CK(cudaSetDevice(c->dev[g].site.device), "cudaSetDevice");
 		CK(pass_items(c, g, boar_grid_stratum(g, s, n)),
 		   "passing item factors between GPUs");
 	}
 	for (uint32_t g = 0; g < n; g++) {
-		CK(cudaSetDevice(c->dev[g].device), "cudaSetDevice");
+		CK(cudaSetDevice(c->dev[g].site.device), "cudaSetDevice");
 		CK(cudaStreamWaitEvent(c->dev[g].stream,
 				       c->dev[(g + 1) % n].sent[par], 0),
 		   "cudaStreamWaitEvent");
@@ -309,8 +292,8 @@ int gpu_multi_mf_epoch(struct gpu_multi_mf *c, int epoch, double eta,
 	int rc = 0;
 	double total = 0.0;
 	for (uint32_t g = 0; g < c->n; g++) {
-		CK(cudaSetDevice(c->dev[g].device), "cudaSetDevice");
-		CK(cudaMemsetAsync(c->dev[g].loss, 0, sizeof(double),
+		CK(cudaSetDevice(c->dev[g].site.device), "cudaSetDevice");
+		CK(cudaMemsetAsync(c->dev[g].site.loss, 0, sizeof(double),
 				   c->dev[g].stream),
 		   "cudaMemset(loss)");
 	}
@@ -319,9 +302,9 @@ int gpu_multi_mf_epoch(struct gpu_multi_mf *c, int epoch, double eta,
 			return rc;
 	for (uint32_t g = 0; g < c->n; g++) {
 		double loss = 0.0;
-		CK(cudaSetDevice(c->dev[g].device), "cudaSetDevice");
+		CK(cudaSetDevice(c->dev[g].site.device), "cudaSetDevice");
 		CK(cudaStreamSynchronize(c->dev[g].stream), "sweep");
-		CK(cudaMemcpy(&loss, c->dev[g].loss, sizeof loss,
+		CK(cudaMemcpy(&loss, c->dev[g].site.loss, sizeof loss,
 			      cudaMemcpyDeviceToHost),
 		   "cudaMemcpy(loss)");
 		total += loss;
@@ -349,15 +332,15 @@ int gpu_multi_mf_download(struct gpu_multi_mf *c, struct boar_model *m,
 		const struct mf_items *it = &v->items[c->cur];
 		const uint64_t u0 = gr->user_cut[g], nu = gr->user_cut[g + 1] - u0;
 		const uint64_t i0 = gr->item_cut[j], ni = gr->item_cut[j + 1] - i0;
-		CK(cudaSetDevice(v->device), "cudaSetDevice");
+		CK(cudaSetDevice(v->site.device), "cudaSetDevice");
 		CK(cudaStreamSynchronize(v->stream), "sweep");
-		if ((rc = gpu_factors_get(m->P + u0 * r, v->P, nu * r,
-					  c->mv.storage, v->sm_count, err)) ||
+		if ((rc = gpu_factors_get(m->P + u0 * r, v->site.P, nu * r,
+					  c->mv.storage, v->site.sm_count, err)) ||
 		    (rc = gpu_factors_get(m->Q + i0 * r, it->Q, ni * r,
-					  c->mv.storage, v->sm_count, err)))
+					  c->mv.storage, v->site.sm_count, err)))
 			goto fail;
 		if (c->mv.biases) {
-			CK(cudaMemcpy(m->bu + u0, v->bu, nu * sizeof(float),
+			CK(cudaMemcpy(m->bu + u0, v->site.bu, nu * sizeof(float),
 				      cudaMemcpyDeviceToHost),
 			   "cudaMemcpy(bu)");
 			CK(cudaMemcpy(m->bi + i0, it->bi, ni * sizeof(float),
@@ -366,7 +349,7 @@ int gpu_multi_mf_download(struct gpu_multi_mf *c, struct boar_model *m,
 		}
 	}
 	if (c->mv.biases)
-		m->mu = c->mu;
+		m->mu = c->dev[0].site.mu;
 fail:
 	return rc;
 }
@@ -378,16 +361,16 @@ void gpu_multi_mf_close(struct gpu_multi_mf *c)
 	/* errors ignored: freeing must not stop after a failed kernel */
 	for (uint32_t g = 0; c->dev && g < c->n; g++) {
 		struct mf_dev *v = &c->dev[g];
-		if (cudaSetDevice(v->device) != cudaSuccess)
+		if (cudaSetDevice(v->site.device) != cudaSuccess)
 			continue;
 		if (v->stream)
 			cudaStreamSynchronize(v->stream);
 		cudaFree(v->user);
 		cudaFree(v->item);
 		cudaFree(v->rating);
-		cudaFree(v->P);
-		cudaFree(v->bu);
-		cudaFree(v->Gu);
+		cudaFree(v->site.P);
+		cudaFree(v->site.bu);
+		cudaFree(v->site.Gu);
 		for (int k = 0; k < 2; k++) {
 			cudaFree(v->items[k].Q);
 			cudaFree(v->items[k].bi);
@@ -395,7 +378,7 @@ void gpu_multi_mf_close(struct gpu_multi_mf *c)
 			if (v->sent[k])
 				cudaEventDestroy(v->sent[k]);
 		}
-		cudaFree(v->loss);
+		cudaFree(v->site.loss);
 		if (v->stream)
 			cudaStreamDestroy(v->stream);
 	}

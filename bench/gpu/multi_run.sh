@@ -4,9 +4,10 @@
 #
 #   BOAR=build/boar OUT=/tmp/multi bench/gpu/multi_run.sh [RATINGS]
 #
-# Data: Netflix-shaped synthetic ratings as in cumf_compare.sh (480189
-# users x 17770 items, `boar gen` hidden rank 16, noise 0.05, centred),
-# RATINGS (default 25M) for training and 1% more held out. For each rank in
+# Data: Netflix-shaped synthetic ratings as in cumf_compare.sh
+# (netflix_data.sh: 480189 users x 17770 items, hidden rank 16, noise
+# 0.05, +SHIFT, default 3), RATINGS (default 25M) for training and 1% more
+# held out. For each rank in
 # RANKS (128 32) boar trains 20 epochs with --gpus 1 and --gpus 2 (defaults
 # otherwise, --early-stop 0, --cache, --json --test) and prints, per run,
 # the median epoch's rate and the curve epoch:cumulative sweep
@@ -31,15 +32,8 @@ note "link: $(nvidia-smi topo -m 2>/dev/null | sed -n 2p | tr -s ' \t' ' ')"
 note "commit: $(cat .commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
 [ -x "$BOAR" ] || { note "no boar at $BOAR"; exit 1; }
 
-if [ ! -s $DATA/tr.txt ]; then
-	t0=$(date +%s)
-	$BOAR gen --task mf --rows $((N + N / 100)) --users 480189 --items 17770 \
-		--rank 16 --noise 0.05 -q -o $DATA/all.txt || { note "gen failed"; exit 1; }
-	head -n $N $DATA/all.txt >$DATA/tr.txt
-	tail -n +$((N + 1)) $DATA/all.txt >$DATA/te.txt
-	rm -f $DATA/all.txt
-	note "data: $N + $((N / 100)) ratings, $(( $(date +%s) - t0 )) s"
-fi
+. "$(dirname "$0")/netflix_data.sh"
+netflix_data $N $DATA ${SHIFT:-3} || exit 1
 
 run() { # tag options...
 	local tag=$1; shift

@@ -25,38 +25,9 @@
 #include "model/model.h"
 #include "model/model_copy.h"
 #include "testutil.h"
+#include "test_gpu_ratings.h"
 
-#define USERS 3000
-#define ITEMS 1500
-#define TRUE_RANK 6
 #define EPOCHS 6
-
-static float tu[USERS][TRUE_RANK], ti[ITEMS][TRUE_RANK];
-
-static struct boar_dataset *ratings(uint64_t n)
-{
-	struct boar_dataset *d = calloc(1, sizeof *d);
-	d->task = BOAR_TASK_MF;
-	d->n_rows = d->nnz = n;
-	d->dim = USERS;
-	d->n_items = ITEMS;
-	d->user = malloc(n * sizeof *d->user);
-	d->item = malloc(n * sizeof *d->item);
-	d->label = malloc(n * sizeof *d->label);
-	for (uint64_t k = 0; k < n; k++) {
-		uint32_t u = (uint32_t)(test_rng() % USERS);
-		double x = test_unif();
-		uint32_t i = (uint32_t)(ITEMS * x * x); /* popular items */
-		double r = 3.5;
-		for (int t = 0; t < TRUE_RANK; t++)
-			r += tu[u][t] * ti[i][t];
-		d->user[k] = u;
-		d->item[k] = i;
-		d->label[k] = (float)(r + 0.3 * test_gauss());
-	}
-	d->label_kind = BOAR_LABELS_REAL;
-	return d;
-}
 
 /* A linear problem: 16 of 2000 features a row, labels from a hidden
  * model plus noise. */
@@ -84,17 +55,6 @@ static struct boar_dataset *rows(uint64_t n, const float *truth)
 	d->row_ptr[n] = d->nnz = n * 16;
 	d->label_kind = BOAR_LABELS_BINARY;
 	return d;
-}
-
-static void free_data(struct boar_dataset *d)
-{
-	free(d->user);
-	free(d->item);
-	free(d->label);
-	free(d->row_ptr);
-	free(d->idx);
-	free(d->val);
-	free(d);
 }
 
 /* Test metric after each epoch (rmse for MF, loss and accuracy for
@@ -209,14 +169,9 @@ int main(int argc, char **argv)
 	 * compute-sanitizer) */
 	const int quick = argc > 1 && !strcmp(argv[1], "quick");
 	test_rng_seed(0x5eed);
-	for (int u = 0; u < USERS; u++)
-		for (int t = 0; t < TRUE_RANK; t++)
-			tu[u][t] = (float)(0.5 * test_gauss());
-	for (int i = 0; i < ITEMS; i++)
-		for (int t = 0; t < TRUE_RANK; t++)
-			ti[i][t] = (float)(0.5 * test_gauss());
-	struct boar_dataset *tr = ratings(quick ? 100000 : 400000);
-	struct boar_dataset *te = ratings(40000);
+	hidden_model();
+	struct boar_dataset *tr = make_ratings(quick ? 100000 : 400000);
+	struct boar_dataset *te = make_ratings(40000);
 	double mean = 0;
 	for (uint64_t k = 0; k < tr->n_rows; k++)
 		mean += tr->label[k];
