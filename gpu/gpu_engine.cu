@@ -449,6 +449,15 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	 * the device is done, on the legacy stream that the (non-blocking)
 	 * sweep streams do not wait for. */
 	CK(cudaDeviceSynchronize(), "upload");
+	/* The MF kernel loads here (a sweep of no ratings), not in the first
+	 * epoch: the epochs' times are the sweeps'. */
+	if (c->task == BOAR_TASK_MF) {
+		CK(gpu_mf_sweep(c, c->slot[0].user, c->slot[0].item,
+				c->slot[0].label, 0, 0, 0, 0.0f,
+				c->slot[0].stream),
+		   "sweep kernel launch");
+		CK(cudaStreamSynchronize(c->slot[0].stream), "warming up");
+	}
 	/* prepare_counts left chunks in slot 0: forget them. */
 	for (int s = 0; s < GPU_MAX_STREAMS; s++)
 		c->slot_chunk[s] = -1;

@@ -14,17 +14,28 @@
 
 #include "gpu_multi.h"
 
+/* Pairs already enabled in this process (devices below 64): enabling
+ * again is an error the CUDA tools report, though harmless. */
+#define PEER_TABLE 64
+static unsigned char peer_on[PEER_TABLE][PEER_TABLE];
+
 int gpu_multi_peer(int from, int to)
 {
 	int can = 0;
+	const int known = from < PEER_TABLE && to < PEER_TABLE;
 	if (from == to || cudaDeviceCanAccessPeer(&can, from, to) != cudaSuccess ||
 	    !can || cudaSetDevice(from) != cudaSuccess) {
 		(void)cudaGetLastError();
 		return 0;
 	}
+	if (known && peer_on[from][to])
+		return 1;
 	cudaError_t e = cudaDeviceEnablePeerAccess(to, 0);
 	(void)cudaGetLastError(); /* "already enabled" is no failure */
-	return e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+	int on = e == cudaSuccess || e == cudaErrorPeerAccessAlreadyEnabled;
+	if (known)
+		peer_on[from][to] = (unsigned char)on;
+	return on;
 }
 
 int gpu_multi_open(const struct boar_dataset *train, const boar_options *o,

@@ -154,6 +154,32 @@ fail:
 	return rc;
 }
 
+/* Loads the sweep's kernel on every device and makes a first copy over
+ * each link (one byte into the spare item buffer, which the first
+ * sub-epoch overwrites), so that an epoch's time is the sweep's, not
+ * the lazy loading's (the one-GPU engine loads its kernel at open too). */
+static int warm_up(struct gpu_multi_mf *c, boar_error *err)
+{
+	int rc = 0;
+	for (uint32_t g = 0; g < c->n; g++) {
+		struct mf_dev *v = &c->dev[g], *t = &c->dev[(g + c->n - 1) % c->n];
+		CK(cudaSetDevice(v->site.device), "cudaSetDevice");
+		v->site.Q = v->items[0].Q;
+		v->site.bi = v->items[0].bi;
+		v->site.Gi = v->items[0].Gi;
+		CK(gpu_mf_sweep(&v->site, v->user, v->item, v->rating, 0, 0, 0,
+				0.0f, v->stream),
+		   "sweep kernel launch");
+		CK(cudaMemcpyPeerAsync(t->items[1].Q, t->site.device,
+				       v->items[0].Q, v->site.device, 1,
+				       v->stream),
+		   "passing item factors between GPUs");
+		CK(cudaStreamSynchronize(v->stream), "warming up");
+	}
+fail:
+	return rc;
+}
+
 int gpu_multi_mf_open(const struct boar_dataset *d, const boar_options *o,
 		      const struct boar_model *m, struct gpu_multi_mf **out,
 		      boar_error *err)
@@ -183,7 +209,15 @@ int gpu_multi_mf_open(const struct boar_dataset *d, const boar_options *o,
 		site->opt = o->optimizer;
 		/* BOAR_AUTO: MF's default (the core normally resolves it) */
 		site->l2 = o->l2 >= 0 ? (float)o->l2 : 0.05f;
-		site->rows_per_block = o->gpu_rows_per_block;
+		/* A block holds 1/N of its GPU's ratings but 1/N of the
+		 * items: with 1/N of the floor of ratings per thread block,
+		 * a popular item's row sees as many updates from one stale
+		 * value as on one GPU where the floor binds (small data). */
+		site->rows_per_block =
+			(o->gpu_rows_per_block ? o->gpu_rows_per_block
+					       : GPU_ROWS_PER_BLOCK) / n;
+		if (!site->rows_per_block)
+			site->rows_per_block = 1;
 		site->rank = m->rank;
 		site->mu = m->has_bias ? m->mu : 0.0f;
 		site->mv = c->mv;
@@ -195,11 +229,12 @@ int gpu_multi_mf_open(const struct boar_dataset *d, const boar_options *o,
 			goto fail;
 	/* the host copy of the grid's ratings is on the cards now */
 	boar_rating_grid_drop_ratings(&c->grid);
-	for (uint32_t g = 0; g < n; g++) {
-		/* GPU g sends to g - 1 (and, for the ring's sake, both ways) */
-		gpu_multi_peer(c->dev[g].site.device, c->dev[(g + n - 1) % n].site.device);
-		gpu_multi_peer(c->dev[g].site.device, c->dev[(g + 1) % n].site.device);
-	}
+	/* GPU g sends to g - 1 */
+	for (uint32_t g = 0; g < n; g++)
+		gpu_multi_peer(c->dev[g].site.device,
+			       c->dev[(g + n - 1) % n].site.device);
+	if ((rc = warm_up(c, err)))
+		goto fail;
 	*out = c;
 	return 0;
 fail:

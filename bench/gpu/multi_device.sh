@@ -33,6 +33,7 @@ if has tests; then
 	t0=$(date +%s)
 	./build/tests/test_gpu_multi >"$OUT/test_gpu_multi.log" 2>&1
 	log "test_gpu_multi: exit $? ($(( $(date +%s) - t0 )) s)"
+	cat "$OUT/test_gpu_multi.log"
 	TEST_TIMEOUT=150 TESTS=${TESTS:-'test_gpu_grid test_gpu_mf test_gpu_linear test_gpu_partial test_gpu_errors test_gpu_perm cli/gpu_*'} \
 		JOBS=1 tests/run-tests >"$OUT/tests.log" 2>&1
 	log "tests: $(tail -n 1 "$OUT/tests.log") ($(( $(date +%s) - t0 )) s)"
@@ -47,4 +48,8 @@ if has sanitize; then
 	timeout ${SAN_TIMEOUT:-120} compute-sanitizer --tool memcheck --leak-check full \
 		./build/tests/test_gpu_multi quick >"$OUT/sanitize.log" 2>&1
 	log "memcheck test_gpu_multi quick: exit $? ($(( $(date +%s) - t0 )) s): $(grep -E 'ERROR SUMMARY' "$OUT/sanitize.log" | tail -n 1)"
+	grep -m 12 -A 3 '^========= [A-Z]' "$OUT/sanitize.log" | head -n 40
 fi
+# At most 8 files come back from the device tool: one archive of the logs.
+tar -C "$OUT" -czf /tmp/multi-logs.tar.gz . && mv /tmp/multi-logs.tar.gz "$OUT/logs.tar.gz"
+cp "$OUT/steps.log" "$OUT/steps.txt" 2>/dev/null
