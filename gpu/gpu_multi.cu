@@ -1,10 +1,10 @@
 /* gpu_multi.cu - several GPUs of one host behind one engine context
  * (--gpus N, boar_options.n_gpus): the devices asked for, P2P between
  * them, and the context's calls handed to the scheme of the task
- * (gpu_multi.h: an N x N grid of blocks for MF, averaged replicas for
- * linear models). One host thread drives MF's devices (its copies and
- * sweeps are queued asynchronously); linear replicas sweep on a thread
- * each.
+ * (gpu_multi.h: an N x N grid of blocks for MF, replicas merged by
+ * adding their changes for linear models). One host thread drives MF's
+ * devices (its copies and sweeps are queued asynchronously); linear
+ * replicas sweep on a thread each.
  *
  * Resident data only: each GPU's share must fit on its card (streaming
  * through chunks is the one-GPU engine's). Slices of an epoch and weights

@@ -6,7 +6,8 @@
  *                        item blocks (src/data/rating_grid.h), item blocks
  *                        passed around the ring of GPUs between sub-epochs
  *   gpu_multi_linear.cu  linear models: a replica per GPU on its share of
- *                        the rows, averaged after every epoch
+ *                        the rows, merged after every epoch (their
+ *                        changes added)
  */
 #ifndef BOAR_GPU_MULTI_H
 #define BOAR_GPU_MULTI_H

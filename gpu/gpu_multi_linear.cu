@@ -5,14 +5,21 @@
  * share of the rows, consecutive rows cut so the shares hold about the
  * same number of non-zeros; the N replicas sweep side by side, one host
  * thread each (the one-GPU epoch waits for its device). After every epoch
- * the replicas are averaged: device 0 gathers the others' weight arrays
- * (AdaGrad's (w, G) pairs whole) over P2P where the pair allows, takes the
- * mean, and sends it back, so every epoch starts from one model. That is
- * model averaging per epoch (as in parallel SGD by averaging, and the
- * merge cluster workers rely on), not one Hogwild! over all rows: the
- * step sizes are each replica's own.
+ * the replicas are merged and every GPU starts the next epoch from the
+ * merge: device 0 gathers the others' arrays (weights, and AdaGrad's sums
+ * with them: the (w, G) pairs whole) over P2P where the pair allows, and
+ * sends the merge back.
  *
- * Any N: the shares and the threads scale with N; the average moves
+ * The merge adds the replicas' changes: w = w0 + sum_g (w_g - w0), w0 the
+ * model the epoch started from. Each replica made the steps of its rows,
+ * so the sum holds every row's step, as one sweep over all rows would
+ * (Hogwild! across GPUs whose view of each other's steps is one epoch
+ * stale), and AdaGrad's sums grow by every row's squared gradient, as on
+ * one GPU. Averaging the replicas instead (parallel SGD by model
+ * averaging) keeps 1/N of each step: measured on an H200 pair it trailed
+ * one GPU's test loss by 14% at every epoch (bench/RESULTS-gpu.md).
+ *
+ * Any N: the shares and the threads scale with N; the merge moves
  * 2 (N - 1) model copies through device 0, which for large N or models a
  * ring reduce-scatter / all-gather would spread over the links (not built:
  * measured at N = 2, where it is one copy each way).
@@ -28,7 +35,8 @@ struct gpu_multi_linear {
 	int n;
 	struct boar_dataset *share; /* n views of the caller's rows */
 	boar_gpu_ctx **ctx;         /* n one-GPU engines */
-	float *sum;                 /* device 0: another replica's copy */
+	float *other;               /* device 0: another replica's copy */
+	float *start;               /* device 0: the epoch's starting model */
 	uint64_t len;               /* floats in each replica's w */
 };
 
@@ -91,8 +99,13 @@ int gpu_multi_linear_open(const struct boar_dataset *d, const boar_options *o,
 	}
 	c->len = (c->ctx[0]->dim + 1) * (c->ctx[0]->lv.adagrad ? 2 : 1);
 	CK(cudaSetDevice(c->ctx[0]->device), "cudaSetDevice");
-	CK(cudaMalloc(&c->sum, c->len * sizeof(float)),
-	   "cudaMalloc(replica average)");
+	CK(cudaMalloc(&c->other, c->len * sizeof(float)),
+	   "cudaMalloc(replica merge)");
+	CK(cudaMalloc(&c->start, c->len * sizeof(float)),
+	   "cudaMalloc(replica merge)");
+	CK(cudaMemcpy(c->start, c->ctx[0]->w, c->len * sizeof(float),
+		      cudaMemcpyDeviceToDevice),
+	   "cudaMemcpy(replica merge)");
 	for (int g = 1; g < n; g++) {
 		gpu_multi_peer(c->ctx[g]->device, c->ctx[0]->device);
 		gpu_multi_peer(c->ctx[0]->device, c->ctx[g]->device);
@@ -118,22 +131,19 @@ static void *sweep_main(void *p)
 	return NULL;
 }
 
-static __global__ void add_into(float *acc, const float *x, uint64_t n)
+/* acc[k] += x[k] - base[k]: another replica's change added. */
+static __global__ void add_change(float *acc, const float *x,
+				  const float *base, uint64_t n)
 {
 	for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
 	     k < n; k += (uint64_t)gridDim.x * blockDim.x)
-		acc[k] += x[k];
+		acc[k] += x[k] - base[k];
 }
 
-static __global__ void scale_by(float *acc, float s, uint64_t n)
-{
-	for (uint64_t k = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
-	     k < n; k += (uint64_t)gridDim.x * blockDim.x)
-		acc[k] *= s;
-}
-
-/* Every replica's w becomes the mean of all (through device 0). */
-static int average(struct gpu_multi_linear *c, boar_error *err)
+/* Every replica's w becomes w0 + the sum of the replicas' changes
+ * (through device 0, whose own w holds w0 + its change to begin with),
+ * and w0 the merge, for the next epoch. */
+static int merge(struct gpu_multi_linear *c, boar_error *err)
 {
 	int rc = 0;
 	boar_gpu_ctx *z = c->ctx[0];
@@ -141,20 +151,20 @@ static int average(struct gpu_multi_linear *c, boar_error *err)
 	const unsigned grid = 4u * (unsigned)z->sm_count;
 	CK(cudaSetDevice(z->device), "cudaSetDevice");
 	for (int g = 1; g < c->n; g++) {
-		CK(cudaMemcpyPeer(c->sum, z->device, c->ctx[g]->w,
+		CK(cudaMemcpyPeer(c->other, z->device, c->ctx[g]->w,
 				  c->ctx[g]->device, bytes),
 		   "gathering a replica");
-		add_into<<<grid, 256>>>(z->w, c->sum, c->len);
-		CK(cudaGetLastError(), "averaging replicas");
+		add_change<<<grid, 256>>>(z->w, c->other, c->start, c->len);
+		CK(cudaGetLastError(), "merging replicas");
 	}
-	scale_by<<<grid, 256>>>(z->w, 1.0f / (float)c->n, c->len);
-	CK(cudaGetLastError(), "averaging replicas");
-	CK(cudaDeviceSynchronize(), "averaging replicas");
+	CK(cudaMemcpy(c->start, z->w, bytes, cudaMemcpyDeviceToDevice),
+	   "merging replicas");
+	CK(cudaDeviceSynchronize(), "merging replicas");
 	for (int g = 1; g < c->n; g++)
 		CK(cudaMemcpyPeer(c->ctx[g]->w, c->ctx[g]->device, z->w,
 				  z->device, bytes),
-		   "sending the average");
-	CK(cudaDeviceSynchronize(), "sending the average");
+		   "sending the merge");
+	CK(cudaDeviceSynchronize(), "sending the merge");
 fail:
 	return rc;
 }
@@ -197,7 +207,7 @@ int gpu_multi_linear_epoch(struct gpu_multi_linear *c, int epoch, double eta,
 	}
 	free(r);
 	free(th);
-	return rc ? rc : average(c, err);
+	return rc ? rc : merge(c, err);
 }
 
 int gpu_multi_linear_download(struct gpu_multi_linear *c,
@@ -212,7 +222,8 @@ void gpu_multi_linear_close(struct gpu_multi_linear *c)
 		return;
 	for (int g = 0; c->ctx && g < c->n; g++)
 		boar_gpu_close(c->ctx[g]);
-	cudaFree(c->sum); /* device 0's: unified addressing finds it */
+	cudaFree(c->other); /* device 0's: unified addressing finds it */
+	cudaFree(c->start);
 	(void)cudaGetLastError();
 	free(c->ctx);
 	free(c->share);

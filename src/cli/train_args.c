@@ -97,8 +97,8 @@ static const struct cli_opt train_opts[] = {
 	  "gpu: Hogwild! on N GPUs of this host (devices --gpu .. --gpu + "
 	  "N - 1); mf: an N x N grid of user x item blocks, item blocks "
 	  "passed between the GPUs; linear: a replica per GPU on its share "
-	  "of the rows, averaged after every epoch; the data must fit on "
-	  "the cards" },
+	  "of the rows, their changes added up after every epoch; the data "
+	  "must fit on the cards" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
 	{ O_TEST, "test", 0, "FILE", "evaluate on FILE after every epoch" },
 	{ O_WEIGHTS, "weights", 0, "FILE",

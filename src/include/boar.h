@@ -584,7 +584,7 @@ typedef struct boar_options {
 	 * n_gpus - 1 (default 1). MF: the ratings cut into an n x n grid of
 	 * user x item blocks, each GPU sweeping its users' row of blocks one
 	 * block at a time while the item blocks rotate between the GPUs;
-	 * linear: one replica per GPU on its share of the rows, averaged
+	 * linear: one replica per GPU on its share of the rows, merged
 	 * after every epoch. Resident data only (no streaming). */
 	int n_gpus;
 } boar_options;

@@ -5,7 +5,7 @@
 # two GPUs, matrix factorization with --gpus 2 ends at one GPU's test RMSE
 # (within noise: 2% or twice the spread between two one-GPU runs of other
 # seeds) and is never more than 3% behind it on the way, and a linear
-# model (replicas averaged every epoch) reaches one GPU's test accuracy. Skipped, after the option checks,
+# model (replicas merged every epoch) reaches one GPU's test accuracy. Skipped, after the option checks,
 # where no GPU is usable.
 . tests/cli/lib/common.sh
 
@@ -66,7 +66,7 @@ for e, (a, b, c) in enumerate(zip(one, other, two), 1):
 sys.exit(1 if bad else 0)
 PY
 
-# Linear: a9a, AdaGrad, replicas averaged every epoch.
+# Linear: a9a, AdaGrad, replicas merged every epoch.
 lin() { # out options...
 	out=$1
 	shift
