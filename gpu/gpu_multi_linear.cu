@@ -17,7 +17,10 @@
  * stale), and AdaGrad's sums grow by every row's squared gradient, as on
  * one GPU. Averaging the replicas instead (parallel SGD by model
  * averaging) keeps 1/N of each step: measured on an H200 pair it trailed
- * one GPU's test loss by 14% at every epoch (bench/RESULTS-gpu.md).
+ * one GPU's test loss by 14% at every epoch (bench/RESULTS-gpu.md). The
+ * sum is the bolder merge: within an epoch each replica's AdaGrad sums
+ * hold only its own rows' gradients, so its steps run larger than one
+ * GPU's (up to sqrt(N) in the first epoch, less as the sums grow).
  *
  * Any N: the shares and the threads scale with N; the merge moves
  * 2 (N - 1) model copies through device 0, which for large N or models a
@@ -187,12 +190,14 @@ int gpu_multi_linear_epoch(struct gpu_multi_linear *c, int epoch, double eta,
 		r[g].ctx = c->ctx[g];
 		r[g].epoch = epoch;
 		r[g].eta = eta;
-		started[g] = g > 0 && !pthread_create(&th[g], NULL, sweep_main,
-						      &r[g]);
-		/* replica 0 on this thread, and any a thread cannot take */
+	}
+	/* replicas 1.. on threads of their own first, then replica 0 here
+	 * (and any a thread could not take) */
+	for (int g = 1; g < c->n; g++)
+		started[g] = !pthread_create(&th[g], NULL, sweep_main, &r[g]);
+	for (int g = 0; g < c->n; g++)
 		if (!started[g])
 			sweep_main(&r[g]);
-	}
 	for (int g = 1; g < c->n; g++)
 		if (started[g])
 			pthread_join(th[g], NULL);
