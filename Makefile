@@ -183,7 +183,7 @@ $(BUILD)/libboar-gpu.so.$(SOVERSION): $(GPU_OBJ) $(PLUGIN_CORE) gpu/plugin.map $
 	$(call say,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libboar-gpu.so.$(SOVERSION) \
 		-Wl,--version-script=gpu/plugin.map -o $@ $(GPU_OBJ) \
-		$(PLUGIN_CORE) $(CUDA_LIBS) -lm -lpthread $(LDFLAGS)
+		$(PLUGIN_CORE) $(CUDA_LIBS) -lm $(LDFLAGS)
 
 # Regenerated on every run (FORCE) so that `make install PREFIX=...` never
 # installs paths from an earlier build's PREFIX.

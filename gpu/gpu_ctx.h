@@ -43,13 +43,11 @@ struct gpu_slot {
 };
 
 struct gpu_multi_mf;
-struct gpu_multi_linear;
 
 struct boar_gpu_ctx {
-	/* --gpus N > 1: the context only hands its calls to one of these
+	/* --gpus N > 1 (MF): the context only hands its calls to this
 	 * (gpu_multi.h), and none of the members below is used */
 	struct gpu_multi_mf *multi_mf;
-	struct gpu_multi_linear *multi_linear;
 
 	int device;
 	int sm_count;

@@ -599,7 +599,7 @@ extern "C" int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta,
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
 	if (c->ds->n_rows == 0)
 		return 0;
-	if (c->multi_mf || c->multi_linear)
+	if (c->multi_mf)
 		return gpu_multi_epoch(c, epoch, eta, loss_sum, err);
 	if ((rc = gpu_loss_reset(c, err)))
 		return rc;
@@ -637,7 +637,7 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 	int rc = 0;
 	if (!c || !m)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context or model");
-	if (c->multi_mf || c->multi_linear)
+	if (c->multi_mf)
 		return gpu_multi_download(c, m, err);
 	if (m->task != c->task ||
 	    (c->task == BOAR_TASK_LINEAR && (m->dim != c->dim || !m->w)) ||
@@ -695,7 +695,7 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 {
 	if (!c)
 		return;
-	if (c->multi_mf || c->multi_linear) {
+	if (c->multi_mf) {
 		gpu_multi_close(c);
 		return;
 	}

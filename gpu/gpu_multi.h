@@ -1,13 +1,11 @@
-/* gpu_multi.h - what the multi-GPU engines share (C++, inside the plugin).
+/* gpu_multi.h - the multi-GPU engine's parts (C++, inside the plugin).
  *
- * --gpus N (boar_options.n_gpus) trains on devices gpu_id .. gpu_id + N - 1
- * of one host, all driven by one host context (gpu_multi.cu):
- *   gpu_multi_mf.cu      matrix factorization on an N x N grid of user x
- *                        item blocks (src/data/rating_grid.h), item blocks
- *                        passed around the ring of GPUs between sub-epochs
- *   gpu_multi_linear.cu  linear models: a replica per GPU on its share of
- *                        the rows, merged after every epoch (their
- *                        changes added)
+ * --gpus N (boar_options.n_gpus) trains matrix factorization on devices
+ * gpu_id .. gpu_id + N - 1 of one host, all driven by one host context
+ * (gpu_multi.cu): gpu_multi_mf.cu sweeps an N x N grid of user x item
+ * blocks (src/data/rating_grid.h), the item blocks passed around the ring
+ * of GPUs between sub-epochs. Linear models take one GPU (gpu_multi.cu
+ * says why).
  */
 #ifndef BOAR_GPU_MULTI_H
 #define BOAR_GPU_MULTI_H
@@ -15,7 +13,7 @@
 #include "gpu_ctx.h"
 
 /* The engine's entry points (gpu_engine.h) for o->n_gpus > 1: a context
- * whose multi_mf or multi_linear does the work. */
+ * whose multi_mf does the work. */
 int gpu_multi_open(const struct boar_dataset *train, const boar_options *o,
 		   const struct boar_model *init, boar_gpu_ctx **out,
 		   boar_error *err);
@@ -40,13 +38,5 @@ int gpu_multi_mf_download(struct gpu_multi_mf *c, struct boar_model *m,
 			  boar_error *err);
 void gpu_multi_mf_close(struct gpu_multi_mf *c);
 
-int gpu_multi_linear_open(const struct boar_dataset *d, const boar_options *o,
-			  const struct boar_model *m,
-			  struct gpu_multi_linear **out, boar_error *err);
-int gpu_multi_linear_epoch(struct gpu_multi_linear *c, int epoch, double eta,
-			   double *loss_sum, boar_error *err);
-int gpu_multi_linear_download(struct gpu_multi_linear *c,
-			      struct boar_model *m, boar_error *err);
-void gpu_multi_linear_close(struct gpu_multi_linear *c);
 
 #endif

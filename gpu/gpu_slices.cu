@@ -14,10 +14,9 @@ extern "C" int boar_gpu_order(boar_gpu_ctx *c, int epoch,
 {
 	if (!c || !order)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
-	if (c->task != BOAR_TASK_LINEAR || c->multi_linear)
+	if (c->task != BOAR_TASK_LINEAR)
 		return boar_fail(err, BOAR_EINVAL,
-				 "GPU: epoch slices are for linear models "
-				 "on one GPU");
+				 "GPU: epoch slices are for linear models");
 	const uint64_t n = c->ds->n_rows;
 	if (n > UINT32_MAX)
 		return boar_fail(err, BOAR_EINVAL,
@@ -91,10 +90,9 @@ extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
 	int rc = 0;
 	if (!c || !loss_sum)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
-	if (c->task != BOAR_TASK_LINEAR || c->multi_linear)
+	if (c->task != BOAR_TASK_LINEAR)
 		return boar_fail(err, BOAR_EINVAL,
-				 "GPU: epoch slices are for linear models "
-				 "on one GPU");
+				 "GPU: epoch slices are for linear models");
 	if (begin > end || end > c->ds->n_rows)
 		return boar_fail(err, BOAR_EINVAL,
 				 "GPU: slice [%llu, %llu) outside the %llu rows",
@@ -146,10 +144,9 @@ static int keys_prepare(struct boar_gpu_ctx *c, const uint32_t *keys,
 	int rc = 0;
 	if (!c)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
-	if (c->task != BOAR_TASK_LINEAR || c->multi_linear)
+	if (c->task != BOAR_TASK_LINEAR)
 		return boar_fail(err, BOAR_EINVAL,
-				 "GPU: weights by key are for linear models "
-				 "on one GPU");
+				 "GPU: weights by key are for linear models");
 	if (n && (!keys || !vals))
 		return boar_fail(err, BOAR_EINVAL, "GPU: no keys or values");
 	for (uint64_t i = 0; i < n; i++)

@@ -26,7 +26,7 @@ cc -std=c11 -O2 -D_GNU_SOURCE $INC -c src/data/rating_grid.c -o $O/rating_grid.o
 wait
 rm -f $O/libboargpu.a
 ar rcs $O/libboargpu.a $O/*.o
-LIBS="$O/libboargpu.a -lpthread -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcudart -lstdc++ -lm"
+LIBS="$O/libboargpu.a -L$CUDA_HOME/lib64 -Wl,-rpath,$CUDA_HOME/lib64 -lcudart -lstdc++ -lm"
 for t in tests/unit/test_gpu_*.c; do
 	# test_gpu_cpu_agree trains through the core (boar_train): the Makefile's
 	# (and test_gpu_multi scores through it: boar_evaluate) build it

@@ -5,9 +5,9 @@
 # memcheck of test_gpu_multi, then bench/gpu/multi_run.sh (1 vs 2 GPUs at
 # ranks 128 and 32). Logs to $OUT (or /tmp/multi-out).
 #
-#   bench/gpu/multi_device.sh [build] [tests] [sanitize] [bench] [linear]
+#   bench/gpu/multi_device.sh [build] [tests] [sanitize] [bench]
 #
-# (no argument: the first four; linear: bench/gpu/multi_linear_run.sh). DEBS=dir: Debian packages of the core's
+# (no argument: all four). DEBS=dir: Debian packages of the core's
 # libraries to install first (a bare device image lacks them).
 set -u
 OUT=${OUT:-/tmp/multi-out}
@@ -42,11 +42,6 @@ fi
 if has bench; then
 	OUT=$OUT BOAR=build/boar bench/gpu/multi_run.sh ${RATINGS:-25000000} >"$OUT/bench.log" 2>&1
 	log "bench: exit $?"
-fi
-if has linear; then
-	OUT=$OUT BOAR=build/boar bench/gpu/multi_linear_run.sh ${ROWS:-4000000} >"$OUT/bench-linear.log" 2>&1
-	log "linear bench: exit $?"
-	cat "$OUT/multi-linear-summary.txt"
 fi
 if has sanitize; then
 	t0=$(date +%s)

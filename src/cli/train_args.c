@@ -94,11 +94,10 @@ static const struct cli_opt train_opts[] = {
 	  "traffic, fp32 arithmetic, stochastic rounding)" },
 	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device (the first, with --gpus)" },
 	{ O_GPUS, "gpus", 0, "N",
-	  "gpu: Hogwild! on N GPUs of this host (devices --gpu .. --gpu + "
-	  "N - 1); mf: an N x N grid of user x item blocks, item blocks "
-	  "passed between the GPUs; linear: a replica per GPU on its share "
-	  "of the rows, their changes added up after every epoch; the data "
-	  "must fit on the cards" },
+	  "gpu mf: Hogwild! on N GPUs of this host (devices --gpu .. --gpu "
+	  "+ N - 1): an N x N grid of user x item blocks, the item blocks "
+	  "passed between the GPUs; the ratings must fit on the cards "
+	  "(linear models: one GPU)" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
 	{ O_TEST, "test", 0, "FILE", "evaluate on FILE after every epoch" },
 	{ O_WEIGHTS, "weights", 0, "FILE",

@@ -181,6 +181,9 @@ static const char *check_task(const boar_options *o,
 		return task == BOAR_TASK_MF
 			       ? "task mf needs a ratings file (user item rating)"
 			       : "task linear needs a LIBSVM file, not ratings";
+	if (o->n_gpus > 1 && d && task != BOAR_TASK_MF)
+		return "n_gpus above 1 is for matrix factorization; linear "
+		       "models train on one GPU";
 	if (o->mf_storage < BOAR_STORAGE_F32 || o->mf_storage > BOAR_STORAGE_BF16)
 		return "mf_storage must be f32, f16 or bf16";
 	if (o->mf_storage != BOAR_STORAGE_F32 &&

@@ -580,12 +580,11 @@ typedef struct boar_options {
 	 * step of the bias's weight w is that of a feature of value B, and
 	 * the margin gains B w. CPU only unless 1. */
 	double bias_scale;
-	/* GPU: train on n_gpus devices of one host, gpu_id .. gpu_id +
-	 * n_gpus - 1 (default 1). MF: the ratings cut into an n x n grid of
-	 * user x item blocks, each GPU sweeping its users' row of blocks one
-	 * block at a time while the item blocks rotate between the GPUs;
-	 * linear: one replica per GPU on its share of the rows, merged
-	 * after every epoch. Resident data only (no streaming). */
+	/* GPU MF: train on n_gpus devices of one host, gpu_id .. gpu_id +
+	 * n_gpus - 1 (default 1): the ratings cut into an n x n grid of user
+	 * x item blocks, each GPU sweeping its users' row of blocks one
+	 * block at a time while the item blocks rotate between the GPUs.
+	 * Resident data only (no streaming); linear models take 1. */
 	int n_gpus;
 } boar_options;
 
