@@ -28,10 +28,12 @@
  * Any N: the strata and the ring are the same for every N; per GPU the
  * device memory is 1/N of the ratings, 1/N of P and two 1/N slices of Q.
  * What grows with N is the number of sub-epochs (each ends at the slowest
- * GPU of its stratum: balance matters more) and each block's share
- * (1/N^2 of the ratings), which on small data leaves fewer rows in flight
- * per launch (the kernel's rows-per-block floor). After a whole epoch
- * item range j is back on GPU j: download reads it there.
+ * GPU of its stratum: balance matters more) and the launches per epoch,
+ * each over 1/N^2 of the ratings (the kernel's floor of ratings per
+ * thread block is divided by N for them: see gpu_multi_mf_open). After a
+ * whole epoch item range j is back on GPU j: download reads it there.
+ * Measured at N = 2 on two H200s: 1.97x one GPU's time to a fixed test
+ * RMSE at rank 128 (bench/RESULTS-gpu.md).
  */
 #include <stdint.h>
 #include <stdlib.h>
