@@ -222,6 +222,7 @@ int gpu_multi_mf_open(const struct boar_dataset *d, const boar_options *o,
 			site->rows_per_block = 1;
 		site->rank = m->rank;
 		site->mu = m->has_bias ? m->mu : 0.0f;
+		site->mf_loss = m->mf_loss;
 		site->mv = c->mv;
 	}
 	if ((rc = boar_rating_grid_build(d, n, &c->grid, err)))
