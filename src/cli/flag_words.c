@@ -16,6 +16,7 @@ static const struct {
 	{ "init_scale", "--init-scale" },
 	{ "early_stop", "--early-stop" },
 	{ "gpu_id", "--gpu" },
+	{ "n_gpus", "--gpus" },
 	{ "threads = 1", "--threads 1" },
 	{ "max_memory", "--max-memory" },
 	{ "csv_categorical", "--csv-categorical" },
@@ -26,6 +27,7 @@ static const struct {
 	{ "l2_user", "--l2-user" },
 	{ "l2_item", "--l2-item" },
 	{ "mf_nonneg", "--mf-nonneg" },
+	{ "mf_loss", "--mf-loss" },
 	{ "bias_scale", "--bias-scale" },
 };
 #define N_FLAG_WORDS (sizeof flag_words / sizeof flag_words[0])

@@ -81,6 +81,7 @@ void boar_options_fill(boar_options *o)
 	o->device = BOAR_DEVICE_CPU;
 	o->gpu_id = 0;
 	o->streams = 4;
+	o->n_gpus = 1;
 	o->loss_param = BOAR_AUTO;
 	o->early_stop = BOAR_EARLY_STOP_AUTO;
 	o->l2_user = BOAR_AUTO;
@@ -128,6 +129,9 @@ static const char *check_fields(const boar_options *o)
 		return "l2_user and l2_item must be >= 0";
 	if (o->mf_nonneg != 0 && o->mf_nonneg != 1)
 		return "mf_nonneg must be 0 or 1";
+	if (o->mf_loss != BOAR_MF_LOSS_SQUARED &&
+	    o->mf_loss != BOAR_MF_LOSS_ABSOLUTE)
+		return "mf_loss must be squared or absolute (enum boar_mf_loss)";
 	if (!(o->bias_scale >= 0 && o->bias_scale <= 1e6))
 		return "bias_scale must be in [0, 1e6] (0: no bias)";
 	if (o->threads < 0 || o->threads > 4096)
@@ -140,6 +144,10 @@ static const char *check_fields(const boar_options *o)
 		return "gpu_id must be >= 0";
 	if (o->streams < 1 || o->streams > 64)
 		return "streams must be 1 to 64";
+	if (o->n_gpus < 1 || o->n_gpus > 64)
+		return "n_gpus must be 1 to 64";
+	if (o->n_gpus > 1 && o->device != BOAR_DEVICE_GPU)
+		return "n_gpus above 1 is for device gpu";
 	if (!(o->init_scale > 0 && isfinite(o->init_scale)))
 		return "init_scale must be > 0";
 	if (o->early_stop < 0 && o->early_stop != BOAR_EARLY_STOP_AUTO)
@@ -176,6 +184,9 @@ static const char *check_task(const boar_options *o,
 		return task == BOAR_TASK_MF
 			       ? "task mf needs a ratings file (user item rating)"
 			       : "task linear needs a LIBSVM file, not ratings";
+	if (o->n_gpus > 1 && d && task != BOAR_TASK_MF)
+		return "n_gpus above 1 is for matrix factorization; linear "
+		       "models train on one GPU";
 	if (o->mf_storage < BOAR_STORAGE_F32 || o->mf_storage > BOAR_STORAGE_BF16)
 		return "mf_storage must be f32, f16 or bf16";
 	if (o->mf_storage != BOAR_STORAGE_F32 &&
@@ -203,6 +214,9 @@ static const char *check_task(const boar_options *o,
 	    (!is_auto(o->l2_user) || !is_auto(o->l2_item) || o->mf_nonneg))
 		return "l2_user, l2_item and mf_nonneg are for matrix "
 		       "factorization";
+	if (task == BOAR_TASK_LINEAR && o->mf_loss != BOAR_MF_LOSS_SQUARED)
+		return "mf_loss is for matrix factorization (a linear model "
+		       "fits the median with loss quantile, tau 0.5)";
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
 	if (d && o->test && o->test->task != d->task)
@@ -248,15 +262,20 @@ static double rating_std(const boar_dataset *d)
 #define MF_MIN_HOLDOUT 20
 static void resolve_mf(boar_options *o, double spread, uint64_t rows)
 {
+	if (o->init_model) /* a warm start keeps the model's loss */
+		o->mf_loss = o->init_model->mf_loss;
+	/* The squared loss's error is of the ratings' spread, the absolute
+	 * loss's sign is 1 on any scale: what eta and l2 are measured by. */
+	double grad = o->mf_loss == BOAR_MF_LOSS_ABSOLUTE ? 1.0 : spread;
 	if (o->optimizer == BOAR_OPT_AUTO)
 		o->optimizer = BOAR_OPT_SGD;
 	if (is_auto(o->eta))
 		o->eta = o->optimizer == BOAR_OPT_ADAGRAD ? 0.05
-							  : 0.08 / spread;
+							  : 0.08 / grad;
 	if (is_auto(o->eta_decay))
 		o->eta_decay = 1.0;
 	if (is_auto(o->l2))
-		o->l2 = 0.002 * spread;
+		o->l2 = 0.002 * grad;
 	if (is_auto(o->l2_user))
 		o->l2_user = o->l2;
 	if (is_auto(o->l2_item))
