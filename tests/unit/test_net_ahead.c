@@ -57,20 +57,38 @@ static void answered_at_once(void)
 	net_test_shard_stop(&sh);
 }
 
+/* A shard of staleness s and its two workers. @return 0 or -1. */
+static int two_workers(struct net_test_shard *sh, uint64_t s,
+		       struct ps_client **w0, struct ps_client **w1)
+{
+	struct ps_config pc = { .shard = 0, .n_shards = 1, .staleness = s,
+				.heartbeat_timeout = 5 };
+	if (net_test_shard_start(sh, pc)) {
+		test_failures++;
+		return -1;
+	}
+	*w0 = worker(sh->port, 0, 2);
+	*w1 = worker(sh->port, 1, 2);
+	return 0;
+}
+
+static void stop_all(struct net_test_shard *sh, struct ps_client *w0,
+		     struct ps_client *w1)
+{
+	ps_client_free(w0);
+	ps_client_free(w1);
+	net_test_shard_stop(sh);
+}
+
 /* Staleness 0, two workers: worker 0's pull of clock 1 asked ahead waits
  * for worker 1's clock and for its own, so the answer holds worker 0's
  * push of clock 0 (once: the client adds nothing to a held answer). */
 static void held(void)
 {
 	struct net_test_shard sh;
-	struct ps_config pc = { .shard = 0, .n_shards = 1, .staleness = 0,
-				.heartbeat_timeout = 5 };
-	if (net_test_shard_start(&sh, pc)) {
-		test_failures++;
+	struct ps_client *w0, *w1;
+	if (two_workers(&sh, 0, &w0, &w1))
 		return;
-	}
-	struct ps_client *w0 = worker(sh.port, 0, 2);
-	struct ps_client *w1 = worker(sh.port, 1, 2);
 	boar_error err;
 	uint64_t k[2] = { 5, 6 };
 	float d[2] = { 5, 6 }, v[2] = { -1, -1 };
@@ -82,9 +100,7 @@ static void held(void)
 	      "collect: %s", err.message);
 	CHECK(v[0] == 5 && v[1] == 6, "collected %g %g, want 5 6", v[0],
 	      v[1]);
-	ps_client_free(w0);
-	ps_client_free(w1);
-	net_test_shard_stop(&sh);
+	stop_all(&sh, w0, w1);
 }
 
 /* Staleness 1: worker 0 one clock ahead asks for clock 2, which worker
@@ -94,14 +110,9 @@ static void held(void)
 static void held_for_own_clock(void)
 {
 	struct net_test_shard sh;
-	struct ps_config pc = { .shard = 0, .n_shards = 1, .staleness = 1,
-				.heartbeat_timeout = 5 };
-	if (net_test_shard_start(&sh, pc)) {
-		test_failures++;
+	struct ps_client *w0, *w1;
+	if (two_workers(&sh, 1, &w0, &w1))
 		return;
-	}
-	struct ps_client *w0 = worker(sh.port, 0, 2);
-	struct ps_client *w1 = worker(sh.port, 1, 2);
 	boar_error err;
 	uint64_t k[2] = { 7, 8 };
 	float d[2] = { 7, 8 }, v[2] = { -1, -1 };
@@ -116,9 +127,7 @@ static void held_for_own_clock(void)
 	      "collect: %s", err.message);
 	CHECK(v[0] == 7 && v[1] == 8, "collected %g %g, want 7 8", v[0],
 	      v[1]);
-	ps_client_free(w0);
-	ps_client_free(w1);
-	net_test_shard_stop(&sh);
+	stop_all(&sh, w0, w1);
 }
 
 int main(void)
