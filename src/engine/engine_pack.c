@@ -39,9 +39,6 @@ void boar_engine_advise_huge(void *p, uint64_t bytes)
 	const uintptr_t huge = (uintptr_t)2 << 20;
 	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
 	uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-	const char *env = getenv("BOAR_XHUGE"); /* TEMP: measurement toggle */
-	if (env && *env == '0')
-		return;
 	if (p && hi > lo)
 		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }

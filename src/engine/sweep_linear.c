@@ -46,13 +46,7 @@
  * have arrived) its ids, values and label, then the weights it touches. */
 #define PREFETCH_OFFSETS 16
 #define PREFETCH_ROWS 8
-#define PREFETCH_WEIGHTS_ 6
-#include <stdlib.h>
-static int pf_weights(void) /* TEMP: measurement toggle */
-{
-	const char *x = getenv("BOAR_XPFW");
-	return x ? atoi(x) : PREFETCH_WEIGHTS_;
-}
+#define PREFETCH_WEIGHTS 6
 
 struct linear_args {
 	const uint64_t *row_ptr;
@@ -172,7 +166,6 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 	const float B = a->bias_scale;
 	const struct coord_params bcp = boar_bias_params(rcp, B);
 	int since_sync = 0;
-	const uint64_t PREFETCH_WEIGHTS = pf_weights();
 
 	for (uint64_t i = begin; i < end; i++) {
 		if (i + PREFETCH_OFFSETS < end)
@@ -188,7 +181,7 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 			__builtin_prefetch(&val[hi - 1]);
 			__builtin_prefetch(&a->label[rp]);
 		}
-		if (PREFETCH_WEIGHTS && i + PREFETCH_WEIGHTS < end) {
+		if (i + PREFETCH_WEIGHTS < end) {
 			uint32_t rp = order[i + PREFETCH_WEIGHTS];
 			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
 				__builtin_prefetch(&w[ST * (uint64_t)idx[k]], 0);
