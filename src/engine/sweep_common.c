@@ -21,7 +21,6 @@
  * using.
  */
 #include <omp.h>
-#include <stdlib.h>
 
 #include "sweep_common.h"
 
@@ -31,8 +30,7 @@
 /* How many slices [begin, end) is cut into. */
 static int64_t slices_for(int threads, uint64_t n)
 {
-	const char *xs = getenv("BOAR_XSLICES"); /* TEMP: measurement toggle */
-	uint64_t per = xs ? (uint64_t)atoi(xs) : SLICES_PER_THREAD;
+	const uint64_t per = SLICES_PER_THREAD;
 	if (threads <= 1)
 		return 1;
 	uint64_t s = n / SLICE_MIN_ROWS;
