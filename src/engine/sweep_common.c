@@ -3,14 +3,14 @@
  * The range is cut into up to SLICES_PER_THREAD slices per thread (none
  * under SLICE_MIN_ROWS rows, and at least one per thread) that the threads
  * take in turn as they finish (dynamic schedule), not one equal share
- * each: with equal shares the sweep ends when its slowest thread does, and
- * on a 16-core Xeon (bench/RESULTS-cores.md) the slowest of 16 threads
- * often ran a third behind the rest (a core busy with other work, a
- * virtual CPU descheduled): 16 threads swept a 2^20 model at 1366 M
- * updates/s with equal shares and 1645 with four slices per thread taken
- * in turn, a 2^26 model at 1063 and 1663. Each slice is a contiguous run
- * of the epoch's order, as a thread's share was, and opens and closes the
- * thread's replica (sweep_replica.h) like a share.
+ * each: with equal shares the sweep waits for its slowest thread (a core
+ * busy with other work, a virtual CPU descheduled). On a 16-core Xeon
+ * (bench/RESULTS-cores.md, one run) 16 threads swept a 2^20 model at
+ * 1366 M updates/s with equal shares and 1645 with four slices per thread
+ * taken in turn, a 2^26 model at 1063 and 1663; eight per thread bound
+ * the wait for the last slice to an eighth of a share. Each slice is a
+ * contiguous run of the epoch's order, as a thread's share was, and opens
+ * and closes the thread's replica (sweep_replica.h) as a share did.
  *
  * With more than two threads the team is pinned, spread over the places
  * (cores, or what OMP_PLACES names): a thread that stays on its core keeps

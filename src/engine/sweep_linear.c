@@ -26,7 +26,8 @@
  * the rate on a 2^20 model at 16 threads (846 M/s against 1110 for
  * reading, 1101 without), and prefetching for reading gained the most on
  * a 2^26 model at 1-8 threads. Without it the 2-core VM ran a 2^20 model
- * at half the rate (its caches are smaller).
+ * at half the rate (its caches are smaller). Prefetching into the L2 only
+ * (locality 2) made no difference beyond the noise there.
  */
 #include <math.h>
 #ifdef __AVX__
