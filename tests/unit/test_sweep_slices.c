@@ -9,7 +9,9 @@
  * are fewer than one per thread. The 2 MiB page advice must leave any
  * range usable (it is advice only). An AdaGrad engine that keeps its
  * weights beside their sums hands them to the model at a sync, not after
- * every sweep: the model must then hold exactly the engine's weights.
+ * every sweep: the model must then hold exactly the engine's weights,
+ * and a run stopped by its progress callback must hand back the model of
+ * its last epoch (the same, at one thread, as a run of that many epochs).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -176,11 +178,60 @@ static void check_export(int optimizer)
 	boar_dataset_free(d);
 }
 
+static int stop_after_two(const boar_epoch_stats *s, void *ctx)
+{
+	return s->epoch == 2;
+}
+
+/* Stopped after two of four epochs against two epochs, one thread. */
+static void check_cancel(int optimizer)
+{
+	boar_gen_options g;
+	boar_gen_options_default(&g);
+	g.task = BOAR_TASK_LINEAR;
+	g.rows = 70000; /* enough to be packed (64k rows) */
+	g.nnz_per_row = 8;
+	g.features = 300;
+	g.seed = 5;
+	boar_dataset *d = NULL;
+	boar_error err;
+	if (boar_generate(&g, &d, &err)) {
+		CHECK(0, "generate: %s", err.message);
+		return;
+	}
+	boar_model *m[2] = {NULL, NULL};
+	for (int k = 0; k < 2; k++) {
+		boar_options o;
+		boar_options_default(&o);
+		o.threads = 1;
+		o.optimizer = optimizer;
+		o.epochs = k ? 4 : 2;
+		if (k)
+			o.progress = stop_after_two;
+		int rc = boar_train(d, &o, &m[k], &err);
+		CHECK(rc == (k ? BOAR_ECANCELLED : 0) && m[k],
+		      "optimizer %d, run %d: rc %d", optimizer, k, rc);
+	}
+	if (m[0] && m[1]) {
+		uint64_t differ = 0;
+		for (uint64_t j = 0; j <= g.features; j++)
+			differ += m[0]->w[j] != m[1]->w[j];
+		CHECK(differ == 0, "optimizer %d: the stopped run's model "
+				   "differs in %llu weights",
+		      optimizer, (unsigned long long)differ);
+	}
+	boar_model_free(m[0]);
+	boar_model_free(m[1]);
+	boar_dataset_free(d);
+}
+
 int main(void)
 {
 	check_slices();
 	check_advice();
 	check_export(BOAR_OPT_ADAGRAD);
 	check_export(BOAR_OPT_NORMALIZED);
+	check_cancel(BOAR_OPT_ADAGRAD);
+	check_cancel(BOAR_OPT_NORMALIZED);
 	return TEST_RESULT();
 }
