@@ -62,6 +62,7 @@ struct boar_gpu_ctx {
 	uint32_t rank;
 	int has_bias;
 	float mu;
+	int mf_loss;      /* enum boar_mf_loss (the model's) */
 	void *P, *Q; /* as mv.storage says (gpu_mf.cu) */
 	float *bu, *bi, *Gu, *Gi;
 	struct gpu_mf_variant mv;

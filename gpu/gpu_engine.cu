@@ -409,6 +409,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		c->rank = init->rank;
 		c->has_bias = init->has_bias;
 		c->mu = init->has_bias ? init->mu : 0.0f;
+		c->mf_loss = init->mf_loss;
 		c->mv.adagrad = boar_opt_accumulates(o->optimizer);
 		c->mv.biases = init->has_bias;
 		c->mv.storage = o->mf_storage;
@@ -513,6 +514,7 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 	a.eta = eta;
 	a.l2 = c->l2;
 	a.opt = c->opt;
+	a.mf_loss = c->mf_loss;
 	a.loss_sum = c->loss;
 	a.rows_per_block = c->rows_per_block;
 	uint64_t rs = c->seed ^ ((uint64_t)epoch << 40) ^ (chunk_id << 20);

@@ -77,7 +77,8 @@ struct gpu_mf_args {
 	uint32_t rank;
 	float mu, eta, l2;
 	int opt;                /* BOAR_OPT_*: the rate (math/step.h) */
-	double *loss_sum;       /* sum of the ratings' losses (e^2 / 2) */
+	int mf_loss;            /* enum boar_mf_loss (math/mf_step.h) */
+	double *loss_sum;       /* sum of the ratings' losses */
 	uint32_t rows_per_block; /* GPU_ROWS_PER_BLOCK unless overridden */
 	uint32_t round_seed;    /* f16/bf16: this launch's stochastic rounding */
 };

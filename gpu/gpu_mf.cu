@@ -432,7 +432,8 @@ mf_sweep(const struct gpu_mf_args a)
 				gi = __shfl_sync(FULL_MASK, gi, 0);
 			}
 			float e;
-			const float loss = boar_mf_loss(a.mu, bu, bi, dot, rt, &e);
+			const float loss = boar_mf_loss(a.mf_loss, a.mu, bu, bi,
+							dot, rt, &e);
 			if (lane == 0)
 				loss_acc += loss;
 

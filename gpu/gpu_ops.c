@@ -125,7 +125,7 @@ static uint64_t g_rows_done(void *e)
 static const struct boar_engine_ops gpu_ops = BOAR_ENGINE_OPS(
 	g, "the GPU engine",
 	BOAR_CAP(MF) | BOAR_CAP(WARM_START) | BOAR_CAP(EARLY_STOP) |
-		BOAR_CAP(SLICES));
+		BOAR_CAP(SLICES) | BOAR_CAP(MF_ABSOLUTE));
 
 __attribute__((visibility("default"))) const struct boar_engine_ops *
 boar_gpu_plugin_ops(int abi)

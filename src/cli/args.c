@@ -171,7 +171,10 @@ int cli_next(struct cli_parser *p, const struct cli_opt *opts)
 	snprintf(p->opt, sizeof p->opt, "-%c", a[1]);
 	const struct cli_opt *o = find_short(opts, a[1]);
 	if (!o) {
-		cli_fail(p, "unknown option %s", p->opt);
+		cli_fail(p, "unknown option %s%s", p->opt,
+			 a[1] == 'q' && find_long(opts, "quadratic", 9)
+				 ? " (Vowpal Wabbit's -q AB is --quadratic AB)"
+				 : "");
 		return CLI_ERROR;
 	}
 	return take_arg(p, o, a[2] ? a + 2 : NULL);

@@ -69,6 +69,10 @@ const char *cli_loss_name(int loss)
 	return l ? l->name : "?";
 }
 
+const char *const cli_mf_loss_names[] = {
+	[BOAR_MF_LOSS_SQUARED] = "squared", [BOAR_MF_LOSS_ABSOLUTE] = "mae", NULL
+};
+
 /* ------------------------------------------------ temp files and signals */
 
 /* The one temp file this process is writing, removed if a signal ends it.

@@ -31,6 +31,8 @@ double cli_now(void);
 
 const char *cli_task_name(int task);
 const char *cli_loss_name(int loss);
+/* --mf-loss's names, indexed by enum boar_mf_loss, NULL-terminated. */
+extern const char *const cli_mf_loss_names[];
 
 /* Loads `path` as data for model m (read from model_path): the way m's
  * training data was read, with the data options the user gave (*data,

@@ -42,7 +42,9 @@ static int metrics_of(const boar_metrics *mt, int mf_or_reg, double v[3],
 		v[0] = mt->rmse;
 		names[1] = "loss";
 		v[1] = mt->loss;
-		return 2;
+		names[2] = "mae";
+		v[2] = mt->mae;
+		return 3;
 	}
 	names[0] = "accuracy";
 	v[0] = mt->accuracy;

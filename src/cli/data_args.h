@@ -73,7 +73,8 @@ enum {
 	{ CLI_DATA_VW_KEEP, "keep", 0, "NS",                                 \
 	  "vw: keep only these namespaces' features (VW's --keep)" },        \
 	{ CLI_DATA_VW_QUADRATIC, "quadratic", 0, "AB",                       \
-	  "vw: cross namespaces A and B (VW's -q; -q is --quiet here): a "   \
+	  "vw: cross namespaces A and B (VW's -q; train reads -q AB as "    \
+	  "this when AB names no file, -q alone is --quiet): a "            \
 	  "feature per pair, value the product, VW's hash; ':' is any "      \
 	  "namespace; repeatable" },                                         \
 	{ CLI_DATA_VW_CUBIC, "cubic", 0, "ABC",                              \

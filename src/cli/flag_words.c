@@ -26,6 +26,7 @@ static const struct {
 	{ "l2_user", "--l2-user" },
 	{ "l2_item", "--l2-item" },
 	{ "mf_nonneg", "--mf-nonneg" },
+	{ "mf_loss", "--mf-loss" },
 	{ "bias_scale", "--bias-scale" },
 };
 #define N_FLAG_WORDS (sizeof flag_words / sizeof flag_words[0])

@@ -141,7 +141,8 @@ void progress_bytes(uint64_t done, uint64_t total, void *ctx)
 const char *progress_loss_name(const boar_model *m)
 {
 	if (boar_model_task(m) == BOAR_TASK_MF)
-		return "squared loss";
+		return boar_model_mf_loss(m) == BOAR_MF_LOSS_ABSOLUTE
+			       ? "absolute loss (MAE)" : "squared loss";
 	int ovr = boar_model_classes(m, NULL) > 0;
 	const boar_loss_desc *l = boar_loss_describe(boar_model_loss(m));
 	static const char *const names[][2] = {

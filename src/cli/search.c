@@ -15,7 +15,7 @@ struct search_ui {
 	const struct train_args *a;
 	struct progress pr;  /* the live line and the final model's epochs */
 	char metric[40];     /* "RMSE", "log loss", ... */
-	int regression, folds;
+	int regression, mae, folds;
 	int n, reported;     /* configurations, and results shown */
 	long epochs_done, epochs_all;
 	double t0, shown;    /* start, and when the live line was drawn */
@@ -26,9 +26,13 @@ static void metric_name(struct search_ui *u, const boar_dataset *d,
 			const boar_options *o)
 {
 	const boar_loss_desc *l = boar_loss_describe(o->loss);
-	u->regression = boar_dataset_task(d) == BOAR_TASK_MF ||
-			l->kind == BOAR_LOSS_KIND_REGRESSION;
-	if (u->regression)
+	int mf = boar_dataset_task(d) == BOAR_TASK_MF;
+	u->regression = mf || l->kind == BOAR_LOSS_KIND_REGRESSION;
+	/* the library judges MF for MAE by its loss, the MAE */
+	u->mae = mf && o->mf_loss == BOAR_MF_LOSS_ABSOLUTE;
+	if (u->mae)
+		snprintf(u->metric, sizeof u->metric, "MAE");
+	else if (u->regression)
 		snprintf(u->metric, sizeof u->metric, "RMSE");
 	else if (l->probabilistic)
 		snprintf(u->metric, sizeof u->metric, "log loss");
@@ -79,7 +83,7 @@ static void json_result(const struct search_ui *u, const boar_search_result *r,
 	json_num(&j, "l1", r->l1);
 	json_num(&j, "l2", r->l2);
 	json_str(&j, "status", r->rc ? boar_strerror(r->rc) : "ok");
-	json_str(&j, "metric", u->regression ? "rmse" : "loss");
+	json_str(&j, "metric", u->mae ? "mae" : u->regression ? "rmse" : "loss");
 	json_num(&j, "score", r->score);
 	if (u->folds > 1)
 		json_num(&j, "score_sd", r->score_sd);

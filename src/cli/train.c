@@ -249,8 +249,17 @@ static int warm_start(struct train_args *a, boar_model **init)
 					 "model %s has %s", a->opt.mf_biases
 						 ? "" : "no-", a->init_model_path,
 					 biases ? "biases" : "no biases");
+		if (a->mf_loss_given &&
+		    a->opt.mf_loss != boar_model_mf_loss(m))
+			return cli_usage("train", "--mf-loss %s, but the initial "
+					 "model %s was trained for %s (warm "
+					 "start keeps the model's loss)",
+					 cli_mf_loss_names[a->opt.mf_loss],
+					 a->init_model_path,
+					 cli_mf_loss_names[boar_model_mf_loss(m)]);
 		a->opt.rank = rank;
 		a->opt.mf_biases = biases;
+		a->opt.mf_loss = boar_model_mf_loss(m);
 	}
 	/* The data is read the way the model's was (CSV columns, VW
 	 * namespaces); options that say otherwise are refused. */

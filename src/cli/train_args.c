@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "args.h"
 #include "common.h"
@@ -22,7 +23,7 @@ enum {
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
 	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV, O_SEARCH,
 	O_SEARCH_PARALLEL, O_L2_USER, O_L2_ITEM, O_MF_NONNEG, O_BIAS,
-	O_BIAS_SCALE,
+	O_BIAS_SCALE, O_MF_LOSS,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -52,14 +53,16 @@ static const struct cli_opt train_opts[] = {
 	{ O_EPOCHS, "epochs", 0, "N", "passes over the training data" },
 	{ O_ETA, "eta", 0, "X|auto",
 	  "initial step size (> 0; auto mf sgd: divided by the ratings' "
-	  "standard deviation)" },
+	  "standard deviation, except for --mf-loss mae, whose gradient "
+	  "does not grow with the ratings)" },
 	{ O_ETA_DECAY, "eta-decay", 0, "X|auto",
 	  "the step is multiplied by this after every epoch, with any "
 	  "optimizer (AdaGrad's too); 1 = no decay, for long runs" },
 	{ O_L1, "l1", 0, "X", "L1 regularization (>= 0)" },
 	{ O_L2, "l2", 0, "X|auto",
 	  "L2 regularization (>= 0; linear: split by feature frequency; "
-	  "auto mf: times the ratings' standard deviation); boar minimizes "
+	  "auto mf: times the ratings' standard deviation, but for "
+	  "--mf-loss mae); boar minimizes "
 	  "the mean row loss + l2 |w|^2 / 2, so LIBLINEAR's -c C is "
 	  "l2 = 1 / (C n) for n training rows (bias aside)" },
 	{ O_L2_USER, "l2-user", 0, "X|auto",
@@ -88,6 +91,11 @@ static const struct cli_opt train_opts[] = {
 	  "mf: non-negative factors (LIBMF's -n): each step is projected "
 	  "onto >= 0, factors start as U(0, X) / sqrt(rank); the mean and "
 	  "biases stay free (cpu)" },
+	{ O_MF_LOSS, "mf-loss", 0, "squared|mae",
+	  "mf: the loss fitted (LIBMF's -f 0 / -f 1): squared fits the mean "
+	  "rating (RMSE); mae the absolute error, the median, which a few "
+	  "wild ratings cannot drag; test and holdout loss are then the MAE, "
+	  "which early stopping watches (--init-model: the model's)" },
 	{ O_DEVICE, "device", 0, "cpu|gpu", "where the sweep runs" },
 	{ O_MF_STORAGE, "mf-storage", 0, "f32|f16|bf16",
 	  "gpu mf: how factors are stored (f16/bf16: half the memory "
@@ -116,9 +124,9 @@ static const struct cli_opt train_opts[] = {
 	  " for eta, l1, l2; A..B:N is N values log-spaced from A to B), "
 	  "several at once on the threads; judge each by --cv K folds "
 	  "(default 5), a --holdout FRACTION or --test FILE (RMSE for "
-	  "squared loss and mf, else the loss); print the table (stderr; "
-	  "--json: an object per configuration); -m saves the best, "
-	  "retrained on all of FILE" },
+	  "regression and mf, MAE for --mf-loss mae, else the loss); print "
+	  "the table (stderr; --json: an object per configuration); -m "
+	  "saves the best, retrained on all of FILE" },
 	{ O_SEARCH_PARALLEL, "search-parallel", 0, "N",
 	  "--search: configurations trained at once, --threads split "
 	  "between them; 0 = one per thread (one thread each: faster than "
@@ -327,25 +335,18 @@ static void default_of(int id, char *buf, size_t n)
 		snprintf(buf, n, "%d", o->epochs);
 		break;
 	case O_ETA:
-		if (o->eta == BOAR_AUTO)
-			auto_default(O_ETA, buf, n);
-		else
-			snprintf(buf, n, "%g", o->eta);
-		break;
 	case O_ETA_DECAY:
-		if (o->eta_decay == BOAR_AUTO)
-			auto_default(O_ETA_DECAY, buf, n);
+	case O_L2: {
+		double v = id == O_ETA ? o->eta
+			   : id == O_ETA_DECAY ? o->eta_decay : o->l2;
+		if (v == BOAR_AUTO)
+			auto_default(id, buf, n);
 		else
-			snprintf(buf, n, "%g", o->eta_decay);
+			snprintf(buf, n, "%g", v);
 		break;
+	}
 	case O_L1:
 		snprintf(buf, n, "%g", o->l1);
-		break;
-	case O_L2:
-		if (o->l2 == BOAR_AUTO)
-			auto_default(O_L2, buf, n);
-		else
-			snprintf(buf, n, "%g", o->l2);
 		break;
 	case O_SEED:
 		snprintf(buf, n, "%llu", (unsigned long long)o->seed);
@@ -396,6 +397,9 @@ static void default_of(int id, char *buf, size_t n)
 		break;
 	case O_MF_STORAGE:
 		snprintf(buf, n, "%s", name_of(storage_names, o->mf_storage));
+		break;
+	case O_MF_LOSS:
+		snprintf(buf, n, "%s", name_of(cli_mf_loss_names, o->mf_loss));
 		break;
 	case O_TARGET_RMSE:
 		snprintf(buf, n, "%g", d.target_rmse);
@@ -500,6 +504,19 @@ static int class_weight(struct train_args *a, struct cli_parser *p)
 	return 0;
 }
 
+/* X|auto: BOAR_AUTO for "auto", else a number in [0, hi], or in (0, hi]
+ * when positive. */
+static int number_or_auto(struct cli_parser *p, int positive, double hi,
+			  double *out)
+{
+	if (!strcmp(p->value, "auto")) {
+		*out = BOAR_AUTO;
+		return 0;
+	}
+	return positive ? cli_double_gt(p, 0, hi, out)
+			: cli_double(p, 0, hi, out);
+}
+
 /* Applies one option; returns -1 with p->why set on a bad value. */
 static int apply(struct train_args *a, struct cli_parser *p, int id)
 {
@@ -530,25 +547,13 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 	case O_EPOCHS:
 		return cli_int(p, 1, 1000000, &o->epochs);
 	case O_ETA:
-		if (!strcmp(p->value, "auto")) {
-			o->eta = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double_gt(p, 0, 1e6, &o->eta);
+		return number_or_auto(p, 1, 1e6, &o->eta);
 	case O_ETA_DECAY:
-		if (!strcmp(p->value, "auto")) {
-			o->eta_decay = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double_gt(p, 0, 1e3, &o->eta_decay);
+		return number_or_auto(p, 1, 1e3, &o->eta_decay);
 	case O_L1:
 		return cli_double(p, 0, 1e6, &o->l1);
 	case O_L2:
-		if (!strcmp(p->value, "auto")) {
-			o->l2 = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double(p, 0, 1e6, &o->l2);
+		return number_or_auto(p, 0, 1e6, &o->l2);
 	case O_SEED:
 		return cli_u64(p, 0, UINT64_MAX, &o->seed);
 	case O_THREADS:
@@ -577,14 +582,9 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		o->save_resume = 1;
 		return 0;
 	case O_L2_USER:
-	case O_L2_ITEM: {
-		double *l2 = id == O_L2_USER ? &o->l2_user : &o->l2_item;
-		if (!strcmp(p->value, "auto")) {
-			*l2 = BOAR_AUTO;
-			return 0;
-		}
-		return cli_double(p, 0, 1e6, l2);
-	}
+		return number_or_auto(p, 0, 1e6, &o->l2_user);
+	case O_L2_ITEM:
+		return number_or_auto(p, 0, 1e6, &o->l2_item);
 	case O_MF_NONNEG:
 		o->mf_nonneg = 1;
 		return 0;
@@ -647,11 +647,40 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return cli_double(p, 0, 1e30, &a->target_rmse);
 	case O_MF_STORAGE:
 		return cli_choice(p, storage_names, &o->mf_storage);
+	case O_MF_LOSS:
+		a->mf_loss_given = 1;
+		return cli_choice(p, cli_mf_loss_names, &o->mf_loss);
 	case O_DETERMINISTIC:
 		o->deterministic = 1;
 		return 0;
 	}
 	return cli_fail(p, "internal: option %d not handled", id);
+}
+
+/* Vowpal Wabbit's -q AB (a quadratic interaction) where boar's -q is
+ * --quiet: "-q AB" with AB two characters that name no file, or "-qAB",
+ * is read as --quadratic AB (and is not quiet), which stderr says, so that
+ * a VW command line does what its user means rather than training
+ * without the crosses (unless --quiet). -q before a two-letter file stays
+ * --quiet.
+ * @return 1 when it took argv's next words, 0 when they are not VW's -q,
+ * -1 with p->why on a bad interaction. */
+static int vw_quadratic(struct train_args *a, struct cli_parser *p)
+{
+	if (p->only_positional || p->i >= p->argc ||
+	    strncmp(p->argv[p->i], "-q", 2))
+		return 0;
+	const char *q = p->argv[p->i], *ab = q[2] ? q + 2 : NULL;
+	if (!ab && p->i + 1 < p->argc && access(p->argv[p->i + 1], F_OK) != 0)
+		ab = p->argv[p->i + 1];
+	if (!ab || strlen(ab) != 2 || ab[0] == '-')
+		return 0;
+	p->i += q[2] ? 1 : 2;
+	snprintf(p->opt, sizeof p->opt, "-q");
+	p->value = ab;
+	if (!a->vw_q_count++)
+		a->vw_q = ab;
+	return apply(a, p, CLI_DATA_VW_QUADRATIC) ? -1 : 1;
 }
 
 int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
@@ -663,7 +692,14 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 	struct cli_opt opts[N_TRAIN_OPTS + BOAR_LOSS_COUNT + 1];
 	train_args_default(a);
 	cli_init(&p, argc, argv);
-	while ((id = cli_next(&p, all_opts(opts))) != CLI_END) {
+	for (;;) {
+		int vw = vw_quadratic(a, &p);
+		if (vw < 0)
+			goto fail;
+		if (vw)
+			continue;
+		if ((id = cli_next(&p, all_opts(opts))) == CLI_END)
+			break;
 		if (id == CLI_ERROR)
 			goto fail;
 		if (id == O_HELP)
@@ -672,9 +708,10 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 			if (a->train_path) {
 				cli_fail(&p, "one training FILE expected, got "
 					 "'%s' and '%s'%s", a->train_path,
-					 p.value, strlen(a->train_path) == 2
+					 p.value, strlen(a->train_path) == 2 ||
+					 strlen(p.value) == 2
 					 ? " (VW's -q AB is --quadratic AB: "
-					   "-q is --quiet)" : "");
+					   "-q before a file is --quiet)" : "");
 				goto fail;
 			}
 			a->train_path = p.value;
@@ -730,6 +767,11 @@ int train_args_parse(struct train_args *a, int argc, char **argv, char *why,
 		cli_fail(&p, "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto fail;
 	}
+	if (a->vw_q_count && !a->quiet)
+		fprintf(stderr, "boar: -q %s read as --quadratic %s%s (Vowpal "
+			"Wabbit's -q); boar's quiet flag is --quiet\n",
+			a->vw_q, a->vw_q,
+			a->vw_q_count > 1 ? ", and the other -q alike" : "");
 	return TRAIN_ARGS_OK;
 fail:
 	snprintf(why, why_len, "%s", p.why);

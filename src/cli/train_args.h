@@ -27,6 +27,9 @@ struct train_args {
 	const char *model_out;  /* -m/--model-out, or NULL */
 	int json;               /* --json: one object per epoch on stdout */
 	int quiet;              /* --quiet: no progress or summary */
+	const char *vw_q;       /* AB of the first VW -q AB read as
+				   --quadratic, and how many there were */
+	int vw_q_count;
 	const char *weights_path;    /* --weights: one weight per training row */
 	const char *init_model_path; /* --init-model: warm start from it */
 	int loss_given;         /* --loss was on the command line */
@@ -34,6 +37,7 @@ struct train_args {
 	int hash_bits_given;    /* --hash-bits was on the command line */
 	double target_rmse;     /* --target-rmse: stop at this test RMSE; 0 off */
 	int rank_given;         /* --rank was on the command line */
+	int mf_loss_given;      /* --mf-loss was on the command line */
 	int cv;                 /* --cv K: K-fold cross-validation, or 0 */
 	struct search_spec search; /* --search: the grid (search.given) */
 	double search_holdout;  /* --holdout with --search: its judge */

@@ -40,6 +40,11 @@ unsigned boar_caps_needed(const struct boar_dataset *d, const boar_options *o,
 	if (d->task == BOAR_TASK_MF &&
 	    (o->l2_user != o->l2 || o->l2_item != o->l2))
 		need |= BOAR_CAP(MF_L2_SPLIT);
+	/* the model's loss (a warm start keeps it); an engine built before
+	 * it would fit squared loss instead */
+	if (d->task == BOAR_TASK_MF &&
+	    (m ? m->mf_loss : o->mf_loss) == BOAR_MF_LOSS_ABSOLUTE)
+		need |= BOAR_CAP(MF_ABSOLUTE);
 	if (d->task == BOAR_TASK_LINEAR && o->bias_scale != 1.0)
 		need |= BOAR_CAP(BIAS_SCALE);
 	if (o->optimizer == BOAR_OPT_NORMALIZED)

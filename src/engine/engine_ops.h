@@ -45,6 +45,7 @@ struct boar_model;
 	X(NORMALIZED, "optimizer normalized (use adagrad)")                 \
 	X(MF_NONNEG, "non-negative factors (mf_nonneg)")                    \
 	X(MF_L2_SPLIT, "an l2_user or l2_item other than l2")               \
+	X(MF_ABSOLUTE, "the absolute (MAE) loss of MF")                    \
 	X(BIAS_SCALE, "a bias_scale other than 1")
 
 enum boar_cap_bit {

@@ -128,6 +128,9 @@ static const char *check_fields(const boar_options *o)
 		return "l2_user and l2_item must be >= 0";
 	if (o->mf_nonneg != 0 && o->mf_nonneg != 1)
 		return "mf_nonneg must be 0 or 1";
+	if (o->mf_loss != BOAR_MF_LOSS_SQUARED &&
+	    o->mf_loss != BOAR_MF_LOSS_ABSOLUTE)
+		return "mf_loss must be squared or absolute (enum boar_mf_loss)";
 	if (!(o->bias_scale >= 0 && o->bias_scale <= 1e6))
 		return "bias_scale must be in [0, 1e6] (0: no bias)";
 	if (o->threads < 0 || o->threads > 4096)
@@ -203,6 +206,9 @@ static const char *check_task(const boar_options *o,
 	    (!is_auto(o->l2_user) || !is_auto(o->l2_item) || o->mf_nonneg))
 		return "l2_user, l2_item and mf_nonneg are for matrix "
 		       "factorization";
+	if (task == BOAR_TASK_LINEAR && o->mf_loss != BOAR_MF_LOSS_SQUARED)
+		return "mf_loss is for matrix factorization (a linear model "
+		       "fits the median with loss quantile, tau 0.5)";
 	if (d && d->n_rows == 0)
 		return "the training set has no rows";
 	if (d && o->test && o->test->task != d->task)
@@ -248,15 +254,20 @@ static double rating_std(const boar_dataset *d)
 #define MF_MIN_HOLDOUT 20
 static void resolve_mf(boar_options *o, double spread, uint64_t rows)
 {
+	if (o->init_model) /* a warm start keeps the model's loss */
+		o->mf_loss = o->init_model->mf_loss;
+	/* The squared loss's error is of the ratings' spread, the absolute
+	 * loss's sign is 1 on any scale: what eta and l2 are measured by. */
+	double grad = o->mf_loss == BOAR_MF_LOSS_ABSOLUTE ? 1.0 : spread;
 	if (o->optimizer == BOAR_OPT_AUTO)
 		o->optimizer = BOAR_OPT_SGD;
 	if (is_auto(o->eta))
 		o->eta = o->optimizer == BOAR_OPT_ADAGRAD ? 0.05
-							  : 0.08 / spread;
+							  : 0.08 / grad;
 	if (is_auto(o->eta_decay))
 		o->eta_decay = 1.0;
 	if (is_auto(o->l2))
-		o->l2 = 0.002 * spread;
+		o->l2 = 0.002 * grad;
 	if (is_auto(o->l2_user))
 		o->l2_user = o->l2;
 	if (is_auto(o->l2_item))

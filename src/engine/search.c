@@ -292,8 +292,11 @@ static int prepare(struct search *S, const boar_options *o,
 	w = w < 64 ? w : 64;
 	S->workers = w;
 	S->threads = threads / w > 0 ? threads / w : 1;
-	S->regression = boar_dataset_task(S->train) == BOAR_TASK_MF ||
-			boar_loss_kind(S->base.loss) == BOAR_LOSS_KIND_REGRESSION;
+	/* MF for MAE is judged by its loss, the MAE */
+	S->regression = boar_dataset_task(S->train) == BOAR_TASK_MF
+				? S->base.mf_loss == BOAR_MF_LOSS_SQUARED
+				: boar_loss_kind(S->base.loss) ==
+					  BOAR_LOSS_KIND_REGRESSION;
 	return 0;
 }
 

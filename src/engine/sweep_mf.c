@@ -19,7 +19,7 @@
  * The rank is a compile-time constant for the common ranks (16, 32, 64,
  * 128), so those loops are fully unrolled vector code.
  *
- * The step's math (error, gradients, AdaGrad's per-row sums, the
+ * The step's math (loss and error, gradients, AdaGrad's per-row sums, the
  * projection of non-negative MF) is math/mf_step.h's, shared with the GPU
  * kernel.
  */
@@ -47,6 +47,7 @@ struct mf_args {
 	struct coord_params cp; /* eta, l2 (the users'), optimizer */
 	float l2_item;
 	int nonneg;             /* project the factors onto >= 0 */
+	int loss;               /* enum boar_mf_loss (the model's) */
 	uint32_t rank;
 };
 
@@ -94,7 +95,8 @@ rating_step(const struct mf_args *a, const struct boar_triplet *t, uint32_t k,
 		dot += p[f] * q[f];
 	float bu_v = a->bu ? boar_load_relaxed(&a->bu[t->user]) : 0.0f;
 	float bi_v = a->bi ? boar_load_relaxed(&a->bi[t->item]) : 0.0f;
-	float e, loss = boar_mf_loss(a->mu, bu_v, bi_v, dot, t->rating, &e);
+	float e, loss = boar_mf_loss(a->loss, a->mu, bu_v, bi_v, dot,
+				     t->rating, &e);
 
 	float eta_u = a->cp.eta, eta_i = a->cp.eta;
 	if (adagrad) {
@@ -220,6 +222,7 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 		.cp = {.eta = eta, .l2 = (float)e->o.l2_user,
 		       .opt = e->o.optimizer},
 		.l2_item = (float)e->o.l2_item, .nonneg = e->o.mf_nonneg,
+		.loss = m->mf_loss,
 		.rank = m->rank,
 	};
 	boar_slice_fn fn = pick(e->o.update == BOAR_UPDATE_ATOMIC,

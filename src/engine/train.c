@@ -103,9 +103,11 @@ static int new_model(const struct boar_dataset *d, const boar_options *o,
 	} else {
 		m = boar_model_alloc(BOAR_TASK_MF, BOAR_LOSS_SQUARED, d->dim,
 				     d->n_items, o->rank, o->mf_biases);
-		if (m)
+		if (m) {
+			m->mf_loss = o->mf_loss;
 			boar_model_init_factors(m, o->init_scale, o->seed,
 						mean_label(d));
+		}
 		/* non-negative MF starts from U(0, a) */
 		for (uint64_t k = 0; m && o->mf_nonneg &&
 				     k < (m->dim + m->n_items) * m->rank; k++) {

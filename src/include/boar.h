@@ -443,6 +443,16 @@ enum boar_storage {
 	BOAR_STORAGE_BF16 = 2,
 };
 
+/* The loss matrix factorization fits (boar_options.mf_loss), LIBMF's -f 0
+ * and -f 1. SQUARED: (p - r)^2 / 2 of each rating, the mean (RMSE is what
+ * it lowers). ABSOLUTE: |p - r|, the median (MAE): every rating pulls with
+ * the error's sign only, so a few wild ratings move the factors no more
+ * than any other. */
+enum boar_mf_loss {
+	BOAR_MF_LOSS_SQUARED = 0,
+	BOAR_MF_LOSS_ABSOLUTE = 1,
+};
+
 /* What one epoch did; passed to the progress callback. */
 typedef struct boar_epoch_stats {
 	int epoch;              /* 1-based */
@@ -580,6 +590,11 @@ typedef struct boar_options {
 	 * step of the bias's weight w is that of a feature of value B, and
 	 * the margin gains B w. CPU only unless 1. */
 	double bias_scale;
+	/* MF: the loss fitted (enum boar_mf_loss; default SQUARED). The
+	 * model keeps it (boar_model_mf_loss); its test and holdout loss is
+	 * then the MAE, which early stopping watches. A warm start keeps the
+	 * initial model's. */
+	int mf_loss;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
@@ -705,7 +720,8 @@ typedef struct boar_search_result {
 	double eta, l1, l2; /* the configuration (defaults resolved) */
 	int rc;             /* 0, or the BOAR_E* its training failed with */
 	double score;       /* what the choice minimizes: held-out RMSE
-			       (squared loss, MF) or loss; mean over folds */
+			       (regression, MF) or loss (also MF's for MAE,
+			       the MAE); mean over folds */
 	double score_sd;    /* standard deviation over the folds (else 0) */
 	double loss, accuracy, auc, rmse; /* held-out means (boar_metrics) */
 	int binary;         /* accuracy and auc are meaningful */
@@ -747,6 +763,8 @@ BOAR_API int boar_model_loss(const boar_model *m);
 BOAR_API int boar_model_hash_bits(const boar_model *m);
 /* MF: factors per user/item; linear: 0. */
 BOAR_API uint32_t boar_model_rank(const boar_model *m);
+/* MF: the loss it was trained for (enum boar_mf_loss); linear: -1. */
+BOAR_API int boar_model_mf_loss(const boar_model *m);
 /* Linear: the weight array into *w, (dim + 1) * max(K, 1) floats,
  * feature-major (w[j * K + c]; binary K = 1), the biases last, and their
  * count into *n. @return 0, or BOAR_EINVAL for an MF model. */

@@ -7,6 +7,7 @@
 #include "data/dataset.h"
 #include "base/error.h"
 #include "math/loss.h"
+#include "math/mf_step.h"
 #include "metrics.h"
 #include "model.h"
 
@@ -234,7 +235,10 @@ int boar_evaluate_rows(const struct boar_model *m,
 		uint64_t r = rows ? rows[i] : i;
 		double sc = score_row(m, d, r);
 		float y = boar_loss_target(m->loss, d->label[r]), dd;
-		loss += boar_loss_eval(m->loss, (float)sc, y, m->loss_param, &dd);
+		loss += m->task == BOAR_TASK_MF
+				? boar_mf_rating_loss(m->mf_loss, (float)sc, y, &dd)
+				: boar_loss_eval(m->loss, (float)sc, y,
+						 m->loss_param, &dd);
 		if (binary) {
 			correct += (sc > 0) == (y > 0);
 			s[i].score = sc;

@@ -113,6 +113,11 @@ uint32_t boar_model_rank(const boar_model *m)
 	return m->task == BOAR_TASK_MF ? m->rank : 0;
 }
 
+int boar_model_mf_loss(const boar_model *m)
+{
+	return m->task == BOAR_TASK_MF ? m->mf_loss : -1;
+}
+
 uint32_t boar_model_classes(const boar_model *m, const float **labels)
 {
 	if (labels)

@@ -35,6 +35,7 @@ struct boar_model {
 	float *bu, *bi; /* MF biases, or NULL */
 	struct boar_input_spec *input; /* how its data was read, or NULL */
 	struct boar_train_state *state; /* --save-resume: optimizer state */
+	int mf_loss;   /* MF: enum boar_mf_loss the sweep fits */
 };
 
 /* Allocates a zeroed model of the given shape; NULL when out of memory. */

@@ -22,6 +22,7 @@ static struct boar_model *alloc_like(const struct boar_model *m, uint64_t dim,
 		c->slot_ids = m->slot_ids;
 		c->mu = m->mu;
 		c->loss_param = m->loss_param;
+		c->mf_loss = m->mf_loss;
 	}
 	return c;
 }

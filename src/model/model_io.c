@@ -5,7 +5,8 @@
  *           u32 loss (a BOAR_LOSS_MAP code), u32 hash_bits, u32 rank,
  *           u32 has_bias, u32 n_classes, u64 dim, u64 n_items,
  *           f32 mu (MF: the global mean; linear: the loss's parameter,
- *           0 for a loss without one), u32 flags (bit 0: slot ids)
+ *           0 for a loss without one), u32 flags (bit 0: slot ids;
+ *           bit 1: MF fitted the absolute loss, BOAR_MF_LOSS_ABSOLUTE)
  *   payload linear: w[dim + 1] (bias last); multiclass (n_classes = K > 0):
  *           w[(dim + 1) * K] feature-major, then the K class labels
  *           MF: P[dim * rank], Q[n_items * rank], then bu[dim], bi[n_items]
@@ -36,6 +37,7 @@
 #define MODEL_TRAILER "BEND"
 #define MODEL_VERSION 2 /* 2: tagged sections (model_sections.h) */
 #define MODEL_FLAG_SLOT_IDS 1u
+#define MODEL_FLAG_MF_ABSOLUTE 2u
 
 struct model_header {
 	char magic[8];
@@ -87,7 +89,9 @@ int boar_model_save(const boar_model *m, const char *path, boar_error *err)
 	h.rank = m->rank;
 	h.has_bias = (uint32_t)m->has_bias;
 	h.n_classes = m->n_classes;
-	h.flags = m->slot_ids ? MODEL_FLAG_SLOT_IDS : 0;
+	h.flags = (m->slot_ids ? MODEL_FLAG_SLOT_IDS : 0) |
+		  (m->task == BOAR_TASK_MF && m->mf_loss == BOAR_MF_LOSS_ABSOLUTE
+			   ? MODEL_FLAG_MF_ABSOLUTE : 0);
 	h.dim = m->dim;
 	h.n_items = m->n_items;
 	h.mu = m->task == BOAR_TASK_MF ? m->mu : m->loss_param;
@@ -151,8 +155,11 @@ static int check_header(const struct model_header *h, uint64_t size,
 		return boar_fail(err, BOAR_EFORMAT,
 				 "%s: model format version %u; this build reads 1 to %d",
 				 path, h->version, MODEL_VERSION);
-	if (h->flags & ~MODEL_FLAG_SLOT_IDS)
+	if (h->flags & ~(MODEL_FLAG_SLOT_IDS | MODEL_FLAG_MF_ABSOLUTE))
 		return corrupt(err, path, "field flags has unknown bits");
+	if ((h->flags & MODEL_FLAG_MF_ABSOLUTE) && h->task != BOAR_TASK_MF)
+		return corrupt(err, path, "field flags has the MF loss bit "
+			       "in a linear model");
 	struct boar_model shape = {
 		.task = (int)h->task, .loss = (int)h->loss, .hash_bits = (int)h->hash_bits,
 		.slot_ids = (h->flags & MODEL_FLAG_SLOT_IDS) != 0, .dim = h->dim,
@@ -251,6 +258,8 @@ int boar_model_load(const char *path, boar_model **out, boar_error *err)
 	}
 	m->hash_bits = (int)h.hash_bits;
 	m->slot_ids = (h.flags & MODEL_FLAG_SLOT_IDS) != 0;
+	m->mf_loss = h.flags & MODEL_FLAG_MF_ABSOLUTE ? BOAR_MF_LOSS_ABSOLUTE
+						      : BOAR_MF_LOSS_SQUARED;
 	if (h.task == BOAR_TASK_MF)
 		m->mu = h.mu;
 	else
@@ -343,6 +352,8 @@ int boar_model_export_text(const boar_model *m, const char *path,
 		fprintf(fp, "task mf\nusers %" PRIu64 "\nitems %" PRIu64
 			    "\nrank %u\nmu %.9g\n",
 			m->dim, m->n_items, m->rank, m->mu);
+		if (m->mf_loss == BOAR_MF_LOSS_ABSOLUTE)
+			fprintf(fp, "mf_loss absolute\n");
 		fprintf(fp, "# u USER bias factors... / i ITEM bias factors...\n");
 		export_factor_rows(fp, 'u', m->P, m->has_bias ? m->bu : 0,
 				   m->dim, m->rank);

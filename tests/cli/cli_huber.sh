@@ -5,30 +5,16 @@
 # with two workers on one shard; the delta reaches the model file; a delta
 # for another loss, or one that is not > 0, is refused with exit 2.
 . net/tests/lib.sh
+. tests/cli/lib/regression.sh
 
 # y = 0.3 + sum_j w_j x_j, w_j = j/10 - 0.5 (j = 1..10), x_j in [-1, 1).
-awk 'BEGIN {
-	s = 7
-	for (r = 0; r < 3000; r++) {
-		y = 0.3; line = ""
-		for (j = 1; j <= 10; j++) {
-			s = (s * 1103515245 + 12345) % 2147483648
-			x = s / 1073741824 - 1
-			y += (j / 10 - 0.5) * x
-			line = line " " j ":" x
-		}
-		if (r % 10 == 3) y += 30
-		print y line
-	}
-}' >"$T/out.svm"
+TRUE_W="j / 10 - 0.5"
+lcg_data 7 3000 10 'y = 0.3 + m; if (r % 10 == 3) y += 30; print y line' \
+	>"$T/out.svm"
 
 # distance MODEL: Euclidean distance of its weights and bias from the truth.
 distance() {
-	"$BOAR" export -m "$1" | awk '
-		$1 == "bias" { d += ($2 - 0.3) ^ 2 }
-		$1 ~ /^[0-9]+$/ { w[$1] = $2 }
-		END { for (j = 1; j <= 10; j++) d += (w[j] - (j / 10 - 0.5)) ^ 2
-		      printf "%.4f\n", sqrt(d) }'
+	weights_distance "$1" 0.3 10
 }
 
 OPTS="--threads 1 --epochs 20 --optimizer sgd --eta 0.02 --seed 3 --quiet"
@@ -64,24 +50,5 @@ expect_refused "delta 0" "$BOAR" train --loss huber --huber-delta 0 "$T/out.svm"
 	fail "--help does not list the huber loss"
 
 # The cluster: one shard, two workers, the same data split between them.
-new_cluster
-serve 0 1
-s0=$SPID
-for r in 1 0; do
-	extra=""
-	[ $r = 0 ] && extra="--shutdown-servers -m $T/cl.model"
-	"$BOAR" train $OPTS --loss huber --ps "$(ps_list 1)" --worker "$r/2" \
-		--sync-every 200 $extra "$T/out.svm" >"$T/w$r.out" \
-		2>"$T/w$r.err" &
-	eval "w$r=\$!"
-	PIDS="$PIDS $!"
-done
-wait_ok "$w0" "worker 0"
-wait_ok "$w1" "worker 1"
-wait_ok "$s0" "shard 0"
-cl=$(distance "$T/cl.model")
-echo "cluster huber: distance $cl"
-at_most "the cluster's huber distance" "$cl" 0.5
-"$BOAR" export -m "$T/cl.model" | grep -qx "loss huber" ||
-	fail "the cluster's model is not a huber model"
+cluster_fits huber "$T/out.svm" 0.5 $OPTS
 exit 0

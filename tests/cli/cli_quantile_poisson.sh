@@ -10,36 +10,18 @@
 # (0, 1) and --quantile-tau with another loss are refused with exit 2, a
 # model file whose tau is outside (0, 1) with exit 1.
 . net/tests/lib.sh
+. tests/cli/lib/regression.sh
 
-# gen SEED ROWS POISSON: w_j = j/5 - 0.6 (j = 1..5), x_j in [-1, 1).
-gen() {
-	awk -v s="$1" -v n="$2" -v poisson="$3" 'BEGIN {
-	for (r = 0; r < n; r++) {
-		m = 0; line = ""
-		for (j = 1; j <= 5; j++) {
-			s = (s * 1103515245 + 12345) % 2147483648
-			x = s / 1073741824 - 1
-			m += (j / 5 - 0.6) * x
-			line = line " " j ":" x
-		}
-		if (!poisson) {
-			s = (s * 1103515245 + 12345) % 2147483648
-			print 1 + m + 4 * s / 2147483648 line
-			continue
-		}
-		floor_p = exp(-exp(0.5 + m)); k = 0; p = 1
-		while (1) {
-			s = (s * 1103515245 + 12345) % 2147483648
-			p *= s / 2147483648
-			if (p <= floor_p) break
-			k++
-		}
-		print k line
-	}}'
-}
-gen 11 4000 0 >"$T/q.svm"
-gen 12 2000 0 >"$T/qt.svm"
-gen 5 4000 1 >"$T/p.svm"
+# w_j = j/5 - 0.6 (j = 1..5), x_j in [-1, 1). Quantile: 1 + m + U(0, 4);
+# Poisson: a count of mean exp(0.5 + m), by Knuth's product of uniforms.
+TRUE_W="j / 5 - 0.6"
+QUANTILE='print 1 + m + 4 * unif() line'
+POISSON='floor_p = exp(-exp(0.5 + m)); k = 0; p = 1
+	while ((p *= unif()) > floor_p) k++
+	print k line'
+lcg_data 11 4000 5 "$QUANTILE" >"$T/q.svm"
+lcg_data 12 2000 5 "$QUANTILE" >"$T/qt.svm"
+lcg_data 5 4000 5 "$POISSON" >"$T/p.svm"
 
 OPTS="--threads 1 --epochs 20 --seed 3 --quiet"
 "$BOAR" train $OPTS --loss quantile --quantile-tau 0.9 -m "$T/q.model" \
@@ -69,11 +51,7 @@ at_most "mean prediction / mean count" "$ratio" 1.02
 
 # distance MODEL: of the weights and bias from the truth (bias 0.5).
 distance() {
-	"$BOAR" export -m "$1" | awk '
-		$1 == "bias" { d += ($2 - 0.5) ^ 2 }
-		$1 ~ /^[0-9]+$/ { w[$1] = $2 }
-		END { for (j = 1; j <= 5; j++) d += (w[j] - (j / 5 - 0.6)) ^ 2
-		      printf "%.4f\n", sqrt(d) }'
+	weights_distance "$1" 0.5 5
 }
 single=$(distance "$T/p.model")
 at_most "the poisson model's distance to the truth" "$single" 0.15
@@ -106,24 +84,6 @@ if have_python; then
 fi
 
 # The cluster: one shard, two workers, the Poisson data split between them.
-new_cluster
-serve 0 1
-s0=$SPID
-for r in 1 0; do
-	extra=""
-	[ $r = 0 ] && extra="--shutdown-servers -m $T/cl.model"
-	"$BOAR" train $OPTS --loss poisson --ps "$(ps_list 1)" --worker "$r/2" \
-		--sync-every 200 $extra "$T/p.svm" >"$T/w$r.out" \
-		2>"$T/w$r.err" &
-	eval "w$r=\$!"
-	PIDS="$PIDS $!"
-done
-wait_ok "$w0" "worker 0"
-wait_ok "$w1" "worker 1"
-wait_ok "$s0" "shard 0"
-cl=$(distance "$T/cl.model")
-echo "poisson: distance to the truth $single, cluster $cl"
-at_most "the cluster's poisson distance" "$cl" 0.2
-"$BOAR" export -m "$T/cl.model" | grep -qx "loss poisson" ||
-	fail "the cluster's model is not a poisson model"
+echo "poisson: distance to the truth $single"
+cluster_fits poisson "$T/p.svm" 0.2 $OPTS
 exit 0

@@ -7,15 +7,9 @@
 # 2; the non-zeros and the slots are those computed by hand; dump --names
 # shows the name behind each slot (VW's --invert_hash).
 . tests/cli/lib/common.sh
+. tests/cli/lib/vw.sh
 
-i=0
-while [ $i -lt 10 ]; do
-	echo "1 |a x |b x"
-	echo "1 |a y |b y"
-	echo "-1 |a x |b y"
-	echo "-1 |a y |b x"
-	i=$((i + 1))
-done >"$T/xor.vw"
+xor_vw "$T/xor.vw"
 nnz() { sed -n 's/.* \([0-9]*\) non-zeros.*/\1/p' "$T/err"; }
 acc() { "$BOAR" eval --json -m "$1" "$T/xor.vw" | json_field /dev/stdin test_accuracy; }
 
@@ -67,8 +61,7 @@ expect_refused "skips without ngram" "$BOAR" train --ngram a2 --skips b1 "$T/xor
 expect_message "skips without ngram" "needs --ngram of at least 2 for namespace b"
 expect_refused "nine letters" "$BOAR" train --interactions abcdefghi "$T/xor.vw"
 [ "$rc" = 2 ] || fail "--interactions of nine: exit $rc"
-expect_refused "VW's -q" "$BOAR" train -q ab "$T/xor.vw"
-expect_message "VW's -q" "is --quadratic AB"
+# (VW's own -q AB: cli_vw_q.sh)
 # --max-memory counts the generated features before they are allocated
 awk 'BEGIN { printf "1 |a"; for (i = 0; i < 300; i++) printf " w%d", i; print "" }' >"$T/wide.vw"
 "$BOAR" train --epochs 1 --hash-bits 10 --max-memory 64K "$T/wide.vw" 2>"$T/err" ||

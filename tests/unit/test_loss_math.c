@@ -70,8 +70,19 @@ static void check_squared_definition(void)
 	CHECK_NEAR(d, 2.0, 0);
 	/* MF rates a rating with the same loss. */
 	float e;
-	CHECK_NEAR(boar_mf_loss(1.0f, 0.5f, 0.5f, 1.0f, 1.0f, &e), 2.0, 0);
+	CHECK_NEAR(boar_mf_loss(BOAR_MF_LOSS_SQUARED, 1.0f, 0.5f, 0.5f, 1.0f,
+			       1.0f, &e), 2.0, 0);
 	CHECK_NEAR(e, 2.0, 0);
+	/* Absolute loss (LIBMF's -f 1): |error|, derivative its sign. */
+	CHECK_NEAR(boar_mf_loss(BOAR_MF_LOSS_ABSOLUTE, 1.0f, 0.5f, 0.5f, 1.0f,
+			       1.0f, &e), 2.0, 0);
+	CHECK_NEAR(e, 1.0, 0);
+	CHECK_NEAR(boar_mf_rating_loss(BOAR_MF_LOSS_ABSOLUTE, 1.0f, 4.0f, &e),
+		   3.0, 0);
+	CHECK_NEAR(e, -1.0, 0);
+	CHECK_NEAR(boar_mf_rating_loss(BOAR_MF_LOSS_ABSOLUTE, 2.0f, 2.0f, &e),
+		   0.0, 0);
+	CHECK_NEAR(e, 0.0, 0);
 }
 
 /* Keeps the epoch's train and test loss. */

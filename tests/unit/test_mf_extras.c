@@ -6,7 +6,8 @@
  * same run without it learns negative factors. L2 apart: a strong l2_item
  * shrinks the item factors and leaves the users', and the other way round.
  * MAE: boar_evaluate's equals the mean |prediction - rating| computed here
- * from boar_model_predict_pair. Bias scale B (LIBLINEAR's -B), checked on
+ * from boar_model_predict_pair, and training for it (mf_loss absolute)
+ * beats squared loss at it on ratings with heavy outliers. Bias scale B (LIBLINEAR's -B), checked on
  * one row y = 2 worked by hand: the first SGD step moves the kept bias
  * (its contribution B b) by eta B^2 y, AdaGrad's by eta B, and B = 0
  * keeps it at 0. Options in the wrong task are refused.
@@ -27,17 +28,6 @@
 #define RANK 4
 #define N 20000
 
-static uint64_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *s >> 11;
-}
-
-static double uniform(uint64_t *s)
-{
-	return (double)lcg(s) / 9007199254740992.0;
-}
-
 /* Ratings P[u].Q[i] with P, Q ~ U(0, 1) (non-negative) and no noise. */
 static float ratings[N];
 static uint32_t users[N], items[N];
@@ -49,12 +39,12 @@ static boar_dataset *nonneg_ratings(void)
 	uint32_t *u = users, *it = items;
 	uint64_t s = 17;
 	for (int k = 0; k < USERS * RANK; k++)
-		P[k] = (float)uniform(&s);
+		P[k] = (float)test_lcg_unif(&s);
 	for (int k = 0; k < ITEMS * RANK; k++)
-		Q[k] = (float)uniform(&s);
+		Q[k] = (float)test_lcg_unif(&s);
 	for (int n = 0; n < N; n++) {
-		u[n] = (uint32_t)(lcg(&s) % USERS);
-		it[n] = (uint32_t)(lcg(&s) % ITEMS);
+		u[n] = (uint32_t)(test_lcg(&s) % USERS);
+		it[n] = (uint32_t)(test_lcg(&s) % ITEMS);
 		float dot = 0;
 		for (int f = 0; f < RANK; f++)
 			dot += P[u[n] * RANK + f] * Q[it[n] * RANK + f];
@@ -70,8 +60,6 @@ static boar_model *fit_mf(const boar_dataset *d, int nonneg, double l2u,
 			  double l2i)
 {
 	boar_options o;
-	boar_error err;
-	boar_model *m = NULL;
 	boar_options_default(&o);
 	o.rank = RANK;
 	o.mf_biases = 0;
@@ -83,9 +71,7 @@ static boar_model *fit_mf(const boar_dataset *d, int nonneg, double l2u,
 	o.early_stop = 0;
 	o.threads = 1;
 	o.init_scale = 1.0;
-	int rc = boar_train(d, &o, &m, &err);
-	CHECK(rc == 0, "mf training: %s", err.message);
-	return m;
+	return test_train(d, &o);
 }
 
 /* The smallest factor and the mean |factor| of each side. */
@@ -167,13 +153,11 @@ static void check_l2_apart(const boar_dataset *d)
 static void check_mae(const boar_dataset *d)
 {
 	boar_options o;
-	boar_error err;
-	boar_model *m = NULL;
 	boar_options_default(&o);
 	o.rank = RANK;
 	o.epochs = 2;
 	o.threads = 1;
-	CHECK_EQ_INT(boar_train(d, &o, &m, &err), 0);
+	boar_model *m = test_train(d, &o);
 	if (!m)
 		return;
 	double ab = 0, sq = 0;
@@ -194,17 +178,88 @@ static void check_mae(const boar_dataset *d)
 	boar_model_free(m);
 }
 
+static boar_model *fit_loss(const boar_dataset *d, int mf_loss,
+			    const boar_model *init)
+{
+	boar_options o;
+	test_outlier_options(&o, mf_loss, 9);
+	o.init_model = init;
+	return test_train(d, &o);
+}
+
+/* mf_loss ABSOLUTE (LIBMF's -f 1) fits the median: on ratings with heavy
+ * outliers its test MAE is well below squared loss's, whose mean the
+ * outliers drag; the model keeps the loss through its file and a warm
+ * start, and its evaluation loss is the MAE. */
+static void check_absolute_loss(void)
+{
+	boar_dataset *tr = test_outlier_ratings(15000, 11);
+	boar_dataset *te = test_outlier_ratings(4000, 12);
+	boar_model *sq = NULL, *ab = NULL, *back = NULL, *more = NULL;
+	if (!tr || !te)
+		goto out;
+	sq = fit_loss(tr, BOAR_MF_LOSS_SQUARED, NULL);
+	ab = fit_loss(tr, BOAR_MF_LOSS_ABSOLUTE, NULL);
+	boar_metrics ms, ma, mb;
+	if (!sq || !ab || boar_evaluate(sq, te, &ms, 1, NULL) ||
+	    boar_evaluate(ab, te, &ma, 1, NULL)) {
+		CHECK(0, "training or evaluation failed");
+		goto out;
+	}
+	printf("test MAE: %.4f squared loss, %.4f absolute loss (outliers "
+	       "alone: 15/7 = 2.14 on one rating in seven)\n", ms.mae, ma.mae);
+	CHECK(ma.mae < 0.8 * ms.mae, "absolute MAE %g, squared %g", ma.mae,
+	      ms.mae);
+	CHECK(ma.mae < 2.6, "absolute loss MAE %g", ma.mae);
+	CHECK_NEAR(ma.loss, ma.mae, 1e-6 * ma.mae);
+	CHECK_NEAR(ms.loss, ms.rmse * ms.rmse / 2, 1e-4 * ms.loss);
+	CHECK_EQ_INT(boar_model_mf_loss(ab), BOAR_MF_LOSS_ABSOLUTE);
+	CHECK_EQ_INT(boar_model_mf_loss(sq), BOAR_MF_LOSS_SQUARED);
+
+	/* the defaults follow the gradient's scale: the error's for squared
+	 * loss (the ratings' spread), 1 for absolute loss */
+	boar_options o;
+	boar_options_default(&o);
+	o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
+	boar_options_resolve(&o, tr);
+	CHECK_NEAR(o.eta, 0.08, 1e-12);
+	CHECK_NEAR(o.l2, 0.002, 1e-12);
+	boar_options_default(&o);
+	boar_options_resolve(&o, tr);
+	CHECK(o.eta < 0.08 / 4 && o.l2 > 0.002 * 4,
+	      "squared loss on a spread over 4: eta %g, l2 %g", o.eta, o.l2);
+
+	test_dir_make("mf-loss");
+	const char *path = test_put_file("ab.model", "", 0);
+	CHECK_EQ_INT(boar_model_save(ab, path, NULL), 0);
+	CHECK_EQ_INT(boar_model_load(path, &back, NULL), 0);
+	if (back) {
+		CHECK_EQ_INT(boar_model_mf_loss(back), BOAR_MF_LOSS_ABSOLUTE);
+		CHECK_EQ_INT(boar_evaluate(back, te, &mb, 1, NULL), 0);
+		CHECK_NEAR(mb.loss, ma.loss, 0);
+		/* a warm start with the default option keeps the loss */
+		more = fit_loss(tr, BOAR_MF_LOSS_SQUARED, back);
+		if (more)
+			CHECK_EQ_INT(boar_model_mf_loss(more),
+				     BOAR_MF_LOSS_ABSOLUTE);
+	}
+	test_dir_remove();
+out:
+	boar_model_free(sq);
+	boar_model_free(ab);
+	boar_model_free(back);
+	boar_model_free(more);
+	boar_dataset_free(tr);
+	boar_dataset_free(te);
+}
+
 /* The bias after one epoch over the one row (x0 = 1, y = 2) from zero. */
 static double bias_after_one_step(int optimizer, double B)
 {
-	uint64_t row_ptr[] = {0, 1};
-	uint32_t idx[] = {0};
-	float val[] = {1}, label[] = {2};
-	boar_dataset *d = NULL;
+	static const float label[] = {2};
+	boar_dataset *d = test_one_feature_rows(1, label);
 	boar_model *m = NULL;
 	boar_error err;
-	CHECK_EQ_INT(boar_dataset_from_csr(1, 1, row_ptr, idx, val, label, &d,
-					   &err), 0);
 	boar_options o;
 	boar_options_default(&o);
 	o.loss = BOAR_LOSS_SQUARED;
@@ -242,13 +297,8 @@ static void check_bias_scale(void)
 /* Each option in the task it is not for is refused. */
 static void check_refusals(const boar_dataset *mf)
 {
-	uint64_t row_ptr[] = {0, 1};
-	uint32_t idx[] = {0};
-	float val[] = {1}, label[] = {1};
-	boar_dataset *lin = NULL;
-	boar_error err;
-	CHECK_EQ_INT(boar_dataset_from_csr(1, 1, row_ptr, idx, val, label,
-					   &lin, &err), 0);
+	static const float label[] = {1};
+	boar_dataset *lin = test_one_feature_rows(1, label);
 	boar_options o;
 	boar_options_default(&o);
 	o.l2_user = 0.1;
@@ -266,42 +316,56 @@ static void check_refusals(const boar_dataset *mf)
 	boar_options_default(&o);
 	o.l2_item = -0.5;
 	CHECK(boar_options_check(&o, mf, NULL) != 0, "l2_item -0.5");
+	boar_options_default(&o);
+	o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
+	CHECK(boar_options_check(&o, lin, NULL) != 0, "mf_loss on linear data");
+	CHECK(boar_options_check(&o, mf, NULL) == 0, "mf_loss on ratings");
+	o.mf_loss = 2;
+	CHECK(boar_options_check(&o, mf, NULL) != 0, "mf_loss 2");
 	boar_dataset_free(lin);
 }
 
-/* An engine without the capabilities (the GPU's) refuses each by name,
- * through the one table; the CPU engine has them all. */
-static void check_caps(const boar_dataset *mf)
+/* An engine without the capabilities (the GPU's before it had them)
+ * refuses each by name, through the one table; the CPU engine has them
+ * all. gpu_refusal: what such an engine says to o (early stopping off)
+ * on ratings mf, 0 or BOAR_EINVAL with the message in err. */
+static int gpu_refusal(const boar_dataset *mf, boar_options *o,
+		       boar_error *err)
 {
 	static const unsigned gpu_like = BOAR_CAP(MF) | BOAR_CAP(EARLY_STOP);
+	o->early_stop = 0;
+	boar_options_resolve(o, mf);
+	unsigned need = boar_caps_needed(mf, o, NULL, 0);
+	CHECK_EQ_INT(boar_caps_check(need, BOAR_CAPS_ALL, "cpu", NULL, err), 0);
+	return boar_caps_check(need, gpu_like, "the GPU engine", NULL, err);
+}
+
+static void check_caps(const boar_dataset *mf)
+{
+	static const char *const named[] = {
+		"non-negative factors", "l2_item other than l2",
+		"absolute (MAE) loss of MF",
+	};
+	for (int k = 0; k < 3; k++) {
+		boar_options o;
+		boar_error err;
+		boar_options_default(&o);
+		if (k == 0)
+			o.mf_nonneg = 1;
+		else if (k == 1)
+			o.l2_item = 0.5;
+		else
+			o.mf_loss = BOAR_MF_LOSS_ABSOLUTE;
+		CHECK_EQ_INT(gpu_refusal(mf, &o, &err), BOAR_EINVAL);
+		CHECK(strstr(err.message, named[k]), "message: %s",
+		      err.message);
+	}
+	/* the same value on both sides and in l2 needs nothing new */
 	boar_options o;
 	boar_error err;
 	boar_options_default(&o);
-	o.mf_nonneg = 1;
-	o.early_stop = 0;
-	boar_options_resolve(&o, mf);
-	unsigned need = boar_caps_needed(mf, &o, NULL, 0);
-	CHECK_EQ_INT(boar_caps_check(need, BOAR_CAPS_ALL, "cpu", NULL, &err), 0);
-	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
-				     &err), BOAR_EINVAL);
-	CHECK(strstr(err.message, "non-negative factors"), "message: %s",
-	      err.message);
-	boar_options_default(&o);
-	o.l2_item = 0.5;
-	o.early_stop = 0;
-	boar_options_resolve(&o, mf);
-	need = boar_caps_needed(mf, &o, NULL, 0);
-	CHECK_EQ_INT(boar_caps_check(need, gpu_like, "the GPU engine", NULL,
-				     &err), BOAR_EINVAL);
-	CHECK(strstr(err.message, "l2_item other than l2"), "message: %s",
-	      err.message);
-	/* the same value on both sides and in l2 needs nothing new */
-	boar_options_default(&o);
 	o.l2 = o.l2_user = o.l2_item = 0.5;
-	o.early_stop = 0;
-	boar_options_resolve(&o, mf);
-	CHECK_EQ_INT(boar_caps_check(boar_caps_needed(mf, &o, NULL, 0),
-				     gpu_like, "the GPU engine", NULL, &err), 0);
+	CHECK_EQ_INT(gpu_refusal(mf, &o, &err), 0);
 }
 
 int main(void)
@@ -314,6 +378,7 @@ int main(void)
 		check_refusals(d);
 		check_caps(d);
 	}
+	check_absolute_loss();
 	check_bias_scale();
 	boar_dataset_free(d);
 	return TEST_RESULT();

@@ -68,17 +68,6 @@ static void check_math(void)
 	CHECK(boar_loss_param_ok(BOAR_LOSS_HUBER, 5), "delta 5");
 }
 
-static uint64_t lcg(uint64_t *s)
-{
-	*s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
-	return *s >> 11;
-}
-
-static double uniform(uint64_t *s)
-{
-	return (double)lcg(s) / 9007199254740992.0;
-}
-
 static const float true_w[DIM] = {-0.4f, -0.2f, 0.2f, 0.4f};
 
 /* Rows of DIM features in [-1, 1); labels from `label` of the margin
@@ -94,19 +83,19 @@ static boar_dataset *data(int poisson, uint64_t seed)
 		double m = 0;
 		row_ptr[r] = (uint64_t)r * DIM;
 		for (int j = 0; j < DIM; j++) {
-			float x = (float)(uniform(&s) * 2 - 1);
+			float x = (float)(test_lcg_unif(&s) * 2 - 1);
 			idx[r * DIM + j] = (uint32_t)j;
 			val[r * DIM + j] = x;
 			m += true_w[j] * x;
 		}
 		if (!poisson) {
-			label[r] = (float)(1 + m + 4 * uniform(&s));
+			label[r] = (float)(1 + m + 4 * test_lcg_unif(&s));
 			continue;
 		}
-		double floor_p = exp(-exp(0.5 + m)), p = uniform(&s);
+		double floor_p = exp(-exp(0.5 + m)), p = test_lcg_unif(&s);
 		int k = 0;
 		while (p > floor_p) {
-			p *= uniform(&s);
+			p *= test_lcg_unif(&s);
 			k++;
 		}
 		label[r] = (float)k;
@@ -122,16 +111,12 @@ static boar_dataset *data(int poisson, uint64_t seed)
 static boar_model *fit(const boar_dataset *d, int loss, double param)
 {
 	boar_options o;
-	boar_error err;
-	boar_model *m = NULL;
 	boar_options_default(&o);
 	o.loss = loss;
 	o.loss_param = param;
 	o.epochs = 20;
 	o.threads = 1;
-	int rc = boar_train(d, &o, &m, &err);
-	CHECK(rc == 0, "training: %s", err.message);
-	return m;
+	return test_train(d, &o);
 }
 
 /* A fraction tau of fresh labels falls below the predictions: 2000 test
@@ -226,14 +211,10 @@ static void check_poisson(void)
 /* A negative count is refused naming the row. */
 static void check_negative_count(void)
 {
-	uint64_t row_ptr[] = {0, 1, 2, 3};
-	uint32_t idx[] = {0, 0, 0};
-	float val[] = {1, 1, 1}, label[] = {2, -1, 0};
-	boar_dataset *d = NULL;
+	static const float label[] = {2, -1, 0};
+	boar_dataset *d = test_one_feature_rows(3, label);
 	boar_model *m = NULL;
 	boar_error err;
-	CHECK_EQ_INT(boar_dataset_from_csr(3, 1, row_ptr, idx, val, label, &d,
-					   &err), 0);
 	boar_options o;
 	boar_options_default(&o);
 	o.loss = BOAR_LOSS_POISSON;

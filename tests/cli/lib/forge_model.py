@@ -25,6 +25,8 @@ def main():
             hdr_fields[9] = int(value, 0)
         elif name == "mu":
             hdr_fields[11] = float(value)
+        elif name == "flags":
+            hdr_fields[12] = int(value, 0)
         elif name.startswith("w["):
             i = int(name[2:-1])
             struct.pack_into("<f", body, 64 + 4 * i, float(value))
