@@ -16,8 +16,9 @@ static int cpu_open(const struct boar_dataset *d, const boar_options *o,
 		    int pack, void **out, boar_error *err)
 {
 	struct boar_engine *e;
-	/* a fresh model's weights are not touched yet (calloc): the sweeps
-	 * fault them in, as 2 MiB pages */
+	/* a fresh model's weights are untouched (calloc): the sweeps fault
+	 * them in as 2 MiB pages (a warm start's are merged into them later
+	 * by the kernel, if at all) */
 	if (m->task == BOAR_TASK_LINEAR)
 		boar_engine_advise_huge(m->w, (m->dim + 1) *
 						      boar_model_width(m) *

@@ -130,10 +130,9 @@ ada_update_row(float eta, float *w, float *G, const uint32_t *idx,
 		 * division: the same bits as the scalar ones) */
 		__m256 rate = _mm256_div_ps(
 			ve, _mm256_add_ps(_mm256_sqrt_ps(acc), veps));
+		__m256 g = _mm256_mul_ps(vd, _mm256_loadu_ps(vx));
 		float step[8];
-		_mm256_storeu_ps(step, _mm256_mul_ps(
-					       _mm256_mul_ps(vd, _mm256_loadu_ps(vx)),
-					       rate));
+		_mm256_storeu_ps(step, _mm256_mul_ps(g, rate));
 #pragma GCC unroll 8
 		for (int c = 0; c < 8; c++)
 			boar_add_policy(policy, &w[ST * (uint64_t)ix[c]],
