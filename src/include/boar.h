@@ -595,6 +595,12 @@ typedef struct boar_options {
 	 * then the MAE, which early stopping watches. A warm start keeps the
 	 * initial model's. */
 	int mf_loss;
+	/* GPU MF: train on n_gpus devices of one host, gpu_id .. gpu_id +
+	 * n_gpus - 1 (default 1): the ratings cut into an n x n grid of user
+	 * x item blocks, each GPU sweeping its users' row of blocks one
+	 * block at a time while the item blocks rotate between the GPUs.
+	 * Resident data only (no streaming); linear models take 1. */
+	int n_gpus;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
