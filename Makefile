@@ -175,13 +175,15 @@ $(SHARED): $(CORE_OBJ) src/libboar.map $(BUILD)/.flags-ld
 	$(Q)ln -sf libboar.so.$(VERSION) $(BUILD)/libboar.so.$(SOVERSION)
 	$(Q)ln -sf libboar.so.$(SOVERSION) $(BUILD)/libboar.so
 
-# The CUDA engine plugin: the gpu/ objects and the core's error helper
-# (hidden copies); it exports boar_gpu_plugin_ops alone.
-$(BUILD)/libboar-gpu.so.$(SOVERSION): $(GPU_OBJ) $(BUILD)/src/base/error.o gpu/plugin.map $(BUILD)/.flags-ld
+# The CUDA engine plugin: the gpu/ objects, the core's error helper and
+# the rating grid of --gpus N (hidden copies); it exports
+# boar_gpu_plugin_ops alone.
+PLUGIN_CORE := $(BUILD)/src/base/error.o $(BUILD)/src/data/rating_grid.o
+$(BUILD)/libboar-gpu.so.$(SOVERSION): $(GPU_OBJ) $(PLUGIN_CORE) gpu/plugin.map $(BUILD)/.flags-ld
 	$(call say,LD,$@)
 	$(Q)$(CC) -shared -Wl,-soname,libboar-gpu.so.$(SOVERSION) \
 		-Wl,--version-script=gpu/plugin.map -o $@ $(GPU_OBJ) \
-		$(BUILD)/src/base/error.o $(CUDA_LIBS) -lm $(LDFLAGS)
+		$(PLUGIN_CORE) $(CUDA_LIBS) -lm $(LDFLAGS)
 
 # Regenerated on every run (FORCE) so that `make install PREFIX=...` never
 # installs paths from an earlier build's PREFIX.

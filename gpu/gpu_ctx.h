@@ -4,6 +4,7 @@
  *   gpu_data.cu    the training set on the card: chunks, pinning, slots
  *   gpu_slices.cu  the epoch's order on the host, slices of an epoch, and
  *                  weights by key (for cluster workers)
+ *   gpu_multi*.cu  several GPUs (--gpus N, gpu_multi.h)
  */
 #ifndef BOAR_GPU_CTX_H
 #define BOAR_GPU_CTX_H
@@ -41,7 +42,13 @@ struct gpu_slot {
 	size_t stage_len;
 };
 
+struct gpu_multi_mf;
+
 struct boar_gpu_ctx {
+	/* --gpus N > 1 (MF): the context only hands its calls to this
+	 * (gpu_multi.h), and none of the members below is used */
+	struct gpu_multi_mf *multi_mf;
+
 	int device;
 	int sm_count;
 	int task;
@@ -129,8 +136,32 @@ int gpu_upload_chunk(struct boar_gpu_ctx *c, int s, uint64_t k,
 int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err);
 
 /* gpu_engine.cu */
+/* 0 when devices first .. first + n - 1 exist; BOAR_ENODEVICE naming the
+ * devices asked for and present otherwise. */
+int gpu_devices_check(int first, int n, boar_error *err);
+/* The data, options and model fit the GPU engine (task, shapes, rank). */
+int gpu_check_shapes(const struct boar_dataset *d, const boar_options *o,
+		     const struct boar_model *m, boar_error *err);
+/* A sweep's start (the device, the loss accumulator zeroed) and end (all
+ * streams done, the loss added to *loss_sum). */
+int gpu_loss_reset(struct boar_gpu_ctx *c, boar_error *err);
+int gpu_loss_collect(struct boar_gpu_ctx *c, double *loss_sum,
+		     boar_error *err);
+/* n factor values between the host's fp32 and the device's storage
+ * (dst / src on the current device, already allocated). Synchronous. */
+int gpu_factors_put(void *dst, const float *src, uint64_t n, int storage,
+		    int sm_count, boar_error *err);
+int gpu_factors_get(float *dst, const void *src, uint64_t n, int storage,
+		    int sm_count, boar_error *err);
 /* The chunk order of `epoch` and each chunk's first position in it. */
 void gpu_shuffle_chunks(struct boar_gpu_ctx *c, int epoch);
+/* An MF sweep over n ratings on the device (user, item, rating) with c's
+ * factor rows, rules and loss accumulator, in the order drawn from (seed,
+ * epoch, chunk_id). gpu_multi_mf.cu keeps such a context per GPU. */
+cudaError_t gpu_mf_sweep(struct boar_gpu_ctx *c, const uint32_t *user,
+			 const uint32_t *item, const float *rating, uint64_t n,
+			 uint64_t chunk_id, int epoch, float eta,
+			 cudaStream_t stream);
 /* Launches the sweep over the chunk in slot s (rows [r0, r1)), positions
  * [q0, q1), with `concurrent` sweeps possibly running at once. */
 cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,

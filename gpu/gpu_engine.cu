@@ -49,6 +49,7 @@ extern "C" {
 #include "math/step.h"
 
 #include "gpu_ctx.h"
+#include "gpu_multi.h"
 
 int gpu_fail(boar_error *err, cudaError_t e, const char *what)
 {
@@ -82,6 +83,29 @@ void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
 	key->half = gpu_perm_half_bits(n);
 	for (int i = 0; i < 4; i++)
 		key->k[i] = (uint32_t)gpu_perm_splitmix64(&s);
+}
+
+int gpu_devices_check(int first, int n, boar_error *err)
+{
+	int present = 0;
+	cudaError_t e = cudaGetDeviceCount(&present);
+	if (e != cudaSuccess) {
+		(void)cudaGetLastError();
+		return boar_fail(err, BOAR_ENODEVICE,
+				 "no usable GPU: no CUDA device or driver found "
+				 "(cudaGetDeviceCount: %s)",
+				 cudaGetErrorString(e));
+	}
+	if (first >= 0 && first + n <= present)
+		return 0;
+	if (n == 1)
+		return boar_fail(err, BOAR_ENODEVICE,
+				 "GPU: device %d requested, %d present", first,
+				 present);
+	return boar_fail(err, BOAR_ENODEVICE,
+			 "GPU: n_gpus %d from gpu_id %d asks for devices %d..%d; "
+			 "%d present",
+			 n, first, first, first + n - 1, present);
 }
 
 /* The update policy on the GPU. With thousands of warps in flight a racy
@@ -152,18 +176,16 @@ fail:
 	return rc;
 }
 
-/* Factor rows to the device as the storage keeps them: fp32 as they are,
- * f16/bf16 staged as fp32 and converted there. */
-static int upload_factors(struct boar_gpu_ctx *c, void **dst, const float *src,
-			  uint64_t rows, boar_error *err)
+/* n factor values to the device (dst, allocated) as the storage keeps
+ * them: fp32 as they are, f16/bf16 staged as fp32 and converted there.
+ * Synchronous. */
+int gpu_factors_put(void *dst, const float *src, uint64_t n, int storage,
+		    int sm_count, boar_error *err)
 {
 	int rc = 0;
-	uint64_t n = rows * c->rank;
 	float *t = NULL;
-	CK(cudaMalloc(dst, n ? n * gpu_mf_value_bytes(c->mv.storage) : 4),
-	   "cudaMalloc(factors)");
-	if (c->mv.storage == BOAR_STORAGE_F32) {
-		CK(cudaMemcpy(*dst, src, n * sizeof(float),
+	if (storage == BOAR_STORAGE_F32) {
+		CK(cudaMemcpy(dst, src, n * sizeof(float),
 			      cudaMemcpyHostToDevice),
 		   "cudaMemcpy(factors)");
 		return 0;
@@ -171,7 +193,7 @@ static int upload_factors(struct boar_gpu_ctx *c, void **dst, const float *src,
 	CK(cudaMalloc(&t, n ? n * sizeof(float) : 4), "cudaMalloc(staging)");
 	CK(cudaMemcpy(t, src, n * sizeof(float), cudaMemcpyHostToDevice),
 	   "cudaMemcpy(factors)");
-	CK(gpu_mf_factors_in(*dst, t, n, c->mv.storage, c->sm_count, 0),
+	CK(gpu_mf_factors_in(dst, t, n, storage, sm_count, 0),
 	   "converting factors");
 	CK(cudaDeviceSynchronize(), "converting factors");
 fail:
@@ -179,25 +201,37 @@ fail:
 	return rc;
 }
 
-static int download_factors(struct boar_gpu_ctx *c, float *dst,
-			    const void *src, uint64_t rows, boar_error *err)
+/* n stored factor values back to the host as fp32. Synchronous. */
+int gpu_factors_get(float *dst, const void *src, uint64_t n, int storage,
+		    int sm_count, boar_error *err)
 {
 	int rc = 0;
-	uint64_t n = rows * c->rank;
 	float *t = NULL;
-	if (c->mv.storage == BOAR_STORAGE_F32) {
+	if (storage == BOAR_STORAGE_F32) {
 		CK(cudaMemcpy(dst, src, n * sizeof(float),
 			      cudaMemcpyDeviceToHost),
 		   "cudaMemcpy(factors)");
 		return 0;
 	}
 	CK(cudaMalloc(&t, n ? n * sizeof(float) : 4), "cudaMalloc(staging)");
-	CK(gpu_mf_factors_out(t, src, n, c->mv.storage, c->sm_count, 0),
+	CK(gpu_mf_factors_out(t, src, n, storage, sm_count, 0),
 	   "converting factors");
 	CK(cudaMemcpy(dst, t, n * sizeof(float), cudaMemcpyDeviceToHost),
 	   "cudaMemcpy(factors)");
 fail:
 	cudaFree(t);
+	return rc;
+}
+
+static int upload_factors(struct boar_gpu_ctx *c, void **dst, const float *src,
+			  uint64_t rows, boar_error *err)
+{
+	int rc = 0;
+	uint64_t n = rows * c->rank;
+	CK(cudaMalloc(dst, n ? n * gpu_mf_value_bytes(c->mv.storage) : 4),
+	   "cudaMalloc(factors)");
+	return gpu_factors_put(*dst, src, n, c->mv.storage, c->sm_count, err);
+fail:
 	return rc;
 }
 
@@ -252,8 +286,8 @@ fail:
 	return rc;
 }
 
-static int check_shapes(const struct boar_dataset *d, const boar_options *o,
-			const struct boar_model *m, boar_error *err)
+int gpu_check_shapes(const struct boar_dataset *d, const boar_options *o,
+		     const struct boar_model *m, boar_error *err)
 {
 	if (!d || !o || !m)
 		return boar_fail(err, BOAR_EINVAL, "GPU: missing dataset, options or model");
@@ -352,25 +386,15 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 			     const struct boar_model *init, boar_gpu_ctx **out,
 			     boar_error *err)
 {
-	int rc, n_dev = 0;
+	int rc;
 	struct boar_gpu_ctx *c = NULL;
 
-	if ((rc = check_shapes(train, o, init, err)))
+	if ((rc = gpu_check_shapes(train, o, init, err)))
 		return rc;
-	{
-		cudaError_t e = cudaGetDeviceCount(&n_dev);
-		if (e != cudaSuccess) {
-			(void)cudaGetLastError();
-			return boar_fail(err, BOAR_ENODEVICE,
-					 "no usable GPU: no CUDA device or driver found "
-					 "(cudaGetDeviceCount: %s)",
-					 cudaGetErrorString(e));
-		}
-	}
-	if (o->gpu_id < 0 || o->gpu_id >= n_dev)
-		return boar_fail(err, BOAR_ENODEVICE,
-				 "GPU: device %d requested, %d present", o->gpu_id,
-				 n_dev);
+	if (o->n_gpus > 1)
+		return gpu_multi_open(train, o, init, out, err);
+	if ((rc = gpu_devices_check(o->gpu_id, 1, err)))
+		return rc;
 
 	c = (struct boar_gpu_ctx *)calloc(1, sizeof *c);
 	if (!c)
@@ -426,6 +450,15 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 	 * the device is done, on the legacy stream that the (non-blocking)
 	 * sweep streams do not wait for. */
 	CK(cudaDeviceSynchronize(), "upload");
+	/* The MF kernel loads here (a sweep of no ratings), not in the first
+	 * epoch: the epochs' times are the sweeps'. */
+	if (c->task == BOAR_TASK_MF) {
+		CK(gpu_mf_sweep(c, c->slot[0].user, c->slot[0].item,
+				c->slot[0].label, 0, 0, 0, 0.0f,
+				c->slot[0].stream),
+		   "sweep kernel launch");
+		CK(cudaStreamSynchronize(c->slot[0].stream), "warming up");
+	}
 	/* prepare_counts left chunks in slot 0: forget them. */
 	for (int s = 0; s < GPU_MAX_STREAMS; s++)
 		c->slot_chunk[s] = -1;
@@ -497,12 +530,21 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.concurrent = concurrent;
 		return gpu_linear_launch(&c->lv, &a, c->sm_count, sl->stream);
 	}
+	return gpu_mf_sweep(c, sl->user, sl->item, sl->label, r1 - r0, chunk_id,
+			    epoch, eta, sl->stream);
+}
+
+cudaError_t gpu_mf_sweep(struct boar_gpu_ctx *c, const uint32_t *user,
+			 const uint32_t *item, const float *rating, uint64_t n,
+			 uint64_t chunk_id, int epoch, float eta,
+			 cudaStream_t stream)
+{
 	struct gpu_mf_args a;
 	memset(&a, 0, sizeof a);
-	a.user = sl->user;
-	a.item = sl->item;
-	a.rating = sl->label;
-	gpu_perm_make(&a.perm, r1 - r0, c->seed, (uint64_t)epoch, chunk_id);
+	a.user = user;
+	a.item = item;
+	a.rating = rating;
+	gpu_perm_make(&a.perm, n, c->seed, (uint64_t)epoch, chunk_id);
 	a.P = c->P;
 	a.Q = c->Q;
 	a.bu = c->bu;
@@ -519,24 +561,50 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 	a.rows_per_block = c->rows_per_block;
 	uint64_t rs = c->seed ^ ((uint64_t)epoch << 40) ^ (chunk_id << 20);
 	a.round_seed = (uint32_t)gpu_perm_splitmix64(&rs);
-	return gpu_mf_launch(&c->mv, &a, c->sm_count, sl->stream);
+	return gpu_mf_launch(&c->mv, &a, c->sm_count, stream);
+}
+
+/* The start of a sweep (an epoch or a slice): the device and a zero loss
+ * accumulator, on slot 0's stream and waited for (the sweep streams do
+ * not order behind the legacy default stream). */
+int gpu_loss_reset(struct boar_gpu_ctx *c, boar_error *err)
+{
+	int rc = 0;
+	CK(cudaSetDevice(c->device), "cudaSetDevice");
+	CK(cudaMemsetAsync(c->loss, 0, sizeof(double), c->slot[0].stream),
+	   "cudaMemset(loss)");
+	CK(cudaStreamSynchronize(c->slot[0].stream), "cudaMemset(loss)");
+fail:
+	return rc;
+}
+
+/* Its end: waits for every stream and adds the sweep's loss. */
+int gpu_loss_collect(struct boar_gpu_ctx *c, double *loss_sum,
+		     boar_error *err)
+{
+	int rc = 0;
+	double loss = 0.0;
+	for (int s = 0; s < c->n_slots; s++)
+		CK(cudaStreamSynchronize(c->slot[s].stream), "sweep");
+	CK(cudaMemcpy(&loss, c->loss, sizeof loss, cudaMemcpyDeviceToHost),
+	   "cudaMemcpy(loss)");
+	*loss_sum += loss;
+fail:
+	return rc;
 }
 
 extern "C" int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta,
 			      double *loss_sum, boar_error *err)
 {
 	int rc = 0;
-	double loss = 0.0;
 	if (!c || !loss_sum)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
 	if (c->ds->n_rows == 0)
 		return 0;
-	CK(cudaSetDevice(c->device), "cudaSetDevice");
-	/* On slot 0's stream and waited for: the sweep streams do not order
-	 * behind the legacy default stream. */
-	CK(cudaMemsetAsync(c->loss, 0, sizeof(double), c->slot[0].stream),
-	   "cudaMemset(loss)");
-	CK(cudaStreamSynchronize(c->slot[0].stream), "cudaMemset(loss)");
+	if (c->multi_mf)
+		return gpu_multi_epoch(c, epoch, eta, loss_sum, err);
+	if ((rc = gpu_loss_reset(c, err)))
+		return rc;
 	if (c->resident) {
 		CK(gpu_launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta, 0,
 			  c->ds->n_rows, 1),
@@ -560,11 +628,7 @@ extern "C" int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta,
 			   "sweep kernel launch");
 		}
 	}
-	for (int s = 0; s < c->n_slots; s++)
-		CK(cudaStreamSynchronize(c->slot[s].stream), "sweep");
-	CK(cudaMemcpy(&loss, c->loss, sizeof loss, cudaMemcpyDeviceToHost),
-	   "cudaMemcpy(loss)");
-	*loss_sum += loss;
+	return gpu_loss_collect(c, loss_sum, err);
 fail:
 	return rc;
 }
@@ -575,6 +639,8 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 	int rc = 0;
 	if (!c || !m)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context or model");
+	if (c->multi_mf)
+		return gpu_multi_download(c, m, err);
 	if (m->task != c->task ||
 	    (c->task == BOAR_TASK_LINEAR && (m->dim != c->dim || !m->w)) ||
 	    (c->task == BOAR_TASK_MF &&
@@ -598,8 +664,10 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 			      cudaMemcpyDeviceToHost),
 		   "cudaMemcpy(weights)");
 	} else {
-		if ((rc = download_factors(c, m->P, c->P, c->n_users, err)) ||
-		    (rc = download_factors(c, m->Q, c->Q, c->n_items, err)))
+		if ((rc = gpu_factors_get(m->P, c->P, c->n_users * c->rank,
+					  c->mv.storage, c->sm_count, err)) ||
+		    (rc = gpu_factors_get(m->Q, c->Q, c->n_items * c->rank,
+					  c->mv.storage, c->sm_count, err)))
 			goto fail;
 		if (c->has_bias) {
 			CK(cudaMemcpy(m->bu, c->bu, c->n_users * sizeof(float),
@@ -629,6 +697,10 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 {
 	if (!c)
 		return;
+	if (c->multi_mf) {
+		gpu_multi_close(c);
+		return;
+	}
 	/* Errors are ignored here: after a failed kernel the context may be
 	 * unusable, and freeing must still not crash. */
 	cudaSetDevice(c->device);

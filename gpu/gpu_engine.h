@@ -27,7 +27,11 @@ typedef struct boar_gpu_ctx boar_gpu_ctx;
 
 /* Picks device o->gpu_id, uploads the model's initial values and (if it
  * fits) the whole training set, or prepares pinned chunks to stream on
- * o->streams streams. BOAR_ENODEVICE if there is no such device. */
+ * o->streams streams. BOAR_ENODEVICE if there is no such device. With
+ * o->n_gpus > 1 (matrix factorization only: BOAR_EINVAL for a linear
+ * model) the context drives devices gpu_id .. gpu_id + n_gpus - 1
+ * (gpu/gpu_multi.h); every call below but the slices and weights by key
+ * (linear only) works on it the same way. */
 int boar_gpu_open(const struct boar_dataset *train, const boar_options *o,
 		  const struct boar_model *init, boar_gpu_ctx **out,
 		  boar_error *err);

@@ -88,7 +88,6 @@ extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
 			      boar_error *err)
 {
 	int rc = 0;
-	double loss = 0.0;
 	if (!c || !loss_sum)
 		return boar_fail(err, BOAR_EINVAL, "GPU: no context");
 	if (c->task != BOAR_TASK_LINEAR)
@@ -102,10 +101,8 @@ extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
 				 (unsigned long long)c->ds->n_rows);
 	if (begin == end)
 		return 0;
-	CK(cudaSetDevice(c->device), "cudaSetDevice");
-	CK(cudaMemsetAsync(c->loss, 0, sizeof(double), c->slot[0].stream),
-	   "cudaMemset(loss)");
-	CK(cudaStreamSynchronize(c->slot[0].stream), "cudaMemset(loss)");
+	if ((rc = gpu_loss_reset(c, err)))
+		return rc;
 	if (c->resident) {
 		CK(gpu_launch(c, 0, 0, c->ds->n_rows, 0, epoch, (float)eta, begin,
 			  end, 1),
@@ -135,11 +132,7 @@ extern "C" int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin,
 			   "sweep kernel launch");
 		}
 	}
-	for (int s = 0; s < c->n_slots; s++)
-		CK(cudaStreamSynchronize(c->slot[s].stream), "sweep");
-	CK(cudaMemcpy(&loss, c->loss, sizeof loss, cudaMemcpyDeviceToHost),
-	   "cudaMemcpy(loss)");
-	*loss_sum += loss;
+	return gpu_loss_collect(c, loss_sum, err);
 fail:
 	return rc;
 }

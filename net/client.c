@@ -31,6 +31,10 @@ static void drop_fd(struct shard *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+	if (s->ahead_pending) { /* its request went with the socket */
+		s->ahead_pending = 0;
+		s->ahead_lost = 1;
+	}
 	net_session_end(&s->ses); /* a session lives as long as its socket */
 }
 
@@ -172,10 +176,20 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 				 "%s:%u: malformed frame", s->host, s->port);
 	}
 	/* An answer to a request comes after every push sent before it:
-	 * the shard holds them (logged, if it is durable). */
-	if (c->msg.type == WIRE_PULL_REPLY || c->msg.type == WIRE_STATS_REPLY ||
-	    c->msg.type == WIRE_GATHER_REPLY)
+	 * the shard holds them (logged, if it is durable). An answer to a
+	 * pull ahead given as it arrived holds only those before it. */
+	if (c->msg.type == WIRE_PULL_REPLY && s->ahead_pending &&
+	    !(c->msg.flags & WIRE_F_HELD) && s->kept_ahead <= s->kept_len) {
+		memmove(s->kept, s->kept + s->kept_ahead,
+			s->kept_len - s->kept_ahead);
+		s->kept_len -= s->kept_ahead;
+	} else if (c->msg.type == WIRE_PULL_REPLY ||
+		   c->msg.type == WIRE_STATS_REPLY ||
+		   c->msg.type == WIRE_GATHER_REPLY) {
 		s->kept_len = 0;
+	}
+	if (c->msg.type == WIRE_PULL_REPLY)
+		s->ahead_pending = 0;
 	if (c->msg.type == WIRE_ERROR) {
 		drop_fd(s);
 		int code = c->msg.code < 0 && c->msg.code >= BOAR_ETIMEOUT
@@ -489,21 +503,71 @@ err:
 	return rc;
 }
 
-struct pull_arg {
-	const uint64_t *keys;
-	uint32_t a, b;
-	uint32_t req;
-};
-
 static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 {
 	struct pull_arg *p = arg;
 	wire_out_reset(&c->out);
 	wire_begin(&c->out, WIRE_PULL, 0);
 	wire_put_u32(&c->out, p->req);
-	wire_put_u64(&c->out, c->clock);
+	wire_put_u64(&c->out, p->clock);
 	wire_put_keys(&c->out, p->keys + p->a, p->b - p->a);
 	wire_end(&c->out);
+}
+
+/* A request while a pull ahead waits would read its answer as its own. */
+static int ahead_busy(const struct ps_client *c, boar_error *err)
+{
+	return c->ahead.on ? boar_fail(err, BOAR_EINVAL,
+				       "a pull asked ahead is not collected")
+			   : 0;
+}
+
+int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		     uint64_t clock, struct pull_arg *arg, boar_error *err)
+{
+	uint32_t a = 0;
+	/* Ask every shard first, then collect: the shards work in parallel. */
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
+		arg[i] = (struct pull_arg){ keys, a, b, ++c->req, clock };
+		a = b;
+		if (arg[i].a == arg[i].b)
+			continue;
+		build_pull(c, i, &arg[i]);
+		int rc = client_send_out(c, &c->sh[i]);
+		if (rc && rc != RETRY)
+			return boar_fail(err, rc, "out of memory");
+	}
+	return 0;
+}
+
+int client_pull_reply(struct ps_client *c, uint32_t i, struct pull_arg *p,
+		      float *vals, int *redone, boar_error *err)
+{
+	struct shard *s = &c->sh[i];
+	int rc = s->fd >= 0 && !s->ahead_lost ? recv_msg(c, s, -1, err)
+					       : RETRY;
+	*redone = rc == RETRY;
+	if (rc == RETRY) {
+		if (s->fd < 0 && (rc = client_reconnect(c, i, err)))
+			return rc;
+		s->ahead_lost = 0;
+		p->clock = c->clock;
+		if ((rc = transact(c, i, WIRE_PULL_REPLY, build_pull, p, err)))
+			return rc;
+	} else if (rc) {
+		return rc;
+	}
+	struct wire_msg *m = &c->msg;
+	if (m->type != WIRE_PULL_REPLY || m->req != p->req ||
+	    m->n_vals != p->b - p->a)
+		return boar_fail(err, BOAR_EPROTO,
+				 "%s:%u: pull reply does not match the request",
+				 s->host, s->port);
+	memcpy(vals + p->a, m->vals, m->n_vals * sizeof *vals);
+	if (m->staleness > c->n.max_staleness)
+		c->n.max_staleness = m->staleness;
+	return 0;
 }
 
 int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
@@ -511,52 +575,20 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 {
 	uint32_t S = c->cfg.n_shards;
 	struct pull_arg args[64], *arg = args;
+	int rc = ahead_busy(c, err);
+	if (rc)
+		return rc;
 	if (S > 64 && !(arg = malloc(S * sizeof *arg)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	int rc = 0;
-	uint32_t a = 0;
-	/* Ask every shard first, then collect: the shards work in parallel. */
-	for (uint32_t i = 0; i < S; i++) {
-		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
-		arg[i] = (struct pull_arg){ keys, a, b, ++c->req };
-		a = b;
-		if (arg[i].a == arg[i].b)
-			continue;
-		build_pull(c, i, &arg[i]);
-		rc = client_send_out(c, &c->sh[i]);
-		if (rc && rc != RETRY)
-			goto out;
+	rc = client_pull_send(c, keys, n, c->clock, arg, err);
+	for (uint32_t i = 0; !rc && i < S; i++) {
+		int redone;
+		if (arg[i].a < arg[i].b)
+			rc = client_pull_reply(c, i, &arg[i], vals, &redone,
+					       err);
 	}
-	for (uint32_t i = 0; i < S; i++) {
-		struct pull_arg *p = &arg[i];
-		if (p->a == p->b)
-			continue;
-		rc = c->sh[i].fd >= 0 ? recv_msg(c, &c->sh[i], -1, err) : RETRY;
-		if (rc == RETRY) {
-			if ((rc = client_reconnect(c, i, err)))
-				goto out;
-			if ((rc = transact(c, i, WIRE_PULL_REPLY, build_pull, p,
-					   err)))
-				goto out;
-		} else if (rc) {
-			goto out;
-		}
-		struct wire_msg *m = &c->msg;
-		if (m->type != WIRE_PULL_REPLY || m->req != p->req ||
-		    m->n_vals != p->b - p->a) {
-			rc = boar_fail(err, BOAR_EPROTO,
-				       "%s:%u: pull reply does not match the "
-				       "request",
-				       c->sh[i].host, c->sh[i].port);
-			goto out;
-		}
-		memcpy(vals + p->a, m->vals, m->n_vals * sizeof *vals);
-		if (m->staleness > c->n.max_staleness)
-			c->n.max_staleness = m->staleness;
-	}
-	c->n.keys_pulled += n;
-	rc = 0;
-out:
+	if (!rc)
+		c->n.keys_pulled += n;
 	if (arg != args)
 		free(arg);
 	return rc;
@@ -609,6 +641,8 @@ static void build_gather(struct ps_client *c, uint32_t i, void *arg)
 
 int ps_client_gather(struct ps_client *c, float *w, boar_error *err)
 {
+	if (ahead_busy(c, err))
+		return BOAR_EINVAL;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		/* in slices that fit a frame */
 		for (uint64_t lo = c->sh[i].lo; lo < c->sh[i].hi;) {
@@ -641,6 +675,8 @@ static void build_stats(struct ps_client *c, uint32_t i, void *arg)
 int ps_client_stats(struct ps_client *c, uint32_t shard,
 		    struct wire_stats *out, boar_error *err)
 {
+	if (ahead_busy(c, err))
+		return BOAR_EINVAL;
 	if (shard >= c->cfg.n_shards)
 		return boar_fail(err, BOAR_EINVAL, "no shard %u", shard);
 	int rc = transact(c, shard, WIRE_STATS_REPLY, build_stats, NULL, err);
@@ -685,6 +721,10 @@ void ps_client_free(struct ps_client *c)
 	free(c->kbuf);
 	free(c->vbuf);
 	free(c->in);
+	free(c->ahead.arg);
+	free(c->ahead.pk);
+	free(c->ahead.pv);
+	free(c->ahead.run_end);
 	wire_out_free(&c->out);
 	wire_msg_free(&c->msg);
 	free(c);

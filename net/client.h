@@ -61,6 +61,23 @@ int ps_client_connect(const struct ps_client_config *c,
  * long as the shards' SSP rule says. */
 int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		   float *vals, boar_error *err);
+/* Asks now for the values of keys[0..n) (strictly ascending) at the next
+ * clock, to be collected by ps_client_pull_collect after this clock's
+ * pushes and ps_client_clock: the shards answer while the worker sweeps.
+ * The values collected are those of a pull at the next clock (the SSP
+ * bound of that clock holds) with this worker's pushes in between counted
+ * once: a shard either answered as the request came, and the client adds
+ * those pushes itself, or held the answer until this worker's clock got
+ * there (WIRE_F_HELD), or the connection broke and the client asked again.
+ * keys must stay valid until collected; no other request may come in
+ * between. */
+int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
+			 uint32_t n, boar_error *err);
+/* The values asked for by ps_client_pull_ahead (the same keys, n). */
+int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
+			   uint32_t n, float *vals, boar_error *err);
+/* Whether a pull ahead waits to be collected. */
+int ps_client_ahead_pending(const struct ps_client *c);
 /* Adds deltas[i] to keys[i] (strictly ascending) on the shards. */
 int ps_client_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err);

@@ -28,6 +28,32 @@ struct shard {
 	int durable;
 	uint8_t *kept;
 	size_t kept_len, kept_cap;
+	/* A pull asked a clock ahead (client_ahead.c) is in flight on this
+	 * connection (pending), or went with a closed one (lost); kept_ahead
+	 * is kept_len when it was asked: an answer given as it arrived
+	 * holds none of the pushes kept after that. */
+	int ahead_pending, ahead_lost;
+	size_t kept_ahead;
+};
+
+/* A pull's part for one shard: keys[a..b), request number, clock. */
+struct pull_arg {
+	const uint64_t *keys;
+	uint32_t a, b;
+	uint32_t req;
+	uint64_t clock;
+};
+
+/* The pull asked a clock ahead, and this worker's pushes since. */
+struct pull_ahead {
+	int on;
+	const uint64_t *keys;
+	uint32_t n;
+	struct pull_arg *arg;   /* n_shards */
+	uint64_t *pk;           /* pushed keys, in runs (one per push call) */
+	float *pv;
+	uint32_t *run_end;
+	uint32_t np, cap, n_runs, runs_cap;
 };
 
 struct ps_client {
@@ -46,12 +72,26 @@ struct ps_client {
 	struct wire_out out;
 	struct wire_msg msg;
 	struct ps_client_counters n;
+	struct pull_ahead ahead;
 };
 
 /* Sends the frame in c->out to s (tagged). @return 0, RETRY, or a code. */
 int client_send_out(struct ps_client *c, struct shard *s);
 /* Reconnects shard i (backoff, handshake, resend, clock sync). */
 int client_reconnect(struct ps_client *c, uint32_t i, boar_error *err);
+/* Asks every shard for its part of keys[0..n) at `clock`, into
+ * arg[n_shards]. @return 0 or an error code (*err). */
+int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		     uint64_t clock, struct pull_arg *arg, boar_error *err);
+/* Shard i's answer to arg into vals; after a broken or lost connection
+ * asks again at the current clock (*redone = 1: the answer then holds
+ * every push sent before). @return 0 or an error code (*err). */
+int client_pull_reply(struct ps_client *c, uint32_t i, struct pull_arg *arg,
+		      float *vals, int *redone, boar_error *err);
+/* Records a push made while a pull ahead is in flight. @return 0 or -1
+ * out of memory. */
+int client_ahead_record(struct ps_client *c, const uint64_t *keys,
+			const float *deltas, uint32_t n);
 /* Index of the first key >= bound in keys[lo..n). */
 uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 			    uint64_t bound);

@@ -83,6 +83,8 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err)
 {
 	c->n.keys_offered += n;
+	if (c->ahead.on && client_ahead_record(c, keys, deltas, n))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	if (!c->res) {
 		uint32_t a = 0;
 		for (uint32_t i = 0; i < c->cfg.n_shards; i++) {

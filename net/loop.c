@@ -33,6 +33,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +72,7 @@ struct peer {
 	double flush_deadline;
 	uint8_t *out;      /* being sent (must not move while in flight) */
 	size_t out_len, out_cap;
+	size_t out_sent;   /* bytes of out already sent */
 	uint8_t *next;     /* queued behind the send in flight */
 	size_t next_len, next_cap;
 	char name[64];
@@ -79,6 +81,7 @@ struct peer {
 struct net_loop {
 	struct io_uring ring;
 	int ring_ok;
+	int ring_disabled; /* until the loop's own thread enables it */
 	struct net_loop_config cfg;
 	struct net_loop_ops ops;
 	void *ctx;
@@ -213,8 +216,14 @@ static void arm_send(struct net_loop *l, uint32_t slot)
 	struct io_uring_sqe *sqe = get_sqe(l);
 	if (!sqe)
 		return;
-	size_t n = p->out_len > (1u << 30) ? (1u << 30) : p->out_len;
-	io_uring_prep_send(sqe, p->fd, p->out, n, MSG_NOSIGNAL);
+	size_t n = p->out_len - p->out_sent;
+	if (n > (1u << 30))
+		n = 1u << 30;
+	/* MSG_WAITALL: the kernel keeps sending as the socket drains, so a
+	 * 400 KB pull reply is one completion, not one per socket buffer
+	 * (kernels before 5.19 may still complete it short: out_sent) */
+	io_uring_prep_send(sqe, p->fd, p->out + p->out_sent, n,
+			   MSG_NOSIGNAL | MSG_WAITALL);
 	io_uring_sqe_set_data64(sqe, ud(OP_SEND, slot, p->gen));
 	p->send_inflight = (int)n;
 }
@@ -280,6 +289,17 @@ void net_loop_close(struct net_loop *l, uint32_t slot, int flush,
 	begin_close(l, slot);
 }
 
+/* Two growable byte blocks trade places (nothing is copied). */
+static void swap_bufs(uint8_t **a, size_t *a_cap, uint8_t **b, size_t *b_cap)
+{
+	uint8_t *t = *a;
+	size_t c = *a_cap;
+	*a = *b;
+	*a_cap = *b_cap;
+	*b = t;
+	*b_cap = c;
+}
+
 /* Appends to a growable byte block. @return 0 or -1 out of memory. */
 static int append(uint8_t **buf, size_t *len, size_t *cap, const void *src,
 		  size_t n)
@@ -336,13 +356,8 @@ int net_loop_send_out(struct net_loop *l, uint32_t slot, struct wire_out *o)
 	}
 	/* Nothing queued: the frames' buffer becomes the peer's send
 	 * buffer, and the peer's (empty) one is the caller's next. */
-	uint8_t *b = p->out;
-	size_t cap = p->out_cap;
-	p->out = o->buf;
-	p->out_cap = o->cap;
+	swap_bufs(&p->out, &p->out_cap, &o->buf, &o->cap);
 	p->out_len = o->len;
-	o->buf = b;
-	o->cap = cap;
 	wire_out_reset(o);
 	arm_send(l, slot);
 	return 0;
@@ -502,19 +517,14 @@ static void handle_send(struct net_loop *l, uint32_t slot,
 	}
 	size_t n = (size_t)cqe->res;
 	atomic_fetch_add_explicit(&l->bytes_out, n, memory_order_relaxed);
-	memmove(p->out, p->out + n, p->out_len - n);
-	p->out_len -= n;
-	if (p->next_len) {
-		int rc = append(&p->out, &p->out_len, &p->out_cap, p->next,
-				p->next_len);
+	p->out_sent += n;
+	if (p->out_sent == p->out_len) {
+		/* all sent: what queued behind it becomes the next send (the
+		 * two buffers swap; nothing is copied) */
+		swap_bufs(&p->out, &p->out_cap, &p->next, &p->next_cap);
+		p->out_len = p->next_len;
 		p->next_len = 0;
-		if (rc) {
-			if (p->state == P_OPEN)
-				net_loop_close(l, slot, 0, "out of memory");
-			else
-				begin_close(l, slot);
-			return;
-		}
+		p->out_sent = 0;
 	}
 	if (p->state == P_FLUSHING && !p->out_len) {
 		begin_close(l, slot);
@@ -612,7 +622,18 @@ int net_loop_create(const struct net_loop_config *cfg,
 	for (unsigned i = 0; i < l->n_peers; i++)
 		l->peers[i].fd = -1;
 
-	rc = io_uring_queue_init(512, &l->ring, 0);
+	/* Only the loop's thread submits to its ring and reaps it, so the
+	 * kernel may keep completion work until that thread waits
+	 * (DEFER_TASKRUN, Linux 6.1) rather than interrupt it for every
+	 * arriving segment. The ring starts disabled so that the loop's
+	 * thread, not this one, becomes its one submitter (net_loop_run
+	 * enables it); a kernel without these flags gets a plain ring. */
+	rc = io_uring_queue_init(512, &l->ring, IORING_SETUP_SINGLE_ISSUER |
+						      IORING_SETUP_DEFER_TASKRUN |
+						      IORING_SETUP_R_DISABLED);
+	l->ring_disabled = rc == 0;
+	if (rc == -EINVAL)
+		rc = io_uring_queue_init(512, &l->ring, 0);
 	if (rc < 0) {
 		rc = boar_fail(err, BOAR_ENET, "io_uring_queue_init: %s",
 			       strerror(-rc));
@@ -634,6 +655,15 @@ err:
 
 int net_loop_run(struct net_loop *l, boar_error *err)
 {
+	if (l->ring_disabled) {
+		/* the system call: liburing 2.3 declares a wrapper it lacks */
+		if (syscall(__NR_io_uring_register, l->ring.ring_fd,
+			    IORING_REGISTER_ENABLE_RINGS, NULL, 0) < 0)
+			return boar_fail(err, BOAR_ENET,
+					 "enabling the io_uring ring: %s",
+					 strerror(errno));
+		l->ring_disabled = 0;
+	}
 	if (l->cfg.listen_fd >= 0)
 		arm_accept(l);
 	arm_tick(l);

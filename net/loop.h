@@ -119,6 +119,8 @@ int net_split_hostport(const char *s, char *host, size_t hostlen,
 int net_listen(const char *host, unsigned port, int *fd, boar_error *err);
 /* Connects (blocking, with TCP_NODELAY). @return 0 and *fd, or BOAR_ENET. */
 int net_connect(const char *host, unsigned port, int *fd, boar_error *err);
+/* The port a socket is bound to (what port 0 got), 0 if unknown. */
+unsigned net_bound_port(int fd);
 /* Whether host names only loopback addresses. */
 int net_host_is_loopback(const char *host);
 

@@ -67,11 +67,13 @@ static void count_pull(struct ps_server *s, uint32_t n_keys, uint64_t gap)
 }
 
 /* The values of a pull already counted (needs no s->mu). */
-static void reply_pull(struct lane *ln, const struct pend *p, uint64_t gap)
+static void reply_pull(struct lane *ln, const struct pend *p, uint64_t gap,
+		       int held)
 {
 	struct wire_out *o = &ln->out;
 	wire_out_reset(o);
-	wire_begin(o, WIRE_PULL_REPLY, p->f16 ? WIRE_F_F16 : 0);
+	wire_begin(o, WIRE_PULL_REPLY,
+		   (p->f16 ? WIRE_F_F16 : 0) | (held ? WIRE_F_HELD : 0));
 	wire_put_u32(o, p->req);
 	wire_put_u32(o, gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap);
 	wire_put_varint(o, p->n_keys);
@@ -94,8 +96,18 @@ static void reply_gather(struct lane *ln, const struct pend *p)
 	flush_to(ln, p->slot);
 }
 
+/* The clock of the worker on this lane's connection slot (s->mu held). */
+static uint64_t own_clock(const struct lane *ln, uint32_t slot)
+{
+	int rank = ln->conns[slot].rank;
+	return rank < 0 ? 0 : ln->s->ssp.w[rank].clock;
+}
+
 /* Answers every request of this lane parked that the clocks now allow
- * (with s->mu held). */
+ * (with s->mu held). A held pull also waits for its asker's own clock to
+ * reach the pull's: a pull asked a clock ahead (client.h) is then
+ * answered with the asker's pushes of the clock in between, all or none,
+ * never some (WIRE_F_HELD says which). */
 static void serve_parked(struct lane *ln)
 {
 	struct ps_server *s = ln->s;
@@ -107,9 +119,10 @@ static void serve_parked(struct lane *ln)
 		if (p->lane != ln->idx) {
 			s->pend[keep++] = *p;
 		} else if (p->type == WIRE_PULL &&
-			   ssp_can_serve(&s->ssp, p->clock, &gap)) {
+			   ssp_can_serve(&s->ssp, p->clock, &gap) &&
+			   own_clock(ln, p->slot) >= p->clock) {
 			count_pull(s, p->n_keys, gap);
-			reply_pull(ln, p, gap);
+			reply_pull(ln, p, gap, 1);
 			free(p->keys);
 		} else if (p->type == WIRE_GATHER && finished) {
 			reply_gather(ln, p);
@@ -407,7 +420,7 @@ static int on_pull(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 	if (oom)
 		return refuse(ln, slot, BOAR_ENOMEM, "out of memory");
 	if (now)
-		reply_pull(ln, &p, gap);
+		reply_pull(ln, &p, gap, 0);
 	return 0;
 }
 

@@ -92,6 +92,17 @@ int net_listen(const char *host, unsigned port, int *out, boar_error *err)
 			 strerror(e));
 }
 
+unsigned net_bound_port(int fd)
+{
+	struct sockaddr_storage ss;
+	socklen_t sl = sizeof ss;
+	if (getsockname(fd, (struct sockaddr *)&ss, &sl))
+		return 0;
+	return ntohs(ss.ss_family == AF_INET6
+			     ? ((struct sockaddr_in6 *)&ss)->sin6_port
+			     : ((struct sockaddr_in *)&ss)->sin_port);
+}
+
 int net_connect(const char *host, unsigned port, int *out, boar_error *err)
 {
 	struct addrinfo *res, *ai;

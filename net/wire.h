@@ -71,8 +71,12 @@ enum wire_type {
 #define WIRE_ERR_RANK_TAKEN 1000
 
 enum {
-	WIRE_F_F16 = 1, /* values are IEEE half precision */
-	WIRE_F_ALL = WIRE_F_F16,
+	WIRE_F_F16 = 1,  /* values are IEEE half precision */
+	WIRE_F_HELD = 2, /* PULL_REPLY: held until the asker's own clock
+			    reached the pull's, so it counts every push the
+			    asker sent before that CLOCK; without it, an
+			    answer as the request arrived (client.h) */
+	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD,
 };
 
 struct wire_hdr {

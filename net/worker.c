@@ -45,7 +45,16 @@ static int w_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 		  boar_error *err)
 {
 	struct worker *w = ctx;
+	if (ps_client_ahead_pending(w->c))
+		return ps_client_pull_collect(w->c, keys, n, vals, err);
 	return ps_client_pull(w->c, keys, n, vals, err);
+}
+
+static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
+			boar_error *err)
+{
+	struct worker *w = ctx;
+	return ps_client_pull_ahead(w->c, keys, n, err);
 }
 
 static int w_push(void *ctx, const uint64_t *keys, const float *deltas,
@@ -120,6 +129,8 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.clock = w_clock,
 		.finish = w_finish,
 		.local_rows = wc->local_rows,
+		.phase_seconds = rep->phase,
+		.pull_ahead = w_pull_ahead,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

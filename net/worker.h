@@ -33,6 +33,7 @@ struct ps_worker_report {
 	uint64_t clocks;
 	uint64_t rows;
 	double seconds;
+	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
 	struct ps_client_counters net;
 	/* gather only: what each shard reports (up to 64 shards) */
 	uint32_t n_shards;

@@ -38,14 +38,8 @@ note "device: $(nvidia-smi --query-gpu=name,memory.total,driver_version --format
 note "commit: $(cat .commit 2>/dev/null || git rev-parse --short HEAD 2>/dev/null)"
 [ -x "$BOAR" ] || { note "no boar at $BOAR"; exit 1; }
 
-if [ ! -s $DATA/tr.txt ]; then
-	t0=$(date +%s)
-	$BOAR gen --task mf --rows $((N + N / 100)) --users 480189 --items 17770 \
-		--rank 16 --noise 0.05 -q -o $DATA/all.txt || { note "gen failed"; exit 1; }
-	awk -v n=$N -v s=$SHIFT '{ $3 += s; print > (NR <= n ? "'$DATA'/tr.txt" : "'$DATA'/te.txt") }' $DATA/all.txt
-	rm -f $DATA/all.txt
-	note "data: $N + $((N / 100)) ratings, shift $SHIFT, $(( $(date +%s) - t0 )) s"
-fi
+. "$(dirname "$0")/netflix_data.sh"
+netflix_data $N $DATA $SHIFT || exit 1
 
 # One boar run: 20 epochs; prints "boar TAG: ... curve" and keeps the JSON.
 boar_run() { # tag options...

@@ -147,10 +147,7 @@ static int listen_any(unsigned *port)
 	boar_error err;
 	if (net_listen("127.0.0.1", 0, &fd, &err))
 		return -1;
-	struct sockaddr_in a;
-	socklen_t al = sizeof a;
-	getsockname(fd, (struct sockaddr *)&a, &al);
-	*port = ntohs(a.sin_port);
+	*port = net_bound_port(fd);
 	return fd;
 }
 

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Dense push and pull at 8 clients, io_uring shard against the blocking
-# baseline, two bench_net binaries interleaved ROUNDS times (each row of
+# baseline, two bench_net binaries (tagged A and B) interleaved ROUNDS times (each row of
 # each round is itself the median of 5 runs), so that a noisy shared
 # machine weighs on both alike. Prints CSV rows tagged with the binary.
 #
@@ -9,8 +9,9 @@ set -eu
 rounds=${3:-3}
 rows='io_uring,push,dense,8;io_uring-mt,push,dense,8;blocking,push,dense,8;io_uring,pull,dense,8;io_uring-mt,pull,dense,8;blocking,pull,dense,8'
 for r in $(seq 1 "$rounds"); do
-	for bin in "$1" "$2"; do
+	for which in A B; do
+		[ $which = A ] && bin=$1 || bin=$2
 		BENCH_ONLY=$rows "$bin" | grep -v '^server\|^tags\|^loopback' |
-			sed "s|^|$(basename "$bin"),$r,|"
+			sed "s|^|$which,$r,|"
 	done
 done

@@ -15,10 +15,7 @@ BUILD=${BUILD:-build}
 quick=${1:-}
 OUT=${OUT:-bench/results/$(date -u +%Y%m%d)-$(hostname)/net}
 mkdir -p "$OUT"
-cc -std=c11 -D_GNU_SOURCE -O2 -fopenmp -I. -Isrc -Isrc/include \
-	bench/net/bench_net.c bench/net/blocking_server.c \
-	"$BUILD/libboar-net.a" "$BUILD/libboar-internal.a" -luring -lz -lsodium -lm -ldl -lpthread \
-	-o "$BUILD/bench_net"
+sh bench/net/build_bench_net.sh "$BUILD"
 "$BUILD/bench_net" $quick | tee "$OUT/throughput.csv"
 
 BOAR=$BUILD/boar

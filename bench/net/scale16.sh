@@ -7,42 +7,99 @@
 #
 # Data: `boar gen` 1.1M rows x 2^20 features x 30 non-zeros, power-law
 # ids (skew 1); the first 1M rows train, the last 100k test. The single
-# node trains 5 epochs with CORES threads; its final test loss is the
-# target. Each cluster layout (shards x lanes, workers x threads, rows
+# node trains EPOCHS (5) epochs with CORES threads; its final test loss is
+# the target. Each cluster layout (shards x lanes, workers x threads, rows
 # per clock) runs as separate processes on loopback, workers with
-# --read-part; worker 0's per-epoch JSON gives the epoch that reaches the
-# target. Wall times are whole runs (start of the shards to the end of
-# worker 0, parsing included), and "to target" removes the epochs after
-# the one that reached it. Prints CSV on stdout; logs in OUTDIR.
+# --read-part, EPOCHS epochs; worker 0's per-epoch JSON gives the first
+# epoch R whose test loss is at or below the target. "To target" is then
+# the wall time of runs of R epochs (start of the shards to the end
+# of worker 0: parsing, every evaluation and the gather included); the
+# single node is timed the same way (the first epoch at or below its own
+# final loss); each of these timed runs is the median of REPEAT (3) runs,
+# as one host's parse times vary by a quarter run to run. RERUN=0 instead subtracts the later epochs' sweep seconds
+# from the first run's wall (their evaluations stay in). The last columns
+# are where worker 0's time went (boar_ps_phase; empty for a build
+# without them). Prints CSV on stdout; logs in OUTDIR.
 set -u
 B=$1
 O=$2
 C=${3:-$(nproc)}
 mkdir -p "$O"
-D=$O/data
+D=${DATA:-$O/data}
 mkdir -p "$D"
-if [ ! -s "$D/all.svm" ]; then
+if [ ! -s "$D/train.svm" ]; then
 	"$B" gen --rows 1100000 --features 1048576 --nnz 30 --skew 1 -q \
 		-o "$D/all.svm" || exit 1
 	head -n 1000000 "$D/all.svm" >"$D/train.svm"
 	tail -n 100000 "$D/all.svm" >"$D/test.svm"
+	rm -f "$D/all.svm"
 fi
 now() { date +%s.%N; }
 EPOCHS=${EPOCHS:-5}
+RERUN=${RERUN:-1}
+REPEAT=${REPEAT:-3}
 
-t0=$(now)
-"$B" train --threads "$C" --epochs "$EPOCHS" --json --test "$D/test.svm" -q \
-	"$D/train.svm" >"$O/single.json" 2>"$O/single.err"
-t1=$(now)
-single_wall=$(awk "BEGIN{print $t1 - $t0}")
-target=$(tail -n 1 "$O/single.json" | sed 's/.*"test_loss": \([0-9.e-]*\).*/\1/')
-echo "layout,shards,lanes,workers,threads,sync_every,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,ratio_to_single"
-echo "single,0,0,1,$C,-,$single_wall,$target,$target,$EPOCHS,$single_wall,1.00"
+# median CMD...: the median of REPEAT runs of CMD (each prints seconds)
+median() {
+	for i in $(seq "$REPEAT"); do "$@"; done | sort -g |
+		awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
+}
+
+# field NAME: the number after "NAME": on the line ($0), or ""
+FIELD='function field(name,   m) {
+	if (match($0, "\"" name "\": [-0-9.e+]*")) {
+		m = substr($0, RSTART, RLENGTH)
+		sub(/.*: /, "", m)
+		return m + 0
+	}
+	return ""
+}'
+# reach TARGET JSON: the first epoch whose test loss <= TARGET, or "-"
+reach() {
+	awk -v target="$1" "$FIELD"'
+	/"epoch"/ { tl = field("test_loss")
+		    if (r == "" && tl != "" && tl <= target) r = field("epoch") }
+	END { print r == "" ? "-" : r }' "$2"
+}
+# sweeps_after R JSON: the sweep seconds of the epochs after R
+sweeps_after() {
+	awk -v r="$1" "$FIELD"'
+	/"epoch"/ { if (field("epoch") > r) s += field("seconds") }
+	END { printf "%.4f\n", s }' "$2"
+}
+last_loss() {
+	awk "$FIELD"'{ l = field("test_loss") } END { printf "%.10g\n", l }' "$1"
+}
+phases() {
+	awk "$FIELD"'!/"epoch"/ && /"clocks"/ {
+		printf "%s,%s,%s,%s,%s,%s,%s\n", field("keys_s"),
+			field("pull_s"), field("local_s"), field("sweep_s"),
+			field("push_s"), field("clock_s"), field("refresh_s") }' "$1"
+}
+
+single() { # EPOCHS OUT: wall seconds on stdout
+	t0=$(now)
+	"$B" train --threads "$C" --epochs "$1" --json --test "$D/test.svm" \
+		-q "$D/train.svm" >"$2" 2>"$O/single.err"
+	t1=$(now)
+	awk "BEGIN{print $t1 - $t0}"
+}
+
+single_wall=$(single "$EPOCHS" "$O/single.json")
+target=$(last_loss "$O/single.json")
+sr=$(reach "$target" "$O/single.json")
+single_to=$single_wall
+if [ "$RERUN" = 1 ] && [ "$sr" != - ]; then
+	single_to=$(median single "$sr" "$O/single-to.json")
+fi
+echo "layout,shards,lanes,workers,threads,sync_every,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,ratio_to_single,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
+echo "single,0,0,1,$C,-,$single_wall,$target,$target,$sr,$single_to,1.00,,,,,,,"
 
 port=$((20000 + $$ % 20000))
-# S L W T SYNC: S shards of L lanes, W workers of T threads
-run_layout() {
-	S=$1 L=$2 W=$3 T=$4 SYNC=$5
+# cluster S L W T SYNC EPOCHS JSON: S shards of L lanes, W workers of T
+# threads; wall seconds on stdout
+cluster() {
+	S=$1 L=$2 W=$3 T=$4 SYNC=$5 E=$6 J=$7
 	ps=""
 	for i in $(seq 0 $((S - 1))); do
 		ps="$ps${ps:+,}127.0.0.1:$((port + i))"
@@ -56,44 +113,43 @@ run_layout() {
 	done
 	for r in $(seq 1 $((W - 1))); do
 		timeout ${RUN_TIMEOUT:-60} "$B" train --ps "$ps" --worker "$r/$W" --read-part \
-			--threads "$T" --epochs "$EPOCHS" --sync-every "$SYNC" -q \
+			--threads "$T" --epochs "$E" --sync-every "$SYNC" -q \
 			"$D/train.svm" 2>>"$O/worker.err" &
 	done
-	tag="s${S}l${L}w${W}t${T}y$SYNC"
 	timeout ${RUN_TIMEOUT:-60} "$B" train --ps "$ps" --worker "0/$W" --read-part \
-		--threads "$T" --epochs "$EPOCHS" --sync-every "$SYNC" -q \
+		--threads "$T" --epochs "$E" --sync-every "$SYNC" -q \
 		--shutdown-servers --json --test "$D/test.svm" "$D/train.svm" \
-		>"$O/$tag.json" 2>>"$O/worker.err"
+		>"$J" 2>>"$O/worker.err"
 	t1=$(now)
 	# worker 0 stopped the shards; if it failed, nobody did
 	sleep 0.2
 	kill $pids 2>/dev/null
 	wait
 	port=$((port + S))
-	wall=$(awk "BEGIN{print $t1 - $t0}")
-	awk -v target="$target" -v wall="$wall" -v single="$single_wall" \
-		-v tag="$S,$L,$W,$T,$SYNC" '
-	function field(name,   m) {
-		if (match($0, "\"" name "\": [-0-9.e+]*")) {
-			m = substr($0, RSTART, RLENGTH)
-			sub(/.*: /, "", m)
-			return m + 0
-		}
-		return ""
-	}
-	/"epoch"/ { n++; ep[n] = field("epoch"); sec[n] = field("seconds")
-		    tl = field("test_loss")
-		    if (reach == "" && tl != "" && tl <= target) reach = ep[n] }
-	{ last = field("test_loss") }
-	END {
-		to = wall
-		if (reach == "") { printf "cluster,%s,%.2f,%.4f,%.4f,-,-,-\n", tag, wall, last, target; exit }
-		for (i = 1; i <= n; i++) if (ep[i] > reach) to -= sec[i]
-		printf "cluster,%s,%.2f,%.4f,%.4f,%d,%.2f,%.2f\n", tag, wall, last, target, reach, to, to / single
-	}' "$O/$tag.json"
+	awk "BEGIN{print $t1 - $t0}"
+}
+
+run_layout() {
+	tag="s${1}l${2}w${3}t${4}y$5"
+	wall=$(cluster "$1" "$2" "$3" "$4" "$5" "$EPOCHS" "$O/$tag.json")
+	r=$(reach "$target" "$O/$tag.json")
+	to=-
+	ratio=-
+	if [ "$r" != - ]; then
+		if [ "$RERUN" = 1 ]; then
+			to=$(median cluster "$1" "$2" "$3" "$4" "$5" "$r" \
+				"$O/$tag-to.json")
+		else
+			to=$(awk "BEGIN{print $wall - $(sweeps_after "$r" "$O/$tag.json")}")
+		fi
+		ratio=$(awk "BEGIN{printf \"%.2f\", $to / $single_to}")
+	fi
+	printf "cluster,%s,%s,%s,%s,%s,%.2f,%.4f,%.4f,%s,%s,%s,%s\n" "$1" "$2" \
+		"$3" "$4" "$5" "$wall" "$(last_loss "$O/$tag.json")" "$target" \
+		"$r" "$to" "$ratio" "$(phases "$O/$tag.json")"
 }
 # LAYOUTS: "S L W T SYNC;..." (default below)
-echo "${LAYOUTS:-2 4 2 6 1000;2 4 2 6 10000;4 2 4 3 10000;1 4 4 3 10000;2 2 4 3 10000;1 2 1 14 10000}" |
+echo "${LAYOUTS:-2 2 2 6 10000;2 2 2 6 100000;2 2 4 3 100000;4 1 4 3 100000}" |
 	tr ';' '\n' | while read -r s l w t y; do
-	run_layout "$s" "$l" "$w" "$t" "$y"
+	[ -n "$s" ] && run_layout "$s" "$l" "$w" "$t" "$y"
 done

@@ -404,6 +404,15 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			(unsigned long long)rep->net.reconnects,
 			(unsigned long long)rep->net.resent,
 			(unsigned long long)rep->net.max_staleness);
+		const double *ph = rep->phase;
+		fprintf(stderr,
+			"worker %u/%u: seconds in keys %.3f, pull %.3f, "
+			"local %.3f, sweep %.3f, push %.3f, clock %.3f, "
+			"refresh %.3f\n",
+			c->rank, c->n_workers, ph[BOAR_PS_KEYS],
+			ph[BOAR_PS_PULL], ph[BOAR_PS_LOCAL], ph[BOAR_PS_SWEEP],
+			ph[BOAR_PS_PUSH], ph[BOAR_PS_CLOCK],
+			ph[BOAR_PS_REFRESH]);
 		for (uint32_t i = 0; i < rep->n_shards; i++)
 			fprintf(stderr,
 				"shard %u: max_staleness_served=%llu "
@@ -433,6 +442,12 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		json_uint(&j, "keys_offered", rep->net.keys_offered);
 		json_num(&j, "push_bytes_per_update", bpk);
 		json_uint(&j, "max_staleness_served", max_st);
+		static const char *const phase_name[BOAR_PS_PHASES] = {
+			"keys_s", "pull_s", "local_s", "sweep_s", "push_s",
+			"clock_s", "refresh_s"
+		};
+		for (int p = 0; p < BOAR_PS_PHASES; p++)
+			json_num(&j, phase_name[p], rep->phase[p]);
 		if (have_m) {
 			json_num(&j, "test_loss", m.loss);
 			json_num(&j, "test_accuracy", m.accuracy);
@@ -456,6 +471,11 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
 		return cli_report(&err, rc);
 	struct part_info part = { 0 };
+	/* A worker parses on all cores, whatever its training --threads: its
+	 * shards (and any other worker of the host) wait for the data too,
+	 * so the cores they train on later are free now (one host, 2 shards
+	 * x 2 + 2 workers x 6: parsing was most of the time to the loss) */
+	a->load.threads = 0;
 	if (c->read_part)
 		rc = read_part(a->train_path, c->rank, c->n_workers,
 			       c->features, &a->load, &train, &part, &err);

@@ -16,6 +16,7 @@ static const struct {
 	{ "init_scale", "--init-scale" },
 	{ "early_stop", "--early-stop" },
 	{ "gpu_id", "--gpu" },
+	{ "n_gpus", "--gpus" },
 	{ "threads = 1", "--threads 1" },
 	{ "max_memory", "--max-memory" },
 	{ "csv_categorical", "--csv-categorical" },

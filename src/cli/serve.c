@@ -219,12 +219,8 @@ int serve_run(const struct serve_args *a)
 		snprintf(ebuf, sizeof ebuf, "%llu",
 			 (unsigned long long)a->staleness);
 	/* With port 0 the kernel picked one: say which (tests rely on it). */
-	struct sockaddr_storage ss;
-	socklen_t sl = sizeof ss;
-	if (!getsockname(lfd, (struct sockaddr *)&ss, &sl))
-		port = ntohs(ss.ss_family == AF_INET6
-				     ? ((struct sockaddr_in6 *)&ss)->sin6_port
-				     : ((struct sockaddr_in *)&ss)->sin_port);
+	if (net_bound_port(lfd))
+		port = net_bound_port(lfd);
 	if (!a->quiet)
 		fprintf(stderr,
 			"boar serve %u/%u: listening on %s:%u, staleness %s%s, "

@@ -23,7 +23,7 @@ enum {
 	O_CLASS_WEIGHT, O_INIT_MODEL, O_EARLY_STOP, O_HOLDOUT, O_TARGET_RMSE,
 	O_MF_STORAGE, O_DETERMINISTIC, O_SAVE_RESUME, O_CV, O_SEARCH,
 	O_SEARCH_PARALLEL, O_L2_USER, O_L2_ITEM, O_MF_NONNEG, O_BIAS,
-	O_BIAS_SCALE, O_MF_LOSS,
+	O_BIAS_SCALE, O_MF_LOSS, O_GPUS,
 	O_LOSS_PARAM, /* + the loss's code: --huber-delta ... */
 	O_LAST_ = O_LOSS_PARAM + BOAR_LOSS_COUNT
 };
@@ -100,7 +100,12 @@ static const struct cli_opt train_opts[] = {
 	{ O_MF_STORAGE, "mf-storage", 0, "f32|f16|bf16",
 	  "gpu mf: how factors are stored (f16/bf16: half the memory "
 	  "traffic, fp32 arithmetic, stochastic rounding)" },
-	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device" },
+	{ O_GPU, "gpu", 0, "N", "gpu: which CUDA device (the first, with --gpus)" },
+	{ O_GPUS, "gpus", 0, "N",
+	  "gpu mf: Hogwild! on N GPUs of this host (devices --gpu .. --gpu "
+	  "+ N - 1): an N x N grid of user x item blocks, the item blocks "
+	  "passed between the GPUs; the ratings must fit on the cards "
+	  "(linear models: one GPU)" },
 	{ O_STREAMS, "streams", 0, "S", "gpu: CUDA streams that carry the data" },
 	{ O_TEST, "test", 0, "FILE", "evaluate on FILE after every epoch" },
 	{ O_WEIGHTS, "weights", 0, "FILE",
@@ -388,6 +393,9 @@ static void default_of(int id, char *buf, size_t n)
 	case O_STREAMS:
 		snprintf(buf, n, "%d", o->streams);
 		break;
+	case O_GPUS:
+		snprintf(buf, n, "%d", o->n_gpus);
+		break;
 	case O_EARLY_STOP:
 		if (o->early_stop == BOAR_EARLY_STOP_AUTO)
 			snprintf(buf, n, "auto: mf 2 on a 0.02 holdout (gpu: on "
@@ -616,6 +624,8 @@ static int apply(struct train_args *a, struct cli_parser *p, int id)
 		return cli_int(p, 0, 1023, &o->gpu_id);
 	case O_STREAMS:
 		return cli_int(p, 1, 1024, &o->streams);
+	case O_GPUS:
+		return cli_int(p, 1, 64, &o->n_gpus);
 	case O_TEST:
 		a->test_path = p->value;
 		return 0;

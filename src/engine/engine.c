@@ -48,14 +48,16 @@ static int compute_reg_scale(struct boar_engine *e)
 /* AdaGrad for a binary model whose weights only the engine changes during
  * the run (boar_train's): each weight beside its sum of squared gradients,
  * one cache line per coordinate instead of two. The model gets the weights
- * back after every sweep (export_weights). Without room, the sums stay a
- * separate array. */
+ * back when the driver syncs (boar_engine_export), not after every sweep:
+ * for a 2^26 model that copy reads 512 MiB and writes 256 MiB. Without
+ * room, the sums stay a separate array. */
 static void interleave(struct boar_engine *e)
 {
 	uint64_t n = e->m->dim + 1;
 	if (!boar_engine_room_for(n * 8) ||
 	    !(e->wg = aligned_alloc(BOAR_CACHE_LINE, (n * 8 + 63) & ~63ull)))
 		return;
+	boar_engine_advise_huge(e->wg, n * 8);
 	const float *w = e->m->w, *s = e->norm_scale;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 	for (uint64_t j = 0; j < n; j++) {
@@ -64,8 +66,11 @@ static void interleave(struct boar_engine *e)
 	}
 }
 
-static void export_weights(struct boar_engine *e)
+void boar_engine_export(struct boar_engine *e)
 {
+	if (!e->wg || !e->wg_ahead)
+		return;
+	e->wg_ahead = 0;
 	uint64_t n = e->m->dim + 1;
 	float *w = e->m->w;
 	const float *wg = e->wg, *s = e->norm_scale;
@@ -395,8 +400,7 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 		s = boar_sweep_multiclass(e, order, begin, end, eta);
 	else
 		s = boar_sweep_linear(e, order, begin, end, eta);
-	if (e->wg)
-		export_weights(e);
+	e->wg_ahead = e->wg != NULL;
 	if (norm)
 		boar_engine_norm_weights(e, 0);
 	*loss_sum += s;

@@ -32,7 +32,7 @@ int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
  * d: callers that map order entries to d's rows (the cluster worker) leave
  * pack at 0. Pack also promises that only the engine changes the model
  * between sweeps, so that it may keep the weights in its own layout
- * (AdaGrad interleaved, engine.c) and hand them back after each sweep. */
+ * (AdaGrad interleaved, engine.c) and hand them back at each sync. */
 int boar_engine_create_subset(const struct boar_dataset *d,
 			      const boar_options *o, struct boar_model *m,
 			      const uint32_t *rows, uint64_t n, int pack,
@@ -54,6 +54,10 @@ int boar_engine_sweep(struct boar_engine *e, int epoch, uint64_t begin,
 		      uint64_t end, double eta, double *loss_sum);
 
 void boar_engine_free(struct boar_engine *e);
+
+/* The interleaved weights (engine.c, wg) into the model, if it lacks their
+ * latest steps; the driver's sync (engine_cpu.c). */
+void boar_engine_export(struct boar_engine *e);
 
 /* ---- shared between engine.c and the sweeps */
 
@@ -89,7 +93,8 @@ struct boar_engine {
 	float *accum;       /* AdaGrad sums: linear dim+1; MF users + items */
 	float *wg;          /* or a binary model's weights and AdaGrad sums
 			       interleaved, w_j at 2j and its sum at 2j + 1,
-			       copied to the model after every sweep */
+			       copied to the model at a sync */
+	int wg_ahead;       /* wg has steps the model lacks */
 	/* Optimizer NORMALIZED (math/step.h): each feature's scale s_j
 	 * (dim + 1, the biases' 1). The sweeps see the values divided by it
 	 * (the engine's copy of the rows) and the weights times it, the
@@ -167,6 +172,12 @@ int boar_engine_norm_values(struct boar_engine *e);
 void boar_engine_norm_weights(struct boar_engine *e, int to_sweep);
 /* engine_pack.c: whether `bytes` more fit in memory comfortably. */
 int boar_engine_room_for(uint64_t bytes);
+/* engine_pack.c: asks for 2 MiB pages on the whole 2 MiB pages of
+ * p[0..bytes) that are not yet touched: a sweep reads and writes a large
+ * model at random, and in 4 KiB pages nearly every access of a model much
+ * larger than the TLB's reach (a few MiB) costs a page walk. Advice only:
+ * nothing changes where the kernel refuses it. */
+void boar_engine_advise_huge(void *p, uint64_t bytes);
 
 /* The epoch's order of a packed engine: its blocks in a fresh random order,
  * expanded into order[]. */

@@ -2,7 +2,8 @@
  * engine interface (engine_ops.h).
  *
  * The CPU engine updates the caller's host model in place, so weights by
- * key are plain reads and writes of m->w and sync has nothing to do.
+ * key are plain reads and writes of m->w, and sync has nothing to do but
+ * hand back interleaved AdaGrad weights (engine.c).
  */
 #include "engine.h"
 #include "engine_ops.h"
@@ -15,6 +16,13 @@ static int cpu_open(const struct boar_dataset *d, const boar_options *o,
 		    int pack, void **out, boar_error *err)
 {
 	struct boar_engine *e;
+	/* a fresh model's weights are untouched (calloc): the sweeps fault
+	 * them in as 2 MiB pages (a warm start's are merged into them later
+	 * by the kernel, if at all) */
+	if (m->task == BOAR_TASK_LINEAR)
+		boar_engine_advise_huge(m->w, (m->dim + 1) *
+						      boar_model_width(m) *
+						      sizeof *m->w);
 	int rc = boar_engine_create_subset(d, o, m, rows, n, pack, &e, err);
 	if (!rc)
 		*out = e;
@@ -47,6 +55,8 @@ static int cpu_load_keys(void *e, const uint64_t *keys, const float *vals,
 			 uint64_t n, boar_error *err)
 {
 	float *w = ((struct boar_engine *)e)->m->w;
+#pragma omp parallel for num_threads(((struct boar_engine *)e)->threads) \
+	schedule(static) if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
 		w[keys[i]] = vals[i];
 	return 0;
@@ -56,6 +66,8 @@ static int cpu_store_keys(void *e, const uint64_t *keys, float *vals,
 			  uint64_t n, boar_error *err)
 {
 	const float *w = ((struct boar_engine *)e)->m->w;
+#pragma omp parallel for num_threads(((struct boar_engine *)e)->threads) \
+	schedule(static) if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
 		vals[i] = w[keys[i]];
 	return 0;
@@ -63,6 +75,7 @@ static int cpu_store_keys(void *e, const uint64_t *keys, float *vals,
 
 static int cpu_sync(void *e, struct boar_model *m, boar_error *err)
 {
+	boar_engine_export(e);
 	return 0;
 }
 

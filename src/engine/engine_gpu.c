@@ -112,13 +112,14 @@ int boar_engine_for(const boar_options *o, const struct boar_engine_ops **ops,
 struct engine_warm {
 	pthread_t thread;
 	void (*warm)(int device);
-	int device;
+	int device, n; /* devices device .. device + n - 1 (--gpus) */
 };
 
 static void *warm_main(void *p)
 {
 	struct engine_warm *w = p;
-	w->warm(w->device);
+	for (int g = 0; g < w->n; g++)
+		w->warm(w->device + g);
 	return NULL;
 }
 
@@ -136,6 +137,7 @@ void *boar_engine_warm_start(const boar_options *o)
 		return NULL;
 	*(void **)&w->warm = dlsym(h, BOAR_GPU_WARM_SYMBOL);
 	w->device = o->gpu_id;
+	w->n = o->n_gpus > 1 && o->n_gpus <= 64 ? o->n_gpus : 1;
 	if (!w->warm || pthread_create(&w->thread, NULL, warm_main, w)) {
 		free(w);
 		return NULL;

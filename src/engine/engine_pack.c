@@ -14,7 +14,9 @@
  * The copy also lists each row's hot features first, as replica slots
  * (engine_hot.c).
  */
+#include <stdint.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "data/dataset.h"
@@ -30,6 +32,15 @@ int boar_engine_room_for(uint64_t bytes)
 	if (pages <= 0 || size <= 0)
 		return 1; /* unknown: let malloc decide */
 	return bytes < (uint64_t)pages * (uint64_t)size / 2;
+}
+
+void boar_engine_advise_huge(void *p, uint64_t bytes)
+{
+	const uintptr_t huge = (uintptr_t)2 << 20;
+	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
+	uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
+	if (p && hi > lo)
+		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 int boar_engine_pack_rows(struct boar_engine *e)
@@ -58,6 +69,8 @@ int boar_engine_pack_rows(struct boar_engine *e)
 		free(weight), free(cls), free(hot_n);
 		return BOAR_ENOMEM;
 	}
+	boar_engine_advise_huge(idx, nnz * sizeof *idx);
+	boar_engine_advise_huge(val, nnz * sizeof *val);
 	row_ptr[0] = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t r = e->order[i];

@@ -81,6 +81,7 @@ void boar_options_fill(boar_options *o)
 	o->device = BOAR_DEVICE_CPU;
 	o->gpu_id = 0;
 	o->streams = 4;
+	o->n_gpus = 1;
 	o->loss_param = BOAR_AUTO;
 	o->early_stop = BOAR_EARLY_STOP_AUTO;
 	o->l2_user = BOAR_AUTO;
@@ -143,6 +144,10 @@ static const char *check_fields(const boar_options *o)
 		return "gpu_id must be >= 0";
 	if (o->streams < 1 || o->streams > 64)
 		return "streams must be 1 to 64";
+	if (o->n_gpus < 1 || o->n_gpus > 64)
+		return "n_gpus must be 1 to 64";
+	if (o->n_gpus > 1 && o->device != BOAR_DEVICE_GPU)
+		return "n_gpus above 1 is for device gpu";
 	if (!(o->init_scale > 0 && isfinite(o->init_scale)))
 		return "init_scale must be > 0";
 	if (o->early_stop < 0 && o->early_stop != BOAR_EARLY_STOP_AUTO)
@@ -179,6 +184,9 @@ static const char *check_task(const boar_options *o,
 		return task == BOAR_TASK_MF
 			       ? "task mf needs a ratings file (user item rating)"
 			       : "task linear needs a LIBSVM file, not ratings";
+	if (o->n_gpus > 1 && d && task != BOAR_TASK_MF)
+		return "n_gpus above 1 is for matrix factorization; linear "
+		       "models train on one GPU";
 	if (o->mf_storage < BOAR_STORAGE_F32 || o->mf_storage > BOAR_STORAGE_BF16)
 		return "mf_storage must be f32, f16 or bf16";
 	if (o->mf_storage != BOAR_STORAGE_F32 &&

@@ -14,9 +14,10 @@
 typedef double (*boar_slice_fn)(const void *args, const uint32_t *order,
 				uint64_t lo, uint64_t hi);
 
-/* Gives each of `threads` threads a contiguous slice of [begin, end) and
- * sums their losses. Small ranges run on one thread: waking threads for a
- * few dozen rows costs more than it brings. */
+/* Cuts [begin, end) into contiguous slices that `threads` threads take in
+ * turn (sweep_common.c), and sums their losses; one slice on one thread.
+ * Small ranges run on one thread: waking threads for a few dozen rows
+ * costs more than it brings. */
 double boar_run_slices(int threads, boar_slice_fn fn, const void *args,
 		       const uint32_t *order, uint64_t begin, uint64_t end);
 

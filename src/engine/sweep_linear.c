@@ -26,7 +26,8 @@
  * the rate on a 2^20 model at 16 threads (846 M/s against 1110 for
  * reading, 1101 without), and prefetching for reading gained the most on
  * a 2^26 model at 1-8 threads. Without it the 2-core VM ran a 2^20 model
- * at half the rate (its caches are smaller).
+ * at half the rate (its caches are smaller). Prefetching into the L2 only
+ * (locality 2) made no difference beyond the noise there.
  */
 #include <math.h>
 #ifdef __AVX__
@@ -86,30 +87,23 @@ margin_strided(const float *w, const uint32_t *idx, const float *val,
 	return (s0 + s1) + (s2 + s3);
 }
 
-/* AdaGrad without regularization, the default, in three passes over up to
- * ADA_CHUNK coordinates of a row: the sums (a load and a store each, in row
- * order), then the step sizes on a local array, where the square roots and
- * divisions run in vector registers where the build targets AVX (one at a
- * time they were the 1-thread bottleneck), then the weights. Same operations in the same order per
- * coordinate as boar_update_coord, so the same bits. */
-#define ADA_CHUNK 32
-
-static inline void ada_rates(float eta, const float *acc, float *gl, int n)
+/* AdaGrad without regularization (NORMALIZED's sweep too), eight
+ * coordinates of a row at a time: their sums in row order (a relaxed load
+ * and store each, so a repeated id sees its own earlier step, as in
+ * boar_update_coord), then the eight rates at once in vector registers
+ * where the build targets AVX (one at a time the square roots and
+ * divisions were the one-thread bottleneck), then the weights. The sums
+ * go from scalar registers into the vector directly: written to a local
+ * array and read back as a vector (the earlier code), each group of eight
+ * waited for its stores to reach the cache (a failed store-to-load
+ * forward) behind the weights' stores, and every non-zero paid three
+ * stores to that array besides its two to the model. */
+static inline __attribute__((always_inline)) float
+ada_sum(float *G, uint64_t at, float g)
 {
-	int c = 0;
-#ifdef __AVX__
-	/* boar_adagrad_rate eight at a time (IEEE square root and division:
-	 * the same bits as the scalar ones) */
-	__m256 ve = _mm256_set1_ps(eta), veps = _mm256_set1_ps(BOAR_ADAGRAD_EPS);
-	for (; c + 8 <= n; c += 8) {
-		__m256 root = _mm256_sqrt_ps(_mm256_loadu_ps(acc + c));
-		__m256 rate = _mm256_div_ps(ve, _mm256_add_ps(root, veps));
-		_mm256_storeu_ps(gl + c,
-				 _mm256_mul_ps(_mm256_loadu_ps(gl + c), rate));
-	}
-#endif
-	for (; c < n; c++)
-		gl[c] *= boar_adagrad_rate(eta, acc[c]);
+	float acc = boar_load_relaxed(&G[at]) + g * g;
+	boar_store_relaxed(&G[at], acc);
+	return acc;
 }
 
 static inline __attribute__((always_inline)) void
@@ -117,19 +111,39 @@ ada_update_row(float eta, float *w, float *G, const uint32_t *idx,
 	       const float *val, uint64_t lo, uint64_t hi, float d, int policy,
 	       int ST)
 {
-	float acc[ADA_CHUNK], gl[ADA_CHUNK];
-	for (uint64_t k0 = lo; k0 < hi; k0 += ADA_CHUNK) {
-		int n = hi - k0 < ADA_CHUNK ? (int)(hi - k0) : ADA_CHUNK;
-		for (int c = 0; c < n; c++) {
-			uint64_t at = ST * (uint64_t)idx[k0 + c];
-			gl[c] = d * val[k0 + c];
-			acc[c] = boar_load_relaxed(&G[at]) + gl[c] * gl[c];
-			boar_store_relaxed(&G[at], acc[c]);
-		}
-		ada_rates(eta, acc, gl, n);
-		for (int c = 0; c < n; c++)
-			boar_add_policy(policy, &w[ST * (uint64_t)idx[k0 + c]],
-					-gl[c]);
+	uint64_t k = lo;
+#ifdef __AVX__
+	const __m256 ve = _mm256_set1_ps(eta), vd = _mm256_set1_ps(d);
+	const __m256 veps = _mm256_set1_ps(BOAR_ADAGRAD_EPS);
+	for (; k + 8 <= hi; k += 8) {
+		const uint32_t *ix = idx + k;
+		const float *vx = val + k;
+		/* one statement each: the order of a call's arguments is
+		 * unspecified, and a repeated id must see its earlier sum */
+		float a[8];
+#pragma GCC unroll 8
+		for (int c = 0; c < 8; c++)
+			a[c] = ada_sum(G, ST * (uint64_t)ix[c], d * vx[c]);
+		__m256 acc = _mm256_setr_ps(a[0], a[1], a[2], a[3], a[4], a[5],
+					    a[6], a[7]);
+		/* boar_adagrad_rate eight at a time (IEEE square root and
+		 * division: the same bits as the scalar ones) */
+		__m256 rate = _mm256_div_ps(
+			ve, _mm256_add_ps(_mm256_sqrt_ps(acc), veps));
+		__m256 g = _mm256_mul_ps(vd, _mm256_loadu_ps(vx));
+		float step[8];
+		_mm256_storeu_ps(step, _mm256_mul_ps(g, rate));
+#pragma GCC unroll 8
+		for (int c = 0; c < 8; c++)
+			boar_add_policy(policy, &w[ST * (uint64_t)ix[c]],
+					-step[c]);
+	}
+#endif
+	for (; k < hi; k++) {
+		uint64_t at = ST * (uint64_t)idx[k];
+		float g = d * val[k];
+		float rate = boar_adagrad_rate(eta, ada_sum(G, at, g));
+		boar_add_policy(policy, &w[at], -(g * rate));
 	}
 }
 

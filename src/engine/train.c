@@ -359,11 +359,15 @@ static int epoch_loop(struct run *r, struct sweep_watch *watch,
 		int stop = early_stop_check(r, &st, err);
 		if (stop < 0)
 			return BOAR_ENOMEM;
-		if (r->t.o.progress && r->t.o.progress(&st, r->t.o.progress_ctx))
+		if (r->t.o.progress && r->t.o.progress(&st, r->t.o.progress_ctx)) {
+			/* the caller gets the model so far: synced */
+			if ((rc = r->t.ops->sync(r->t.eng, r->t.m, err)))
+				return rc;
 			return boar_fail(err, BOAR_ECANCELLED,
 					 "stopped after epoch %d by the "
 					 "progress callback",
 					 epoch);
+		}
 		if (stop)
 			break;
 	}

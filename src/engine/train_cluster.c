@@ -6,17 +6,22 @@
  * client in the boar CLI. This file knows keys, not sockets; net/ knows
  * sockets, not models.
  *
- * The keys of a clock are collected with a bitmap (one bit per feature),
- * so finding the distinct keys of a clock costs O(its nnz), and come out
- * ascending (transports want them so) by scanning the bitmap when that is
- * cheaper than sorting them: a clock of 1000 rows x 30 non-zeros over 2^20
- * features has ~20k keys, whose qsort cost more than the sweep itself
- * (a third of a worker's cycles), where the scan reads 16k words. The engine (CPU or GPU, through engine_ops.h) loads the
- * pulled values by key before the sweep and hands the new ones back after.
+ * The keys of a clock come out ascending (transports want them so) from a
+ * bitmap per clock, made for all of an epoch's clocks in one pass over the
+ * rows in storage order on all the worker's threads (epoch_marks), then
+ * scanned clock by clock: finding them row by row in the epoch's random
+ * order, on one thread, took as long as a 6-thread sweep (and a qsort of
+ * them, before, a third of a worker's cycles). The engine (CPU or GPU,
+ * through engine_ops.h) loads the pulled values by key before the sweep
+ * and hands the new ones back after. Where the time goes is counted per
+ * phase (boar_ps_transport.phase_seconds).
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <omp.h>
 
 #include "data/dataset.h"
 #include "engine_ops.h"
@@ -38,11 +43,42 @@ struct cluster {
 	uint64_t n_keys;
 	uint32_t width; /* keys per feature: K, or 1 */
 	uint64_t *seen;  /* a bit per feature, all clear between clocks */
+	/* This epoch's keys, found in one pass over the rows in storage
+	 * order (epoch_marks): a bitmap per clock, and each row's clock. */
+	uint64_t first, last, clocks; /* the schedule (cluster_start) */
+	uint64_t words;               /* bitmap words per clock */
+	uint64_t *clock_bits;         /* copies x clocks x words, or NULL */
+	int copies;                   /* of the bitmaps: one per thread
+					 (plain stores) or one (atomics) */
+	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
+	uint64_t next;                /* the clock the next pull is for */
+	/* The transport's pull_ahead (or NULL), and the keys of clock
+	 * ahead_k (NO_CLOCK: none) asked for with it. */
+	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
+			  boar_error *err);
+	uint64_t *ahead_keys, ahead_nk, ahead_k;
 	uint64_t *keys;  /* the current clock's keys, ascending */
 	uint64_t nk;
 	float *before, *delta;
 	uint64_t cap;
+	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
+	double mark;                  /* when the last phase ended */
 };
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+/* The time since the last mark goes to phase p. */
+static void lap(struct cluster *c, enum boar_ps_phase p)
+{
+	double t = now_s();
+	c->phase[p] += t - c->mark;
+	c->mark = t;
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -50,36 +86,90 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* The n distinct features marked in c->seen, ascending into c->keys,
- * leaving c->seen clear: a scan of the bitmap where it has fewer words
- * than ~16 per key (a sort's cost), else a sort of the keys found. */
-static void sorted_features(struct cluster *c, uint64_t dim, uint64_t n)
+#define NO_CLOCK UINT32_MAX
+/* Less work than this many non-zeros (or 16 times as many bitmap words)
+ * stays on one thread: a parallel region costs more than it saves. */
+#define PARALLEL_MIN (1u << 18)
+
+/* The worker's threads (the engine's). */
+static int threads_of(const struct train_run *r)
 {
-	uint64_t words = (dim + 63) / 64;
-	if (words < 16 * n) {
-		uint64_t m = 0;
-		for (uint64_t w = 0; w < words; w++) {
-			uint64_t x = c->seen[w];
+	return r->o.threads > 0 ? r->o.threads : omp_get_max_threads();
+}
+
+/* Marks the features of rows order[b..e) in c->seen, on `threads`
+ * threads: a bit already set is only read, so the hot features of
+ * power-law data cost a shared read, not a contended atomic. */
+static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
+			  const uint32_t *order, uint64_t b, uint64_t e,
+			  int threads)
+{
+	uint64_t *seen = c->seen;
+#pragma omp parallel for num_threads(threads) schedule(static) \
+	if ((e - b) * (d->nnz / (d->n_rows + 1)) >= PARALLEL_MIN)
+	for (uint64_t p = b; p < e; p++) {
+		uint32_t r = order[p];
+		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+			uint32_t j = d->idx[k];
+			uint64_t bit = 1ull << (j & 63);
+			if (!(__atomic_load_n(&seen[j / 64], __ATOMIC_RELAXED) &
+			      bit))
+				__atomic_fetch_or(&seen[j / 64], bit,
+						  __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/* The features set in bits[words], ascending into c->keys, clearing it: each
+ * thread counts the bits of its range of words, then writes them from
+ * where the counts before it end. @return how many. */
+static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
+			      uint64_t words, int copies, uint64_t stride,
+			      int threads)
+{
+	uint64_t at[65] = {0};
+	int nt = 1;
+	if (threads > 64)
+		threads = 64;
+#pragma omp parallel num_threads(threads) if (words >= PARALLEL_MIN / 16)
+	{
+		int t = omp_get_thread_num(), n = omp_get_num_threads();
+		uint64_t lo = words * t / n, hi = words * (t + 1) / n, m = 0;
+		for (uint64_t w = lo; w < hi; w++) {
+			for (int i = 1; i < copies; i++) { /* fold into copy 0 */
+				bits[w] |= bits[i * stride + w];
+				bits[i * stride + w] = 0;
+			}
+			m += (uint64_t)__builtin_popcountll(bits[w]);
+		}
+		at[t + 1] = m;
+#pragma omp barrier
+#pragma omp single
+		{
+			nt = n;
+			for (int i = 1; i <= n; i++)
+				at[i] += at[i - 1];
+		}
+		m = at[t];
+		for (uint64_t w = lo; w < hi; w++) {
+			uint64_t x = bits[w];
 			if (!x)
 				continue;
-			c->seen[w] = 0;
+			bits[w] = 0;
 			for (; x; x &= x - 1)
 				c->keys[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
 		}
-		return;
 	}
-	qsort(c->keys, n, sizeof *c->keys, cmp_u64);
-	for (uint64_t i = 0; i < n; i++)
-		c->seen[c->keys[i] / 64] = 0;
+	return at[nt];
 }
 
-/* Distinct keys of rows order[b..e) plus the bias, ascending. A feature j
- * of a K-class model owns keys j*K .. j*K+K-1 (the model is feature-major),
- * so the bitmap is per feature and each feature expands to K keys. */
-static uint64_t clock_keys(struct cluster *c, const struct boar_dataset *d,
-			   const uint32_t *order, uint64_t b, uint64_t e)
+/* Distinct features of rows order[b..e), ascending, one thread: listed
+ * as found, then sorted (the bitmap only dedups), for clocks with few
+ * non-zeros against the model's size, where scanning it would cost more
+ * than a sort. */
+static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
+				const uint32_t *order, uint64_t b, uint64_t e)
 {
-	uint32_t K = c->width;
 	uint64_t n = 0;
 	for (uint64_t p = b; p < e; p++) {
 		uint32_t r = order[p];
@@ -92,12 +182,116 @@ static uint64_t clock_keys(struct cluster *c, const struct boar_dataset *d,
 			}
 		}
 	}
-	sorted_features(c, d->dim, n);
+	qsort(c->keys, n, sizeof *c->keys, cmp_u64);
+	for (uint64_t i = 0; i < n; i++)
+		c->seen[c->keys[i] / 64] = 0;
+	return n;
+}
+
+/* Every clock's features of this epoch at once, into c->clock_bits: the
+ * rows in storage order, each marking the bitmap of the clock the order
+ * puts it in. Visiting rows in the epoch's random order, clock by clock,
+ * missed the cache on every row (as many misses as the sweep itself, and
+ * on one thread); storage order streams them, and the bitmaps of a
+ * 2^20-feature model (128 KiB per clock) stay in cache. Each thread marks
+ * its own copy where there is room for one per thread: one shared copy
+ * set by atomics moved every line it touched between the cores (most of
+ * this pass's time with 6 threads); the scan folds the copies. */
+static void epoch_marks(struct cluster *c, const struct train_run *r,
+			const uint32_t *order)
+{
+	const struct boar_dataset *d = r->d;
+	uint64_t L = c->last - c->first, C = c->clocks, W = c->words;
+	uint64_t *bits = c->clock_bits;
+	uint32_t *clock_of = c->clock_of;
+	int threads = threads_of(r);
+	if (c->copies > 1 && threads > c->copies)
+		threads = c->copies;
+	/* each thread its own copy (no shared cache lines), or atomics */
+	int own = c->copies > 1;
+#pragma omp parallel num_threads(threads) if (d->nnz >= PARALLEL_MIN)
+	{
+#pragma omp for schedule(static)
+		for (uint64_t i = 0; i < d->n_rows; i++)
+			clock_of[i] = NO_CLOCK;
+		/* position q of the share is in clock k, the last whose
+		 * start first + L*k/C (the driver's cut) is <= q */
+#pragma omp for schedule(static)
+		for (uint64_t q = 0; q < L; q++)
+			clock_of[order[c->first + q]] =
+				(uint32_t)(((q + 1) * C + L - 1) / L - 1);
+#pragma omp for schedule(dynamic, 4096)
+		for (uint64_t i = 0; i < d->n_rows; i++) {
+			uint32_t k = clock_of[i];
+			if (k == NO_CLOCK)
+				continue;
+			uint64_t *b = bits + k * W;
+			uint64_t x = d->row_ptr[i], end = d->row_ptr[i + 1];
+			if (own) {
+				b += (uint64_t)omp_get_thread_num() * C * W;
+				for (; x < end; x++)
+					b[d->idx[x] / 64] |= 1ull
+							     << (d->idx[x] & 63);
+				continue;
+			}
+			for (; x < end; x++) {
+				uint32_t j = d->idx[x];
+				uint64_t bit = 1ull << (j & 63);
+				if (!(__atomic_load_n(&b[j / 64],
+						      __ATOMIC_RELAXED) & bit))
+					__atomic_fetch_or(&b[j / 64], bit,
+							  __ATOMIC_RELAXED);
+			}
+		}
+	}
+}
+
+/* Where clock k of an epoch starts in its order (the driver's cut). */
+static uint64_t clock_begin(const struct cluster *c, uint64_t k)
+{
+	return c->first + (c->last - c->first) * k / c->clocks;
+}
+
+/* Clock k's distinct features, ascending into c->keys: from the epoch's
+ * bitmaps where there are some (clock 0 makes them), else from its rows.
+ * @return how many. */
+static uint64_t clock_features(struct cluster *c, const struct train_run *r,
+			       const uint32_t *order, uint64_t k)
+{
+	const struct boar_dataset *d = r->d;
+	uint64_t b = clock_begin(c, k), e = clock_begin(c, k + 1);
+	if (c->clock_bits) {
+		if (k == 0)
+			epoch_marks(c, r, order);
+		return scan_parallel(c, c->clock_bits + k * c->words, c->words,
+				     c->copies, c->clocks * c->words,
+				     threads_of(r));
+	}
+	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
+				  (d->n_rows ? d->n_rows : 1));
+	if (c->words < 16 * nnz) {
+		mark_parallel(c, d, order, b, e, threads_of(r));
+		return scan_parallel(c, c->seen, c->words, 1, 0,
+				     threads_of(r));
+	}
+	return features_sorted(c, d, order, b, e);
+}
+
+/* Distinct keys of clock k's rows plus the bias, ascending, into c->keys.
+ * A feature j of a K-class model owns keys j*K .. j*K+K-1 (the model is
+ * feature-major), so the bitmap is per feature and each feature expands
+ * to K keys. */
+static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
+			   const uint32_t *order, uint64_t k)
+{
+	const struct boar_dataset *d = r->d;
+	uint32_t K = c->width;
+	uint64_t n = clock_features(c, r, order, k);
 	c->keys[n++] = d->dim; /* the bias (the largest key), every row */
 	if (K > 1) /* expand in place from the back: j -> j*K .. j*K+K-1 */
 		for (uint64_t i = n; i-- > 0;)
-			for (uint32_t k = K; k-- > 0;)
-				c->keys[i * K + k] = c->keys[i] * K + k;
+			for (uint32_t j = K; j-- > 0;)
+				c->keys[i * K + j] = c->keys[i] * K + j;
 	return n * K;
 }
 
@@ -138,8 +332,32 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	if (cap < 4096)
 		cap = c->n_keys < 4096 ? c->n_keys : 4096;
 	c->cap = cap;
-	c->seen = calloc((d->dim + 63) / 64 + 1, sizeof *c->seen);
+	c->first = *first;
+	c->last = *last;
+	c->clocks = *clocks;
+	c->words = (d->dim + 63) / 64;
+	c->seen = calloc(c->words + 1, sizeof *c->seen);
+	/* the epoch's bitmaps where they take at most the size of the
+	 * data's ids (a huge hashed model marks clock by clock instead) */
+	uint64_t set = c->clocks * c->words, room = d->nnz / 2 + 1;
+	int threads = threads_of(r);
+	c->copies = (uint64_t)threads * set <= room ? threads : 1;
+	if (set <= room) {
+		c->clock_bits = calloc(c->copies * set, sizeof *c->clock_bits);
+		c->clock_of = malloc((d->n_rows ? d->n_rows : 1) *
+				     sizeof *c->clock_of);
+		if (!c->clock_bits || !c->clock_of) {
+			free(c->clock_bits);
+			free(c->clock_of);
+			c->clock_bits = NULL;
+			c->clock_of = NULL;
+		}
+	}
 	c->keys = malloc(cap * sizeof *c->keys);
+	c->ahead_k = NO_CLOCK;
+	if (c->pull_ahead && *clocks > 1 &&
+	    !(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	c->before = malloc(cap * sizeof *c->before);
 	c->delta = malloc(cap * sizeof *c->delta);
 	if (!c->seen || !c->keys || !c->before || !c->delta)
@@ -147,15 +365,56 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	return t->connect(t->ctx, c->n_keys, err);
 }
 
+/* Clock k's keys into c->ahead_keys, asked for now (the transport's
+ * pull_ahead) so that they travel while clock k - 1 sweeps. */
+static int ask_ahead(struct cluster *c, const struct train_run *r,
+		     const uint32_t *order, uint64_t k, boar_error *err)
+{
+	uint64_t *cur = c->keys;
+	c->keys = c->ahead_keys; /* the key finders write into c->keys */
+	c->ahead_nk = clock_keys(c, r, order, k);
+	c->ahead_keys = c->keys;
+	c->keys = cur;
+	lap(c, BOAR_PS_KEYS);
+	int rc = c->pull_ahead(c->t->ctx, c->ahead_keys, (uint32_t)c->ahead_nk,
+			       err);
+	lap(c, BOAR_PS_PULL);
+	c->ahead_k = rc ? NO_CLOCK : k;
+	return rc;
+}
+
 static int cluster_pull(void *ctx, const struct train_run *r,
 			const uint32_t *order, uint64_t b, uint64_t e,
 			boar_error *err)
 {
 	struct cluster *c = ctx;
-	c->nk = clock_keys(c, r->d, order, b, e);
+	c->mark = now_s();
+	uint64_t k = b == c->first ? 0 : c->next;
+	c->next = k + 1;
+	if (k >= c->clocks || b != clock_begin(c, k) ||
+	    e != clock_begin(c, k + 1))
+		return boar_fail(err, BOAR_EINVAL,
+				 "cluster training: rows [%llu, %llu) are not "
+				 "clock %llu of the schedule",
+				 (unsigned long long)b, (unsigned long long)e,
+				 (unsigned long long)k);
+	if (c->ahead_k == k) { /* asked for during the last sweep */
+		uint64_t *t = c->keys;
+		c->keys = c->ahead_keys;
+		c->ahead_keys = t;
+		c->nk = c->ahead_nk;
+	} else {
+		c->nk = clock_keys(c, r, order, k);
+	}
+	c->ahead_k = NO_CLOCK;
+	lap(c, BOAR_PS_KEYS);
 	int rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)c->nk, c->before, err);
+	lap(c, BOAR_PS_PULL);
 	if (!rc)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
+	lap(c, BOAR_PS_LOCAL);
+	if (!rc && c->pull_ahead && k + 1 < c->clocks)
+		rc = ask_ahead(c, r, order, k + 1, err);
 	return rc;
 }
 
@@ -168,25 +427,33 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 static void damp_bias(struct cluster *c)
 {
 	uint64_t bias_key = c->n_keys - c->width;
-	for (uint64_t i = 0; i < c->nk; i++)
-		if (c->keys[i] >= bias_key)
-			c->delta[i] /= (float)c->t->n_workers;
+	/* the bias keys are the largest, so the last ones */
+	for (uint64_t i = c->nk; i-- > 0 && c->keys[i] >= bias_key;)
+		c->delta[i] /= (float)c->t->n_workers;
 }
 
 static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 			boar_error *err)
 {
 	struct cluster *c = ctx;
+	lap(c, BOAR_PS_SWEEP);
 	int rc = r->ops->store_keys(r->eng, c->keys, c->delta, c->nk, err);
 	if (rc)
 		return rc;
+	float *delta = c->delta;
+	const float *before = c->before;
+#pragma omp parallel for num_threads(threads_of(r)) \
+	schedule(static) if (c->nk >= PARALLEL_MIN)
 	for (uint64_t i = 0; i < c->nk; i++)
-		c->delta[i] -= c->before[i];
+		delta[i] -= before[i];
 	damp_bias(c);
-	if ((rc = c->t->push(c->t->ctx, c->keys, c->delta, (uint32_t)c->nk,
-			     err)))
-		return rc;
-	return c->t->clock(c->t->ctx, rows, err);
+	lap(c, BOAR_PS_LOCAL);
+	rc = c->t->push(c->t->ctx, c->keys, c->delta, (uint32_t)c->nk, err);
+	lap(c, BOAR_PS_PUSH);
+	if (!rc)
+		rc = c->t->clock(c->t->ctx, rows, err);
+	lap(c, BOAR_PS_CLOCK);
+	return rc;
 }
 
 /* Every key into the host model, in pulls of at most cap keys. */
@@ -194,17 +461,18 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 			   boar_error *err)
 {
 	struct cluster *c = ctx;
-	for (uint64_t lo = 0; lo < c->n_keys;) {
+	double t0 = now_s();
+	int rc = 0;
+	for (uint64_t lo = 0; !rc && lo < c->n_keys;) {
 		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
 		for (uint64_t i = 0; i < n; i++)
 			c->keys[i] = lo + i;
-		int rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)n,
-				    r->m->w + lo, err);
-		if (rc)
-			return rc;
+		rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)n, r->m->w + lo,
+				err);
 		lo += n;
 	}
-	return 0;
+	c->phase[BOAR_PS_REFRESH] += now_s() - t0;
+	return rc;
 }
 
 static int cluster_finish(void *ctx, const struct train_run *r,
@@ -218,7 +486,9 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 static int transport_check(const boar_ps_transport *t, boar_error *err)
 {
 	if (!t || (t->size != sizeof *t &&
-		   t->size != offsetof(boar_ps_transport, local_rows)))
+		   t->size != offsetof(boar_ps_transport, local_rows) &&
+		   t->size != offsetof(boar_ps_transport, phase_seconds) &&
+		   t->size != offsetof(boar_ps_transport, pull_ahead)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -243,6 +513,8 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	struct cluster c = {.t = t};
 	if (t->size > offsetof(boar_ps_transport, local_rows))
 		c.local_rows = t->local_rows;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead))
+		c.pull_ahead = t->pull_ahead;
 	const struct train_hook hook = {
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,
@@ -255,8 +527,15 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		.finish = cluster_finish,
 	};
 	rc = boar_train_driver(train, o, &hook, out, err);
+	if (t->size > offsetof(boar_ps_transport, phase_seconds) &&
+	    t->phase_seconds)
+		for (int p = 0; p < BOAR_PS_PHASES; p++)
+			t->phase_seconds[p] += c.phase[p];
 	free(c.seen);
+	free(c.clock_bits);
+	free(c.clock_of);
 	free(c.keys);
+	free(c.ahead_keys);
 	free(c.before);
 	free(c.delta);
 	return rc;

@@ -595,6 +595,12 @@ typedef struct boar_options {
 	 * then the MAE, which early stopping watches. A warm start keeps the
 	 * initial model's. */
 	int mf_loss;
+	/* GPU MF: train on n_gpus devices of one host, gpu_id .. gpu_id +
+	 * n_gpus - 1 (default 1): the ratings cut into an n x n grid of user
+	 * x item blocks, each GPU sweeping its users' row of blocks one
+	 * block at a time while the item blocks rotate between the GPUs.
+	 * Resident data only (no streaming); linear models take 1. */
+	int n_gpus;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
@@ -666,7 +672,31 @@ typedef struct boar_ps_transport {
 	 * worker read its own): sweep all of it every epoch. 0: every worker
 	 * holds all rows and sweeps its 1/n_workers of each epoch's order. */
 	int local_rows;
+	/* NULL, or BOAR_PS_PHASES doubles: the library adds to each the
+	 * seconds this worker spent in that phase (boar_ps_phase), to say
+	 * where a cluster's wall time goes. */
+	double *phase_seconds;
+	/* NULL, or: ask now for the current values of n ascending keys as
+	 * they will be at the next clock, for the next pull of the same
+	 * keys (and n) to collect; the values it then gives count this
+	 * worker's pushes of the clock in between. The library asks for the
+	 * next clock's keys before each sweep, so the transport can carry
+	 * them while the engine sweeps; keys stay valid until collected. */
+	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
+			  boar_error *err);
 } boar_ps_transport;
+
+/* The phases of boar_ps_transport.phase_seconds. */
+enum boar_ps_phase {
+	BOAR_PS_KEYS,    /* finding a clock's keys */
+	BOAR_PS_PULL,    /* waiting on pull */
+	BOAR_PS_LOCAL,   /* values into and out of the engine, deltas */
+	BOAR_PS_SWEEP,   /* the engine's sweeps */
+	BOAR_PS_PUSH,    /* in push */
+	BOAR_PS_CLOCK,   /* in clock */
+	BOAR_PS_REFRESH, /* pulling the whole model before an evaluation */
+	BOAR_PS_PHASES
+};
 
 /* Trains as worker t->rank over the transport: the options of boar_train
  * (o->progress is called after each of this worker's epochs, with test

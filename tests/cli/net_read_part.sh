@@ -4,6 +4,7 @@
 # about 1/W of the rows, the parts add up to the file exactly, and the
 # gathered model is as accurate as the single-node run (and so as the
 # full-read cluster run, which net_loopback.sh holds to the same bar).
+# Worker 0 says where its time went (keys, pull, ..., sweep, ... refresh).
 # Also: a part reader refuses gzip input and ids beyond --features.
 . net/tests/lib.sh
 
@@ -47,6 +48,9 @@ for W in 2 3; do
 	[ "$sum" = "$total" ] || fail "W=$W: the parts hold $sum rows, the file $total"
 	[ "$(json_field "$T/w0.out" rows_parsed)" = "$(parsed_rows "$T/w0.err")" ] ||
 		fail "W=$W: rows_parsed in the JSON differs from the summary line"
+	[ -n "$(json_field "$T/w0.out" sweep_s)" ] &&
+		grep -q "seconds in keys .*, sweep .*, refresh" "$T/w0.err" ||
+		fail "W=$W: worker 0 did not say where its time went"
 	got=$(model_accuracy "$T/m$W.model")
 	close_to "W=$W read-part" "$got" "$want"
 	echo "W=$W: parts of $total rows OK, accuracy $got (single node $want)"

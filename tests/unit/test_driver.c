@@ -26,6 +26,10 @@ struct mem_ps {
 	uint64_t clocks, rows, pulls;
 	int fail_at_clock; /* > 0: the clock callback fails there */
 	int unsorted;      /* a key list came in out of order */
+	/* a pull asked ahead: its keys, collected by the next pull */
+	const uint64_t *ahead;
+	uint32_t ahead_n;
+	uint64_t aheads, ahead_mismatch;
 };
 
 static int ps_connect(void *ctx, uint64_t n_keys, boar_error *err)
@@ -43,11 +47,28 @@ static int ps_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 {
 	struct mem_ps *p = ctx;
 	p->pulls++;
+	/* a pull asked ahead is read now: this server has no SSP wait, and
+	 * the values then count the pushes in between, as they must */
+	if (p->ahead && (p->ahead != keys || p->ahead_n != n))
+		p->ahead_mismatch++;
+	p->ahead = NULL;
 	for (uint32_t i = 0; i < n; i++) {
 		if (i && keys[i] <= keys[i - 1])
 			p->unsorted = 1;
 		vals[i] = p->w[keys[i]];
 	}
+	return 0;
+}
+
+static int ps_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
+			 boar_error *err)
+{
+	struct mem_ps *p = ctx;
+	if (p->ahead)
+		p->ahead_mismatch++; /* two asked, none collected */
+	p->ahead = keys;
+	p->ahead_n = n;
+	p->aheads++;
 	return 0;
 }
 
@@ -89,18 +110,19 @@ static boar_ps_transport transport(struct mem_ps *p, uint32_t rank,
 		.size = sizeof t, .ctx = p, .rank = rank, .n_workers = workers,
 		.sync_every = sync, .connect = ps_connect, .pull = ps_pull,
 		.push = ps_push, .clock = ps_clock, .finish = ps_finish,
+		.pull_ahead = ps_pull_ahead,
 	};
 	return t;
 }
 
-static boar_dataset *make_data(void)
+static boar_dataset *make_data(uint64_t features, uint32_t nnz)
 {
 	boar_gen_options g;
 	boar_gen_options_default(&g);
 	g.task = BOAR_TASK_LINEAR;
 	g.rows = 3000;
-	g.features = 500;
-	g.nnz_per_row = 12;
+	g.features = features;
+	g.nnz_per_row = nnz;
 	g.seed = 5;
 	boar_dataset *d = NULL;
 	boar_error err;
@@ -115,22 +137,43 @@ static double accuracy(const boar_model *m, const boar_dataset *d)
 	return boar_evaluate(m, d, &mt, 1, NULL) ? 0 : mt.accuracy;
 }
 
-/* One worker, one clock per epoch: the model of boar_train, up to the
- * rounding of the server's w + (after - before), which is not always
- * `after` in floats. */
-static void same_as_train(const boar_dataset *d, const boar_options *o)
+/* One worker, `clocks` clocks per epoch: the model of boar_train, up to
+ * the rounding of the server's w + (after - before), which is not always
+ * `after` in floats (so every clock pulled and pushed all of its keys,
+ * also those asked for a clock ahead). */
+static void same_as_train(const boar_dataset *d, const boar_options *o,
+			  uint64_t clocks)
 {
 	boar_model *a = NULL, *b = NULL;
 	boar_error err;
 	struct mem_ps p = { 0 };
-	boar_ps_transport t = transport(&p, 0, 1, boar_dataset_rows(d));
+	uint64_t rows = boar_dataset_rows(d);
+	boar_ps_transport t = transport(&p, 0, 1, (rows + clocks - 1) / clocks);
+	double ph[BOAR_PS_PHASES] = { 0 };
+	t.phase_seconds = ph;
+	if (clocks == 1) /* a caller built before phase_seconds */
+		t.size = offsetof(boar_ps_transport, phase_seconds);
 	int rc = boar_train(d, o, &a, &err);
 	CHECK(rc == 0, "train: %s", err.message);
 	rc = boar_train_ps(d, o, &t, &b, &err);
 	CHECK(rc == 0, "train_ps: %s", err.message);
-	CHECK_EQ_INT(p.clocks, o->epochs);
+	CHECK_EQ_INT(p.clocks, o->epochs * clocks);
 	CHECK_EQ_INT(p.rows, o->epochs * boar_dataset_rows(d));
 	CHECK(!p.unsorted, "keys came out of order");
+	/* with several clocks, every one after the first of an epoch was
+	 * asked for ahead, and collected with the same keys */
+	CHECK_EQ_INT(p.aheads, clocks == 1 ? 0 : o->epochs * (clocks - 1));
+	CHECK(!p.ahead_mismatch, "a pull ahead was not collected as asked");
+	/* where the time went: filled in, unless the caller's struct is
+	 * older than the field */
+	int filled = 0, negative = 0;
+	for (int i = 0; i < BOAR_PS_PHASES; i++) {
+		filled += ph[i] > 0;
+		negative += ph[i] < 0;
+	}
+	CHECK(!negative && (clocks == 1 ? !filled : ph[BOAR_PS_SWEEP] > 0),
+	      "phase seconds: %d filled, %d negative, sweep %g", filled,
+	      negative, ph[BOAR_PS_SWEEP]);
 	if (a && b) {
 		uint64_t na, nb;
 		const float *wa = test_model_weights(a, &na);
@@ -280,8 +323,11 @@ static void options_abi(const boar_dataset *d)
 
 int main(void)
 {
-	boar_dataset *d = make_data();
-	if (!d)
+	boar_dataset *d = make_data(500, 12);
+	/* sparse: a clock's rows touch few of the keys, so a clock that
+	 * missed some of its keys would lose their updates */
+	boar_dataset *sparse = make_data(50000, 5);
+	if (!d || !sparse)
 		return 1;
 	boar_options o;
 	boar_options_default(&o);
@@ -290,10 +336,11 @@ int main(void)
 	/* AdaGrad named: it is the cluster's auto, where boar_train's is
 	 * normalized, which cluster training does not have */
 	o.optimizer = BOAR_OPT_ADAGRAD;
-	same_as_train(d, &o);
+	same_as_train(d, &o, 1);
+	same_as_train(sparse, &o, 7);
 	o.optimizer = BOAR_OPT_SGD;
 	o.l2 = 1e-4;
-	same_as_train(d, &o);
+	same_as_train(d, &o, 1);
 	boar_options_default(&o);
 	o.threads = 1;
 	o.epochs = 4;
@@ -301,5 +348,6 @@ int main(void)
 	refusals(d, &o);
 	options_abi(d);
 	boar_dataset_free(d);
+	boar_dataset_free(sparse);
 	return TEST_RESULT();
 }

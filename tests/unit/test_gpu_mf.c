@@ -27,50 +27,12 @@
 #include "model/model.h"
 #include "gpu/gpu_engine.h"
 #include "testutil.h"
+#include "test_gpu_ratings.h"
 
-#define USERS 3000
-#define ITEMS 1500
 #define N_TRAIN 200000
 #define N_TEST 20000
-#define TRUE_RANK 6
 
 #define RNG_SEED 0x9e3779b97f4a7c15ULL
-
-static float tu[USERS][TRUE_RANK], ti[ITEMS][TRUE_RANK];
-
-static struct boar_dataset *make_ratings(uint64_t n)
-{
-	struct boar_dataset *d = calloc(1, sizeof *d);
-	d->task = BOAR_TASK_MF;
-	d->n_rows = d->nnz = n;
-	d->dim = USERS;
-	d->n_items = ITEMS;
-	d->user = malloc(n * sizeof *d->user);
-	d->item = malloc(n * sizeof *d->item);
-	d->label = malloc(n * sizeof *d->label);
-	for (uint64_t k = 0; k < n; k++) {
-		uint32_t u = (uint32_t)(test_rng() % USERS);
-		double x = test_unif();
-		uint32_t i = (uint32_t)(ITEMS * x * x); /* popular items */
-		double r = 3.5;
-		for (int t = 0; t < TRUE_RANK; t++)
-			r += tu[u][t] * ti[i][t];
-		r += 0.3 * test_gauss();
-		d->user[k] = u;
-		d->item[k] = i;
-		d->label[k] = (float)r;
-	}
-	d->label_kind = BOAR_LABELS_REAL;
-	return d;
-}
-
-static void free_data(struct boar_dataset *d)
-{
-	free(d->user);
-	free(d->item);
-	free(d->label);
-	free(d);
-}
 
 static struct boar_model *make_model(uint32_t rank, int biases, float mu)
 {
@@ -284,12 +246,7 @@ static int run_case(const char *name, const struct boar_dataset *tr,
 int main(void)
 {
 	test_rng_seed(RNG_SEED);
-	for (int u = 0; u < USERS; u++)
-		for (int t = 0; t < TRUE_RANK; t++)
-			tu[u][t] = (float)(0.5 * test_gauss());
-	for (int i = 0; i < ITEMS; i++)
-		for (int t = 0; t < TRUE_RANK; t++)
-			ti[i][t] = (float)(0.5 * test_gauss());
+	hidden_model();
 	struct boar_dataset *tr = make_ratings(N_TRAIN);
 	struct boar_dataset *te = make_ratings(N_TEST);
 	boar_options o;

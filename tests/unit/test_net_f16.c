@@ -3,62 +3,17 @@
  * the final flush, so the shard trained without them), while small ones
  * still travel as float16 with the rounding error kept for later.
  */
-#include <netinet/in.h>
-#include <pthread.h>
-#include <stdio.h>
-#include <string.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include "net/client.h"
-#include "net/loop.h"
-#include "net/server.h"
-#include "net/ssp.h"
+#include "net_testutil.h"
 #include "testutil.h"
 
 #define DIM 16
 
-struct shard {
-	struct ps_server *s;
-	pthread_t t;
-	int stop;
-	unsigned port;
-};
-
-static void *serve(void *arg)
-{
-	struct shard *sh = arg;
-	boar_error err;
-	if (ps_server_run(sh->s, &err))
-		fprintf(stderr, "shard: %s\n", err.message);
-	return NULL;
-}
-
-static int start_shard(struct shard *sh)
-{
-	boar_error err;
-	int fd;
-	if (net_listen("127.0.0.1", 0, &fd, &err))
-		return -1;
-	struct sockaddr_in a;
-	socklen_t al = sizeof a;
-	getsockname(fd, (struct sockaddr *)&a, &al);
-	sh->port = ntohs(a.sin_port);
-	sh->stop = eventfd(0, EFD_CLOEXEC);
-	struct ps_config c = {.shard = 0, .n_shards = 1, .listen_fd = fd,
-			      .stop_fd = sh->stop, .dim = DIM,
-			      .staleness = SSP_INF, .heartbeat_timeout = 5};
-	if (ps_server_create(&c, &sh->s, &err))
-		return -1;
-	pthread_create(&sh->t, NULL, serve, sh);
-	return 0;
-}
-
 int main(void)
 {
-	struct shard sh;
-	if (start_shard(&sh))
+	struct net_test_shard sh;
+	struct ps_config pc = {.shard = 0, .n_shards = 1, .dim = DIM,
+			       .staleness = SSP_INF, .heartbeat_timeout = 5};
+	if (net_test_shard_start(&sh, pc))
 		TEST_SKIP("no loopback listener");
 	char a[64];
 	snprintf(a, sizeof a, "127.0.0.1:%u", sh.port);
@@ -97,10 +52,6 @@ int main(void)
 	CHECK_NEAR(v[0], 1e5 + 0.1, 0.01);
 	CHECK_NEAR(v[2], 0.1 + 0.3, 1e-6);
 	ps_client_free(c);
-	uint64_t one = 1;
-	if (write(sh.stop, &one, sizeof one) != sizeof one)
-		perror("write");
-	pthread_join(sh.t, NULL);
-	ps_server_free(sh.s);
+	net_test_shard_stop(&sh);
 	return TEST_RESULT();
 }

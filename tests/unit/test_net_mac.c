@@ -9,50 +9,15 @@
  * nothing from it: the model holds exactly the pushes that came before.
  * (Before tags, all three were applied and everyone exited 0.)
  */
-#include <netinet/in.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "net/auth.h"
-#include "net/client.h"
-#include "net/loop.h"
-#include "net/server.h"
-#include "net/ssp.h"
+#include "net_testutil.h"
 #include "testutil.h"
 
 #define DIM 64
 
 enum tamper { INJECT, REPLAY, REORDER };
-
-static int listen_any(unsigned *port)
-{
-	int fd;
-	boar_error err;
-	if (net_listen("127.0.0.1", 0, &fd, &err))
-		return -1;
-	struct sockaddr_in a;
-	socklen_t al = sizeof a;
-	getsockname(fd, (struct sockaddr *)&a, &al);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-static int read_exactly(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = read(fd, p, n);
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
 
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
@@ -77,47 +42,13 @@ static void log_line(void *ctx, const char *line)
 	strcat(shard_log, "\n");
 }
 
-struct shard {
-	struct ps_server *s;
-	pthread_t t;
-	int stop;
-	unsigned port;
-};
-
-static void *serve(void *arg)
+/* A shard with the secret key, logging into shard_log. */
+static int start_shard(struct net_test_shard *sh, const uint8_t *key)
 {
-	struct shard *sh = arg;
-	boar_error err;
-	if (ps_server_run(sh->s, &err))
-		fprintf(stderr, "shard: %s\n", err.message);
-	return NULL;
-}
-
-static int start_shard(struct shard *sh, const uint8_t *key)
-{
-	boar_error err;
-	int fd = listen_any(&sh->port);
-	sh->stop = eventfd(0, EFD_CLOEXEC);
-	struct ps_config c = {.shard = 0, .n_shards = 1, .listen_fd = fd,
-			      .stop_fd = sh->stop, .dim = DIM,
+	struct ps_config c = {.shard = 0, .n_shards = 1, .dim = DIM,
 			      .staleness = SSP_INF, .heartbeat_timeout = 5,
 			      .key = key, .log = log_line};
-	if (fd < 0 || ps_server_create(&c, &sh->s, &err)) {
-		fprintf(stderr, "shard: %s\n", err.message);
-		return -1;
-	}
-	pthread_create(&sh->t, NULL, serve, sh);
-	return 0;
-}
-
-static void stop_shard(struct shard *sh)
-{
-	uint64_t one = 1;
-	if (write(sh->stop, &one, sizeof one) != sizeof one)
-		perror("write");
-	pthread_join(sh->t, NULL);
-	ps_server_free(sh->s);
-	close(sh->stop);
+	return net_test_shard_start(sh, c);
 }
 
 /* ---------------------------------------------------------------- relay */
@@ -146,9 +77,9 @@ static void *pump_down(void *arg)
 static long read_worker_frame(struct relay *r, uint8_t *f, size_t cap)
 {
 	struct wire_hdr h;
-	if (read_exactly(r->to_worker, f, WIRE_HDR_LEN) ||
+	if (net_test_read_exactly(r->to_worker, f, WIRE_HDR_LEN) ||
 	    wire_parse_header(f, (uint32_t)(cap - WIRE_HDR_LEN), &h) ||
-	    read_exactly(r->to_worker, f + WIRE_HDR_LEN, h.length))
+	    net_test_read_exactly(r->to_worker, f + WIRE_HDR_LEN, h.length))
 		return -1;
 	return WIRE_HDR_LEN + (long)h.length;
 }
@@ -234,38 +165,23 @@ static void *relay_accept(void *arg)
 
 /* ---------------------------------------------------------------- tests */
 
-static struct ps_client *connect_to(unsigned port, uint32_t rank,
-				    const uint8_t *key, boar_error *err)
-{
-	char a[64];
-	snprintf(a, sizeof a, "127.0.0.1:%u", port);
-	const char *addrs[1] = {a};
-	struct ps_client_config c = {.addrs = addrs, .n_shards = 1,
-				     .rank = rank, .n_workers = 2, .dim = DIM,
-				     .key = key, .reconnect_timeout = 1};
-	struct ps_client *cl = NULL;
-	if (ps_client_connect(&c, &cl, err))
-		return NULL;
-	return cl;
-}
-
 static void run(enum tamper how, const char *name, float want5, float want6)
 {
 	uint8_t key[NET_KEY_LEN];
 	net_auth_key("a shared secret, 16+ bytes", 26, key);
-	struct shard sh;
+	struct net_test_shard sh;
 	shard_log[0] = 0;
 	if (start_shard(&sh, key)) {
 		test_failures++;
 		return;
 	}
 	struct relay r = {.how = how, .shard_port = sh.port};
-	r.lfd = listen_any(&r.port);
+	r.lfd = net_test_listen(&r.port);
 	pthread_t acc;
 	pthread_create(&acc, NULL, relay_accept, &r);
 
 	boar_error err;
-	struct ps_client *w = connect_to(r.port, 0, key, &err);
+	struct ps_client *w = net_test_client(r.port, 0, 2, DIM, key, 1, &err);
 	CHECK(w != NULL, "%s: the handshake through the relay failed: %s",
 	      name, err.message);
 	int rc = -1;
@@ -287,7 +203,7 @@ static void run(enum tamper how, const char *name, float want5, float want6)
 	pthread_join(acc, NULL);
 
 	/* What the shard holds, read by an honest worker. */
-	struct ps_client *reader = connect_to(sh.port, 1, key, &err);
+	struct ps_client *reader = net_test_client(sh.port, 1, 2, DIM, key, 1, &err);
 	CHECK(reader != NULL, "%s: honest reader: %s", name, err.message);
 	if (reader) {
 		uint64_t k[2] = {5, 6};
@@ -300,7 +216,7 @@ static void run(enum tamper how, const char *name, float want5, float want6)
 		      v[1], want5, want6);
 		ps_client_free(reader);
 	}
-	stop_shard(&sh);
+	net_test_shard_stop(&sh);
 	CHECK(strstr(shard_log, "failed authentication") &&
 		      strstr(shard_log, "dropping 127.0.0.1:"),
 	      "%s: the shard did not log which peer failed: %s", name,

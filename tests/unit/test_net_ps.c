@@ -13,21 +13,11 @@
  * lose no update.
  */
 #include <errno.h>
-#include <netinet/in.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "net/auth.h"
-#include "net/client.h"
-#include "net/loop.h"
-#include "net/server.h"
-#include "net/ssp.h"
+#include "net_testutil.h"
 #include "testutil.h"
 
 #define DIM 1000
@@ -35,68 +25,28 @@
 /* Threads (lanes) of the shards start_shard starts. */
 static unsigned shard_threads = 1;
 
-struct shard_thread {
-	pthread_t t;
-	struct ps_server *s;
-	int stop_fd;
-	unsigned port;
-	int rc;
-	boar_error err;
-};
-
-static void *serve(void *arg)
-{
-	struct shard_thread *st = arg;
-	st->rc = ps_server_run(st->s, &st->err);
-	return NULL;
-}
-
-static int start_shard(struct shard_thread *st, uint32_t shard, uint32_t n,
+static int start_shard(struct net_test_shard *st, uint32_t shard, uint32_t n,
 		       uint64_t s, const uint8_t *key, const char *ckpt)
 {
-	int fd;
-	boar_error err;
-	memset(st, 0, sizeof *st);
-	if (net_listen("127.0.0.1", 0, &fd, &err)) {
-		fprintf(stderr, "listen: %s\n", err.message);
-		return -1;
-	}
-	struct sockaddr_in a;
-	socklen_t al = sizeof a;
-	getsockname(fd, (struct sockaddr *)&a, &al);
-	st->port = ntohs(a.sin_port);
-	st->stop_fd = eventfd(0, EFD_CLOEXEC);
 	struct ps_config c = {
 		.shard = shard,
 		.n_shards = n,
-		.listen_fd = fd,
-		.stop_fd = st->stop_fd,
 		.staleness = s,
 		.heartbeat_timeout = 2,
 		.key = key,
 		.checkpoint_dir = ckpt,
 		.threads = shard_threads,
 	};
-	if (ps_server_create(&c, &st->s, &err)) {
-		fprintf(stderr, "server: %s\n", err.message);
-		return -1;
-	}
-	pthread_create(&st->t, NULL, serve, st);
-	return 0;
+	return net_test_shard_start(st, c);
 }
 
-static void stop_shard(struct shard_thread *st)
+static void stop_shard(struct net_test_shard *st)
 {
-	uint64_t one = 1;
-	if (write(st->stop_fd, &one, sizeof one) != sizeof one)
-		perror("write");
-	pthread_join(st->t, NULL);
-	CHECK(st->rc == 0, "shard run: %d %s", st->rc, st->err.message);
-	ps_server_free(st->s);
-	close(st->stop_fd);
+	int rc = net_test_shard_stop(st);
+	CHECK(rc == 0, "shard run: %d %s", rc, st->err.message);
 }
 
-static struct ps_client *client(struct shard_thread *sh, int n_shards,
+static struct ps_client *client(struct net_test_shard *sh, int n_shards,
 				uint32_t rank, uint32_t n_workers,
 				const uint8_t *key, int *rc, boar_error *err)
 {
@@ -145,7 +95,7 @@ static void sleep_ms(int ms)
 
 static void test_ssp(uint64_t s)
 {
-	struct shard_thread sh[2];
+	struct net_test_shard sh[2];
 	boar_error err;
 	int rc;
 	if (start_shard(&sh[0], 0, 2, s, NULL, NULL) ||
@@ -224,7 +174,7 @@ static void test_ssp(uint64_t s)
 
 static void test_dead_worker(void)
 {
-	struct shard_thread sh;
+	struct net_test_shard sh;
 	boar_error err;
 	int rc;
 	if (start_shard(&sh, 0, 1, 0, NULL, NULL)) {
@@ -261,7 +211,7 @@ static void test_auth_and_garbage(void)
 	uint8_t key[NET_KEY_LEN], bad[NET_KEY_LEN];
 	net_auth_key("correct horse battery staple", 28, key);
 	net_auth_key("incorrect horse battery staple", 30, bad);
-	struct shard_thread sh;
+	struct net_test_shard sh;
 	boar_error err;
 	int rc;
 	if (start_shard(&sh, 0, 1, SSP_INF, key, NULL)) {
@@ -344,7 +294,7 @@ static void test_checkpoint(void)
 		test_failures++;
 		return;
 	}
-	struct shard_thread sh;
+	struct net_test_shard sh;
 	boar_error err;
 	int rc;
 	start_shard(&sh, 0, 1, 0, NULL, dir);
@@ -374,41 +324,13 @@ static void test_checkpoint(void)
 		fprintf(stderr, "could not remove %s\n", dir);
 }
 
-/* Reads one whole frame from a blocking socket into m. */
-static int read_exactly(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = read(fd, p, n);
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-/* One frame, and not a byte of the next (WELCOME and READY may arrive in
- * one segment). */
-static int read_frame(int fd, struct wire_msg *m)
-{
-	uint8_t buf[4096];
-	struct wire_hdr h;
-	if (read_exactly(fd, buf, WIRE_HDR_LEN) ||
-	    wire_parse_header(buf, sizeof buf - WIRE_HDR_LEN, &h) ||
-	    read_exactly(fd, buf + WIRE_HDR_LEN, h.length))
-		return -1;
-	return wire_decode_frame(buf, WIRE_HDR_LEN + h.length,
-				 WIRE_MAX_PAYLOAD, m);
-}
-
 /* Frames cut at every byte, and two frames in one write, are reassembled. */
 static void test_fragmented(void)
 {
-	struct shard_thread sh;
+	struct net_test_shard sh;
 	boar_error err;
 	struct wire_out o;
 	struct wire_msg m = { 0 };
-	uint8_t nonce[WIRE_NONCE_LEN] = { 0 };
 	int fd;
 	if (start_shard(&sh, 0, 1, SSP_INF, NULL, NULL) ||
 	    net_connect("127.0.0.1", sh.port, &fd, &err)) {
@@ -416,21 +338,15 @@ static void test_fragmented(void)
 		return;
 	}
 	wire_out_init(&o);
-	wire_begin(&o, WIRE_HELLO, 0);
-	wire_put_u32(&o, 0);
-	wire_put_u32(&o, 1);
-	wire_put_u64(&o, DIM);
-	wire_put_u64(&o, 0);
-	wire_put_bytes(&o, nonce, sizeof nonce);
-	wire_end(&o);
+	net_test_put_hello(&o, DIM, 0);
 	for (size_t i = 0; i < o.len; i++) { /* one byte per segment */
 		CHECK(write(fd, o.buf + i, 1) == 1, "write");
 		if (i % 16 == 0)
 			sleep_ms(1);
 	}
-	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME,
+	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME,
 	      "welcome after a byte-by-byte HELLO");
-	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_READY,
+	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_READY,
 	      "ready after the welcome (no secret: joined at once)");
 
 	uint64_t k[3] = { 0, 17, 999 };
@@ -456,7 +372,7 @@ static void test_fragmented(void)
 	sleep_ms(20);
 	CHECK(write(fd, o.buf + cut2, o.len - cut2) == (ssize_t)(o.len - cut2),
 	      "write");
-	int rc = read_frame(fd, &m);
+	int rc = net_test_read_frame(fd, &m);
 	CHECK(rc == 0 && m.type == WIRE_PULL_REPLY && m.req == 5 &&
 		      m.n_vals == 3,
 	      "pull reply after a fragmented push (rc %d type %d)", rc, m.type);
@@ -470,7 +386,7 @@ static void test_fragmented(void)
 }
 
 struct sum_job {
-	struct shard_thread *sh;
+	struct net_test_shard *sh;
 	uint32_t rank, n;
 	int rc;
 	float *w;            /* rank 0: the gathered model */
@@ -516,7 +432,7 @@ static void *sum_thread(void *arg)
 static void test_lanes_sum(void)
 {
 	enum { W = 6 };
-	struct shard_thread sh;
+	struct net_test_shard sh;
 	shard_threads = 4;
 	int bad = start_shard(&sh, 0, 1, SSP_INF, NULL, NULL);
 	shard_threads = 1;
@@ -548,13 +464,8 @@ static void test_lanes_sum(void)
 
 int main(void)
 {
-	int fd;
-	boar_error err;
-	if (net_listen("127.0.0.1", 0, &fd, &err)) {
-		printf("skip: no loopback networking: %s\n", err.message);
-		return 77;
-	}
-	close(fd);
+	if (!net_test_loopback())
+		TEST_SKIP("no loopback networking");
 	test_ssp(0);
 	test_ssp(2);
 	test_dead_worker();

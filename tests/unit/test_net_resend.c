@@ -8,45 +8,12 @@
  * with a checkpoint directory (so durable) applies a push it already
  * holds (same seq, sent twice) once.
  */
-#include <netinet/in.h>
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
-#include <sys/eventfd.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
-#include "net/client.h"
-#include "net/loop.h"
-#include "net/server.h"
-#include "net/ssp.h"
+#include "net_testutil.h"
 #include "testutil.h"
 
 #define DIM 100
-
-static int read_exactly(int fd, uint8_t *p, size_t n)
-{
-	while (n) {
-		ssize_t k = read(fd, p, n);
-		if (k <= 0)
-			return -1;
-		p += k;
-		n -= (size_t)k;
-	}
-	return 0;
-}
-
-static int read_frame(int fd, struct wire_msg *m)
-{
-	uint8_t buf[4096];
-	struct wire_hdr h;
-	if (read_exactly(fd, buf, WIRE_HDR_LEN) ||
-	    wire_parse_header(buf, sizeof buf - WIRE_HDR_LEN, &h) ||
-	    read_exactly(fd, buf + WIRE_HDR_LEN, h.length))
-		return -1;
-	return wire_decode_frame(buf, WIRE_HDR_LEN + h.length, sizeof buf, m);
-}
 
 static void send_out(int fd, struct wire_out *o)
 {
@@ -61,7 +28,7 @@ static int greet(int fd, uint64_t seq)
 	struct wire_msg m = { 0 };
 	struct wire_out o;
 	wire_out_init(&o);
-	int rc = read_frame(fd, &m);
+	int rc = net_test_read_frame(fd, &m);
 	if (!rc && m.type == WIRE_HELLO) {
 		uint8_t zero[WIRE_NONCE_LEN] = { 0 };
 		wire_begin(&o, WIRE_WELCOME, 0);
@@ -102,7 +69,7 @@ static void *scripted_shard(void *arg)
 		goto out;
 	/* three pushes, seq 1..3 (a CLOCK may come first), then STATS */
 	for (uint64_t want = 1;;) {
-		if (read_frame(fd, &m))
+		if (net_test_read_frame(fd, &m))
 			goto out;
 		if (m.type == WIRE_STATS && want == 4)
 			break;
@@ -117,7 +84,7 @@ static void *scripted_shard(void *arg)
 	if (fd < 0 || greet(fd, 1))
 		goto out;
 	for (;;) {
-		if (read_frame(fd, &m))
+		if (net_test_read_frame(fd, &m))
 			break;
 		if (m.type == WIRE_STATS) {
 			struct wire_stats st = { 0 };
@@ -138,44 +105,14 @@ out:
 	return NULL;
 }
 
-static int listen_any(unsigned *port)
-{
-	int fd;
-	boar_error err;
-	if (net_listen("127.0.0.1", 0, &fd, &err))
-		return -1;
-	struct sockaddr_in a;
-	socklen_t al = sizeof a;
-	getsockname(fd, (struct sockaddr *)&a, &al);
-	*port = ntohs(a.sin_port);
-	return fd;
-}
-
-static struct ps_client *client_to(unsigned port, boar_error *err)
-{
-	char addr[64];
-	snprintf(addr, sizeof addr, "127.0.0.1:%u", port);
-	const char *addrs[1] = { addr };
-	struct ps_client_config c = {
-		.addrs = addrs,
-		.n_shards = 1,
-		.rank = 0,
-		.n_workers = 1,
-		.dim = DIM,
-		.reconnect_timeout = 5,
-	};
-	struct ps_client *cl = NULL;
-	return ps_client_connect(&c, &cl, err) ? NULL : cl;
-}
-
 static void test_resend(void)
 {
 	unsigned port;
-	struct script sc = { .lfd = listen_any(&port) };
+	struct script sc = { .lfd = net_test_listen(&port) };
 	pthread_t t;
 	pthread_create(&t, NULL, scripted_shard, &sc);
 	boar_error err;
-	struct ps_client *c = client_to(port, &err);
+	struct ps_client *c = net_test_client(port, 0, 1, DIM, NULL, 5, &err);
 	CHECK(c != NULL, "connect: %s", err.message);
 	if (!c) {
 		shutdown(sc.lfd, SHUT_RDWR);
@@ -213,13 +150,6 @@ static void test_resend(void)
 	      (unsigned long long)n.resent);
 }
 
-static void *serve(void *arg)
-{
-	boar_error err;
-	ps_server_run(arg, &err);
-	return NULL;
-}
-
 /* Sends one frame: PUSH seq 1 of key 3, value 1. */
 static void raw_push(int fd, struct wire_out *o)
 {
@@ -244,37 +174,25 @@ static void test_dedup(void)
 		CHECK(0, "mkdtemp");
 		return;
 	}
-	unsigned port;
-	int lfd = listen_any(&port);
-	int stop = eventfd(0, EFD_CLOEXEC);
-	struct ps_config pc = { .shard = 0, .n_shards = 1, .listen_fd = lfd,
-				.stop_fd = stop, .staleness = SSP_INF,
-				.checkpoint_dir = dir };
-	struct ps_server *s;
+	struct net_test_shard sh;
+	struct ps_config pc = { .shard = 0, .n_shards = 1,
+				.staleness = SSP_INF, .checkpoint_dir = dir };
 	boar_error err;
-	if (ps_server_create(&pc, &s, &err)) {
-		CHECK(0, "shard: %s", err.message);
+	if (net_test_shard_start(&sh, pc)) {
+		CHECK(0, "shard did not start");
 		return;
 	}
-	pthread_t t;
-	pthread_create(&t, NULL, serve, s);
 	int fd = -1;
 	struct wire_out o;
 	struct wire_msg m = { 0 };
 	wire_out_init(&o);
-	uint8_t nonce[WIRE_NONCE_LEN] = { 1 };
-	CHECK(net_connect("127.0.0.1", port, &fd, &err) == 0, "connect");
-	wire_begin(&o, WIRE_HELLO, 0);
-	wire_put_u32(&o, 0);
-	wire_put_u32(&o, 1);
-	wire_put_u64(&o, DIM);
-	wire_put_u64(&o, 0);
-	wire_put_bytes(&o, nonce, sizeof nonce);
-	wire_end(&o);
+	CHECK(net_connect("127.0.0.1", sh.port, &fd, &err) == 0, "connect");
+	net_test_put_hello(&o, DIM, 1);
 	send_out(fd, &o);
-	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME, "WELCOME");
-	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_READY && m.durable &&
-	      m.seq == 0, "READY: durable %d seq %llu", m.durable,
+	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME,
+	      "WELCOME");
+	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_READY &&
+	      m.durable && m.seq == 0, "READY: durable %d seq %llu", m.durable,
 	      (unsigned long long)m.seq);
 	raw_push(fd, &o);
 	raw_push(fd, &o); /* resent: the shard holds it already */
@@ -285,24 +203,18 @@ static void test_dedup(void)
 	wire_put_keys(&o, &k, 1);
 	wire_end(&o);
 	send_out(fd, &o);
-	CHECK(read_frame(fd, &m) == 0 && m.type == WIRE_PULL_REPLY &&
+	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_PULL_REPLY &&
 	      m.n_vals == 1 && m.vals[0] == 1.0f,
 	      "pulled %g after the same push twice (want 1)",
 	      m.n_vals ? m.vals[0] : -1.0);
 	close(fd);
 	struct wire_stats st;
-	ps_server_stats(s, &st);
+	ps_server_stats(sh.s, &st);
 	CHECK(st.pushes == 1, "the shard counted %llu pushes, want 1",
 	      (unsigned long long)st.pushes);
-	uint64_t one = 1;
-	if (write(stop, &one, sizeof one) != sizeof one)
-		perror("write");
-	pthread_join(t, NULL);
-	ps_server_free(s);
+	net_test_shard_stop(&sh);
 	wire_out_free(&o);
 	wire_msg_free(&m);
-	close(stop);
-	close(lfd);
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd))
@@ -311,13 +223,8 @@ static void test_dedup(void)
 
 int main(void)
 {
-	int fd;
-	boar_error err;
-	if (net_listen("127.0.0.1", 0, &fd, &err)) {
-		printf("skip: no loopback networking: %s\n", err.message);
-		return 77;
-	}
-	close(fd);
+	if (!net_test_loopback())
+		TEST_SKIP("no loopback networking");
 	test_resend();
 	test_dedup();
 	return TEST_RESULT();

@@ -1,0 +1,162 @@
+/* net_testutil.h - what the tests of net/ share (header only, as
+ * testutil.h): a real shard on its own thread behind a free loopback port,
+ * a client of one shard, and blocking frame I/O for scripted peers.
+ */
+#ifndef BOAR_NET_TESTUTIL_H
+#define BOAR_NET_TESTUTIL_H
+
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "net/client.h"
+#include "net/loop.h"
+#include "net/server.h"
+#include "net/ssp.h"
+
+/* A listening socket on a free loopback port. @return it, or -1. */
+static inline int net_test_listen(unsigned *port)
+{
+	int fd;
+	boar_error err;
+	if (net_listen("127.0.0.1", 0, &fd, &err))
+		return -1;
+	*port = net_bound_port(fd);
+	return fd;
+}
+
+/* Whether this machine lets a test listen on loopback (else: skip). */
+static inline int net_test_loopback(void)
+{
+	unsigned port;
+	int fd = net_test_listen(&port);
+	if (fd < 0)
+		return 0;
+	close(fd);
+	return 1;
+}
+
+/* Exactly n bytes from a blocking socket. @return 0, or -1 at its end. */
+static inline int net_test_read_exactly(int fd, uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t k = read(fd, p, n);
+		if (k <= 0)
+			return -1;
+		p += k;
+		n -= (size_t)k;
+	}
+	return 0;
+}
+
+/* One frame into m, and not a byte of the next (WELCOME and READY may
+ * arrive in one segment). @return 0 or -1. */
+static inline int net_test_read_frame(int fd, struct wire_msg *m)
+{
+	uint8_t buf[4096];
+	struct wire_hdr h;
+	if (net_test_read_exactly(fd, buf, WIRE_HDR_LEN) ||
+	    wire_parse_header(buf, sizeof buf - WIRE_HDR_LEN, &h) ||
+	    net_test_read_exactly(fd, buf + WIRE_HDR_LEN, h.length))
+		return -1;
+	return wire_decode_frame(buf, WIRE_HDR_LEN + h.length,
+				 WIRE_MAX_PAYLOAD, m);
+}
+
+/* A worker's HELLO into o (rank 0 of 1, keys [0, dim), clock 0), as a
+ * scripted peer sends it; the nonce's bytes are all `nonce`. */
+static inline void net_test_put_hello(struct wire_out *o, uint64_t dim,
+				      uint8_t nonce)
+{
+	uint8_t n[WIRE_NONCE_LEN];
+	memset(n, nonce, sizeof n);
+	wire_begin(o, WIRE_HELLO, 0);
+	wire_put_u32(o, 0);
+	wire_put_u32(o, 1);
+	wire_put_u64(o, dim);
+	wire_put_u64(o, 0);
+	wire_put_bytes(o, n, sizeof n);
+	wire_end(o);
+}
+
+/* A shard serving on its own thread. */
+struct net_test_shard {
+	pthread_t t;
+	struct ps_server *s;
+	int listen_fd, stop_fd;
+	unsigned port;
+	int rc;         /* what ps_server_run returned */
+	boar_error err; /* and why */
+};
+
+static inline void *net_test_serve(void *arg)
+{
+	struct net_test_shard *sh = arg;
+	sh->rc = ps_server_run(sh->s, &sh->err);
+	if (sh->rc)
+		fprintf(stderr, "shard: %s\n", sh->err.message);
+	return NULL;
+}
+
+/* Starts a shard of config c on a free loopback port (c's listen_fd and
+ * stop_fd are made here). @return 0, or -1 (said on stderr). */
+static inline int net_test_shard_start(struct net_test_shard *sh,
+				       struct ps_config c)
+{
+	boar_error err;
+	memset(sh, 0, sizeof *sh);
+	c.listen_fd = sh->listen_fd = net_test_listen(&sh->port);
+	c.stop_fd = sh->stop_fd = eventfd(0, EFD_CLOEXEC);
+	if (c.listen_fd < 0 || sh->stop_fd < 0) {
+		fprintf(stderr, "shard: no loopback listener\n");
+		return -1;
+	}
+	if (ps_server_create(&c, &sh->s, &err)) {
+		fprintf(stderr, "shard: %s\n", err.message);
+		return -1;
+	}
+	pthread_create(&sh->t, NULL, net_test_serve, sh);
+	return 0;
+}
+
+/* Stops the shard and frees it. @return what its run returned. */
+static inline int net_test_shard_stop(struct net_test_shard *sh)
+{
+	uint64_t one = 1;
+	if (write(sh->stop_fd, &one, sizeof one) != sizeof one)
+		perror("write");
+	pthread_join(sh->t, NULL);
+	ps_server_free(sh->s);
+	close(sh->stop_fd);
+	close(sh->listen_fd);
+	return sh->rc;
+}
+
+/* A client of the one shard at port, as worker rank of n_workers over
+ * keys [0, dim), with secret key (or NULL). @return it, or NULL (*err). */
+static inline struct ps_client *net_test_client(unsigned port, uint32_t rank,
+						uint32_t n_workers, uint64_t dim,
+						const uint8_t *key,
+						double reconnect_timeout,
+						boar_error *err)
+{
+	char a[64];
+	snprintf(a, sizeof a, "127.0.0.1:%u", port);
+	const char *addrs[1] = { a };
+	struct ps_client_config c = {
+		.addrs = addrs,
+		.n_shards = 1,
+		.rank = rank,
+		.n_workers = n_workers,
+		.dim = dim,
+		.key = key,
+		.reconnect_timeout = reconnect_timeout,
+	};
+	struct ps_client *cl = NULL;
+	return ps_client_connect(&c, &cl, err) ? NULL : cl;
+}
+
+#endif
