@@ -18,20 +18,52 @@
 #include "math/step.h"
 #include "model/model.h"
 
+/* Marks the training rows (e->order's first e->n) in a bitmap, or NULL
+ * when every row trains: the scans below then read rows in storage order,
+ * the order that streams, whatever the epoch order is. */
+static uint64_t *training_rows(const struct boar_engine *e, int *err)
+{
+	uint64_t rows = e->d->n_rows;
+	*err = 0;
+	if (e->n == rows)
+		return NULL;
+	uint64_t *bits = calloc(rows / 64 + 1, sizeof *bits);
+	if (!bits) {
+		*err = BOAR_ENOMEM;
+		return NULL;
+	}
+	for (uint64_t i = 0; i < e->n; i++)
+		bits[e->order[i] / 64] |= 1ull << (e->order[i] % 64);
+	return bits;
+}
+
+#define TRAINS(bits, r) (!(bits) || ((bits)[(r) / 64] >> ((r) % 64) & 1))
+
+/* Rows per block of the sum of squares: fixed, so the blocks' partial
+ * sums, added in block order, are the same at any thread count. */
+#define NORM_BLOCK_ROWS 4096
+
 int boar_engine_norm_setup(struct boar_engine *e)
 {
 	const struct boar_dataset *d = e->d;
-	uint64_t dim = e->m->dim;
+	uint64_t dim = e->m->dim, rows = d->n_rows;
+	int err;
+	uint64_t *bits = training_rows(e, &err);
+	if (err)
+		return err;
+	uint64_t blocks = rows / NORM_BLOCK_ROWS + 1;
 	float *s = calloc(dim + 1, sizeof *s);
 	uint32_t *count = calloc(dim + 1, sizeof *count);
-	if (!s || !count) {
-		free(s), free(count);
+	double *part = calloc(blocks, sizeof *part);
+	if (!s || !count || !part) {
+		free(s), free(count), free(part), free(bits);
 		return BOAR_ENOMEM;
 	}
-	/* The training rows only (a holdout's values stay unseen), on one
-	 * thread: the scales and the factor are the same at any count. */
-	for (uint64_t i = 0; i < e->n; i++) {
-		uint32_t r = e->order[i];
+	/* The training rows only (a holdout's values stay unseen), in storage
+	 * order on one thread: the scales are the same at any count. */
+	for (uint64_t r = 0; r < rows; r++) {
+		if (!TRAINS(bits, r))
+			continue;
 		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++)
 			if (d->idx[k] < dim && d->val[k] != 0.0f) {
 				s[d->idx[k]] += fabsf(d->val[k]);
@@ -42,16 +74,26 @@ int boar_engine_norm_setup(struct boar_engine *e)
 		s[j] = boar_norm_scale(count[j] ? s[j] / count[j] : 0.0f);
 	s[dim] = 1.0f;
 	free(count);
-	double sum_sq = 0;
-	for (uint64_t i = 0; i < e->n; i++) {
-		uint32_t r = e->order[i];
-		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
-			if (d->idx[k] >= dim)
+#pragma omp parallel for num_threads(e->threads) schedule(dynamic, 16)
+	for (uint64_t b = 0; b < blocks; b++) {
+		uint64_t end = (b + 1) * NORM_BLOCK_ROWS < rows ? (b + 1) * NORM_BLOCK_ROWS : rows;
+		double sum_sq = 0;
+		for (uint64_t r = b * NORM_BLOCK_ROWS; r < end; r++) {
+			if (!TRAINS(bits, r))
 				continue;
-			double z = d->val[k] / s[d->idx[k]];
-			sum_sq += z * z;
+			for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+				if (d->idx[k] >= dim)
+					continue;
+				double z = d->val[k] / s[d->idx[k]];
+				sum_sq += z * z;
+			}
 		}
+		part[b] = sum_sq;
 	}
+	double sum_sq = 0;
+	for (uint64_t b = 0; b < blocks; b++)
+		sum_sq += part[b];
+	free(part), free(bits);
 	e->norm_scale = s;
 	e->norm_factor = boar_norm_step_factor((double)e->n, sum_sq);
 	return 0;
