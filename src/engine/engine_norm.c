@@ -11,6 +11,7 @@
  * sweeps (evaluated, kept as the best epoch, pulled and pushed by a
  * cluster worker) is the plain one.
  */
+#include <omp.h>
 #include <stdlib.h>
 
 #include "data/dataset.h"
@@ -60,15 +61,27 @@ int boar_engine_norm_setup(struct boar_engine *e)
 		return BOAR_ENOMEM;
 	}
 	/* The training rows only (a holdout's values stay unseen), in storage
-	 * order on one thread: the scales are the same at any count. */
-	for (uint64_t r = 0; r < rows; r++) {
-		if (!TRAINS(bits, r))
-			continue;
-		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++)
-			if (d->idx[k] < dim && d->val[k] != 0.0f) {
-				s[d->idx[k]] += fabsf(d->val[k]);
-				count[d->idx[k]]++;
+	 * order. Thread t owns the features in [lo, hi) and reads every row:
+	 * each feature's sum is added up in the same order as on one thread,
+	 * so the scales are the same at any count, and the scan (which reads
+	 * the ids once per thread, streaming) runs on all threads. */
+	int threads = e->threads > 0 ? e->threads : 1;
+#pragma omp parallel num_threads(threads)
+	{
+		int t = omp_get_thread_num(), nt = omp_get_num_threads();
+		uint64_t lo = dim * (uint64_t)t / (uint64_t)nt;
+		uint64_t hi = dim * (uint64_t)(t + 1) / (uint64_t)nt;
+		for (uint64_t r = 0; r < rows; r++) {
+			if (!TRAINS(bits, r))
+				continue;
+			for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+				uint64_t j = d->idx[k];
+				if (j >= lo && j < hi && d->val[k] != 0.0f) {
+					s[j] += fabsf(d->val[k]);
+					count[j]++;
+				}
 			}
+		}
 	}
 	for (uint64_t j = 0; j < dim; j++)
 		s[j] = boar_norm_scale(count[j] ? s[j] / count[j] : 0.0f);
