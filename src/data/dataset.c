@@ -208,3 +208,19 @@ int boar_dataset_from_ratings(uint64_t n, const uint32_t *users,
 	*out = d;
 	return 0;
 }
+
+void boar_dataset_adopt_rows(struct boar_dataset *d, uint64_t *row_ptr,
+			     uint32_t *idx, float *val, float *label,
+			     float *weight)
+{
+	d->row_ptr = row_ptr;
+	d->idx = idx;
+	d->val = val;
+	d->label = label;
+	d->weight = weight;
+	d->owned[0] = row_ptr;
+	d->owned[1] = idx;
+	d->owned[2] = val;
+	d->owned[3] = label;
+	d->owned[5] = weight; /* owned[5] is the weights' slot */
+}

@@ -65,6 +65,11 @@ static inline float boar_label_sign(float y)
 
 /* Allocates an empty dataset of the given task (all arrays NULL). */
 struct boar_dataset *boar_dataset_alloc(int task);
+/* A linear dataset takes its rows' arrays (row_ptr, idx, val, label and
+ * weight or NULL) and owns them: set as its fields and in owned[]. */
+void boar_dataset_adopt_rows(struct boar_dataset *d, uint64_t *row_ptr,
+			     uint32_t *idx, float *val, float *label,
+			     float *weight);
 
 /* Scans labels (and values) once to fill label_kind and all_ones. */
 void boar_dataset_classify(struct boar_dataset *d);

@@ -393,14 +393,7 @@ static void finish(struct lsvm_piece *pc, size_t n, int threads,
 		o->label = shrink(o->label, d->n_rows * 4);
 		o->row_ptr = shrink(o->row_ptr, (d->n_rows + 1) * 8);
 	}
-	d->row_ptr = o->row_ptr;
-	d->idx = o->idx;
-	d->val = o->val;
-	d->label = o->label;
-	d->owned[0] = o->row_ptr;
-	d->owned[1] = o->idx;
-	d->owned[2] = o->val;
-	d->owned[3] = o->label;
+	boar_dataset_adopt_rows(d, o->row_ptr, o->idx, o->val, o->label, NULL);
 }
 
 static void free_pieces(struct lsvm_piece *pc, size_t n)

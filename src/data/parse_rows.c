@@ -257,16 +257,8 @@ void row_out_finish(struct row_piece *pc, size_t n, int threads,
 	d->dim = 1ULL << hash_bits;
 	d->hash_bits = hash_bits;
 	d->slot_ids = 1; /* named features, hashed here: ids are slots */
-	d->row_ptr = o->row_ptr;
-	d->idx = o->idx;
-	d->val = o->val;
-	d->label = o->label;
-	d->weight = o->weight;
-	d->owned[0] = o->row_ptr;
-	d->owned[1] = o->idx;
-	d->owned[2] = o->val;
-	d->owned[3] = o->label;
-	d->owned[WEIGHT_SLOT] = o->weight;
+	boar_dataset_adopt_rows(d, o->row_ptr, o->idx, o->val, o->label,
+				o->weight);
 }
 
 int row_pieces_error(const struct row_piece *pc, size_t n, const char *path,
