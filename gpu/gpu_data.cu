@@ -4,6 +4,7 @@
  * the driver refuses (gpu_engine.cu's top comment tells the scheme).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -222,6 +223,34 @@ fail:
 	return rc;
 }
 
+/* A device copy of `bytes` of host memory (at least one element allocated,
+ * so an empty array still has an address); on failure err names the step
+ * and the array. */
+static int to_device(void **dev, const void *host, size_t bytes, size_t elem,
+		     const char *name, boar_error *err)
+{
+	char what[64];
+	cudaError_t e = cudaMalloc(dev, bytes ? bytes : elem);
+	if (e != cudaSuccess) {
+		snprintf(what, sizeof what, "cudaMalloc(%s)", name);
+		return gpu_fail(err, e, what);
+	}
+	e = cudaMemcpy(*dev, host, bytes, cudaMemcpyHostToDevice);
+	if (e != cudaSuccess) {
+		snprintf(what, sizeof what, "cudaMemcpy(%s)", name);
+		return gpu_fail(err, e, what);
+	}
+	return 0;
+}
+
+#define TO_DEVICE(dev, host, n, name)                                     \
+	do {                                                              \
+		if ((rc = to_device((void **)&(dev), (host),              \
+				    (n) * sizeof *(host), sizeof *(host), \
+				    (name), err)))                        \
+			goto fail;                                        \
+	} while (0)
+
 /* Device copy of the whole training set, kept for the run. */
 int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err)
 {
@@ -231,39 +260,14 @@ int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err)
 	size_t rows = d->n_rows;
 	CK(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
 	   "cudaStreamCreate");
-	CK(cudaMalloc(&sl->label, (rows ? rows : 1) * sizeof(float)),
-	   "cudaMalloc(labels)");
-	CK(cudaMemcpy(sl->label, d->label, rows * sizeof(float),
-		      cudaMemcpyHostToDevice),
-	   "cudaMemcpy(labels)");
+	TO_DEVICE(sl->label, d->label, rows, "labels");
 	if (c->task == BOAR_TASK_MF) {
-		CK(cudaMalloc(&sl->user, (rows ? rows : 1) * sizeof(uint32_t)),
-		   "cudaMalloc(users)");
-		CK(cudaMalloc(&sl->item, (rows ? rows : 1) * sizeof(uint32_t)),
-		   "cudaMalloc(items)");
-		CK(cudaMemcpy(sl->user, d->user, rows * sizeof(uint32_t),
-			      cudaMemcpyHostToDevice),
-		   "cudaMemcpy(users)");
-		CK(cudaMemcpy(sl->item, d->item, rows * sizeof(uint32_t),
-			      cudaMemcpyHostToDevice),
-		   "cudaMemcpy(items)");
+		TO_DEVICE(sl->user, d->user, rows, "users");
+		TO_DEVICE(sl->item, d->item, rows, "items");
 	} else {
-		size_t nnz = d->nnz;
-		CK(cudaMalloc(&sl->row_ptr, (rows + 1) * sizeof(uint64_t)),
-		   "cudaMalloc(row_ptr)");
-		CK(cudaMalloc(&sl->idx, (nnz ? nnz : 1) * sizeof(uint32_t)),
-		   "cudaMalloc(idx)");
-		CK(cudaMalloc(&sl->val, (nnz ? nnz : 1) * sizeof(float)),
-		   "cudaMalloc(val)");
-		CK(cudaMemcpy(sl->row_ptr, d->row_ptr, (rows + 1) * sizeof(uint64_t),
-			      cudaMemcpyHostToDevice),
-		   "cudaMemcpy(row_ptr)");
-		CK(cudaMemcpy(sl->idx, d->idx, nnz * sizeof(uint32_t),
-			      cudaMemcpyHostToDevice),
-		   "cudaMemcpy(idx)");
-		CK(cudaMemcpy(sl->val, d->val, nnz * sizeof(float),
-			      cudaMemcpyHostToDevice),
-		   "cudaMemcpy(val)");
+		TO_DEVICE(sl->row_ptr, d->row_ptr, rows + 1, "row_ptr");
+		TO_DEVICE(sl->idx, d->idx, d->nnz, "idx");
+		TO_DEVICE(sl->val, d->val, d->nnz, "val");
 	}
 fail:
 	return rc;
