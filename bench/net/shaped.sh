@@ -18,8 +18,8 @@
 # worker over that namespace's loopback, as on a real host.
 #
 # Layout: M shards (one per machine, LANES lanes each, the same shards in
-# every run) and W workers (machines 0..W-1, THREADS training threads each,
-# --read-part, staleness STALENESS, SYNC rows per clock), 2 MTU 9000 by default.
+# every run of a part) and W workers (machines 0..W-1, THREADS training
+# threads each, --read-part, staleness STALENESS, SYNC rows per clock).
 # Time to target, as in scale16.sh: a run of EPOCHS epochs gives the first
 # epoch R whose test loss (worker 0's, after the epoch) is at or below the
 # target; the time is the median of REPEAT runs of exactly R epochs, from
@@ -28,21 +28,26 @@
 # final test loss on it: one process, all CORES threads, no network,
 # EPOCHS epochs (its time to target is measured the same way).
 #
-# Parts (PARTS, default "strong weak stale"), at each rate of RATES:
-#   strong  W in STRONG (1 2 4) workers, the same ROWS rows
-#   weak    W in WEAK (4) workers on W x ROWS rows (the 1-worker run of
-#           strong is the 1x); its target is the single node's on W x ROWS
-#   stale   4 workers (or M), staleness in SWEEP (0 1 3 inf), STALE_SYNC
-#           rows per clock (more clocks, so the bound matters), the last
-#           worker a straggler: its THREADS threads on one core; plus
-#           one run without the straggler at STALENESS (REPEAT_STALE runs)
-#           only at the first rate of RATES unless STALE_RATES is set
+# Parts (PARTS, default "strong weak stale strong1"), at each rate of RATES:
+#   strong   W in STRONG (1 2 4) workers on M (4) machines, the ROWS rows
+#   weak     W in WEAK (4) workers on W x ROWS rows, to the single node's
+#            loss on those rows ("weak"), and for the epochs the 1-worker
+#            strong run needed on ROWS rows ("weak_epochs": the same work
+#            per worker; compare with that run's time)
+#   stale    4 workers, staleness in SWEEP (0 1 3 inf), STALE_SYNC rows per
+#            clock (more clocks, so the bound matters), the last worker a
+#            straggler (its THREADS threads on one core); plus one run
+#            without the straggler at STALENESS; REPEAT_STALE runs to the
+#            target; only at the first of RATES unless STALE_RATES is set
+#   strong1  W in STRONG1 (1 2 4 8) one-thread workers on M1 (CORES/2, at
+#            most 8) machines of 2 cores (1 shard lane + 1 worker thread)
 #
 # Data: `boar gen` (FEATURES features, NNZ non-zeros, power-law ids), a
 # 100k-row test set after the largest training set; DATA=DIR reuses one.
-# Knobs: CORES (nproc) M (4) LANES (1) THREADS (CORES/M - LANES, at least
-# 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
+# Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
+# least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
 # EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s).
+# The CSV goes to bench/net/shaped_report.py for tables and plots.
 set -u
 B=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 O=$2
@@ -50,11 +55,13 @@ here=$(cd "$(dirname "$0")" && pwd)
 mkdir -p "$O"
 O=$(cd "$O" && pwd)
 CORES=${CORES:-$(nproc)}
-M=${M:-4}
+M0=${M:-4}
+M1=${M1:-$((CORES / 2 > 8 ? 8 : CORES / 2))}
+NM=$((M0 > M1 ? M0 : M1))
+M=$M0
 LANES=${LANES:-1}
-K=$((CORES / M))
-[ "$K" -ge 1 ] || { echo "shaped.sh: $CORES cores for $M machines" >&2; exit 2; }
-THREADS=${THREADS:-$((K - LANES > 0 ? K - LANES : 1))}
+THREADS0=${THREADS:-}
+[ "$((CORES / NM))" -ge 1 ] || { echo "shaped.sh: $CORES cores for $NM machines" >&2; exit 2; }
 RATES=${RATES:-"10gbit 25gbit"}
 DELAY=${DELAY:-25us}
 MTU=${MTU:-9000}
@@ -66,7 +73,8 @@ EPOCHS=${EPOCHS:-5}
 REPEAT=${REPEAT:-3}
 SYNC=${SYNC:-100000}
 STALENESS=${STALENESS:-3}
-PARTS=${PARTS:-"strong weak stale"}
+PARTS=${PARTS:-"strong weak stale strong1"}
+STRONG1=${STRONG1:-"1 2 4 8"}
 STRONG=${STRONG:-"1 2 4"}
 WEAK=${WEAK:-4}
 SWEEP=${SWEEP:-"0 1 3 inf"}
@@ -86,12 +94,12 @@ NETEM=0
 cleanup() {
 	# whatever still runs in a machine (runs are in subshells: ask the
 	# namespace, not a list of ids)
-	for i in $(seq 0 $((M - 1))); do
+	for i in $(seq 0 $((NM - 1))); do
 		for p in $(ip netns pids "$NS-m$i" 2>/dev/null); do
 			kill "$p" 2>/dev/null
 		done
 	done
-	for i in $(seq 0 $((M - 1))); do
+	for i in $(seq 0 $((NM - 1))); do
 		ip netns del "$NS-m$i" 2>/dev/null
 	done
 	ip netns del "$NS-sw" 2>/dev/null
@@ -107,7 +115,7 @@ net_up() {
 	ip netns add "$NS-sw" || return 1
 	ip -n "$NS-sw" link add br0 type bridge || return 1
 	ip -n "$NS-sw" link set br0 up
-	for i in $(seq 0 $((M - 1))); do
+	for i in $(seq 0 $((NM - 1))); do
 		ip netns add "$NS-m$i" &&
 		ip link add name eth0 netns "$NS-m$i" mtu "$MTU" type veth \
 			peer name "p$i" netns "$NS-sw" mtu "$MTU" &&
@@ -152,7 +160,7 @@ shape_dev() {
 }
 
 shape() { # RATE: every link, both directions
-	for i in $(seq 0 $((M - 1))); do
+	for i in $(seq 0 $((NM - 1))); do
 		shape_dev "$NS-m$i" eth0 "$1" && shape_dev "$NS-sw" "p$i" "$1" ||
 			return 1
 	done
@@ -160,7 +168,7 @@ shape() { # RATE: every link, both directions
 
 # tc_stats TAG: each link's tbf counters (bytes, overlimits) into the log
 tc_stats() {
-	for i in $(seq 0 $((M - 1))); do
+	for i in $(seq 0 $((NM - 1))); do
 		echo "== $1 m$i eth0"
 		tc -s -n "$NS-m$i" qdisc show dev eth0
 		echo "== $1 sw p$i"
@@ -272,52 +280,105 @@ target() {
 		"$CORES" "$wall" "$tgt" "$tgt" "$r" "$tgt_s"
 }
 
+# loss_at EPOCH JSON: the test loss after EPOCH
+loss_at() {
+	awk -v e="$1" "$FIELD"'/"epoch"/ { if (field("epoch") == e)
+		printf "%.4f\n", field("test_loss") }' "$2"
+}
+
+# machines N: the layout of the parts that follow: N machines of CORES/N
+# cores, THREADS0 (or the cores left after the lanes, at least 1) worker
+# threads each
+machines() {
+	M=$1
+	K=$((CORES / M))
+	THREADS=${THREADS0:-$((K - LANES > 0 ? K - LANES : 1))}
+}
+
+# one row of the CSV: PART RATE ROWS WORKERS SYNC STALE STRAGGLE, then the
+# layout's columns
+row() {
+	echo "$1,$2,$3,$4,$THREADS,$5,$6,$7,$(shift 7; layout "$@")"
+}
+
+# strong_part TAG RATE LIST: W in LIST workers on the ROWS rows; sets r1,
+# the epochs the one-worker run needed
+strong_part() {
+	for w in $3; do
+		[ "$w" -le "$M" ] || continue
+		line=$(row "$1" "$2" "$ROWS" "$w" "$SYNC" "$STALENESS" 0 \
+			"$1-$2-w$w" "$tgt1" "$REPEAT" "$w" "$f1" "$SYNC" "$STALENESS" 0)
+		echo "$line"
+		[ "$w" = 1 ] && r1=$(echo "$line" | cut -d, -f12)
+	done
+}
+
+# weak_part RATE: W in WEAK workers on W x ROWS rows, to the single node's
+# loss on those rows ("weak"), and for the epochs one worker needed on ROWS
+# rows ("weak_epochs": the same work per worker; its losses are the
+# cluster's and the single node's after those epochs)
+weak_part() {
+	for w in $WEAK; do
+		[ "$w" -le "$M" ] || continue
+		n=$((ROWS * w))
+		eval "t=\$tgt_$n"
+		f=$(train $n)
+		row weak "$1" "$n" "$w" "$SYNC" "$STALENESS" 0 \
+			"weak-$1-w$w" "$t" "$REPEAT" "$w" "$f" "$SYNC" "$STALENESS" 0
+		e=${r1:--}
+		[ "$e" = - ] && e=$EPOCHS
+		secs=$(median cluster "$w" "$f" "$SYNC" "$STALENESS" 0 "$e" \
+			"$O/weak-$1-w$w-e$e.json")
+		echo "weak_epochs,$1,$n,$w,$THREADS,$SYNC,$STALENESS,0,-,$(loss_at "$e" \
+			"$O/weak-$1-w$w.json"),$(loss_at "$e" "$O/single-$n.json"),$e,$secs,,,,,,,"
+	done
+}
+
+# stale_part RATE: 4 workers (at most M), STALE_SYNC rows per clock, evenly
+# fast at STALENESS, then the last one a straggler at each s of SWEEP
+stale_part() {
+	w=$((M < 4 ? M : 4))
+	row stale "$1" "$ROWS" "$w" "$STALE_SYNC" "$STALENESS" 0 "stale-$1-even" \
+		"$tgt1" "$REPEAT_STALE" "$w" "$f1" "$STALE_SYNC" "$STALENESS" 0
+	for s in $SWEEP; do
+		row stale "$1" "$ROWS" "$w" "$STALE_SYNC" "$s" 1 "stale-$1-s$s" \
+			"$tgt1" "$REPEAT_STALE" "$w" "$f1" "$STALE_SYNC" "$s" 1
+	done
+}
+
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
 net_up || { echo "shaped.sh: cannot build the namespaces and veth links" >&2; exit 77; }
 shape "${RATES%% *}" || { echo "shaped.sh: tc cannot shape veth with tbf" >&2; exit 77; }
-echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel, no added latency"); MTU $MTU" >&2
+machines "$M"
+echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; strong1: $M1 machines x $((CORES / M1)) cores; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel, no added latency"); MTU $MTU" >&2
 echo "part,rate,rows,workers,threads,sync_every,staleness,straggler,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
 
 f1=$(train "$ROWS")
 target "$f1" "$ROWS"
 tgt1=$tgt
-eval "tgt_$ROWS=\$tgt"
-for w in $WEAK; do
-	case " $PARTS " in *" weak "*)
+if has weak; then
+	for w in $WEAK; do
 		target "$(train $((ROWS * w)))" $((ROWS * w))
-		eval "tgt_$((ROWS * w))=\$tgt" ;;
-	esac
-done
+		eval "tgt_$((ROWS * w))=\$tgt"
+	done
+fi
 
 for rate in $RATES; do
 	shape "$rate" || exit 1
-	case " $PARTS " in *" strong "*)
-		for w in $STRONG; do
-			[ "$w" -le "$M" ] || continue
-			echo "strong,$rate,$ROWS,$w,$THREADS,$SYNC,$STALENESS,0,$(layout "strong-$rate-w$w" \
-				"$tgt1" "$REPEAT" "$w" "$f1" "$SYNC" "$STALENESS" 0)"
-		done ;;
-	esac
-	case " $PARTS " in *" weak "*)
-		for w in $WEAK; do
-			[ "$w" -le "$M" ] || continue
-			n=$((ROWS * w))
-			eval "t=\$tgt_$n"
-			echo "weak,$rate,$n,$w,$THREADS,$SYNC,$STALENESS,0,$(layout "weak-$rate-w$w" \
-				"$t" "$REPEAT" "$w" "$(train $n)" "$SYNC" "$STALENESS" 0)"
-		done ;;
-	esac
-	case " $PARTS " in *" stale "*)
-		case " $STALE_RATES " in *" $rate "*)
-			w=$((M < 4 ? M : 4))
-			echo "stale,$rate,$ROWS,$w,$THREADS,$STALE_SYNC,$STALENESS,0,$(layout \
-				"stale-$rate-even" "$tgt1" "$REPEAT_STALE" "$w" "$f1" \
-				"$STALE_SYNC" "$STALENESS" 0)"
-			for s in $SWEEP; do
-				echo "stale,$rate,$ROWS,$w,$THREADS,$STALE_SYNC,$s,1,$(layout \
-					"stale-$rate-s$s" "$tgt1" "$REPEAT_STALE" "$w" "$f1" \
-					"$STALE_SYNC" "$s" 1)"
-			done ;;
-		esac ;;
-	esac
+	machines "$M0"
+	r1=""
+	has strong && strong_part strong "$rate" "$STRONG"
+	has weak && weak_part "$rate"
+	if has stale; then
+		case " $STALE_RATES " in *" $rate "*) stale_part "$rate" ;; esac
+	fi
+	if has strong1 && [ "$M1" -gt 0 ]; then
+		t0s=$THREADS0
+		THREADS0=1
+		machines "$M1"
+		strong_part strong1 "$rate" "$STRONG1"
+		THREADS0=$t0s
+	fi
 	tc_stats "$rate"
 done
