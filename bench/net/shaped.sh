@@ -46,7 +46,8 @@
 # 100k-row test set after the largest training set; DATA=DIR reuses one.
 # Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
 # least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
-# EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s).
+# EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s)
+# WORKER_OPTS (more options for every worker, e.g. --f16).
 # The CSV goes to bench/net/shaped_report.py for tables and plots.
 set -u
 B=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -232,7 +233,7 @@ cluster() {
 	for r in $(seq $((W - 1)) -1 0); do
 		set -- --ps "$ps" --worker "$r/$W" --read-part --threads "$THREADS" \
 			--epochs "$E" --sync-every "$Y" --features "$FEATURES" \
-			--secret-file "$O/secret" -q
+			--secret-file "$O/secret" -q ${WORKER_OPTS:-}
 		[ "$r" = 0 ] && set -- "$@" --shutdown-servers --json --test "$D/test.svm"
 		c=$(cores "$r")
 		[ "$G" = 1 ] && [ "$r" = $((W - 1)) ] && [ "$W" -gt 1 ] && c=$((r * K))
