@@ -653,7 +653,8 @@ static int global_model(struct cluster *c, const boar_dataset *train,
 }
 
 /* The map of the features train and test use, and the views of both
- * renumbered into it; *fm_used 0 (no views) where every feature is used.
+ * renumbered into it; *fm_used 0 (no views) where nearly every feature is
+ * used.
  * (Only linear models train in a cluster.) */
 static int make_views(const boar_dataset *train, const boar_dataset *test,
 		      int threads, struct feature_map *fm,
@@ -667,7 +668,11 @@ static int make_views(const boar_dataset *train, const boar_dataset *test,
 	int rc = feature_map_build(fm, train->dim, ds, 2, threads, err);
 	if (rc)
 		return rc;
-	if (fm->n == train->dim) {
+	/* The views cost a copy of the ids (4 bytes per non-zero); the
+	 * engine saves at least 16 bytes (weight, AdaGrad sum, ...) per
+	 * feature unused: renumber only where that saves more. */
+	uint64_t ids = train->nnz + (test ? test->nnz : 0);
+	if ((train->dim - fm->n) * 16 <= ids * 4) {
 		feature_map_free(fm);
 		return 0;
 	}
