@@ -362,6 +362,17 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 	return 0;
 }
 
+static void say_sharded(const struct train_args *a, const boar_dataset *train,
+			uint32_t n_shards)
+{
+	fprintf(stderr,
+		"the model (%llu features) is too large to gather: it stays "
+		"in the %u shards, which keep running; predict with boar "
+		"predict --ps ADDRESSES%s%s\n",
+		(unsigned long long)boar_dataset_features(train), n_shards,
+		a->model_out ? " -m " : "", a->model_out ? a->model_out : "");
+}
+
 /* What a worker did, when it is done: lines on stderr (unless --quiet),
  * and rank 0's object on stdout with --json. */
 static void say_worker(const struct cluster_args *c, const struct train_args *a,
@@ -375,12 +386,10 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		if (rep->shard[i].max_staleness > max_st)
 			max_st = rep->shard[i].max_staleness;
 	boar_metrics m = { 0 };
-	/* a model kept in the shards: the last epoch's evaluation (its
-	 * test rows' weights pulled), the head alone has none */
+	/* kept in the shards: the last epoch's metrics (the head has none) */
 	int have_m = c->rank == 0 && test && !rep->model_sharded &&
 		     !boar_evaluate(model, test, &m, a->opt.threads, NULL);
-	int have_last = c->rank == 0 && rep->model_sharded &&
-			r->last.has_test;
+	int have_last = c->rank == 0 && rep->model_sharded && r->last.has_test;
 	/* Bytes per update: push traffic over the key updates the worker
 	 * computed (the filter makes the two key counts differ). */
 	double bpk = rep->net.keys_offered
@@ -433,14 +442,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		if (have_m)
 			progress_summary(stderr, a->test_path, model, &m);
 		if (c->rank == 0 && rep->model_sharded)
-			fprintf(stderr,
-				"the model (%llu features) is too large to "
-				"gather: it stays in the %u shards, which "
-				"keep running; predict with boar predict "
-				"--ps ADDRESSES%s%s\n",
-				(unsigned long long)boar_dataset_features(train),
-				n_shards, a->model_out ? " -m " : "",
-				a->model_out ? a->model_out : "");
+			say_sharded(a, train, n_shards);
 		if (c->rank == 0 && a->model_out)
 			fprintf(stderr, "model saved to %s\n", a->model_out);
 	}

@@ -58,6 +58,29 @@ void cmd_eval_help(FILE *out)
 	cli_print_options(out, eval_opts, default_of);
 }
 
+/* The metrics on stdout: one JSON object, or the summary lines. */
+static void say_metrics(int json, const char *data_path, const boar_model *m,
+			const boar_metrics *mt)
+{
+	if (json) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_uint(&j, "rows", mt->rows);
+		json_num(&j, "test_loss", mt->loss);
+		if (mt->binary || boar_model_classes(m, NULL)) {
+			json_num(&j, "test_accuracy", mt->accuracy);
+			json_num(&j, "test_auc", mt->auc);
+		} else {
+			json_num(&j, "test_rmse", mt->rmse);
+			json_num(&j, "test_mae", mt->mae);
+			json_num(&j, "test_below", mt->below);
+		}
+		json_end(&j);
+	} else {
+		progress_summary(stdout, data_path, m, mt);
+	}
+}
+
 int cmd_eval(int argc, char **argv)
 {
 	struct cli_parser p;
@@ -146,23 +169,7 @@ int cmd_eval(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	if (json) {
-		struct json_obj j;
-		json_begin(&j, stdout);
-		json_uint(&j, "rows", mt.rows);
-		json_num(&j, "test_loss", mt.loss);
-		if (mt.binary || boar_model_classes(m, NULL)) {
-			json_num(&j, "test_accuracy", mt.accuracy);
-			json_num(&j, "test_auc", mt.auc);
-		} else {
-			json_num(&j, "test_rmse", mt.rmse);
-			json_num(&j, "test_mae", mt.mae);
-			json_num(&j, "test_below", mt.below);
-		}
-		json_end(&j);
-	} else {
-		progress_summary(stdout, data_path, m, &mt);
-	}
+	say_metrics(json, data_path, m, &mt);
 	status = fflush(stdout) ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
 out:
 	ps_rows_free(&rows);
