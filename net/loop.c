@@ -520,13 +520,8 @@ static void handle_send(struct net_loop *l, uint32_t slot,
 	p->out_sent += n;
 	if (p->out_sent == p->out_len) {
 		/* all sent: what queued behind it becomes the next send (the
-		 * two buffers swap; nothing is copied). With nothing queued the
-		 * sent buffer stays: the next reply is built in it (swapped out
-		 * by net_loop_send_out), not regrown from a small one (a
-		 * 4 MB pull answer was ~5% of a shard's time in reallocs). */
-		if (p->next_len)
-			swap_bufs(&p->out, &p->out_cap, &p->next,
-				  &p->next_cap);
+		 * two buffers swap; nothing is copied) */
+		swap_bufs(&p->out, &p->out_cap, &p->next, &p->next_cap);
 		p->out_len = p->next_len;
 		p->next_len = 0;
 		p->out_sent = 0;
