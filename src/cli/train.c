@@ -332,6 +332,7 @@ static int load_data(struct train_args *a, const boar_model *init,
 		 * and hashing, so feature ids land on the same weights. */
 		boar_load_options lo = a->load;
 		lo.task = boar_dataset_task(*train);
+		lo.rows_ready = NULL; /* only the training rows go ahead */
 		double t1 = cli_now();
 		rc = progress_load(a->test_path, &lo, a->quiet, test, &err);
 		if (rc)
@@ -388,6 +389,19 @@ static int check_options(const struct train_args *a,
 			 cli_flag_words(bad.message, words, sizeof words));
 }
 
+/* The end of a run that has written all it had to: the process ends here,
+ * stdio flushed, without freeing the data and the model first or the CUDA
+ * runtime tearing its context down in order at exit. The kernel takes all
+ * of it back at once, where freeing a dataset of gigabytes page by page and
+ * the teardown took a tenth of a second (bench/RESULTS-gpu.md). Only here:
+ * the library's calls free everything they hold. */
+static void exit_now(int status)
+{
+	fflush(stdout);
+	fflush(stderr);
+	_exit(status);
+}
+
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
@@ -395,6 +409,8 @@ int cmd_train(int argc, char **argv)
 	boar_error err = { 0 };
 	boar_dataset *train = NULL, *test = NULL;
 	boar_model *model = NULL, *init = NULL;
+	void *warm = NULL;
+	const void *preload = NULL;
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	if (cluster_train_wanted(argc, argv))
@@ -418,16 +434,24 @@ int cmd_train(int argc, char **argv)
 		a.opt.init_model = init;
 	}
 
-	/* CUDA starts on a thread while the data is read. */
-	void *warm = boar_engine_warm_start(&a.opt);
+	/* CUDA starts on a thread while the data is read, and on one GPU the
+	 * rows go to the card as they are parsed (engine_ops.h). */
+	warm = boar_engine_warm_start(&a.opt);
+	if (warm) {
+		a.load.rows_ready = boar_engine_warm_rows;
+		a.load.rows_ready_ctx = warm;
+	}
 	status = load_data(&a, init, &train, &test);
-	boar_engine_warm_join(warm);
+	a.load.rows_ready = NULL;
+	preload = boar_engine_warm_done(
+		warm, status == CLI_EXIT_OK ? train : NULL);
 	if (status != CLI_EXIT_OK || (a.cv && !a.search.given))
 		goto out;
 	if (a.search.given) {
 		status = search_run(&a, train, test);
 		goto out;
 	}
+	a.opt.gpu_preload = preload;
 	if ((status = check_options(&a, train)) != CLI_EXIT_OK)
 		goto out;
 	status = CLI_EXIT_RUNTIME;
@@ -481,7 +505,9 @@ int cmd_train(int argc, char **argv)
 		goto out;
 	status = interrupt_requested() ? 128 + interrupt_requested()
 				       : CLI_EXIT_OK;
+	exit_now(status);
 out:
+	boar_engine_warm_join(warm);
 	boar_model_free(model);
 	boar_model_free(init);
 	boar_dataset_free(test);
