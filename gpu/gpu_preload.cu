@@ -37,6 +37,9 @@
 #define RING_BUFS 4
 #define RING_BYTES ((size_t)8 << 20)
 
+/* The thread wakes for this many reported non-zeros (or the load's end). */
+#define BATCH_NNZ (RING_BYTES / sizeof(uint32_t))
+
 struct nz_range {
 	uint64_t a, b; /* non-zeros [a, b) */
 };
@@ -53,6 +56,7 @@ struct gpu_preload {
 	uint64_t nnz_cap, rows_cap;
 	struct nz_range *q; /* reported, not yet taken by the thread */
 	size_t qn, qcap;
+	uint64_t q_nnz;     /* non-zeros in q */
 	int load_over;      /* done() was called: no more reports */
 	int give_up;        /* no device, no room, a failed copy */
 	/* the thread's own (read by others after it is joined) */
@@ -167,7 +171,8 @@ static void *preload_main(void *arg)
 	size_t cap = 0;
 	pthread_mutex_lock(&p->mu);
 	for (;;) {
-		while (!p->qn && !p->load_over)
+		/* a ring's worth at a time: fewer, larger copies */
+		while (p->q_nnz < BATCH_NNZ && !p->load_over)
 			pthread_cond_wait(&p->cv, &p->mu);
 		if (!p->qn)
 			break;
@@ -178,6 +183,7 @@ static void *preload_main(void *arg)
 			if (!t) {
 				p->give_up = 1;
 				p->qn = 0;
+				p->q_nnz = 0;
 				continue;
 			}
 			batch = t;
@@ -185,6 +191,7 @@ static void *preload_main(void *arg)
 		}
 		memcpy(batch, p->q, n * sizeof *batch);
 		p->qn = 0;
+		p->q_nnz = 0;
 		ok &= !p->give_up;
 		pthread_mutex_unlock(&p->mu);
 
@@ -262,7 +269,9 @@ static void preload_rows(const boar_rows_ready *r, void *pv)
 		p->q[p->qn].a = r->nnz_begin;
 		p->q[p->qn].b = r->nnz_end;
 		p->qn++;
-		pthread_cond_signal(&p->cv);
+		p->q_nnz += r->nnz_end - r->nnz_begin;
+		if (p->q_nnz >= BATCH_NNZ)
+			pthread_cond_signal(&p->cv);
 	}
 out:
 	pthread_mutex_unlock(&p->mu);
