@@ -697,13 +697,6 @@ extern "C" void boar_gpu_warm(int device)
 	(void)cudaGetLastError();
 }
 
-extern "C" void boar_gpu_teardown(int device)
-{
-	if (cudaSetDevice(device) == cudaSuccess)
-		cudaDeviceReset();
-	(void)cudaGetLastError();
-}
-
 extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 {
 	if (!c)

@@ -40,10 +40,6 @@ int boar_gpu_open(const struct boar_dataset *train, const boar_options *o,
  * boar_gpu_open (which then finds them ready). Safe on any thread. */
 void boar_gpu_warm(int device);
 
-/* Destroys device's CUDA context (cudaDeviceReset): for a process about
- * to exit, every context closed; no CUDA work may follow on it. */
-void boar_gpu_teardown(int device);
-
 /* One Hogwild! pass over the training set in a fresh order drawn from
  * (o->seed, epoch). Adds the progressive training loss summed over rows to
  * *loss_sum. `eta` is this epoch's step size. */

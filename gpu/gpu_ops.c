@@ -140,12 +140,6 @@ __attribute__((visibility("default"))) void boar_gpu_plugin_warm(int device)
 	boar_gpu_warm(device);
 }
 
-__attribute__((visibility("default"))) void
-boar_gpu_plugin_teardown(int device)
-{
-	boar_gpu_teardown(device);
-}
-
 /* gpu_preload.cu: the rows to the card while the file is parsed */
 extern const struct boar_gpu_preload_ops gpu_preload_ops;
 

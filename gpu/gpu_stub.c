@@ -61,11 +61,6 @@ void boar_gpu_warm(int device)
 	(void)device;
 }
 
-void boar_gpu_teardown(int device)
-{
-	(void)device;
-}
-
 void boar_gpu_close(boar_gpu_ctx *c)
 {
 }

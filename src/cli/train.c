@@ -14,10 +14,7 @@
  */
 #include <math.h>
 #include <signal.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "cluster.h"
@@ -27,7 +24,6 @@
 #include "search.h"
 #include "data_args.h"
 #include "data_summary.h"
-#include "data/dataset.h"
 #include "engine/engine_ops.h"
 #include "flag_words.h"
 #include "interrupt.h"
@@ -399,59 +395,10 @@ static int check_options(const struct train_args *a,
  * of it back at once, where freeing a dataset of gigabytes page by page and
  * the teardown took a tenth of a second (bench/RESULTS-gpu.md). Only here:
  * the library's calls free everything they hold. */
-/* The pages of d's arrays back to the kernel on all threads, in slices
- * (MADV_DONTNEED: the arrays then read as zeros; for the exit only). The
- * kernel frees a process's memory on one thread at exit. */
-static void release_pages(const boar_dataset *d)
-{
-	if (!d || d->map)
-		return;
-	const size_t slice = (size_t)32 << 20;
-	const uint64_t rows = d->n_rows, nnz = d->nnz;
-	struct {
-		void *p;
-		size_t n;
-	} a[] = {
-		{ d->row_ptr, d->row_ptr ? (rows + 1) * 8 : 0 },
-		{ d->idx, nnz * 4 }, { d->val, nnz * 4 },
-		{ d->user, d->user ? rows * 4 : 0 },
-		{ d->item, d->item ? rows * 4 : 0 },
-		{ d->label, rows * 4 },
-	};
-	size_t pieces[sizeof a / sizeof a[0] + 1];
-	pieces[0] = 0;
-	for (size_t k = 0; k < sizeof a / sizeof a[0]; k++)
-		pieces[k + 1] = pieces[k] + (a[k].p ? a[k].n / slice : 0);
-	size_t n = pieces[sizeof a / sizeof a[0]];
-#pragma omp parallel for schedule(dynamic, 1)
-	for (size_t j = 0; j < n; j++) {
-		size_t k = 0;
-		while (pieces[k + 1] <= j)
-			k++;
-		uintptr_t b = (uintptr_t)a[k].p + (j - pieces[k]) * slice;
-		uintptr_t lo = (b + 4095) & ~(uintptr_t)4095;
-		uintptr_t hi = (b + slice) & ~(uintptr_t)4095;
-		if (hi > lo)
-			madvise((void *)lo, hi - lo, MADV_DONTNEED);
-	}
-}
-
-static void exit_now(int status, const boar_options *o, boar_dataset *train,
-		     boar_dataset *test)
+static void exit_now(int status)
 {
 	fflush(stdout);
 	fflush(stderr);
-	const char *x = getenv("BOAR_EXIT_EXPERIMENT");
-	if (!x)
-		x = "both";
-	void *t = NULL;
-	if (!strcmp(x, "cuda") || !strcmp(x, "both"))
-		t = boar_engine_teardown_start(o);
-	if (!strcmp(x, "mem") || !strcmp(x, "both")) {
-		release_pages(train);
-		release_pages(test);
-	}
-	boar_engine_teardown_join(t);
 	_exit(status);
 }
 
@@ -558,7 +505,7 @@ int cmd_train(int argc, char **argv)
 		goto out;
 	status = interrupt_requested() ? 128 + interrupt_requested()
 				       : CLI_EXIT_OK;
-	exit_now(status, &a.opt, train, test);
+	exit_now(status);
 out:
 	boar_engine_warm_join(warm);
 	boar_model_free(model);

@@ -126,8 +126,7 @@ static void *warm_main(void *p)
 	return NULL;
 }
 
-/* The GPU plugin's handle for o (device GPU, the plugin opens), or NULL. */
-static void *plugin_handle(const boar_options *o)
+void *boar_engine_warm_start(const boar_options *o)
 {
 	const struct boar_engine_ops *ops;
 	Dl_info info;
@@ -135,50 +134,23 @@ static void *plugin_handle(const boar_options *o)
 	    !dladdr((const void *)ops, &info) || !info.dli_fname)
 		return NULL;
 	/* The plugin is loaded: this only finds its handle. */
-	return dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-}
-
-/* A thread running the plugin's `symbol` (void (int device)) on each of
- * o's devices, or NULL; with h, the plugin's handle. */
-static struct engine_warm *on_devices(const boar_options *o, void *h,
-				      const char *symbol)
-{
+	void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 	struct engine_warm *w = h ? calloc(1, sizeof *w) : NULL;
 	if (!w)
 		return NULL;
-	*(void **)&w->warm = dlsym(h, symbol);
+	*(void **)&w->warm = dlsym(h, BOAR_GPU_WARM_SYMBOL);
 	w->device = o->gpu_id;
 	w->n = o->n_gpus > 1 && o->n_gpus <= 64 ? o->n_gpus : 1;
+	const struct boar_gpu_preload_ops *(*pre)(void);
+	*(void **)&pre = dlsym(h, BOAR_GPU_PRELOAD_SYMBOL);
+	if (w->n == 1 && pre && (w->pre = pre()) &&
+	    (w->preload = w->pre->start(w->device)))
+		return w;
 	if (!w->warm || pthread_create(&w->thread, NULL, warm_main, w)) {
 		free(w);
 		return NULL;
 	}
 	return w;
-}
-
-void *boar_engine_warm_start(const boar_options *o)
-{
-	void *h = plugin_handle(o);
-	const struct boar_gpu_preload_ops *(*pre)(void);
-	if (h && (o->n_gpus <= 1) &&
-	    (*(void **)&pre = dlsym(h, BOAR_GPU_PRELOAD_SYMBOL))) {
-		struct engine_warm *w = calloc(1, sizeof *w);
-		if (w && (w->pre = pre()) &&
-		    (w->preload = w->pre->start(o->gpu_id)))
-			return w;
-		free(w);
-	}
-	return on_devices(o, h, BOAR_GPU_WARM_SYMBOL);
-}
-
-void *boar_engine_teardown_start(const boar_options *o)
-{
-	return on_devices(o, plugin_handle(o), BOAR_GPU_TEARDOWN_SYMBOL);
-}
-
-void boar_engine_teardown_join(void *t)
-{
-	boar_engine_warm_join(t);
 }
 
 void boar_engine_warm_rows(const boar_rows_ready *r, void *warm)

@@ -144,19 +144,10 @@ void boar_engine_warm_join(void *warm);
 void boar_engine_warm_rows(const boar_rows_ready *r, void *warm);
 const void *boar_engine_warm_done(void *warm, const struct boar_dataset *d);
 
-/* For a process about to exit after GPU training, every engine closed:
- * destroys the CUDA contexts of o's devices on a thread (the driver's
- * teardown, which otherwise runs inside exit), so that it overlaps what
- * the caller still does; no CUDA work may follow. NULL when there is
- * nothing to tear down; boar_engine_teardown_join waits (NULL: no-op). */
-void *boar_engine_teardown_start(const boar_options *o);
-void boar_engine_teardown_join(void *t);
-
 /* The entry point of the GPU plugin: its ops when abi matches, else NULL. */
 typedef const struct boar_engine_ops *(*boar_gpu_plugin_fn)(int abi);
 #define BOAR_GPU_PLUGIN_SYMBOL "boar_gpu_plugin_ops"
 #define BOAR_GPU_WARM_SYMBOL "boar_gpu_plugin_warm" /* void (int device) */
-#define BOAR_GPU_TEARDOWN_SYMBOL "boar_gpu_plugin_teardown" /* same */
 #define BOAR_GPU_PLUGIN_NAME "libboar-gpu.so.0"
 
 /* The plugin's copy of the rows while they are parsed (the warm thread of
