@@ -6,14 +6,16 @@
  * reader's counted sizes and copies into them each range of non-zeros that
  * the reader's rows_ready hook (boar_load_options) reports finished, while
  * the reader goes on with the rest. CUDA takes about as long to start as
- * half the parse, so the ranges finished by then go first, in one batch,
- * and the later ones as they come. The copies go through a ring of pinned
- * staging buffers: the thread fills one while the copy engine drains the
- * others, so the parser's arrays need no pinning (which would cost as
- * much as the copy) and the thread's memcpy is the only host work.
+ * half the parse, so by then half the rows wait; COPIERS threads (this
+ * one and a few it starts) take them in grabs of up to GRAB_NNZ, then the
+ * later ones as they come. Each copier has a stream and a ring of pinned
+ * staging buffers: it fills one while the copy engine drains the others,
+ * so the parser's arrays need no pinning (which would cost as much as the
+ * copy) and the copiers' memcpy is the only host work. One copier alone
+ * could not keep up with 16 parsing threads (bench/RESULTS-gpu.md).
  *
- * Adjacent ranges are joined first: each parsing thread reports its
- * piece's windows in order, so a batch joins into about one run per piece.
+ * A grab's adjacent ranges are joined first: each parsing thread reports
+ * its piece's windows in order, so a grab joins into a few long runs.
  *
  * Only the non-zeros (idx, val: nearly all the bytes) are copied here;
  * row offsets are fixed up at the end of the load and labels are small,
@@ -32,41 +34,55 @@
 #include "gpu_ctx.h"
 #include "gpu_preload.h"
 
-/* The staging ring: big enough that a copy amortizes its start, small
- * enough to pin in a few milliseconds. */
-#define RING_BUFS 4
+/* The staging ring of a copier: big enough that a copy amortizes its
+ * start, small enough to pin in a few milliseconds. */
+#define RING_BUFS 3
 #define RING_BYTES ((size_t)8 << 20)
+#define COPIERS 4
 
-/* The thread wakes for this many reported non-zeros (or the load's end). */
+/* A copier wakes for this many reported non-zeros (or the load's end) and
+ * takes at most GRAB_NNZ at a time, leaving the rest to the others. */
 #define BATCH_NNZ (RING_BYTES / sizeof(uint32_t))
+#define GRAB_NNZ (4 * BATCH_NNZ)
 
 struct nz_range {
 	uint64_t a, b; /* non-zeros [a, b) */
 };
 
+struct gpu_preload;
+
+struct copier {
+	struct gpu_preload *p;
+	pthread_t thread;
+	int started;
+	cudaStream_t stream;
+	unsigned char *ring[RING_BUFS];
+	cudaEvent_t ring_free[RING_BUFS];
+	int next;
+	uint64_t copied;    /* non-zeros it sent to the card */
+	struct nz_range *grab;
+	size_t cap;
+};
+
 struct gpu_preload {
 	int device;
-	pthread_t thread;
-	int thread_started;
+	pthread_t thread;   /* copier 0, which starts CUDA and the others */
 	pthread_mutex_t mu;
 	pthread_cond_t cv;
 	/* the reader's arrays, from its first report */
 	const uint32_t *h_idx;
 	const float *h_val;
 	uint64_t nnz_cap, rows_cap;
-	struct nz_range *q; /* reported, not yet taken by the thread */
+	struct nz_range *q; /* reported, not yet taken by a copier */
 	size_t qn, qcap;
 	uint64_t q_nnz;     /* non-zeros in q */
 	int load_over;      /* done() was called: no more reports */
 	int give_up;        /* no device, no room, a failed copy */
-	/* the thread's own (read by others after it is joined) */
-	uint64_t copied;    /* non-zeros sent to the card */
+	/* set by copier 0 (read by others after it is joined) */
 	uint32_t *d_idx;
 	float *d_val;
-	cudaStream_t stream;
-	unsigned char *ring[RING_BUFS];
-	cudaEvent_t ring_free[RING_BUFS];
-	int ring_next;
+	struct copier cp[COPIERS];
+	uint64_t copied;
 	/* after done() */
 	int finished, whole, taken;
 	const struct boar_dataset *d;
@@ -95,9 +111,9 @@ static size_t join_ranges(struct nz_range *r, size_t n)
 	return m + 1;
 }
 
-/* Device arrays for the counted non-zeros, and the ring: when they fit
- * beside the engine's headroom and a margin for the model and the rest of
- * the data. 0, or -1 (then the engine copies). */
+/* Device arrays for the counted non-zeros, when they fit beside the
+ * engine's headroom and a margin for the model and the rest of the data.
+ * 0, or -1 (then the engine copies). */
 static int preload_alloc(struct gpu_preload *p)
 {
 	size_t free_b = 0, total_b = 0;
@@ -111,36 +127,57 @@ static int preload_alloc(struct gpu_preload *p)
 	if (bytes + rest + headroom > free_b - free_b / 8)
 		return -1;
 	if (cudaMalloc(&p->d_idx, n * sizeof(uint32_t)) != cudaSuccess ||
-	    cudaMalloc(&p->d_val, n * sizeof(float)) != cudaSuccess ||
-	    cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking) !=
+	    cudaMalloc(&p->d_val, n * sizeof(float)) != cudaSuccess)
+		return -1;
+	return 0;
+}
+
+/* A copier's stream and ring. 0 or -1. */
+static int copier_open(struct copier *c)
+{
+	if (cudaSetDevice(c->p->device) != cudaSuccess ||
+	    cudaStreamCreateWithFlags(&c->stream, cudaStreamNonBlocking) !=
 		    cudaSuccess)
 		return -1;
 	for (int k = 0; k < RING_BUFS; k++)
-		if (cudaMallocHost(&p->ring[k], RING_BYTES) != cudaSuccess ||
-		    cudaEventCreateWithFlags(&p->ring_free[k],
+		if (cudaMallocHost(&c->ring[k], RING_BYTES) != cudaSuccess ||
+		    cudaEventCreateWithFlags(&c->ring_free[k],
 					     cudaEventDisableTiming) !=
 			    cudaSuccess)
 			return -1;
 	return 0;
 }
 
-/* len bytes of host memory to dst on the card, through the ring. */
-static int stage_copy(struct gpu_preload *p, void *dst, const void *src,
+static void copier_close(struct copier *c)
+{
+	if (c->stream)
+		cudaStreamDestroy(c->stream);
+	for (int k = 0; k < RING_BUFS; k++) {
+		if (c->ring[k])
+			cudaFreeHost(c->ring[k]);
+		if (c->ring_free[k])
+			cudaEventDestroy(c->ring_free[k]);
+	}
+	free(c->grab);
+}
+
+/* len bytes of host memory to dst on the card, through c's ring. */
+static int stage_copy(struct copier *c, void *dst, const void *src,
 		      size_t len)
 {
 	unsigned char *to = (unsigned char *)dst;
 	const unsigned char *from = (const unsigned char *)src;
 	while (len) {
-		int k = p->ring_next;
-		p->ring_next = (k + 1) % RING_BUFS;
+		int k = c->next;
+		c->next = (k + 1) % RING_BUFS;
 		size_t n = len < RING_BYTES ? len : RING_BYTES;
-		/* the copy out of this buffer, four copies ago, is done */
-		if (cudaEventSynchronize(p->ring_free[k]) != cudaSuccess)
+		/* the copy out of this buffer, a ring ago, is done */
+		if (cudaEventSynchronize(c->ring_free[k]) != cudaSuccess)
 			return -1;
-		memcpy(p->ring[k], from, n);
-		if (cudaMemcpyAsync(to, p->ring[k], n, cudaMemcpyHostToDevice,
-				    p->stream) != cudaSuccess ||
-		    cudaEventRecord(p->ring_free[k], p->stream) != cudaSuccess)
+		memcpy(c->ring[k], from, n);
+		if (cudaMemcpyAsync(to, c->ring[k], n, cudaMemcpyHostToDevice,
+				    c->stream) != cudaSuccess ||
+		    cudaEventRecord(c->ring_free[k], c->stream) != cudaSuccess)
 			return -1;
 		to += n;
 		from += n;
@@ -149,74 +186,117 @@ static int stage_copy(struct gpu_preload *p, void *dst, const void *src,
 	return 0;
 }
 
-static int copy_range(struct gpu_preload *p, const struct nz_range *r)
+static int copy_range(struct copier *c, const struct nz_range *r)
 {
+	struct gpu_preload *p = c->p;
 	uint64_t n = r->b - r->a;
-	if (stage_copy(p, p->d_idx + r->a, p->h_idx + r->a,
+	if (stage_copy(c, p->d_idx + r->a, p->h_idx + r->a,
 		       n * sizeof(uint32_t)) ||
-	    stage_copy(p, p->d_val + r->a, p->h_val + r->a, n * sizeof(float)))
+	    stage_copy(c, p->d_val + r->a, p->h_val + r->a, n * sizeof(float)))
 		return -1;
-	p->copied += n;
+	c->copied += n;
 	return 0;
 }
 
-/* Warms CUDA up, then copies what is reported until the load is over. */
-static void *preload_main(void *arg)
+/* Takes up to GRAB_NNZ of the queue (from its end) into c->grab; the
+ * count, 0 when the load is over and nothing is left. Called locked;
+ * waits there. */
+static size_t take(struct copier *c)
 {
-	struct gpu_preload *p = (struct gpu_preload *)arg;
-	int ok = cudaSetDevice(p->device) == cudaSuccess &&
-		 cudaFree(0) == cudaSuccess;
-	int allocated = 0;
-	struct nz_range *batch = NULL;
-	size_t cap = 0;
-	pthread_mutex_lock(&p->mu);
+	struct gpu_preload *p = c->p;
 	for (;;) {
-		/* a ring's worth at a time: fewer, larger copies */
 		while (p->q_nnz < BATCH_NNZ && !p->load_over)
 			pthread_cond_wait(&p->cv, &p->mu);
-		if (!p->qn)
+		if (p->qn || p->load_over)
 			break;
-		size_t n = p->qn;
-		if (n > cap) {
+	}
+	size_t n = 0;
+	uint64_t nnz = 0;
+	while (p->qn && nnz < GRAB_NNZ) {
+		if (n == c->cap) {
+			size_t cap = c->cap ? 2 * c->cap : 256;
 			struct nz_range *t = (struct nz_range *)realloc(
-				batch, n * sizeof *t);
+				c->grab, cap * sizeof *t);
 			if (!t) {
 				p->give_up = 1;
-				p->qn = 0;
-				p->q_nnz = 0;
-				continue;
+				break;
 			}
-			batch = t;
-			cap = n;
+			c->grab = t;
+			c->cap = cap;
 		}
-		memcpy(batch, p->q, n * sizeof *batch);
-		p->qn = 0;
-		p->q_nnz = 0;
-		ok &= !p->give_up;
-		pthread_mutex_unlock(&p->mu);
+		struct nz_range r = p->q[--p->qn];
+		c->grab[n++] = r;
+		nnz += r.b - r.a;
+	}
+	p->q_nnz -= nnz;
+	if (p->qn && (p->q_nnz >= BATCH_NNZ || p->load_over))
+		pthread_cond_signal(&p->cv); /* more for another copier */
+	return n;
+}
 
-		if (ok && !allocated) {
-			ok = !preload_alloc(p);
-			allocated = 1;
-		}
-		n = join_ranges(batch, n);
-		for (size_t k = 0; ok && k < n; k++)
-			ok = !copy_range(p, &batch[k]);
-
-		pthread_mutex_lock(&p->mu);
+/* A copier: copies grabs of the reported ranges until the load is over
+ * and the queue empty; on any failure it gives the preload up and only
+ * drains the queue. */
+static void *copier_main(void *arg)
+{
+	struct copier *c = (struct copier *)arg;
+	struct gpu_preload *p = c->p;
+	int ok = !copier_open(c);
+	pthread_mutex_lock(&p->mu);
+	for (;;) {
 		if (!ok)
 			p->give_up = 1;
+		size_t n = take(c);
+		if (!n)
+			break;
+		ok &= !p->give_up;
+		pthread_mutex_unlock(&p->mu);
+		n = join_ranges(c->grab, n);
+		for (size_t k = 0; ok && k < n; k++)
+			ok = !copy_range(c, &c->grab[k]);
+		pthread_mutex_lock(&p->mu);
 	}
 	pthread_mutex_unlock(&p->mu);
-	if (p->stream && cudaStreamSynchronize(p->stream) != cudaSuccess)
+	if (c->stream && cudaStreamSynchronize(c->stream) != cudaSuccess)
 		ok = 0;
 	(void)cudaGetLastError();
-	free(batch);
 	if (!ok) {
 		pthread_mutex_lock(&p->mu);
 		p->give_up = 1;
 		pthread_mutex_unlock(&p->mu);
 	}
+	return NULL;
+}
+
+/* Copier 0: starts CUDA, allocates for the counted sizes once the first
+ * rows are reported, starts the other copiers and copies with them. */
+static void *preload_main(void *arg)
+{
+	struct gpu_preload *p = (struct gpu_preload *)arg;
+	int ok = cudaSetDevice(p->device) == cudaSuccess &&
+		 cudaFree(0) == cudaSuccess;
+	pthread_mutex_lock(&p->mu);
+	while (!p->h_idx && !p->load_over)
+		pthread_cond_wait(&p->cv, &p->mu);
+	ok = ok && p->h_idx && !p->give_up;
+	pthread_mutex_unlock(&p->mu);
+	ok = ok && !preload_alloc(p);
+	if (!ok) {
+		pthread_mutex_lock(&p->mu);
+		p->give_up = 1;
+		pthread_mutex_unlock(&p->mu);
+	}
+	if (!ok)
+		return NULL; /* the reports are dropped (give_up) */
+	for (int k = 1; k < COPIERS; k++)
+		p->cp[k].started = !pthread_create(&p->cp[k].thread, NULL,
+						   copier_main, &p->cp[k]);
+	copier_main(&p->cp[0]);
+	for (int k = 1; k < COPIERS; k++)
+		if (p->cp[k].started)
+			pthread_join(p->cp[k].thread, NULL);
+	for (int k = 0; k < COPIERS; k++)
+		p->copied += p->cp[k].copied;
 	return NULL;
 }
 
@@ -227,6 +307,8 @@ static void *preload_start(int device)
 	if (!p)
 		return NULL;
 	p->device = device;
+	for (int k = 0; k < COPIERS; k++)
+		p->cp[k].p = p;
 	pthread_mutex_init(&p->mu, NULL);
 	pthread_cond_init(&p->cv, NULL);
 	if (pthread_create(&p->thread, NULL, preload_main, p)) {
@@ -235,11 +317,10 @@ static void *preload_start(int device)
 		free(p);
 		return NULL;
 	}
-	p->thread_started = 1;
 	return p;
 }
 
-/* The reader's hook: queue the finished non-zeros for the thread. */
+/* The reader's hook: queue the finished non-zeros for the copiers. */
 static void preload_rows(const boar_rows_ready *r, void *pv)
 {
 	struct gpu_preload *p = (struct gpu_preload *)pv;
@@ -249,6 +330,7 @@ static void preload_rows(const boar_rows_ready *r, void *pv)
 		p->h_val = r->val;
 		p->nnz_cap = r->nnz_cap;
 		p->rows_cap = r->rows_cap;
+		pthread_cond_broadcast(&p->cv); /* copier 0 allocates */
 	}
 	if (p->load_over || p->give_up || r->idx != p->h_idx ||
 	    r->val != p->h_val || r->nnz_cap != p->nnz_cap ||
@@ -296,10 +378,9 @@ static const void *preload_done(void *pv, const struct boar_dataset *d)
 	if (!p->finished) {
 		pthread_mutex_lock(&p->mu);
 		p->load_over = 1;
-		pthread_cond_signal(&p->cv);
+		pthread_cond_broadcast(&p->cv);
 		pthread_mutex_unlock(&p->mu);
 		pthread_join(p->thread, NULL);
-		p->thread_started = 0;
 		p->finished = 1;
 		p->d = d;
 		p->whole = d && !p->give_up && p->d_idx &&
@@ -319,14 +400,8 @@ static void preload_release(void *pv)
 		return;
 	preload_done(p, NULL);
 	free_device(p);
-	if (p->stream)
-		cudaStreamDestroy(p->stream);
-	for (int k = 0; k < RING_BUFS; k++) {
-		if (p->ring[k])
-			cudaFreeHost(p->ring[k]);
-		if (p->ring_free[k])
-			cudaEventDestroy(p->ring_free[k]);
-	}
+	for (int k = 0; k < COPIERS; k++)
+		copier_close(&p->cp[k]);
 	(void)cudaGetLastError();
 	pthread_mutex_destroy(&p->mu);
 	pthread_cond_destroy(&p->cv);

@@ -389,19 +389,6 @@ static int check_options(const struct train_args *a,
 			 cli_flag_words(bad.message, words, sizeof words));
 }
 
-/* The end of a run that has written all it had to: the process ends here,
- * stdio flushed, without freeing the data and the model first or the CUDA
- * runtime tearing its context down in order at exit. The kernel takes all
- * of it back at once, where freeing a dataset of gigabytes page by page and
- * the teardown took a tenth of a second (bench/RESULTS-gpu.md). Only here:
- * the library's calls free everything they hold. */
-static void exit_now(int status)
-{
-	fflush(stdout);
-	fflush(stderr);
-	_exit(status);
-}
-
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
@@ -505,7 +492,6 @@ int cmd_train(int argc, char **argv)
 		goto out;
 	status = interrupt_requested() ? 128 + interrupt_requested()
 				       : CLI_EXIT_OK;
-	exit_now(status);
 out:
 	boar_engine_warm_join(warm);
 	boar_model_free(model);
