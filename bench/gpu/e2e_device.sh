@@ -10,7 +10,7 @@ export PATH=/usr/local/cuda/bin:$PATH
 ROUNDS=${1:-5}
 for f in ${DEBS:-none}/*.deb; do [ -f "$f" ] && dpkg -i "$f" >/dev/null 2>&1; done
 T0=$(date +%s)
-TESTS=${TESTS:-unit/test_gpu_preload unit/test_rows_ready unit/test_engine_warm unit/test_gpu_cpu_agree unit/test_gpu_linear unit/test_gpu_errors unit/test_gpu_partial cli/gpu_train}
+TESTS=${TESTS:-unit/test_gpu_preload unit/test_rows_ready unit/test_engine_warm unit/test_gpu_cpu_agree unit/test_gpu_linear unit/test_gpu_errors unit/test_gpu_partial unit/test_gpu_perm unit/test_gpu_mf unit/test_gpu_mf_loss cli/gpu_train}
 BINS=$(for t in $TESTS; do case $t in unit/*) echo build/tests/${t#unit/};; esac; done)
 (cd "$BASE_DIR" && make -j8 CUDA_ARCHS=90 lib cli >$OUT/build-base.log 2>&1) &
 make -j10 CUDA_ARCHS=90 lib cli $BINS >$OUT/build-new.log 2>&1 ||
