@@ -18,8 +18,9 @@ make -j10 CUDA_ARCHS=90 lib cli $BINS >$OUT/build-new.log 2>&1 ||
 wait
 [ -x "$BASE_DIR/build/boar" ] || { tail -30 $OUT/build-base.log; exit 1; }
 echo "built in $(($(date +%s) - T0)) s"
-OUT=$OUT bash bench/gpu/e2e_compare.sh "$BASE_DIR/build/boar" build/boar \
-	$ROUNDS 2>&1 | tee $OUT/e2e.txt
+OUT=$OUT/runs bash bench/gpu/e2e_compare.sh "$BASE_DIR/build/boar" \
+	build/boar $ROUNDS 2>&1 | tee $OUT/e2e.txt
+tar -czf $OUT/runs.tgz -C $OUT runs && rm -rf $OUT/runs
 echo "== GPU tests ($(($(date +%s) - T0)) s)"
 export BUILD=build
 TEST_TIMEOUT=150 TESTS="$TESTS" JOBS=3 tests/run-tests 2>&1 |
