@@ -81,13 +81,16 @@ static void train(const boar_dataset *d, boar_options *o, const void *pre,
 	boar_model_free(m);
 }
 
+/* Within 5%: the GPU's atomic updates land in a different order from
+ * run to run (1.2% apart in epoch 1 under compute-sanitizer), where rows
+ * copied wrong would not train at all (log loss 0.69). */
 static void same_losses(const char *what, const struct losses *a,
 			const struct losses *b)
 {
 	for (int e = 1; e <= EPOCHS; e++)
-		CHECK(a->train[e] > 0 &&
+		CHECK(a->train[e] > 0 && a->train[e] < 0.5 &&
 			      fabs(a->train[e] - b->train[e]) <=
-				      0.01 * b->train[e],
+				      0.05 * b->train[e],
 		      "%s: epoch %d train loss %.5f, without the copy %.5f",
 		      what, e, a->train[e], b->train[e]);
 }
