@@ -116,6 +116,7 @@ struct engine_warm {
 	/* one GPU: the plugin's thread warms up and copies the rows */
 	const struct boar_gpu_preload_ops *pre;
 	void *preload;
+	int joined; /* the warm-up thread (no preload) was joined */
 };
 
 static void *warm_main(void *p)
@@ -163,7 +164,14 @@ void boar_engine_warm_rows(const boar_rows_ready *r, void *warm)
 const void *boar_engine_warm_done(void *warm, const struct boar_dataset *d)
 {
 	struct engine_warm *w = warm;
-	return w && w->preload ? w->pre->done(w->preload, d) : NULL;
+	if (!w)
+		return NULL;
+	if (w->preload)
+		return w->pre->done(w->preload, d);
+	if (!w->joined) /* CUDA is up before training starts */
+		pthread_join(w->thread, NULL);
+	w->joined = 1;
+	return NULL;
 }
 
 void boar_engine_warm_join(void *warm)
@@ -174,7 +182,7 @@ void boar_engine_warm_join(void *warm)
 	if (w->preload) {
 		w->pre->done(w->preload, NULL); /* no-op after a first done */
 		w->pre->release(w->preload);
-	} else {
+	} else if (!w->joined) {
 		pthread_join(w->thread, NULL);
 	}
 	free(w);

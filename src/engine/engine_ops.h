@@ -139,8 +139,9 @@ void boar_engine_warm_join(void *warm);
  * whole and still d's rows in place (boar_rows_ready says when they move),
  * else NULL (the engine then copies as usual). The copy belongs to the
  * warm handle until an engine opened on d takes it; boar_engine_warm_join
- * frees what was not taken. Any handle, NULL included: no-ops where
- * nothing is copied (CPU, --gpus N, no plugin). */
+ * frees what was not taken. Where nothing is copied (--gpus N, data
+ * that is not a plain LIBSVM file) done only waits for CUDA and returns
+ * NULL; a NULL handle (CPU, no plugin): no-ops. */
 void boar_engine_warm_rows(const boar_rows_ready *r, void *warm);
 const void *boar_engine_warm_done(void *warm, const struct boar_dataset *d);
 
