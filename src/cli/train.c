@@ -389,6 +389,26 @@ static int check_options(const struct train_args *a,
 			 cli_flag_words(bad.message, words, sizeof words));
 }
 
+/* load_data with the engine warming up beside it: CUDA starts on a thread
+ * while the data is read, and on one GPU the training rows go to the card
+ * as they are parsed (engine_ops.h), a copy that a->opt.gpu_preload then
+ * offers the engine (it takes it only for those rows). *warm: the handle
+ * for boar_engine_warm_join. @return load_data's status. */
+static int load_warm(struct train_args *a, const boar_model *init,
+		     boar_dataset **train, boar_dataset **test, void **warm)
+{
+	*warm = boar_engine_warm_start(&a->opt);
+	if (*warm) {
+		a->load.rows_ready = boar_engine_warm_rows;
+		a->load.rows_ready_ctx = *warm;
+	}
+	int status = load_data(a, init, train, test);
+	a->load.rows_ready = NULL;
+	a->opt.gpu_preload = boar_engine_warm_done(
+		*warm, status == CLI_EXIT_OK ? *train : NULL);
+	return status;
+}
+
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
@@ -397,7 +417,6 @@ int cmd_train(int argc, char **argv)
 	boar_dataset *train = NULL, *test = NULL;
 	boar_model *model = NULL, *init = NULL;
 	void *warm = NULL;
-	const void *preload = NULL;
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	if (cluster_train_wanted(argc, argv))
@@ -421,24 +440,13 @@ int cmd_train(int argc, char **argv)
 		a.opt.init_model = init;
 	}
 
-	/* CUDA starts on a thread while the data is read, and on one GPU the
-	 * rows go to the card as they are parsed (engine_ops.h). */
-	warm = boar_engine_warm_start(&a.opt);
-	if (warm) {
-		a.load.rows_ready = boar_engine_warm_rows;
-		a.load.rows_ready_ctx = warm;
-	}
-	status = load_data(&a, init, &train, &test);
-	a.load.rows_ready = NULL;
-	preload = boar_engine_warm_done(
-		warm, status == CLI_EXIT_OK ? train : NULL);
+	status = load_warm(&a, init, &train, &test, &warm);
 	if (status != CLI_EXIT_OK || (a.cv && !a.search.given))
 		goto out;
 	if (a.search.given) {
 		status = search_run(&a, train, test);
 		goto out;
 	}
-	a.opt.gpu_preload = preload;
 	if ((status = check_options(&a, train)) != CLI_EXIT_OK)
 		goto out;
 	status = CLI_EXIT_RUNTIME;
