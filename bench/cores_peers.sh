@@ -19,6 +19,17 @@
 #                             huanzhang12/hogwildpp, HOGWILD! v03a unchanged)
 #   HOGWILDPP_SVM             Hogwild++ (bin/numasvm of the same repository)
 #   HOGWILD_CONVERT           its bin/convert (TSV to binary), for both
+#   XLEARN_TRAIN              xLearn's xlearn_train (aksnzhy/xlearn; linear
+#                             model, its own optimizer and step, lock-free
+#                             threads; its per-epoch time includes scoring
+#                             the test set, so train_s is an upper bound)
+#   LIBLINEAR_TRAIN, LIBLINEAR_PREDICT  LIBLINEAR's train and predict
+#                             (cjlin1/liblinear, or Debian's liblinear-train
+#                             and liblinear-predict): -s 0, one thread, to
+#                             convergence; train_s is the whole run's wall
+#                             time, reading the file included
+#   VW                        Vowpal Wabbit's vw (one learning thread):
+#                             EPOCHS passes, wall time with reading
 set -eu
 TRAIN=$1 TEST=$2 B=${3:-build}
 THREADS=${THREADS:-$(nproc)}
@@ -98,6 +109,60 @@ if { [ -n "$HW" ] || [ -n "$HPP" ]; } && [ -n "$CONV" ]; then
 			{ read -r s a; row "$name" "$s" "$a" "-"; }
 	done
 fi
+XL=$(find_tool XLEARN_TRAIN xlearn_train)
+if [ -n "$XL" ]; then
+	# per epoch: "[ pct ] epoch train_loss test_loss test_acc seconds"
+	"$XL" "$TRAIN" -s 0 -v "$TEST" -x acc -e "$EPOCHS" --no-bin \
+		-nthread "$THREADS" --dis-es -m "$WORK/xl.model" 2>&1 |
+		sed 's/\x1b\[[0-9;]*m//g' >"$WORK/xl.log"
+	awk '/^\[ *[0-9]+%/ { sub(/^\[[^]]*\]/, "")
+		t += $5; loss = $3; acc = $4; n++; c = c sprintf(" %.3fs:%s", t, $3) }
+		END { if (n) printf "%.3f %s %s\n%s\n", t, acc, loss, c }' "$WORK/xl.log" |
+		{ read -r s a l; read -r c || c=; row "xLearn" "$s" "$a" "$l"
+		  echo "xLearn after each epoch (seconds:test loss):$c" >>"$WORK/curves"; }
+else
+	missing="$missing xLearn(XLEARN_TRAIN)"
+fi
+
+LLT=$(find_tool LIBLINEAR_TRAIN liblinear-train)
+LLP=$(find_tool LIBLINEAR_PREDICT liblinear-predict)
+if [ -n "$LLT" ] && [ -n "$LLP" ]; then
+	s0=$(date +%s.%N)
+	"$LLT" -q -s 0 "$TRAIN" "$WORK/ll.model"
+	s1=$(date +%s.%N)
+	"$LLP" -b 1 "$TEST" "$WORK/ll.model" "$WORK/ll.out" >"$WORK/ll.log"
+	# ll.out: "labels 1 -1" (or -1 1), then "label p(first) p(second)"
+	loss=$(paste -d ' ' "$WORK/ll.out" "$TEST" | awk 'NR == 1 { pos = $2 == 1 ? 2 : 3; next }
+		{ p = $pos; y = $4 > 0; p = p < 1e-15 ? 1e-15 : (p > 1 - 1e-15 ? 1 - 1e-15 : p)
+		  s -= y ? log(p) : log(1 - p); n++ } END { printf "%.4f", s / n }')
+	row "LIBLINEAR -s 0 (1 thread)" "$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.3f", b - a }')" \
+		"$(sed -n 's/.*= \([0-9.]*\)%.*/\1/p' "$WORK/ll.log" | awk '{ printf "%.4f", $1 / 100 }')" "$loss"
+else
+	missing="$missing LIBLINEAR(LIBLINEAR_TRAIN/LIBLINEAR_PREDICT)"
+fi
+
+VWB=$(find_tool VW vw)
+if [ -n "$VWB" ]; then
+	for f in train test; do
+		src=$TRAIN
+		[ $f = test ] && src=$TEST
+		awk '{ l = $1 > 0 ? 1 : -1; $1 = ""; print l " |f" $0 }' "$src" >"$WORK/vw.$f"
+	done
+	s0=$(date +%s.%N)
+	"$VWB" --quiet -d "$WORK/vw.train" --loss_function logistic -b 20 \
+		--passes "$EPOCHS" -c -k --holdout_off -f "$WORK/vw.model"
+	s1=$(date +%s.%N)
+	"$VWB" --quiet -t -i "$WORK/vw.model" -d "$WORK/vw.test" -p "$WORK/vw.pred"
+	# predictions are margins: the logistic loss and accuracy against the labels
+	set -- $(paste -d ' ' "$WORK/vw.pred" "$WORK/vw.test" | awk '{ y = $2 > 0 ? 1 : -1; m = $1
+		s += log(1 + exp(-y * m)); ok += (m > 0) == (y > 0); n++ }
+		END { printf "%.4f %.4f", ok / n, s / n }')
+	row "Vowpal Wabbit (1 thread)" "$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.3f", b - a }')" "$1" "$2"
+	rm -f "$WORK/vw.train" "$WORK/vw.test" "$WORK/vw.train.cache"
+else
+	missing="$missing VowpalWabbit(VW)"
+fi
+
 [ -n "$HW" ] && [ -n "$CONV" ] || missing="$missing HOGWILD!(HOGWILD_SVM,HOGWILD_CONVERT)"
 [ -n "$HPP" ] && [ -n "$CONV" ] || missing="$missing Hogwild++(HOGWILDPP_SVM,HOGWILD_CONVERT)"
 [ -z "$missing" ] || echo "not found, not run:$missing"
