@@ -78,9 +78,10 @@ if [ -n "$DWT" ] && [ -n "$DWE" ]; then
 	s=$(sed -n 's/.*train_seconds [0-9.]* total \([0-9.]*\).*/\1/p' "$WORK/dw.log" | tail -n 1)
 	[ -n "$s" ] || s="?(stock)" # stock dw-lr-train prints no time
 	"$DWE" "$TEST" "$WORK/dw.train.model" "$WORK/dw.out" >"$WORK/dw-test.log"
+	l=$(sed -n 's/.*Testing loss *= *\([0-9.]*\).*/\1/p' "$WORK/dw-test.log")
 	row "DimmWitted" "$s" \
-		"$(sed -n 's/.*Testing acc *= *\([0-9.]*\).*/\1/p' "$WORK/dw-test.log")" \
-		"$(sed -n 's/.*Testing loss *= *\([0-9.]*\).*/\1/p' "$WORK/dw-test.log")"
+		"$(sed -n 's/.*Testing acc *= *\([0-9.]*\).*/\1/p' "$WORK/dw-test.log")" "$l"
+	echo "DimmWitted at the end (seconds:test loss): ${s}s:$l" >>"$WORK/curves"
 else
 	missing="$missing DimmWitted(DW_LR_TRAIN/DW_LR_TEST)"
 fi
@@ -112,7 +113,8 @@ fi
 XL=$(find_tool XLEARN_TRAIN xlearn_train)
 if [ -n "$XL" ]; then
 	# per epoch: "[ pct ] epoch train_loss test_loss test_acc seconds"
-	"$XL" "$TRAIN" -s 0 -v "$TEST" -x acc -e "$EPOCHS" --no-bin \
+	# (xLearn names its log files after $USER and aborts without one)
+	USER=${USER:-bench} "$XL" "$TRAIN" -s 0 -v "$TEST" -x acc -e "$EPOCHS" --no-bin \
 		-nthread "$THREADS" --dis-es -m "$WORK/xl.model" 2>&1 |
 		sed 's/\x1b\[[0-9;]*m//g' >"$WORK/xl.log"
 	awk '/^\[ *[0-9]+%/ { sub(/^\[[^]]*\]/, "")
@@ -135,8 +137,10 @@ if [ -n "$LLT" ] && [ -n "$LLP" ]; then
 	loss=$(paste -d ' ' "$WORK/ll.out" "$TEST" | awk 'NR == 1 { pos = $2 == 1 ? 2 : 3; next }
 		{ p = $pos; y = $4 > 0; p = p < 1e-15 ? 1e-15 : (p > 1 - 1e-15 ? 1 - 1e-15 : p)
 		  s -= y ? log(p) : log(1 - p); n++ } END { printf "%.4f", s / n }')
-	row "LIBLINEAR -s 0 (1 thread)" "$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.3f", b - a }')" \
+	s=$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.3f", b - a }')
+	row "LIBLINEAR -s 0 (1 thread)" "$s" \
 		"$(sed -n 's/.*= \([0-9.]*\)%.*/\1/p' "$WORK/ll.log" | awk '{ printf "%.4f", $1 / 100 }')" "$loss"
+	echo "LIBLINEAR at the end (seconds:test loss): ${s}s:$loss" >>"$WORK/curves"
 else
 	missing="$missing LIBLINEAR(LIBLINEAR_TRAIN/LIBLINEAR_PREDICT)"
 fi
@@ -157,7 +161,9 @@ if [ -n "$VWB" ]; then
 	set -- $(paste -d ' ' "$WORK/vw.pred" "$WORK/vw.test" | awk '{ y = $2 > 0 ? 1 : -1; m = $1
 		s += log(1 + exp(-y * m)); ok += (m > 0) == (y > 0); n++ }
 		END { printf "%.4f %.4f", ok / n, s / n }')
-	row "Vowpal Wabbit (1 thread)" "$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.3f", b - a }')" "$1" "$2"
+	s=$(awk -v a="$s0" -v b="$s1" 'BEGIN { printf "%.3f", b - a }')
+	row "Vowpal Wabbit (1 thread)" "$s" "$1" "$2"
+	echo "Vowpal Wabbit at the end (seconds:test loss): ${s}s:$2" >>"$WORK/curves"
 	rm -f "$WORK/vw.train" "$WORK/vw.test" "$WORK/vw.train.cache"
 else
 	missing="$missing VowpalWabbit(VW)"
@@ -167,3 +173,23 @@ fi
 [ -n "$HPP" ] && [ -n "$CONV" ] || missing="$missing Hogwild++(HOGWILDPP_SVM,HOGWILD_CONVERT)"
 [ -z "$missing" ] || echo "not found, not run:$missing"
 cat "$WORK/curves"
+# time to the same test loss: for every peer with a log loss, its final
+# loss and time, and when each boar run first had that loss
+python3 - "$WORK/curves" <<'EOF'
+import sys
+tools = []
+for line in open(sys.argv[1]):
+    name, _, pts = line.partition(" (seconds:test loss):")
+    pts = [p.split("s:") for p in pts.split()]
+    pts = [(float(s), float(l)) for s, l in pts if l]
+    if pts:
+        tools.append((name.replace(" after each epoch", "").replace(" at the end", ""), pts))
+boars = [t for t in tools if t[0].startswith("boar")]
+for name, p in tools:
+    if name.startswith("boar"):
+        continue
+    s, l = p[-1]
+    print("to %s's final test loss %.4f (%.3f s): %s" % (name, l, s, ", ".join(
+        "%s %s" % (b, next(("%.3f s" % t for t, x in bp if x <= l), "not reached"))
+        for b, bp in boars)))
+EOF

@@ -21,7 +21,10 @@
 #                      timed whole, their difference over EPOCHS - 1 is a
 #                      pass, and the 1-pass run less one pass its reading.
 #   HOGWILD_TRACENORM  the original HOGWILD!'s bin/tracenorm (of
-#                      huanzhang12/hogwildpp): its train_time per epoch
+#                      huanzhang12/hogwildpp): its train_time per epoch;
+#                      TN_MU its trace-norm weight (required by it; 0.01,
+#                      its own example's), TN_LIMIT seconds before it is
+#                      stopped (600: its thread pool has hung at exit)
 set -eu
 TRAIN=$1 TEST=$2 B=${3:-build}
 THREADS=${THREADS:-$(nproc)}
@@ -77,8 +80,9 @@ if [ -n "$TN" ]; then
 		[ $f = test ] && src=$TEST
 		awk '{ printf "%d\t%d\t%s\n", $1, $2, $3 }' "$src" >"$WORK/tn.$f.tsv"
 	done
-	"$TN" --epochs "$EPOCHS" --splits "$THREADS" --maxrank "$RANK" \
-		"$WORK/tn.train.tsv" "$WORK/tn.test.tsv" >"$WORK/tn.log" 2>&1
+	timeout "${TN_LIMIT:-600}" "$TN" --mu "${TN_MU:-0.01}" --epochs "$EPOCHS" \
+		--splits "$THREADS" --maxrank "$RANK" "$WORK/tn.train.tsv" \
+		"$WORK/tn.test.tsv" >"$WORK/tn.log" 2>&1 || true
 	rm -f "$WORK"/tn.*.tsv
 	# "epoch: N wall_clock: W train_time: T ... test_rmse: R" (T summed)
 	sed -n 's/^epoch: .* train_time: \([0-9.]*\) .* test_rmse: \([0-9.e+-]*\).*/\1 \2/p' \
