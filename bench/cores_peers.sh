@@ -26,8 +26,9 @@
 #   LIBLINEAR_TRAIN, LIBLINEAR_PREDICT  LIBLINEAR's train and predict
 #                             (cjlin1/liblinear, or Debian's liblinear-train
 #                             and liblinear-predict): -s 0, one thread, to
-#                             convergence; train_s is the whole run's wall
-#                             time, reading the file included
+#                             convergence (stopped after LL_LIMIT seconds,
+#                             1800); train_s is the whole run's wall time,
+#                             reading the file included
 #   VW                        Vowpal Wabbit's vw (one learning thread):
 #                             EPOCHS passes, wall time with reading
 set -eu
@@ -129,10 +130,12 @@ fi
 LLT=$(find_tool LIBLINEAR_TRAIN liblinear-train)
 LLP=$(find_tool LIBLINEAR_PREDICT liblinear-predict)
 if [ -n "$LLT" ] && [ -n "$LLP" ]; then
+	rm -f "$WORK/ll.model"
 	s0=$(date +%s.%N)
-	"$LLT" -q -s 0 "$TRAIN" "$WORK/ll.model"
+	timeout "${LL_LIMIT:-1800}" "$LLT" -q -s 0 "$TRAIN" "$WORK/ll.model" ||
+		echo "LIBLINEAR stopped after LL_LIMIT=${LL_LIMIT:-1800} s"
 	s1=$(date +%s.%N)
-	"$LLP" -b 1 "$TEST" "$WORK/ll.model" "$WORK/ll.out" >"$WORK/ll.log"
+	[ -f "$WORK/ll.model" ] && "$LLP" -b 1 "$TEST" "$WORK/ll.model" "$WORK/ll.out" >"$WORK/ll.log"
 	# ll.out: "labels 1 -1" (or -1 1), then "label p(first) p(second)"
 	loss=$(paste -d ' ' "$WORK/ll.out" "$TEST" | awk 'NR == 1 { pos = $2 == 1 ? 2 : 3; next }
 		{ p = $pos; y = $4 > 0; p = p < 1e-15 ? 1e-15 : (p > 1 - 1e-15 ? 1 - 1e-15 : p)
