@@ -169,6 +169,7 @@ int main(int argc, char **argv)
 	for (int c = 0; c < (T > 1 ? 2 : 1); c++) {
 		int t = counts[c];
 		double lo, hi;
+		clock_ghz(t, &lo, &hi); /* warm-up: the clock ramps up */
 		clk[c] = clock_ghz(t, &lo, &hi);
 		prv[c] = loop_rate(t, 1, idx, val, y, n, k, d);
 		shr[c] = loop_rate(t, 0, idx, val, y, n, k, d);
