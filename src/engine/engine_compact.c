@@ -11,8 +11,10 @@
  * sweep the engine renumbers the features its rows use densely, in id
  * order, in its own copy of the rows, and keeps only their slots: 240 MB
  * there. The model gets the weights back under their own ids
- * (boar_engine_export); features no row uses never step, so the model's
- * copy of them is already right.
+ * (boar_engine_export); features no row uses never step (regularization
+ * is lazy: a feature shrinks when a row touches it), so the model's copy
+ * of them is already right. The regularization scales are renumbered with
+ * the weights.
  *
  * Done at the first sweep rather than at the engine's creation because a
  * warm start writes the sums (train_state.c) in between: the sums of the
@@ -101,14 +103,15 @@ void boar_engine_compact(struct boar_engine *e)
 	if (!map)
 		return;
 	uint64_t n = mark_used(e, idx, rows, map, dim);
-	float *wg = NULL;
+	float *wg = NULL, *rs = NULL;
 	uint32_t *ids = NULL;
 	if (n > COMPACT_SHARE * (double)dim ||
 	    !boar_engine_room_for((n + 1) * 8 + n * 4) ||
 	    !(wg = aligned_alloc(BOAR_CACHE_LINE, ((n + 1) * 8 + 63) & ~63ull)) ||
 	    !(ids = malloc((n ? n : 1) * sizeof *ids)) ||
+	    (e->reg_scale && !(rs = malloc((n + 1) * sizeof *rs))) ||
 	    keep_idle_sums(e, map, dim)) {
-		free(wg), free(ids), free(map);
+		free(wg), free(ids), free(rs), free(map);
 		free(e->wg_idle_ids), free(e->wg_idle_sums);
 		e->wg_idle_ids = NULL, e->wg_idle_sums = NULL, e->wg_idle_n = 0;
 		return;
@@ -126,6 +129,8 @@ void boar_engine_compact(struct boar_engine *e)
 		uint64_t j = s < n ? ids[s] : dim;
 		wg[2 * s] = old[2 * j];
 		wg[2 * s + 1] = old[2 * j + 1];
+		if (rs) /* the sweeps read the scales by slot too */
+			rs[s] = e->reg_scale[j];
 	}
 	const uint64_t *rp = e->rows.row_ptr;
 	const uint16_t *hot_n = e->rows.hot_n;
@@ -138,6 +143,10 @@ void boar_engine_compact(struct boar_engine *e)
 		e->rep_at[s] = s < e->n_hot ? 2 * (uint64_t)map[e->rep_at[s] / 2]
 					    : 2 * n;
 	free(map);
+	if (rs) {
+		free(e->reg_scale);
+		e->reg_scale = rs;
+	}
 	free(e->wg);
 	e->wg = wg;
 	e->wg_ids = ids;

@@ -4,7 +4,8 @@
 # every feature id doubled (half the feature space unused: the engine
 # renumbers the used half) give, at one thread, the same weights bit for
 # bit at the doubled ids, and the same bias, for the defaults (normalized)
-# and AdaGrad; and so does a warm-start chain whose middle run lacks a
+# and AdaGrad, with and without L2 or L1 (their per-feature scales are
+# renumbered too); and so does a warm-start chain whose middle run lacks a
 # fifth of the features (their AdaGrad sums, kept aside, must survive into
 # the last run). Enough rows and epochs that the engine packs its rows.
 . tests/cli/lib/common.sh
@@ -33,12 +34,13 @@ same() {
 		"$T/d.dump" "$T/s.dump" || fail "$1: the doubled ids trained another model"
 }
 
-for opt in normalized adagrad; do
+for opt in normalized adagrad "adagrad --l2 1e-4" "adagrad --l1 1e-5"; do
+	name=$(echo "$opt" | tr -d ' -')
 	for f in d s; do
 		"$BOAR" train --quiet --epochs 3 --threads 1 --optimizer $opt \
-			-m "$T/$f.$opt" "$T/$f" || fail "$opt: train exited $?"
+			-m "$T/$f.$name" "$T/$f" || fail "$opt: train exited $?"
 	done
-	same $opt
+	same "$name"
 done
 
 for f in d s; do
