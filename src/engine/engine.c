@@ -327,31 +327,37 @@ void boar_engine_free(struct boar_engine *e)
 
 /* Next epoch's order from the current one: segments are visited in a fresh
  * random order and each is shuffled within, all from (seed, epoch). */
-static void reshuffle(struct boar_engine *e, int epoch)
+void boar_order_next(const uint32_t *from, uint32_t *to, uint64_t n,
+		     uint64_t seed, int epoch, int threads)
 {
-	uint64_t n = e->n;
 	int nseg = n < ORDER_SEGMENTS * 64 ? 1 : ORDER_SEGMENTS;
 	uint32_t seg_order[ORDER_SEGMENTS];
 	uint64_t dest[ORDER_SEGMENTS + 1];
 
 	for (int s = 0; s < nseg; s++)
 		seg_order[s] = (uint32_t)s;
-	boar_rng r = boar_rng_make(e->o.seed, (uint64_t)epoch, UINT32_MAX);
+	boar_rng r = boar_rng_make(seed, (uint64_t)epoch, UINT32_MAX);
 	boar_shuffle_u32(seg_order, (uint64_t)nseg, &r);
 	dest[0] = 0;
 	for (int k = 0; k < nseg; k++) {
 		uint32_t s = seg_order[k];
 		dest[k + 1] = dest[k] + (n * (s + 1) / nseg - n * s / nseg);
 	}
-#pragma omp parallel for num_threads(e->threads) schedule(dynamic, 1)
+#pragma omp parallel for num_threads(threads) schedule(dynamic, 1)
 	for (int k = 0; k < nseg; k++) {
 		uint32_t s = seg_order[k];
 		uint64_t lo = n * s / nseg, len = n * (s + 1) / nseg - lo;
-		uint32_t *to = e->spare + dest[k];
-		memcpy(to, e->order + lo, len * sizeof *to);
-		boar_rng sr = boar_rng_make(e->o.seed, (uint64_t)epoch, s);
-		boar_shuffle_u32(to, len, &sr);
+		uint32_t *t = to + dest[k];
+		memcpy(t, from + lo, len * sizeof *t);
+		boar_rng sr = boar_rng_make(seed, (uint64_t)epoch, s);
+		boar_shuffle_u32(t, len, &sr);
 	}
+}
+
+static void reshuffle(struct boar_engine *e, int epoch)
+{
+	boar_order_next(e->order, e->spare, e->n, e->o.seed, epoch,
+			e->threads);
 	uint32_t *t = e->order;
 	e->order = e->spare;
 	e->spare = t;

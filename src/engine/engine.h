@@ -46,6 +46,11 @@ uint64_t boar_engine_rows(const struct boar_engine *e);
  * for in increasing order: each epoch's order is drawn from the previous
  * one, which keeps reshuffling O(n) and parallel. */
 const uint32_t *boar_engine_order(struct boar_engine *e, int epoch);
+/* Epoch `epoch`'s order into to[n], drawn from the previous epoch's (from):
+ * what boar_engine_order hands out (a cluster worker draws the next one
+ * while it still sweeps this one). Any thread count gives the same. */
+void boar_order_next(const uint32_t *from, uint32_t *to, uint64_t n,
+		     uint64_t seed, int epoch, int threads);
 
 /* One Hogwild! sweep over order[begin..end) of `epoch` on the engine's
  * threads with step size eta (the driver's schedule), updating the model in

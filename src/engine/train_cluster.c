@@ -16,6 +16,12 @@
  * and hands the new ones back after. Where the time goes is counted per
  * phase (boar_ps_transport.phase_seconds).
  *
+ * Each clock's keys are asked for (the transport's pull_ahead) while the
+ * clock before sweeps, and an epoch's first clock while the last of the
+ * epoch before sweeps: its order is drawn then (boar_order_next, the
+ * draw the CPU engine makes when the epoch starts), so no clock but the
+ * very first waits for a whole round trip before its sweep.
+ *
  * The worker's engine holds only the features its rows and test rows use
  * (data/feature_map.h: local ids, ascending like the global ones), so a
  * 2^32-weight hashed model trains on workers of a few hundred MiB: the
@@ -36,6 +42,7 @@
 #include "base/mem_limit.h"
 #include "data/dataset.h"
 #include "data/feature_map.h"
+#include "engine.h"
 #include "engine_ops.h"
 #include "model/model.h"
 #include "model/model_copy.h"
@@ -77,6 +84,13 @@ struct cluster {
 	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
 			  boar_error *err);
 	uint64_t *ahead_keys, ahead_nk, ahead_k;
+	/* The last clock of an epoch asks for the next epoch's first, with
+	 * that epoch's order drawn ahead into next_order (the CPU engine's
+	 * orders only; NULL: not drawn, the first clock is pulled when it
+	 * starts). ahead_got: the answer was collected already (into
+	 * before), for a request (refresh, finish) that came in between. */
+	uint32_t *next_order;
+	int epoch, ahead_got;
 	uint64_t *keys;  /* the current clock's keys, ascending */
 	uint64_t nk;
 	/* The same keys as the transport knows them (the model's): the
@@ -404,7 +418,13 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	c->keys = malloc(cap * sizeof *c->keys);
 	c->gkeys = global_keys(c, c->keys, cap);
 	c->ahead_k = NO_CLOCK;
-	if (c->pull_ahead && *clocks > 1 &&
+	/* the next epoch's order drawn ahead: the CPU engine's (whose draw
+	 * is boar_order_next), where there is a next epoch */
+	if (c->pull_ahead && r->ops == &boar_engine_cpu_ops &&
+	    r->o.epochs > 1 &&
+	    !(c->next_order = malloc((n ? n : 1) * sizeof *c->next_order)))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	if (c->pull_ahead && (*clocks > 1 || c->next_order) &&
 	    (!(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)) ||
 	     !(c->ahead_gkeys = global_keys(c, c->ahead_keys, cap))))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -434,6 +454,56 @@ static int ask_ahead(struct cluster *c, const struct train_run *r,
 	return rc;
 }
 
+/* A pull still asked ahead, collected now into c->before (ahead_got),
+ * so that another request (refresh, finish) may go: the values are those
+ * of the clock asked for, as nothing is pushed before it starts. */
+static int settle_ahead(struct cluster *c, boar_error *err)
+{
+	if (c->ahead_k == NO_CLOCK || c->ahead_got)
+		return 0;
+	int rc = c->t->pull(c->t->ctx, c->ahead_gkeys, (uint32_t)c->ahead_nk,
+			    c->before, err);
+	c->ahead_got = !rc;
+	return rc;
+}
+
+/* Whether this epoch's order is the one drawn ahead (on this worker's
+ * share of it): else (an engine whose draw is not boar_order_next) the
+ * keys asked for are dropped, their bitmaps cleared, and no epoch is
+ * drawn ahead again. */
+static int order_as_drawn(struct cluster *c, const uint32_t *order,
+			  boar_error *err)
+{
+	if (!memcmp(order + c->first, c->next_order + c->first,
+		    (c->last - c->first) * sizeof *order))
+		return 0;
+	int rc = settle_ahead(c, err);
+	c->ahead_k = NO_CLOCK;
+	c->ahead_got = 0;
+	free(c->next_order);
+	c->next_order = NULL;
+	if (c->clock_bits)
+		memset(c->clock_bits, 0,
+		       c->copies * c->clocks * c->words * sizeof *c->clock_bits);
+	return rc;
+}
+
+/* After clock k's pull: the keys of the clock after it asked for, the
+ * next epoch's first (its order drawn now) after the last. */
+static int ask_next(struct cluster *c, const struct train_run *r,
+		    const uint32_t *order, uint64_t k, boar_error *err)
+{
+	if (!c->pull_ahead)
+		return 0;
+	if (k + 1 < c->clocks)
+		return ask_ahead(c, r, order, k + 1, err);
+	if (!c->next_order || c->epoch >= r->o.epochs)
+		return 0;
+	boar_order_next(order, c->next_order, r->ops->rows(r->eng), r->o.seed,
+			c->epoch + 1, threads_of(r));
+	return ask_ahead(c, r, c->next_order, 0, err);
+}
+
 static int cluster_pull(void *ctx, const struct train_run *r,
 			const uint32_t *order, uint64_t b, uint64_t e,
 			boar_error *err)
@@ -449,6 +519,11 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 				 "clock %llu of the schedule",
 				 (unsigned long long)b, (unsigned long long)e,
 				 (unsigned long long)k);
+	int rc = 0;
+	if (k == 0)
+		c->epoch++;
+	if (k == 0 && c->ahead_k == 0 && (rc = order_as_drawn(c, order, err)))
+		return rc;
 	if (c->ahead_k == k) { /* asked for during the last sweep */
 		uint64_t *t = c->keys, *g = c->gkeys;
 		c->keys = c->ahead_keys;
@@ -462,14 +537,16 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	}
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
-	int rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)c->nk, c->before,
-			    err);
+	if (!c->ahead_got) /* else in c->before already (settle_ahead) */
+		rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)c->nk,
+				c->before, err);
+	c->ahead_got = 0;
 	lap(c, BOAR_PS_PULL);
 	if (!rc)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
 	lap(c, BOAR_PS_LOCAL);
-	if (!rc && c->pull_ahead && k + 1 < c->clocks)
-		rc = ask_ahead(c, r, order, k + 1, err);
+	if (!rc)
+		rc = ask_next(c, r, order, k, err);
 	return rc;
 }
 
@@ -519,7 +596,7 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 {
 	struct cluster *c = ctx;
 	double t0 = now_s();
-	int rc = 0;
+	int rc = settle_ahead(c, err);
 	for (uint64_t lo = 0; !rc && lo < c->n_keys;) {
 		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
 		for (uint64_t i = 0; i < n; i++)
@@ -554,6 +631,9 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 {
 	struct cluster *c = ctx;
 	int gathered = 0;
+	int rc = settle_ahead(c, err); /* a run stopped by its progress hook */
+	if (rc)
+		return rc;
 	if (!c->fm)
 		return c->t->finish(c->t->ctx, r->m->w, c->n_keys, &gathered,
 				    err);
@@ -562,7 +642,7 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 	if (!c->sharded && !(c->gathered = calloc(n, sizeof *c->gathered)))
 		return boar_fail(err, BOAR_ENOMEM,
 				 "out of memory for the gathered model");
-	int rc = c->t->finish(c->t->ctx, c->gathered, n, &gathered, err);
+	rc = c->t->finish(c->t->ctx, c->gathered, n, &gathered, err);
 	if (!rc && !gathered && c->gathered) { /* this worker's replica */
 		float *w = c->gathered;
 		const uint32_t *g = c->fm->global;
@@ -758,6 +838,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	free(c.clock_of);
 	free(c.keys);
 	free(c.ahead_keys);
+	free(c.next_order);
 	free(c.before);
 	free(c.delta);
 	return rc;

@@ -160,9 +160,10 @@ static void same_as_train(const boar_dataset *d, const boar_options *o,
 	CHECK_EQ_INT(p.clocks, o->epochs * clocks);
 	CHECK_EQ_INT(p.rows, o->epochs * boar_dataset_rows(d));
 	CHECK(!p.unsorted, "keys came out of order");
-	/* with several clocks, every one after the first of an epoch was
-	 * asked for ahead, and collected with the same keys */
-	CHECK_EQ_INT(p.aheads, clocks == 1 ? 0 : o->epochs * (clocks - 1));
+	/* with several clocks, every one but the very first was asked for
+	 * ahead (an epoch's first during the last sweep of the one before),
+	 * and collected with the same keys */
+	CHECK_EQ_INT(p.aheads, clocks == 1 ? 0 : o->epochs * clocks - 1);
 	CHECK(!p.ahead_mismatch, "a pull ahead was not collected as asked");
 	/* where the time went: filled in, unless the caller's struct is
 	 * older than the field */
@@ -191,6 +192,45 @@ static void same_as_train(const boar_dataset *d, const boar_options *o,
 	boar_model_free(a);
 	boar_model_free(b);
 	free(p.w);
+}
+
+/* One worker at one thread: the same model, bit for bit, with pulls
+ * asked ahead and without (keys of the next epoch's first clock found in
+ * its order drawn ahead); with a test set, evaluated between epochs, the
+ * refresh comes while the next epoch's first pull is asked. */
+static void ahead_same(const boar_dataset *d, const boar_options *base,
+		       uint64_t clocks)
+{
+	boar_model *m[2] = { NULL, NULL };
+	struct mem_ps p[2] = { { 0 }, { 0 } };
+	uint64_t rows = boar_dataset_rows(d);
+	boar_options o = *base;
+	o.test = d;
+	for (int i = 0; i < 2; i++) {
+		boar_error err;
+		boar_ps_transport t =
+			transport(&p[i], 0, 1, (rows + clocks - 1) / clocks);
+		if (!i)
+			t.pull_ahead = NULL;
+		int rc = boar_train_ps(d, &o, &t, &m[i], &err);
+		CHECK(rc == 0, "train_ps: %s", err.message);
+		CHECK(!p[i].ahead_mismatch,
+		      "a pull ahead was not collected as asked");
+	}
+	CHECK_EQ_INT(p[0].aheads, 0);
+	CHECK_EQ_INT(p[1].aheads, o.epochs * clocks - 1);
+	CHECK_EQ_INT(p[0].pulls, p[1].pulls);
+	if (m[0] && m[1]) {
+		uint64_t na, nb;
+		const float *wa = test_model_weights(m[0], &na);
+		const float *wb = test_model_weights(m[1], &nb);
+		CHECK(na == nb && !memcmp(wa, wb, na * sizeof *wa),
+		      "pulls asked ahead changed the model");
+	}
+	boar_model_free(m[0]);
+	boar_model_free(m[1]);
+	free(p[0].w);
+	free(p[1].w);
 }
 
 /* Two workers taking turns clock by clock on one server: the model learns
@@ -338,6 +378,8 @@ int main(void)
 	o.optimizer = BOAR_OPT_ADAGRAD;
 	same_as_train(d, &o, 1);
 	same_as_train(sparse, &o, 7);
+	ahead_same(sparse, &o, 7);
+	ahead_same(d, &o, 1);
 	o.optimizer = BOAR_OPT_SGD;
 	o.l2 = 1e-4;
 	same_as_train(d, &o, 1);
