@@ -54,6 +54,7 @@ static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
 			boar_error *err)
 {
 	struct worker *w = ctx;
+	w->rep->pulls_ahead++;
 	return ps_client_pull_ahead(w->c, keys, n, err);
 }
 

@@ -31,6 +31,7 @@ struct ps_worker_config {
 
 struct ps_worker_report {
 	uint64_t clocks;
+	uint64_t pulls_ahead; /* clocks whose keys were asked a clock ahead */
 	uint64_t rows;
 	double seconds;
 	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */

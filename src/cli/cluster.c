@@ -453,6 +453,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		json_int(&j, "workers", c->n_workers);
 		json_int(&j, "shards", n_shards);
 		json_uint(&j, "clocks", rep->clocks);
+		json_uint(&j, "pulls_ahead", rep->pulls_ahead);
 		json_uint(&j, "rows_parsed", parsed);
 		json_num(&j, "seconds", rep->seconds);
 		json_uint(&j, "bytes_sent", rep->net.bytes_sent);

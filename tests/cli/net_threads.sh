@@ -3,7 +3,8 @@
 # are refused with exit 2; one shard of 3 threads and 4 workers (their
 # connections dealt out over the threads, so two share one) trains a9a to
 # the single-node accuracy, the SSP bound holds, and the shard counted
-# every push once (none lost or doubled between threads).
+# every push once (none lost or doubled between threads); every clock
+# but the first was asked for ahead, across epochs too.
 . net/tests/lib.sh
 
 for bad in 0 65 x -1; do
@@ -39,5 +40,11 @@ clocks=$(tail -n 1 "$T/w0.out" | python3 -c 'import json,sys; print(json.load(sy
 pushes=$(sed -n 's/.* pushes=\([0-9]*\).*/\1/p' "$T/s0.err" | tail -1)
 [ "$pushes" = $((4 * clocks)) ] ||
 	fail "the shard counted $pushes pushes, 4 workers x $clocks clocks made $((4 * clocks))"
+# every clock but the very first was asked for a clock ahead, an epoch's
+# first during the last sweep of the epoch before
+ahead=$(tail -n 1 "$T/w0.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["pulls_ahead"])') ||
+	fail "worker 0: no pulls_ahead in its JSON summary"
+[ "$ahead" = $((clocks - 1)) ] ||
+	fail "worker 0 asked $ahead of its $clocks clocks ahead, not all but the first"
 echo "3 threads, 4 workers: accuracy $got (single node $want), max staleness $st, pushes $pushes"
 exit 0
