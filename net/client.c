@@ -240,7 +240,7 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	if (net_random(nonce, sizeof nonce))
 		return boar_fail(err, BOAR_EAUTH, "no randomness");
 	wire_out_reset(&c->out);
-	wire_begin(&c->out, WIRE_HELLO, 0);
+	wire_begin(&c->out, WIRE_HELLO, c->link ? WIRE_F_REPLICA : 0);
 	wire_put_u32(&c->out, c->cfg.rank);
 	wire_put_u32(&c->out, c->cfg.n_workers);
 	wire_put_u64(&c->out, c->cfg.dim);
@@ -304,34 +304,69 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	}
 	if (m->clock > c->clock)
 		c->clock = m->clock;
-	s->durable = m->durable;
+	/* a link keeps what it forwards whatever the backup does with it:
+	 * acknowledged pushes must live in two processes */
+	s->durable = m->durable || c->link;
 	return resend_kept(c, s, m->seq);
 }
 
-/* The last frame was the shard's "your rank is held by a live
- * connection": retried, since that connection may be our own previous
- * life, which the shard drops on its heartbeat timeout. */
-static int rank_taken(const struct ps_client *c)
+/* The last frame was a refusal worth retrying: "your rank is held by a
+ * live connection" (that connection may be our own previous life, which
+ * the shard drops on its heartbeat timeout), or a backup's "my primary is
+ * alive" (we may be the first to see it die; else the primary is the
+ * address to use). */
+static int refused_for_now(const struct ps_client *c)
 {
-	return c->msg.type == WIRE_ERROR && c->msg.code == WIRE_ERR_RANK_TAKEN;
+	return c->msg.type == WIRE_ERROR &&
+	       (c->msg.code == WIRE_ERR_RANK_TAKEN ||
+		c->msg.code == WIRE_ERR_STANDBY);
 }
 
-/* Connects shard i, retrying with exponential backoff until the deadline. */
+/* A shard with a backup: the other address becomes the one in use. */
+static void switch_address(struct shard *s)
+{
+	char h[sizeof s->host];
+	unsigned p = s->port;
+	memcpy(h, s->host, sizeof h);
+	memcpy(s->host, s->alt_host, sizeof h);
+	memcpy(s->alt_host, h, sizeof h);
+	s->port = s->alt_port;
+	s->alt_port = p;
+}
+
+/* Connected through the other address than the one we started on: a
+ * failover, timed from the start of the reconnect to READY. */
+static void count_failover(struct ps_client *c, double started)
+{
+	double t = net_now() - started;
+	c->n.failovers++;
+	if (t > c->n.failover_s)
+		c->n.failover_s = t;
+}
+
+/* Connects shard i, retrying with exponential backoff until the deadline.
+ * With a backup, a failed attempt is followed at once by one on the other
+ * address; the backoff comes after both failed. */
 static int connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
 {
 	struct shard *s = &c->sh[i];
-	double deadline = net_now() + c->cfg.reconnect_timeout;
+	double started = net_now();
+	double deadline = started + c->cfg.reconnect_timeout;
 	double wait = 0.05;
+	int switched = 0, other_tried = 0;
 	boar_error e;
 	for (;;) {
 		drop_fd(s);
 		int rc = net_connect(s->host, s->port, &s->fd, &e);
 		if (!rc) {
 			rc = handshake(c, i, &e);
-			if (!rc)
+			if (!rc) {
+				if (switched)
+					count_failover(c, started);
 				return 0;
+			}
 			if (rc != RETRY && rc != BOAR_ETIMEOUT &&
-			    !rank_taken(c)) {
+			    !refused_for_now(c)) {
 				if (err)
 					*err = e;
 				return rc;
@@ -340,6 +375,12 @@ static int connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
 				boar_fail(&e, BOAR_ENET,
 					  "%s:%u closed the connection",
 					  s->host, s->port);
+		}
+		if (s->has_alt) {
+			switch_address(s);
+			switched = !switched;
+			if ((other_tried = !other_tried))
+				continue;
 		}
 		if (net_now() + wait > deadline) {
 			if (err)
@@ -382,6 +423,8 @@ static int sync_clock(struct ps_client *c, boar_error *err)
 {
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		int rc;
+		if (c->link && i != c->only)
+			continue;
 		while ((rc = send_clock_to(c, i, WIRE_CLOCK)) == RETRY)
 			if ((rc = connect_shard(c, i, err)))
 				return rc;
@@ -401,8 +444,10 @@ static int transact(struct ps_client *c, uint32_t i, int expect,
 	for (;;) {
 		build(c, i, arg);
 		int rc = client_send_out(c, &c->sh[i]);
+		/* a backup answers its primary's link at once (replica.h);
+		 * one that does not is hung */
 		if (!rc)
-			rc = recv_msg(c, &c->sh[i], -1, err);
+			rc = recv_msg(c, &c->sh[i], c->link ? 10 : -1, err);
 		if (!rc) {
 			if (c->msg.type != expect)
 				return boar_fail(err, BOAR_EPROTO,
@@ -435,13 +480,16 @@ uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 
 /* ------------------------------------------------------------------ API */
 
-int ps_client_connect(const struct ps_client_config *cfg,
+/* The client of cfg, not connected yet: addresses parsed, buffers made.
+ * @return 0 and *out, or an error code (*out freed). */
+static int client_new(const struct ps_client_config *cfg,
 		      struct ps_client **out, boar_error *err)
 {
 	struct ps_client *c = calloc(1, sizeof *c);
 	int rc;
 	if (!c)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	*out = c;
 	c->cfg = *cfg;
 	if (c->cfg.reconnect_timeout <= 0)
 		c->cfg.reconnect_timeout = 30;
@@ -461,13 +509,23 @@ int ps_client_connect(const struct ps_client_config *cfg,
 		goto err;
 	}
 	for (uint32_t i = 0; i < cfg->n_shards; i++) {
-		c->sh[i].fd = -1;
-		if (net_split_hostport(cfg->addrs[i], c->sh[i].host,
-				       sizeof c->sh[i].host, &c->sh[i].port)) {
+		struct shard *sh = &c->sh[i];
+		const char *b = cfg->backups ? cfg->backups[i] : NULL;
+		sh->fd = -1;
+		if (net_split_hostport(cfg->addrs[i], sh->host, sizeof sh->host,
+				       &sh->port)) {
 			rc = boar_fail(err, BOAR_EINVAL,
 				       "'%s' is not HOST:PORT", cfg->addrs[i]);
 			goto err;
 		}
+		if (b && *b &&
+		    net_split_hostport(b, sh->alt_host, sizeof sh->alt_host,
+				       &sh->alt_port)) {
+			rc = boar_fail(err, BOAR_EINVAL,
+				       "backup '%s' is not HOST:PORT", b);
+			goto err;
+		}
+		sh->has_alt = b && *b;
 	}
 	if (cfg->f16 || cfg->threshold > 0) {
 		c->res = calloc(cfg->dim, sizeof *c->res);
@@ -476,6 +534,43 @@ int ps_client_connect(const struct ps_client_config *cfg,
 			goto err;
 		}
 	}
+	return 0;
+err:
+	ps_client_free(c);
+	*out = NULL;
+	return rc;
+}
+
+int ps_client_link(const struct ps_client_config *cfg, uint32_t shard,
+		   uint64_t clock, struct ps_client **out, boar_error *err)
+{
+	struct ps_client *c;
+	int rc = client_new(cfg, &c, err);
+	if (rc)
+		return rc;
+	if (shard >= cfg->n_shards) {
+		rc = boar_fail(err, BOAR_EINVAL, "no shard %u", shard);
+		goto err;
+	}
+	c->link = 1;
+	c->only = shard;
+	c->clock = clock;
+	if ((rc = connect_shard(c, shard, err)))
+		goto err;
+	*out = c;
+	return 0;
+err:
+	ps_client_free(c);
+	return rc;
+}
+
+int ps_client_connect(const struct ps_client_config *cfg,
+		      struct ps_client **out, boar_error *err)
+{
+	struct ps_client *c;
+	int rc = client_new(cfg, &c, err);
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < cfg->n_shards; i++)
 		if ((rc = connect_shard(c, i, err)))
 			goto err;

@@ -17,6 +17,11 @@
 struct shard {
 	char host[256];
 	unsigned port;
+	/* the backup's address (has_alt), swapped with host/port on every
+	 * failover: host/port is the address in use */
+	char alt_host[256];
+	unsigned alt_port;
+	int has_alt;
 	int fd;
 	uint64_t lo, hi;
 	struct net_session ses; /* with a secret: this connection's tags */
@@ -58,6 +63,10 @@ struct pull_ahead {
 
 struct ps_client {
 	struct ps_client_config cfg;
+	int link;              /* a primary's link to its backup (replica.c):
+				  HELLO marked WIRE_F_REPLICA, only shard
+				  `only` connected */
+	uint32_t only;
 	uint8_t key[NET_KEY_LEN];
 	int auth;
 	struct shard *sh;

@@ -26,6 +26,9 @@
 
 struct cluster_args {
 	const char *ps;          /* --ps list */
+	const char *ps_backup;   /* --ps-backup list */
+	const char **backups;    /* its entries (n_shards), or NULL */
+	char *backup_buf;
 	uint32_t rank, n_workers; /* --worker R/W */
 	int have_worker;
 	int cluster;             /* --cluster */
@@ -57,6 +60,11 @@ struct copt {
 static const struct copt copts[] = {
 	{ "ps", 1, "HOST:PORT,...", "shards of the parameter server, in shard "
 				   "order: train as a worker", NULL },
+	{ "ps-backup", 1, "HOST:PORT,...", "each shard's backup (boar serve "
+					   "--replica-of), in shard order, "
+					   "empty for none: the worker goes on "
+					   "with it when the shard dies",
+	  NULL },
 	{ "worker", 1, "R/W", "this worker's rank and the number of workers",
 	  "0/1" },
 	{ "cluster", 0, NULL, "take the role from the launcher's rank "
@@ -212,6 +220,8 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 	double d;
 	if (!strcmp(name, "ps")) {
 		c->ps = v;
+	} else if (!strcmp(name, "ps-backup")) {
+		c->ps_backup = v;
 	} else if (!strcmp(name, "worker")) {
 		char *end;
 		unsigned long r = strtoul(v, &end, 10), w;
@@ -394,7 +404,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			"%llu bytes (%llu of %llu keys pushed, %.2f bytes per "
 			"update), "
 			"received %llu bytes, %llu reconnects (%llu pushes "
-			"resent), largest staleness seen %llu\n",
+			"resent, %llu failovers, longest %.3f s), largest "
+			"staleness seen %llu\n",
 			c->rank, c->n_workers, (unsigned long long)rep->clocks,
 			(unsigned long long)rep->rows, rep->seconds,
 			(unsigned long long)rep->net.bytes_sent,
@@ -403,6 +414,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			(unsigned long long)rep->net.bytes_recv,
 			(unsigned long long)rep->net.reconnects,
 			(unsigned long long)rep->net.resent,
+			(unsigned long long)rep->net.failovers,
+			rep->net.failover_s,
 			(unsigned long long)rep->net.max_staleness);
 		const double *ph = rep->phase;
 		fprintf(stderr,
@@ -441,6 +454,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		json_uint(&j, "push_bytes", rep->net.push_bytes);
 		json_uint(&j, "keys_offered", rep->net.keys_offered);
 		json_num(&j, "push_bytes_per_update", bpk);
+		json_uint(&j, "failovers", rep->net.failovers);
+		json_num(&j, "failover_s", rep->net.failover_s);
 		json_uint(&j, "max_staleness_served", max_st);
 		static const char *const phase_name[BOAR_PS_PHASES] = {
 			"keys_s", "pull_s", "local_s", "sweep_s", "push_s",
@@ -508,6 +523,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	struct ps_worker_config wc = {
 		.net = {
 			.addrs = addrs,
+			.backups = c->backups,
 			.n_shards = n_shards,
 			.rank = c->rank,
 			.n_workers = c->n_workers,
@@ -640,6 +656,34 @@ static int ps_addresses(const struct cluster_args *c, int quiet,
 	return 0;
 }
 
+/* --ps-backup A,,C: one backup address per shard, empty for none.
+ * @return 0 or an exit status. */
+static int ps_backups(struct cluster_args *c, uint32_t n_shards)
+{
+	if (!c->ps_backup)
+		return 0;
+	uint32_t n = 1;
+	for (const char *p = c->ps_backup; *p; p++)
+		n += *p == ',';
+	if (n != n_shards)
+		return cli_usage("train", "--ps-backup names %u addresses for "
+					  "%u shards (leave one empty for a "
+					  "shard without a backup)",
+				 n, n_shards);
+	c->backup_buf = strdup(c->ps_backup);
+	c->backups = calloc(n, sizeof *c->backups);
+	if (!c->backup_buf || !c->backups)
+		return CLI_EXIT_RUNTIME;
+	char *t = c->backup_buf;
+	for (uint32_t i = 0; i < n; i++) {
+		c->backups[i] = t;
+		t += strcspn(t, ",");
+		if (*t)
+			*t++ = '\0';
+	}
+	return 0;
+}
+
 int cluster_train(int argc, char **argv)
 {
 	struct cluster_args c = {
@@ -681,10 +725,12 @@ int cluster_train(int argc, char **argv)
 					   &n_shards, &served)
 			   : ps_addresses(&c, a.quiet, &addrs, &addr_buf,
 					  &n_shards);
-	if (status || served)
+	if (status || served || (status = ps_backups(&c, n_shards)))
 		goto out;
 	status = run_worker(&c, &a, addrs, n_shards, c.cluster);
 out:
+	free(c.backups);
+	free(c.backup_buf);
 	free(addrs);
 	free(addr_buf);
 	free(rest);
