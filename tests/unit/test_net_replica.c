@@ -13,6 +13,10 @@
  * pushes, takes over when the link closes, and then a worker joins with
  * READY saying the last push it holds, pulls their sum, and a link may
  * not come back. A shard that is not a backup refuses a link.
+ *
+ * A primary gone silent (no answer, connection open): the worker asks
+ * the backup every 2 s while it waits; it stays while the backup still
+ * has the primary's link, and goes over once the link has closed.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -38,6 +42,24 @@ static void sleep_ms(int ms)
 
 /* -------------------------------------------- primary, scripted backup */
 
+/* WELCOME (shard 0 of 1, keys [0, DIM), no secret) and READY. */
+static void welcome(int fd, struct wire_out *o)
+{
+	uint8_t zero[WIRE_NONCE_LEN] = { 0 };
+	wire_begin(o, WIRE_WELCOME, 0);
+	wire_put_u32(o, 0);
+	wire_put_u32(o, 1);
+	wire_put_u64(o, 0);
+	wire_put_u64(o, DIM);
+	wire_put_u64(o, 0);
+	wire_put_u8(o, 0);
+	wire_put_bytes(o, zero, WIRE_NONCE_LEN);
+	wire_put_bytes(o, zero, WIRE_MAC_LEN);
+	wire_end(o);
+	wire_put_ready(o, 0, 0, 0);
+	send_out(fd, o);
+}
+
 struct backup_script {
 	int lfd;
 	int garble;            /* answer the STATS with garbage */
@@ -60,19 +82,7 @@ static void *scripted_backup(void *arg)
 	if (fd < 0 || net_test_read_frame(fd, &m) || m.type != WIRE_HELLO)
 		goto out;
 	sc->hello_flag_ok = (m.flags & WIRE_F_REPLICA) && m.rank == 0;
-	uint8_t zero[WIRE_NONCE_LEN] = { 0 };
-	wire_begin(&o, WIRE_WELCOME, 0);
-	wire_put_u32(&o, 0);
-	wire_put_u32(&o, 1);
-	wire_put_u64(&o, 0);
-	wire_put_u64(&o, DIM);
-	wire_put_u64(&o, 0);
-	wire_put_u8(&o, 0);
-	wire_put_bytes(&o, zero, WIRE_NONCE_LEN);
-	wire_put_bytes(&o, zero, WIRE_MAC_LEN);
-	wire_end(&o);
-	wire_put_ready(&o, 0, 0, 0);
-	send_out(fd, &o);
+	welcome(fd, &o);
 	while (!net_test_read_frame(fd, &m)) {
 		if (m.type == WIRE_PUSH && sc->n_push < 8) {
 			sc->seqs[sc->n_push] = m.seq;
@@ -297,6 +307,119 @@ static void test_take_over(void)
 	net_test_shard_stop(&sh);
 }
 
+/* ------------------------------------------------- a primary gone silent */
+
+/* A primary that greets its worker, then never answers (stopped, its host
+ * hung): it takes frames until the worker closes. */
+static void *silent_primary(void *arg)
+{
+	int lfd = *(int *)arg;
+	struct wire_msg m = { 0 };
+	struct wire_out o;
+	wire_out_init(&o);
+	int fd = accept(lfd, NULL, NULL);
+	if (fd >= 0 && !net_test_read_frame(fd, &m) && m.type == WIRE_HELLO) {
+		welcome(fd, &o);
+		while (!net_test_read_frame(fd, &m))
+			;
+	}
+	if (fd >= 0)
+		close(fd);
+	wire_out_free(&o);
+	wire_msg_free(&m);
+	return NULL;
+}
+
+struct link_script {
+	unsigned port;   /* the backup's */
+	int hold_ms;     /* the link lives this long after the push */
+	int ok;
+};
+
+/* The silent primary's link to the backup: one push (seq 1, 2.5 to key
+ * 3), answered, kept open hold_ms, then closed: the backup's heartbeat
+ * timeout would close it so for a hung primary. */
+static void *link_then_close(void *arg)
+{
+	struct link_script *ls = arg;
+	int fd;
+	boar_error err;
+	struct wire_msg m = { 0 };
+	struct wire_out o;
+	wire_out_init(&o);
+	if (!net_connect("127.0.0.1", ls->port, &fd, &err)) {
+		if (hello(fd, 1, &m) == WIRE_READY) {
+			link_push(fd, 1, 2.5f);
+			wire_begin(&o, WIRE_STATS, 0);
+			wire_put_u32(&o, 1);
+			wire_end(&o);
+			send_out(fd, &o);
+			ls->ok = !net_test_read_frame(fd, &m) &&
+				 m.type == WIRE_STATS_REPLY;
+			sleep_ms(ls->hold_ms);
+		}
+		close(fd);
+	}
+	wire_out_free(&o);
+	wire_msg_free(&m);
+	return NULL;
+}
+
+static void test_silent_primary(void)
+{
+	struct net_test_shard bk;
+	struct ps_config pc = { .shard = 0, .n_shards = 1,
+				.staleness = SSP_INF,
+				.replica_of = "127.0.0.1:1" };
+	if (net_test_shard_start(&bk, pc)) {
+		CHECK(0, "backup did not start");
+		return;
+	}
+	/* the link outlives the worker's first probe (2 s): the backup says
+	 * "not yet" to it, and the worker keeps waiting on its primary */
+	struct link_script ls = { .port = bk.port, .hold_ms = 3000 };
+	pthread_t lt, pt;
+	pthread_create(&lt, NULL, link_then_close, &ls);
+	unsigned pport;
+	int plfd = net_test_listen(&pport);
+	pthread_create(&pt, NULL, silent_primary, &plfd);
+	sleep_ms(200); /* the link is in */
+	char pa[64], ba[64];
+	snprintf(pa, sizeof pa, "127.0.0.1:%u", pport);
+	snprintf(ba, sizeof ba, "127.0.0.1:%u", bk.port);
+	const char *addrs[1] = { pa }, *backups[1] = { ba };
+	struct ps_client_config cc = { .addrs = addrs, .backups = backups,
+				       .n_shards = 1, .rank = 0,
+				       .n_workers = 1, .dim = DIM,
+				       .reconnect_timeout = 5 };
+	struct ps_client *c = NULL;
+	boar_error err;
+	CHECK(ps_client_connect(&cc, &c, &err) == 0, "connect: %s",
+	      err.message);
+	if (c) {
+		uint64_t k = 3;
+		float got = 0;
+		double t0 = net_now();
+		CHECK(ps_client_pull(c, &k, 1, &got, &err) == 0, "pull: %s",
+		      err.message);
+		double waited = net_now() - t0;
+		CHECK(got == 2.5f, "pulled %g, want the backup's 2.5", got);
+		CHECK(waited > 2.5, "the worker left its primary after %.2f s, "
+		      "while the backup still had the primary's link", waited);
+		struct ps_client_counters n;
+		ps_client_get_counters(c, &n);
+		CHECK(n.failovers == 1, "%llu failovers, want 1",
+		      (unsigned long long)n.failovers);
+		ps_client_free(c);
+	}
+	pthread_join(lt, NULL);
+	CHECK(ls.ok, "the link's exchange broke off");
+	shutdown(plfd, SHUT_RDWR);
+	pthread_join(pt, NULL);
+	close(plfd);
+	net_test_shard_stop(&bk);
+}
+
 int main(void)
 {
 	if (!net_test_loopback())
@@ -304,5 +427,6 @@ int main(void)
 	test_forward_then_ack(0);
 	test_forward_then_ack(1);
 	test_take_over();
+	test_silent_primary();
 	return TEST_RESULT();
 }
