@@ -12,7 +12,10 @@
 # exactly workers x clocks pushes (every acknowledged push there, none
 # twice); the workers failed over; the final test loss and accuracy are
 # those of the same cluster without the kill (within 0.003 and half a
-# point), where the backups also hold every push.
+# point), where the backups also hold every push. The killed run has a
+# secret: links and failovers pass the handshake and tag every frame.
+# A backup with another secret is lost, named in the primary's log, and
+# the primary trains on alone.
 . net/tests/lib.sh
 
 eval_loss() {
@@ -20,22 +23,25 @@ eval_loss() {
 	json_field "$T/eval.json" test_loss
 }
 
-# backup I S: the backup of shard I (stderr $T/bI.err, port BPORT_I,
-# pid BPID_I).
+# backup I S EXTRA...: the backup of shard I (stderr $T/bI.err, port
+# BPORT_I, pid BPID_I).
 backup() {
-	: >"$T/b$1.err"
-	"$BOAR" serve --shard "$1/$2" --listen 127.0.0.1:0 --staleness 1 \
-		--threads 1 --replica-of "primary-$1" \
-		>"$T/b$1.out" 2>"$T/b$1.err" &
-	eval "BPID_$1=$!"
+	_i=$1
+	_s=$2
+	shift 2
+	: >"$T/b$_i.err"
+	"$BOAR" serve --shard "$_i/$_s" --listen 127.0.0.1:0 --staleness 1 \
+		--threads 1 --replica-of "primary-$_i" "$@" \
+		>"$T/b$_i.out" 2>"$T/b$_i.err" &
+	eval "BPID_$_i=$!"
 	PIDS="$PIDS $!"
 	for _ in $(seq 200); do
-		grep -q "listening on" "$T/b$1.err" && break
+		grep -q "listening on" "$T/b$_i.err" && break
 		sleep 0.05
 	done
-	_p=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\),.*/\1/p' "$T/b$1.err")
-	[ -n "$_p" ] || { cat "$T/b$1.err"; fail "backup $1 did not start"; }
-	eval "BPORT_$1=$_p"
+	_p=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\),.*/\1/p' "$T/b$_i.err")
+	[ -n "$_p" ] || { cat "$T/b$_i.err"; fail "backup $_i did not start"; }
+	eval "BPORT_$_i=$_p"
 }
 
 # wait_epoch N: until worker 0 has finished epoch N.
@@ -44,6 +50,7 @@ wait_epoch() {
 		grep -q "\"epoch\": $1," "$T/w0.out" 2>/dev/null && return
 		sleep 0.05
 	done
+	for _f in "$T"/*.err; do echo "== $_f"; tail -n 5 "$_f"; done
 	fail "worker 0 did not reach epoch $1"
 }
 
@@ -52,19 +59,29 @@ pushes() {
 	sed -n 's/.* pushes=\([0-9]*\).*/\1/p' "$1" | tail -1
 }
 
+printf 'a shared secret of the cluster\n' >"$T/secret"
+printf 'some other secret, not the one\n' >"$T/wrong"
+
+# run clean|kill: the cluster (with a secret for kill)
 run() {
 	new_cluster
-	backup 0 2
-	backup 1 2
-	serve 0 2 --staleness 1 --threads 1 --backup "127.0.0.1:$BPORT_0"
+	: >"$T/s0.err"
+	: >"$T/s1.err"
+	# the last run's epochs must not trigger this run's kills
+	rm -f "$T/w0.out" "$T/w1.out"
+	sec=""
+	[ "$1" = kill ] && sec="--secret-file $T/secret"
+	backup 0 2 $sec
+	backup 1 2 $sec
+	serve 0 2 --staleness 1 --threads 1 --backup "127.0.0.1:$BPORT_0" $sec
 	p0=$SPID
-	serve 1 2 --staleness 1 --threads 1 --backup "127.0.0.1:$BPORT_1"
+	serve 1 2 --staleness 1 --threads 1 --backup "127.0.0.1:$BPORT_1" $sec
 	p1=$SPID
 	bk="127.0.0.1:$BPORT_0,127.0.0.1:$BPORT_1"
-	worker 1 2 2 --sync-every 500 --throttle-ms 10 --ps-backup "$bk"
+	worker 1 2 2 --sync-every 500 --throttle-ms 10 --ps-backup "$bk" $sec
 	w1=$WPID
 	worker 0 2 2 --sync-every 500 --throttle-ms 10 --ps-backup "$bk" \
-		--json --shutdown-servers -m "$T/$1.model"
+		--json --shutdown-servers -m "$T/$1.model" $sec
 	w0=$WPID
 	if [ "$1" = kill ]; then
 		wait_epoch 3
@@ -90,6 +107,22 @@ run() {
 			{ cat "$T/b$i.err"; fail "$1 run: backup $i holds $n pushes, the 2 workers made $((2 * clocks)) ($clocks clocks each)"; }
 	done
 }
+
+# a backup with another secret: lost at the first join, named; the
+# primary goes on alone and the worker finishes
+new_cluster
+backup 0 1 --secret-file "$T/wrong"
+serve 0 1 --staleness 1 --threads 1 --backup "127.0.0.1:$BPORT_0" \
+	--secret-file "$T/secret"
+p0=$SPID
+worker 0 1 1 --epochs 1 --ps-backup "127.0.0.1:$BPORT_0" \
+	--secret-file "$T/secret" --shutdown-servers
+wait_ok $WPID "the worker of a primary whose backup has another secret"
+wait_ok $p0 "the primary whose backup has another secret"
+grep -q "backup 127.0.0.1:$BPORT_0 lost (.*another secret" "$T/s0.err" ||
+	{ cat "$T/s0.err"; fail "the primary did not say its backup was lost"; }
+kill $BPID_0 2>/dev/null
+wait $BPID_0 2>/dev/null
 
 run clean
 grep -q "lost" "$T/s0.err" "$T/s1.err" &&
