@@ -18,7 +18,8 @@
 struct link {
 	pthread_mutex_t mu;
 	struct ps_client *c;  /* NULL: not open */
-	int dirty;            /* forwarded since the backup last answered */
+	int dirty;            /* pushes forwarded since the backup last
+				 answered */
 };
 
 struct replica {
@@ -152,7 +153,7 @@ void replica_forward(struct replica *r, uint32_t rank, int type,
 	if (ps_client_forward(l->c, r->cfg.shard, type, flags, payload, len,
 			      &e))
 		lose(r, l, &e);
-	else
+	else if (type == WIRE_PUSH) /* what an answer acknowledges */
 		l->dirty = 1;
 	pthread_mutex_unlock(&l->mu);
 }

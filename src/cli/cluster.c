@@ -33,6 +33,7 @@ struct cluster_args {
 	int have_worker;
 	int cluster;             /* --cluster */
 	uint32_t servers;        /* --servers S */
+	uint32_t replicas;       /* --replicas R: 2 = a backup per shard */
 	const char *host;        /* --cluster-host */
 	unsigned base_port;
 	uint64_t staleness;
@@ -71,6 +72,10 @@ static const struct copt copts[] = {
 			      "(mpirun, srun): ranks < --servers serve",
 	  NULL },
 	{ "servers", 1, "S", "--cluster: how many ranks serve shards", "1" },
+	{ "replicas", 1, "R", "--cluster: 2 gives every shard a backup (ranks "
+			      "S..2S-1, ports base-port + S + i) that takes "
+			      "over when it dies",
+	  "1" },
 	{ "cluster-host", 1, "HOST", "--cluster: the host every shard listens "
 				     "on (rank r: port base-port + r)",
 	  "127.0.0.1" },
@@ -241,6 +246,11 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 			return cli_usage("train", "--servers wants a "
 						  "count >= 1");
 		c->servers = (uint32_t)u;
+	} else if (!strcmp(name, "replicas")) {
+		if (parse_u(v, 2, &u) || !u)
+			return cli_usage("train", "--replicas wants 1 or 2 "
+						  "(a shard and its backup)");
+		c->replicas = (uint32_t)u;
 	} else if (!strcmp(name, "cluster-host")) {
 		c->host = v;
 	} else if (!strcmp(name, "base-port")) {
@@ -560,6 +570,14 @@ out:
 	return status;
 }
 
+/* "HOST:PORT" into b[300], a v6 host in brackets. */
+static void host_port(char *b, const char *host, unsigned port)
+{
+	int v6 = strchr(host, ':') != NULL;
+	snprintf(b, 300, "%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "",
+		 port);
+}
+
 /* --cluster: this process's role, from the launcher's rank. A server
  * runs its shard here (*served = 1; the exit status is returned); a
  * worker gets its rank and the shards' addresses. @return 0 or an exit
@@ -568,59 +586,70 @@ static int cluster_roles(struct cluster_args *c, int quiet,
 			 const char ***addrs, char **addr_buf,
 			 uint32_t *n_shards, int *served)
 {
-	uint32_t rank, size;
-	if (c->ps || c->have_worker)
+	uint32_t rank, size, S = c->servers, serving = S * c->replicas;
+	if (c->ps || c->have_worker || c->ps_backup)
 		return cli_usage("train", "--cluster takes the roles "
 					    "from the launcher: drop "
-					    "--ps and --worker");
+					    "--ps, --ps-backup and --worker");
 	if (net_launcher_rank(getenv, &rank, &size, NULL))
 		return cli_usage(
 			"train",
 			"--cluster: no rank found in "
 			"OMPI_COMM_WORLD_RANK, PMI_RANK or "
 			"SLURM_PROCID (start it with mpirun or srun)");
-	if (size <= c->servers)
+	if (size <= serving)
 		return cli_usage("train",
-				   "--cluster with %u processes and "
-				   "--servers %u leaves no worker",
-				   size, c->servers);
-	if (c->base_port + c->servers > 65536)
+				   "--cluster with %u processes, --servers %u "
+				   "and --replicas %u leaves no worker",
+				   size, S, c->replicas);
+	if (c->base_port + serving > 65536)
 		return cli_usage("train", "ports beyond 65535");
-	if (rank < c->servers) {
-		char listen[300];
-		snprintf(listen, sizeof listen, "%s%s%s:%u",
-			 strchr(c->host, ':') ? "[" : "", c->host,
-			 strchr(c->host, ':') ? "]" : "",
-			 c->base_port + rank);
+	if (rank < serving) {
+		/* ranks S..2S-1 are the backups of shards 0..S-1 */
+		char listen[300], peer[300];
+		int is_backup = rank >= S;
+		host_port(listen, c->host, c->base_port + rank);
+		host_port(peer, c->host,
+			  c->base_port + (is_backup ? rank - S : rank + S));
 		struct serve_args s = {
-			.shard = rank,
-			.n_shards = c->servers,
+			.shard = rank % S,
+			.n_shards = S,
 			.listen = listen,
 			.staleness = c->staleness,
 			.secret_file = c->secret_file,
-			.checkpoint_dir = c->checkpoint_dir,
+			/* one directory would hold both copies' files */
+			.checkpoint_dir = is_backup ? NULL : c->checkpoint_dir,
 			.checkpoint_every = c->checkpoint_every,
 			.heartbeat_timeout = c->heartbeat_timeout,
+			.backup = c->replicas > 1 && !is_backup ? peer : NULL,
+			.replica_of = is_backup ? peer : NULL,
 			.json = 0,
 			.quiet = quiet,
 		};
 		*served = 1;
 		return serve_run(&s);
 	}
-	c->rank = rank - c->servers;
-	c->n_workers = size - c->servers;
-	*n_shards = c->servers;
-	*addrs = calloc(*n_shards, sizeof **addrs);
-	*addr_buf = malloc((size_t)*n_shards * 300);
-	if (!*addrs || !*addr_buf)
+	c->rank = rank - serving;
+	c->n_workers = size - serving;
+	*n_shards = S;
+	*addrs = calloc(S, sizeof **addrs);
+	*addr_buf = malloc((size_t)S * 300);
+	if (c->replicas > 1) {
+		c->backups = calloc(S, sizeof *c->backups);
+		c->backup_buf = malloc((size_t)S * 300);
+	}
+	if (!*addrs || !*addr_buf ||
+	    (c->replicas > 1 && (!c->backups || !c->backup_buf)))
 		return CLI_EXIT_RUNTIME;
-	for (uint32_t i = 0; i < *n_shards; i++) {
+	for (uint32_t i = 0; i < S; i++) {
 		char *b = *addr_buf + (size_t)i * 300;
-		snprintf(b, 300, "%s%s%s:%u",
-			 strchr(c->host, ':') ? "[" : "", c->host,
-			 strchr(c->host, ':') ? "]" : "",
-			 c->base_port + i);
+		host_port(b, c->host, c->base_port + i);
 		(*addrs)[i] = b;
+		if (c->replicas > 1) {
+			b = c->backup_buf + (size_t)i * 300;
+			host_port(b, c->host, c->base_port + S + i);
+			c->backups[i] = b;
+		}
 	}
 	return 0;
 }
@@ -690,6 +719,7 @@ int cluster_train(int argc, char **argv)
 		.host = "127.0.0.1",
 		.base_port = 7070,
 		.servers = 1,
+		.replicas = 1,
 		.staleness = 1,
 		.sync_every = 1000,
 		.heartbeat_timeout = 10,
@@ -725,7 +755,8 @@ int cluster_train(int argc, char **argv)
 					   &n_shards, &served)
 			   : ps_addresses(&c, a.quiet, &addrs, &addr_buf,
 					  &n_shards);
-	if (status || served || (status = ps_backups(&c, n_shards)))
+	if (status || served ||
+	    (!c.cluster && (status = ps_backups(&c, n_shards))))
 		goto out;
 	status = run_worker(&c, &a, addrs, n_shards, c.cluster);
 out:
