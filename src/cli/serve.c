@@ -351,6 +351,12 @@ int cmd_serve(int argc, char **argv)
 	if (a.backup && a.replica_of)
 		return cli_usage("serve", "--backup and --replica-of: a backup "
 					  "has no backup of its own");
+	const char *peer = a.backup ? a.backup : a.replica_of;
+	char ph[256];
+	unsigned pp;
+	if (peer && (net_split_hostport(peer, ph, sizeof ph, &pp) || !pp))
+		return cli_usage("serve", "--%s '%s' is not HOST:PORT",
+				 a.backup ? "backup" : "replica-of", peer);
 	if (!a.listen) {
 		snprintf(listen_buf, sizeof listen_buf, "127.0.0.1:%u",
 			 7070 + a.shard);

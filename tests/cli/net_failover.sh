@@ -24,14 +24,16 @@ eval_loss() {
 }
 
 # backup I S EXTRA...: the backup of shard I (stderr $T/bI.err, port
-# BPORT_I, pid BPID_I).
+# BPORT_I, pid BPID_I). Its primary's address (--replica-of) is only
+# logged, and not known yet: the primary starts next, on a port the
+# kernel picks.
 backup() {
 	_i=$1
 	_s=$2
 	shift 2
 	: >"$T/b$_i.err"
 	"$BOAR" serve --shard "$_i/$_s" --listen 127.0.0.1:0 --staleness 1 \
-		--threads 1 --replica-of "primary-$_i" "$@" \
+		--threads 1 --replica-of 127.0.0.1:9 "$@" \
 		>"$T/b$_i.out" 2>"$T/b$_i.err" &
 	eval "BPID_$_i=$!"
 	PIDS="$PIDS $!"
@@ -58,6 +60,19 @@ wait_epoch() {
 pushes() {
 	sed -n 's/.* pushes=\([0-9]*\).*/\1/p' "$1" | tail -1
 }
+
+# options that cannot work are refused, naming the option
+expect_refused "a backup with a backup" "$BOAR" serve --shard 0/1 \
+	--backup 127.0.0.1:1 --replica-of 127.0.0.1:2
+expect_message "a backup with a backup" "backup of its own"
+expect_refused "--backup without a port" "$BOAR" serve --shard 0/1 \
+	--backup nowhere
+expect_message "--backup without a port" "--backup 'nowhere' is not HOST:PORT"
+expect_refused "--ps-backup of another length" "$BOAR" train \
+	--ps 127.0.0.1:1,127.0.0.1:2 --ps-backup 127.0.0.1:3 --worker 0/1 "$A9A"
+expect_message "--ps-backup of another length" "1 addresses for 2 shards"
+expect_refused "--replicas 3" "$BOAR" train --cluster --replicas 3 "$A9A"
+expect_message "--replicas 3" "--replicas wants 1 or 2"
 
 printf 'a shared secret of the cluster\n' >"$T/secret"
 printf 'some other secret, not the one\n' >"$T/wrong"
