@@ -28,7 +28,10 @@ start_shard() {
 	"$BOAR" serve --shard 0/1 --listen 127.0.0.1:0 --threads 1 \
 		--staleness 1 "$@" 2>"$tmp/$name.err" &
 	pid=$!
-	while ! grep -q "listening on" "$tmp/$name.err"; do sleep 0.02; done
+	while ! grep -q "listening on" "$tmp/$name.err"; do
+		kill -0 $pid 2>/dev/null || { cat "$tmp/$name.err" >&2; exit 1; }
+		sleep 0.02
+	done
 	port=$(sed -n 's/.*listening on [^ ]*:\([0-9]*\),.*/\1/p' "$tmp/$name.err")
 }
 
@@ -37,7 +40,8 @@ run() {
 	t0=$(date +%s.%N)
 	extra=""
 	if [ "$1" = replica ]; then
-		start_shard backup --replica-of primary
+		# (the primary's address is only logged; it is not known yet)
+		start_shard backup --replica-of 127.0.0.1:9
 		extra="--ps-backup 127.0.0.1:$port"
 		start_shard primary --backup "127.0.0.1:$port"
 	else
