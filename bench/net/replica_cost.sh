@@ -25,6 +25,7 @@ trap 'rm -rf "$tmp"' EXIT
 start_shard() {
 	name=$1
 	shift
+	: >"$tmp/$name.err" # not the last run's "listening on"
 	"$BOAR" serve --shard 0/1 --listen 127.0.0.1:0 --threads 1 \
 		--staleness 1 "$@" 2>"$tmp/$name.err" &
 	pid=$!
