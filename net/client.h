@@ -79,6 +79,9 @@ int ps_client_link(const struct ps_client_config *cfg, uint32_t shard,
 int ps_client_forward(struct ps_client *c, uint32_t shard, int type,
 		      uint16_t flags, const uint8_t *payload, uint32_t len,
 		      boar_error *err);
+/* Asks the backup on a link's connection to stop (one SHUTDOWN, no
+ * reconnect, errors ignored): its primary dropped it from the chain. */
+void ps_client_stop_link(struct ps_client *c);
 /* Values of keys[0..n) (strictly ascending) at the current clock; waits as
  * long as the shards' SSP rule says. */
 int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,

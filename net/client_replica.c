@@ -98,3 +98,15 @@ err:
 	ps_client_free(c);
 	return rc;
 }
+
+/* One SHUTDOWN on a link's connection as it is: no reconnect, no wait,
+ * errors ignored (replica.c: a backup dropped from the chain stops). */
+void ps_client_stop_link(struct ps_client *c)
+{
+	if (!c || !c->link || c->sh[c->only].fd < 0)
+		return;
+	wire_out_reset(&c->out);
+	wire_begin(&c->out, WIRE_SHUTDOWN, 0);
+	wire_end(&c->out);
+	client_send_out(c, &c->sh[c->only]);
+}

@@ -69,17 +69,28 @@ int replica_create(const struct replica_config *cfg, struct replica **out,
 	return 0;
 }
 
+/* A link closes for good. It first asks the backup to stop (if the
+ * link still carries anything): a backup dropped from the chain misses
+ * what follows, and must not take over when its links close, nor answer
+ * a worker's probe (client.h) while this primary serves. Called with the
+ * link's lock held. */
+static void close_link(struct link *l)
+{
+	ps_client_stop_link(l->c);
+	ps_client_free(l->c);
+	l->c = NULL;
+}
+
 /* The backup is out of the chain: said once, every link closed as it is
  * next touched. Called with the link's lock held. */
 static void lose(struct replica *r, struct link *l, const boar_error *e)
 {
 	if (!atomic_exchange(&r->lost, 1))
-		logf_(r, "backup %s lost (%s): going on without a replica; "
-			 "pushes acknowledged from now on live in this "
-			 "process only",
+		logf_(r, "backup %s lost (%s): going on without a replica "
+			 "(and asking it to stop); pushes acknowledged from "
+			 "now on live in this process only",
 		      r->addr, e->message[0] ? e->message : "no reason");
-	ps_client_free(l->c);
-	l->c = NULL;
+	close_link(l);
 }
 
 /* The link of rank, locked, or NULL (no backup any more, or no link). */
@@ -89,10 +100,8 @@ static struct link *link_of(struct replica *r, uint32_t rank)
 		return NULL;
 	struct link *l = &r->links[rank];
 	pthread_mutex_lock(&l->mu);
-	if (atomic_load(&r->lost) && l->c) {
-		ps_client_free(l->c);
-		l->c = NULL;
-	}
+	if (atomic_load(&r->lost) && l->c)
+		close_link(l);
 	if (!l->c) {
 		pthread_mutex_unlock(&l->mu);
 		return NULL;

@@ -21,8 +21,9 @@
  * resend what it had not answered, numbered as before.
  *
  * A backup that cannot be reached (2 s of reconnecting), refuses, or does
- * not answer a STATS within 10 s is lost: logged, and the primary goes on
- * alone (the chain shrinks to its head). Thread rule: any thread; each
+ * not answer a STATS within 10 s is lost: logged, asked to stop (it
+ * misses what follows, so it must not take over when its links close),
+ * and the primary goes on alone (the chain shrinks to its head). Thread rule: any thread; each
  * rank's link has its own lock.
  */
 #ifndef BOAR_NET_REPLICA_H

@@ -393,6 +393,27 @@ static void say_sharded(const struct train_args *a, const boar_dataset *train,
 		a->model_out ? " -m " : "", a->model_out ? a->model_out : "");
 }
 
+/* A worker's seconds per phase, and what each shard reported (stderr). */
+static void say_phases_and_shards(const struct cluster_args *c,
+				  const struct ps_worker_report *rep)
+{
+	const double *ph = rep->phase;
+	fprintf(stderr,
+		"worker %u/%u: seconds in keys %.3f, pull %.3f, local %.3f, "
+		"sweep %.3f, push %.3f, clock %.3f, refresh %.3f\n",
+		c->rank, c->n_workers, ph[BOAR_PS_KEYS], ph[BOAR_PS_PULL],
+		ph[BOAR_PS_LOCAL], ph[BOAR_PS_SWEEP], ph[BOAR_PS_PUSH],
+		ph[BOAR_PS_CLOCK], ph[BOAR_PS_REFRESH]);
+	for (uint32_t i = 0; i < rep->n_shards; i++)
+		fprintf(stderr,
+			"shard %u: max_staleness_served=%llu pushes=%llu "
+			"pulls=%llu dropped_workers=%u\n",
+			i, (unsigned long long)rep->shard[i].max_staleness,
+			(unsigned long long)rep->shard[i].pushes,
+			(unsigned long long)rep->shard[i].pulls,
+			rep->shard[i].dropped_workers);
+}
+
 /* What a worker did, when it is done: lines on stderr (unless --quiet),
  * and rank 0's object on stdout with --json. */
 static void say_worker(const struct cluster_args *c, const struct train_args *a,
@@ -444,24 +465,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			(unsigned long long)rep->net.failovers,
 			rep->net.failover_s,
 			(unsigned long long)rep->net.max_staleness);
-		const double *ph = rep->phase;
-		fprintf(stderr,
-			"worker %u/%u: seconds in keys %.3f, pull %.3f, "
-			"local %.3f, sweep %.3f, push %.3f, clock %.3f, "
-			"refresh %.3f\n",
-			c->rank, c->n_workers, ph[BOAR_PS_KEYS],
-			ph[BOAR_PS_PULL], ph[BOAR_PS_LOCAL], ph[BOAR_PS_SWEEP],
-			ph[BOAR_PS_PUSH], ph[BOAR_PS_CLOCK],
-			ph[BOAR_PS_REFRESH]);
-		for (uint32_t i = 0; i < rep->n_shards; i++)
-			fprintf(stderr,
-				"shard %u: max_staleness_served=%llu "
-				"pushes=%llu pulls=%llu dropped_workers=%u\n",
-				i,
-				(unsigned long long)rep->shard[i].max_staleness,
-				(unsigned long long)rep->shard[i].pushes,
-				(unsigned long long)rep->shard[i].pulls,
-				rep->shard[i].dropped_workers);
+		say_phases_and_shards(c, rep);
 		if (have_m)
 			progress_summary(stderr, a->test_path, model, &m);
 		if (c->rank == 0 && rep->model_sharded)
@@ -722,25 +726,19 @@ static int ps_backups(struct cluster_args *c, uint32_t n_shards)
 {
 	if (!c->ps_backup)
 		return 0;
-	uint32_t n = 1;
-	for (const char *p = c->ps_backup; *p; p++)
-		n += *p == ',';
+	c->backup_buf = strdup(c->ps_backup);
+	c->backups = calloc(n_shards, sizeof *c->backups);
+	if (!c->backup_buf || !c->backups)
+		return CLI_EXIT_RUNTIME;
+	uint32_t n = 0;
+	for (char *t, *rest = c->backup_buf; (t = strsep(&rest, ",")); n++)
+		if (n < n_shards)
+			c->backups[n] = t;
 	if (n != n_shards)
 		return cli_usage("train", "--ps-backup names %u addresses for "
 					  "%u shards (leave one empty for a "
 					  "shard without a backup)",
 				 n, n_shards);
-	c->backup_buf = strdup(c->ps_backup);
-	c->backups = calloc(n, sizeof *c->backups);
-	if (!c->backup_buf || !c->backups)
-		return CLI_EXIT_RUNTIME;
-	char *t = c->backup_buf;
-	for (uint32_t i = 0; i < n; i++) {
-		c->backups[i] = t;
-		t += strcspn(t, ",");
-		if (*t)
-			*t++ = '\0';
-	}
 	return 0;
 }
 

@@ -175,12 +175,13 @@ static void test_forward_then_ack(int garble)
 	      "backup");
 	CHECK(!sc.pulled_before_ack, "the worker's pull was answered before "
 	      "the backup held its pushes");
-	if (garble)
+	if (garble) {
 		CHECK(strstr(lb.text, "lost") && strstr(lb.text, baddr),
 		      "no line naming the lost backup %s in:\n%s", baddr,
 		      lb.text);
-	else
+	} else {
 		CHECK(!strstr(lb.text, "lost"), "backup lost:\n%s", lb.text);
+	}
 }
 
 /* ---------------------------------------------- backup, scripted primary */
