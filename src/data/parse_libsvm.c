@@ -59,6 +59,7 @@ struct lsvm_out {
 	uint64_t *row_ptr; /* piece-local end offsets at [rbase + r + 1] */
 	uint32_t *idx;
 	float *val, *label;
+	uint64_t rows_cap, nnz_cap; /* their sizes (the counted bounds) */
 };
 
 /* Grows *p (of *cap elements of size sz) to hold at least need elements. */
@@ -332,6 +333,8 @@ static int alloc_out(struct lsvm_piece *pc, size_t n, int check,
 		if (ret)
 			return ret;
 	}
+	o->rows_cap = rows_ub;
+	o->nnz_cap = nnz_ub;
 	o->row_ptr = malloc((rows_ub + 1) * sizeof *o->row_ptr);
 	o->label = malloc((rows_ub ? rows_ub : 1) * sizeof *o->label);
 	o->idx = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o->idx);
@@ -468,9 +471,30 @@ out:
 
 /* ------------------------------------------------ a file in windows */
 
+/* The caller's rows_ready hook (boar_load_options; the GPU engine's copy
+ * to the card while parsing goes on): the rows and non-zeros that piece c
+ * parsed since it had rows0 and nnz0, at their places in o. */
+static void report_rows_ready(const struct parse_file *f,
+			      const struct lsvm_out *o,
+			      const struct lsvm_piece *c, uint64_t rows0,
+			      uint64_t nnz0)
+{
+	if (!f->opt || !f->opt->rows_ready || c->err_code ||
+	    (c->rows == rows0 && c->nnz == nnz0))
+		return;
+	boar_rows_ready r = {
+		.idx = o->idx, .val = o->val, .label = o->label,
+		.nnz_cap = o->nnz_cap, .rows_cap = o->rows_cap,
+		.nnz_begin = c->nbase + nnz0, .nnz_end = c->nbase + c->nnz,
+		.row_begin = c->rbase + rows0, .row_end = c->rbase + c->rows,
+	};
+	f->opt->rows_ready(&r, f->opt->rows_ready_ctx);
+}
+
 /* Runs the pass on every piece, each thread through a window of its own
  * (pass 0 counts, pass 1 parses). The loading thread reports progress
- * after each of its windows of the parsing pass. */
+ * after each of its windows of the parsing pass; every thread reports the
+ * rows each of its windows finished to rows_ready. */
 static void window_pass(struct lsvm_piece *pc, size_t n,
 			const struct parse_file *f, const struct lsvm_out *o,
 			int pass)
@@ -508,7 +532,9 @@ static void window_pass(struct lsvm_piece *pc, size_t n,
 					count_text(c, t, t + len);
 					continue;
 				}
+				uint64_t rows0 = c->rows, nnz0 = c->nnz;
 				parse_piece(c, o, f->hash_bits, t, t + len);
+				report_rows_ready(f, o, c, rows0, nnz0);
 				uint64_t sum;
 #pragma omp atomic capture
 				sum = done += len;
