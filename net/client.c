@@ -26,7 +26,7 @@
 
 /* ------------------------------------------------------------- plumbing */
 
-static void drop_fd(struct shard *s)
+void client_drop_fd(struct shard *s)
 {
 	if (s->fd >= 0)
 		close(s->fd);
@@ -48,7 +48,7 @@ static int send_all(struct ps_client *c, struct shard *s, const uint8_t *p,
 		if (k < 0) {
 			if (errno == EINTR)
 				continue;
-			drop_fd(s);
+			client_drop_fd(s);
 			return RETRY;
 		}
 		p += k;
@@ -87,32 +87,52 @@ static void heartbeat_all(struct ps_client *c)
 	}
 }
 
+/* A shard with a backup silent this long while we wait for an answer
+ * may be hung, not slow: its backup is asked whether it took over. */
+#define PROBE_AFTER 2.0
+
 /* Reads exactly n bytes; heartbeats while waiting (timeout_s < 0: wait
- * forever). @return 0, RETRY, or BOAR_ETIMEOUT. */
+ * forever). With probe, while nothing has come yet, a shard's backup is
+ * asked every PROBE_AFTER seconds whether it took over: a hung primary
+ * (stopped, its host gone silent) has no links to its backup any more
+ * once the backup's heartbeat timeout closed them, and a healthy one,
+ * however slow (holding a pull for a straggler), has, so the backup
+ * answers "not yet" to it. @return 0, RETRY, or BOAR_ETIMEOUT. */
 static int recv_all(struct ps_client *c, struct shard *s, uint8_t *p,
-		    size_t n, double timeout_s)
+		    size_t n, double timeout_s, int probe)
 {
 	double deadline = timeout_s < 0 ? 0 : net_now() + timeout_s;
+	double next_probe = net_now() + PROBE_AFTER;
+	size_t total = n;
 	while (n) {
 		if (s->fd < 0)
 			return RETRY;
 		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
 		int r = poll(&pfd, 1, 1000);
 		if (r < 0 && errno != EINTR) {
-			drop_fd(s);
+			client_drop_fd(s);
 			return RETRY;
 		}
 		if (r <= 0) {
 			if (deadline && net_now() > deadline)
 				return BOAR_ETIMEOUT;
 			heartbeat_all(c);
+			if (probe && n == total && s->has_alt && !c->link &&
+			    net_now() >= next_probe) {
+				if (client_backup_took_over(c, s)) {
+					client_drop_fd(s);
+					client_switch_address(s);
+					return RETRY;
+				}
+				next_probe = net_now() + PROBE_AFTER;
+			}
 			continue;
 		}
 		ssize_t k = recv(s->fd, p, n, 0);
 		if (k < 0 && errno == EINTR)
 			continue;
 		if (k <= 0) {
-			drop_fd(s);
+			client_drop_fd(s);
 			return RETRY;
 		}
 		p += k;
@@ -123,18 +143,18 @@ static int recv_all(struct ps_client *c, struct shard *s, uint8_t *p,
 }
 
 /* One whole frame into c->msg. An ERROR frame becomes its code. */
-static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
+int client_recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		    boar_error *err)
 {
 	uint8_t hb[WIRE_HDR_LEN];
 	struct wire_hdr h;
-	int rc = recv_all(c, s, hb, sizeof hb, timeout_s);
+	int rc = recv_all(c, s, hb, sizeof hb, timeout_s, 1);
 	if (rc == BOAR_ETIMEOUT)
 		return boar_fail(err, rc, "%s:%u: no answer", s->host, s->port);
 	if (rc)
 		return rc;
 	if (wire_parse_header(hb, WIRE_MAX_PAYLOAD + NET_TAG_LEN, &h)) {
-		drop_fd(s);
+		client_drop_fd(s);
 		return boar_fail(err, BOAR_EPROTO, "%s:%u: bad frame header",
 				 s->host, s->port);
 	}
@@ -149,7 +169,7 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 	}
 	memcpy(c->in, hb, WIRE_HDR_LEN);
 	uint8_t *payload = c->in + WIRE_HDR_LEN;
-	rc = recv_all(c, s, payload, h.length, timeout_s);
+	rc = recv_all(c, s, payload, h.length, timeout_s, 0);
 	if (rc == BOAR_ETIMEOUT)
 		return boar_fail(err, rc, "%s:%u: no answer", s->host, s->port);
 	if (rc)
@@ -158,7 +178,7 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 		uint64_t n = s->ses.received;
 		long len = net_unseal(&s->ses, c->in, payload, h.length);
 		if (len < 0) {
-			drop_fd(s);
+			client_drop_fd(s);
 			return boar_fail(err, BOAR_EAUTH,
 					 "shard %s:%u: frame %llu after the "
 					 "handshake failed authentication "
@@ -171,7 +191,7 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 	}
 	rc = wire_decode(&h, payload, &c->msg);
 	if (rc) {
-		drop_fd(s);
+		client_drop_fd(s);
 		return boar_fail(err, rc == -2 ? BOAR_ENOMEM : BOAR_EPROTO,
 				 "%s:%u: malformed frame", s->host, s->port);
 	}
@@ -191,7 +211,7 @@ static int recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
 	if (c->msg.type == WIRE_PULL_REPLY)
 		s->ahead_pending = 0;
 	if (c->msg.type == WIRE_ERROR) {
-		drop_fd(s);
+		client_drop_fd(s);
 		int code = c->msg.code < 0 && c->msg.code >= BOAR_ETIMEOUT
 				   ? c->msg.code
 			   : c->msg.code == WIRE_ERR_RANK_TAKEN ? BOAR_EMISMATCH
@@ -237,19 +257,11 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 {
 	struct shard *s = &c->sh[i];
 	uint8_t nonce[WIRE_NONCE_LEN];
-	if (net_random(nonce, sizeof nonce))
+	if (client_put_hello(c, nonce))
 		return boar_fail(err, BOAR_EAUTH, "no randomness");
-	wire_out_reset(&c->out);
-	wire_begin(&c->out, WIRE_HELLO, 0);
-	wire_put_u32(&c->out, c->cfg.rank);
-	wire_put_u32(&c->out, c->cfg.n_workers);
-	wire_put_u64(&c->out, c->cfg.dim);
-	wire_put_u64(&c->out, c->clock);
-	wire_put_bytes(&c->out, nonce, sizeof nonce);
-	wire_end(&c->out);
 	int rc = client_send_out(c, s);
 	if (!rc)
-		rc = recv_msg(c, s, 10, err);
+		rc = client_recv_msg(c, s, 10, err);
 	if (rc)
 		return rc;
 	struct wire_msg *m = &c->msg;
@@ -257,14 +269,14 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 		return boar_fail(err, BOAR_EPROTO, "%s:%u: expected WELCOME",
 				 s->host, s->port);
 	if (m->shard != i || m->n_shards != c->cfg.n_shards) {
-		drop_fd(s);
+		client_drop_fd(s);
 		return boar_fail(err, BOAR_EMISMATCH,
 				 "%s:%u serves shard %u/%u, expected %u/%u",
 				 s->host, s->port, m->shard, m->n_shards, i,
 				 c->cfg.n_shards);
 	}
 	if (m->auth != c->auth) {
-		drop_fd(s);
+		client_drop_fd(s);
 		return boar_fail(err, BOAR_EAUTH,
 				 m->auth ? "%s:%u requires a secret (ps_client_config.key)"
 					 : "%s:%u did not prove it knows the "
@@ -273,7 +285,7 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	}
 	if (c->auth) {
 		if (!net_auth_check(c->key, 'S', nonce, m->nonce, m->mac)) {
-			drop_fd(s);
+			client_drop_fd(s);
 			return boar_fail(err, BOAR_EAUTH,
 					 "%s:%u: wrong proof: the shard has "
 					 "another secret",
@@ -295,43 +307,55 @@ static int handshake(struct ps_client *c, uint32_t i, boar_error *err)
 	s->hi = m->hi;
 	/* READY says we are in (tagged, with a secret); an ERROR here is a
 	 * refusal: a rank held by another live connection, a mismatch. */
-	if ((rc = recv_msg(c, s, 10, err)))
+	if ((rc = client_recv_msg(c, s, 10, err)))
 		return rc;
 	if (m->type != WIRE_READY) {
-		drop_fd(s);
+		client_drop_fd(s);
 		return boar_fail(err, BOAR_EPROTO, "%s:%u: expected READY",
 				 s->host, s->port);
 	}
 	if (m->clock > c->clock)
 		c->clock = m->clock;
-	s->durable = m->durable;
+	/* a link keeps what it forwards whatever the backup does with it:
+	 * acknowledged pushes must live in two processes */
+	s->durable = m->durable || c->link;
 	return resend_kept(c, s, m->seq);
 }
 
-/* The last frame was the shard's "your rank is held by a live
- * connection": retried, since that connection may be our own previous
- * life, which the shard drops on its heartbeat timeout. */
-static int rank_taken(const struct ps_client *c)
+/* The last frame was a refusal worth retrying: "your rank is held by a
+ * live connection" (that connection may be our own previous life, which
+ * the shard drops on its heartbeat timeout), or a backup's "my primary is
+ * alive" (we may be the first to see it die; else the primary is the
+ * address to use). */
+static int refused_for_now(const struct ps_client *c)
 {
-	return c->msg.type == WIRE_ERROR && c->msg.code == WIRE_ERR_RANK_TAKEN;
+	return c->msg.type == WIRE_ERROR &&
+	       (c->msg.code == WIRE_ERR_RANK_TAKEN ||
+		c->msg.code == WIRE_ERR_STANDBY);
 }
 
-/* Connects shard i, retrying with exponential backoff until the deadline. */
-static int connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
+/* Connects shard i, retrying with exponential backoff until the deadline.
+ * With a backup, a failed attempt is followed at once by one on the other
+ * address; the backoff comes after both failed. */
+int client_connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
 {
 	struct shard *s = &c->sh[i];
-	double deadline = net_now() + c->cfg.reconnect_timeout;
+	double started = net_now();
+	double deadline = started + c->cfg.reconnect_timeout;
 	double wait = 0.05;
+	int other_tried = 0;
 	boar_error e;
 	for (;;) {
-		drop_fd(s);
+		client_drop_fd(s);
 		int rc = net_connect(s->host, s->port, &s->fd, &e);
 		if (!rc) {
 			rc = handshake(c, i, &e);
-			if (!rc)
+			if (!rc) {
+				client_count_failover(c, s, started);
 				return 0;
+			}
 			if (rc != RETRY && rc != BOAR_ETIMEOUT &&
-			    !rank_taken(c)) {
+			    !refused_for_now(c)) {
 				if (err)
 					*err = e;
 				return rc;
@@ -340,6 +364,11 @@ static int connect_shard(struct ps_client *c, uint32_t i, boar_error *err)
 				boar_fail(&e, BOAR_ENET,
 					  "%s:%u closed the connection",
 					  s->host, s->port);
+		}
+		if (s->has_alt) {
+			client_switch_address(s);
+			if ((other_tried = !other_tried))
+				continue;
 		}
 		if (net_now() + wait > deadline) {
 			if (err)
@@ -361,7 +390,7 @@ int client_reconnect(struct ps_client *c, uint32_t i, boar_error *err)
 {
 	uint64_t before = c->clock;
 	c->n.reconnects++;
-	int rc = connect_shard(c, i, err);
+	int rc = client_connect_shard(c, i, err);
 	if (rc)
 		return rc;
 	if (c->clock != before)
@@ -382,8 +411,10 @@ static int sync_clock(struct ps_client *c, boar_error *err)
 {
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		int rc;
+		if (c->link && i != c->only)
+			continue;
 		while ((rc = send_clock_to(c, i, WIRE_CLOCK)) == RETRY)
-			if ((rc = connect_shard(c, i, err)))
+			if ((rc = client_connect_shard(c, i, err)))
 				return rc;
 		if (rc)
 			return boar_fail(err, rc, "out of memory");
@@ -401,8 +432,10 @@ static int transact(struct ps_client *c, uint32_t i, int expect,
 	for (;;) {
 		build(c, i, arg);
 		int rc = client_send_out(c, &c->sh[i]);
+		/* a backup answers its primary's link at once (replica.h);
+		 * one that does not is hung */
 		if (!rc)
-			rc = recv_msg(c, &c->sh[i], -1, err);
+			rc = client_recv_msg(c, &c->sh[i], c->link ? 10 : -1, err);
 		if (!rc) {
 			if (c->msg.type != expect)
 				return boar_fail(err, BOAR_EPROTO,
@@ -435,13 +468,16 @@ uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 
 /* ------------------------------------------------------------------ API */
 
-int ps_client_connect(const struct ps_client_config *cfg,
+/* The client of cfg, not connected yet: addresses parsed, buffers made.
+ * @return 0 and *out, or an error code (*out freed). */
+int client_new(const struct ps_client_config *cfg,
 		      struct ps_client **out, boar_error *err)
 {
 	struct ps_client *c = calloc(1, sizeof *c);
 	int rc;
 	if (!c)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	*out = c;
 	c->cfg = *cfg;
 	if (c->cfg.reconnect_timeout <= 0)
 		c->cfg.reconnect_timeout = 30;
@@ -461,13 +497,23 @@ int ps_client_connect(const struct ps_client_config *cfg,
 		goto err;
 	}
 	for (uint32_t i = 0; i < cfg->n_shards; i++) {
-		c->sh[i].fd = -1;
-		if (net_split_hostport(cfg->addrs[i], c->sh[i].host,
-				       sizeof c->sh[i].host, &c->sh[i].port)) {
+		struct shard *sh = &c->sh[i];
+		const char *b = cfg->backups ? cfg->backups[i] : NULL;
+		sh->fd = -1;
+		if (net_split_hostport(cfg->addrs[i], sh->host, sizeof sh->host,
+				       &sh->port)) {
 			rc = boar_fail(err, BOAR_EINVAL,
 				       "'%s' is not HOST:PORT", cfg->addrs[i]);
 			goto err;
 		}
+		if (b && *b &&
+		    net_split_hostport(b, sh->alt_host, sizeof sh->alt_host,
+				       &sh->alt_port)) {
+			rc = boar_fail(err, BOAR_EINVAL,
+				       "backup '%s' is not HOST:PORT", b);
+			goto err;
+		}
+		sh->has_alt = b && *b;
 	}
 	if (cfg->f16 || cfg->threshold > 0) {
 		c->res = calloc(cfg->dim, sizeof *c->res);
@@ -476,8 +522,22 @@ int ps_client_connect(const struct ps_client_config *cfg,
 			goto err;
 		}
 	}
+	return 0;
+err:
+	ps_client_free(c);
+	*out = NULL;
+	return rc;
+}
+
+int ps_client_connect(const struct ps_client_config *cfg,
+		      struct ps_client **out, boar_error *err)
+{
+	struct ps_client *c;
+	int rc = client_new(cfg, &c, err);
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < cfg->n_shards; i++)
-		if ((rc = connect_shard(c, i, err)))
+		if ((rc = client_connect_shard(c, i, err)))
 			goto err;
 	/* Check the shards tile [0, dim) as the client expects. */
 	for (uint32_t i = 0; i < cfg->n_shards; i++) {
@@ -545,7 +605,7 @@ int client_pull_reply(struct ps_client *c, uint32_t i, struct pull_arg *p,
 		      float *vals, int *redone, boar_error *err)
 {
 	struct shard *s = &c->sh[i];
-	int rc = s->fd >= 0 && !s->ahead_lost ? recv_msg(c, s, -1, err)
+	int rc = s->fd >= 0 && !s->ahead_lost ? client_recv_msg(c, s, -1, err)
 					       : RETRY;
 	*redone = rc == RETRY;
 	if (rc == RETRY) {
@@ -713,7 +773,7 @@ void ps_client_free(struct ps_client *c)
 		return;
 	if (c->sh)
 		for (uint32_t i = 0; i < c->cfg.n_shards; i++)
-			drop_fd(&c->sh[i]);
+			client_drop_fd(&c->sh[i]);
 	for (uint32_t i = 0; c->sh && i < c->cfg.n_shards; i++)
 		free(c->sh[i].kept);
 	free(c->sh);

@@ -31,6 +31,12 @@
 
 struct ps_client_config {
 	const char *const *addrs;   /* "host:port" of shard 0..n_shards-1 */
+	/* NULL, or "host:port" of each shard's backup (NULL or "" for a
+	 * shard without one): a connection to a shard that cannot be made
+	 * is tried on the other address at once, so when a primary dies
+	 * the client goes on with its backup (replica.h), which then holds
+	 * every push the primary answered anything after. */
+	const char *const *backups;
 	uint32_t n_shards;
 	uint32_t rank, n_workers;
 	uint64_t dim;               /* keys of the model */
@@ -49,6 +55,10 @@ struct ps_client_counters {
 	uint64_t max_staleness; /* largest gap a pull reply reported */
 	uint64_t reconnects;
 	uint64_t resent;        /* push frames sent again after a reconnect */
+	uint64_t failovers;     /* reconnects that ended on the other address
+				   (a shard's backup, or back) */
+	double failover_s;      /* the longest of them: from the start of the
+				   reconnect to READY from the other address */
 };
 
 struct ps_client;
@@ -57,6 +67,21 @@ struct ps_client;
  * handshake. @return 0 and *out, or BOAR_ENET / BOAR_EAUTH / ... */
 int ps_client_connect(const struct ps_client_config *c,
 		      struct ps_client **out, boar_error *err);
+/* A primary shard's link to its backup on behalf of worker `rank`
+ * (replica.c): connects to cfg->addrs[shard] only, with a HELLO marked
+ * WIRE_F_REPLICA announcing `clock`; the frames it forwards
+ * (ps_client_forward) are kept until the backup answers something after
+ * them (ps_client_stats), and resent after a reconnect. */
+int ps_client_link(const struct ps_client_config *cfg, uint32_t shard,
+		   uint64_t clock, struct ps_client **out, boar_error *err);
+/* A link sends one frame of its worker as it came (type, flags, plain
+ * payload): PUSH, CLOCK, DONE, HEARTBEAT or SHUTDOWN. */
+int ps_client_forward(struct ps_client *c, uint32_t shard, int type,
+		      uint16_t flags, const uint8_t *payload, uint32_t len,
+		      boar_error *err);
+/* Asks the backup on a link's connection to stop (one SHUTDOWN, no
+ * reconnect, errors ignored): its primary dropped it from the chain. */
+void ps_client_stop_link(struct ps_client *c);
 /* Values of keys[0..n) (strictly ascending) at the current clock; waits as
  * long as the shards' SSP rule says. */
 int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,

@@ -1,7 +1,8 @@
-/* client_int.h - what the client's two files share (library-internal):
+/* client_int.h - what the client's files share (library-internal):
  * client.c holds the connections, handshake, reconnects and requests,
  * client_push.c the push path (float16, the significance filter, the
- * frames kept for a durable shard). */
+ * frames kept for a durable shard), client_replica.c a primary's link to
+ * its backup and a worker's failover to a backup. */
 #ifndef BOAR_NET_CLIENT_INT_H
 #define BOAR_NET_CLIENT_INT_H
 
@@ -17,6 +18,13 @@
 struct shard {
 	char host[256];
 	unsigned port;
+	/* the backup's address (has_alt), swapped with host/port on every
+	 * failover: host/port is the address in use */
+	char alt_host[256];
+	unsigned alt_port;
+	int has_alt;
+	int on_alt, ready_on_alt; /* host is the backup; was at the last
+				     READY */
 	int fd;
 	uint64_t lo, hi;
 	struct net_session ses; /* with a secret: this connection's tags */
@@ -58,6 +66,10 @@ struct pull_ahead {
 
 struct ps_client {
 	struct ps_client_config cfg;
+	int link;              /* a primary's link to its backup (replica.c):
+				  HELLO marked WIRE_F_REPLICA, only shard
+				  `only` connected */
+	uint32_t only;
 	uint8_t key[NET_KEY_LEN];
 	int auth;
 	struct shard *sh;
@@ -75,6 +87,26 @@ struct ps_client {
 	struct pull_ahead ahead;
 };
 
+/* Closes s's connection (its session and a pull ahead on it go too). */
+void client_drop_fd(struct shard *s);
+/* One whole frame from s into c->msg (timeout_s < 0: none); an ERROR
+ * frame becomes its code. @return 0, RETRY, or a code (*err). */
+int client_recv_msg(struct ps_client *c, struct shard *s, double timeout_s,
+		    boar_error *err);
+/* A client of cfg, not connected yet (*out freed on error); shard i
+ * connected with backoff, on its backup too. @return 0 or a code. */
+int client_new(const struct ps_client_config *cfg, struct ps_client **out,
+	       boar_error *err);
+int client_connect_shard(struct ps_client *c, uint32_t i, boar_error *err);
+/* client_replica.c: HELLO with a fresh nonce into c->out (@return 0 or
+ * -1); whether s's backup took over (answers HELLO with WELCOME); the
+ * other address into use; READY came (a failover if through the other
+ * address than the last READY, timed since `started`). */
+int client_put_hello(struct ps_client *c, uint8_t nonce[WIRE_NONCE_LEN]);
+int client_backup_took_over(struct ps_client *c, const struct shard *s);
+void client_switch_address(struct shard *s);
+void client_count_failover(struct ps_client *c, struct shard *s,
+			   double started);
 /* Sends the frame in c->out to s (tagged). @return 0, RETRY, or a code. */
 int client_send_out(struct ps_client *c, struct shard *s);
 /* Reconnects shard i (backoff, handshake, resend, clock sync). */

@@ -159,3 +159,35 @@ int ps_client_flush(struct ps_client *c, boar_error *err)
 	}
 	return 0;
 }
+
+/* A link (replica.c) forwards its worker's frames as they came: a push
+ * keeps its worker's sequence number, so the backup skips one it holds
+ * after a reconnect, exactly as a shard skips a worker's resent push. */
+int ps_client_forward(struct ps_client *c, uint32_t shard, int type,
+		      uint16_t flags, const uint8_t *payload, uint32_t len,
+		      boar_error *err)
+{
+	struct shard *s = &c->sh[shard];
+	if ((type == WIRE_CLOCK || type == WIRE_DONE) && len >= 8) {
+		uint64_t k = 0; /* u64 clock: a reconnect's HELLO says it */
+		for (int b = 7; b >= 0; b--)
+			k = k << 8 | payload[b];
+		if (k > c->clock)
+			c->clock = k;
+	}
+	for (;;) {
+		wire_out_reset(&c->out);
+		wire_begin(&c->out, type, flags);
+		wire_put_bytes(&c->out, payload, len);
+		if (wire_end(&c->out))
+			return boar_fail(err, BOAR_ENOMEM, "frame too large");
+		if (type == WIRE_PUSH && keep(s, &c->out))
+			return boar_fail(err, BOAR_ENOMEM, "out of memory");
+		int rc = client_send_out(c, s);
+		if (rc != RETRY)
+			return rc ? boar_fail(err, rc, "out of memory") : 0;
+		/* a kept push goes again with the reconnect's resend */
+		if ((rc = client_reconnect(c, shard, err)) || type == WIRE_PUSH)
+			return rc;
+	}
+}

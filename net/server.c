@@ -41,6 +41,7 @@
 static void flush_to(struct lane *ln, uint32_t slot)
 {
 	struct net_session *ses = &ln->conns[slot].ses;
+	ps_replica_answer(ln->s, &ln->conns[slot], &ln->out);
 	if (!ln->out.failed && ln->out.len &&
 	    (!ses->on || net_seal(ses, &ln->out) == 0))
 		net_loop_send_out(ln->loop, slot, &ln->out); /* no copy */
@@ -257,11 +258,12 @@ static int join(struct lane *ln, uint32_t slot)
 	c->join_clock = ssp_join(&s->ssp, (uint32_t)c->rank, c->join_clock,
 				 net_now());
 	c->state = C_READY;
+	ps_replica_joined(s, c);
 	/* Tell it it is in (the first tagged frame, with an authenticated
 	 * session): only now may it push. */
 	wire_out_reset(&ln->out);
 	wire_put_ready(&ln->out, c->join_clock, s->last_seq[c->rank],
-		       s->logging);
+		       s->logging || s->rep); /* rep: resend to the backup */
 	flush_to(ln, slot);
 	ps_logf(s, "worker %d joined from %s at clock %llu", c->rank, c->name,
 	      (unsigned long long)c->join_clock);
@@ -280,6 +282,10 @@ static int on_hello(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 	if (s->have_workers && m->n_workers != s->n_workers)
 		return refuse(ln, slot, BOAR_EMISMATCH,
 			      "number of workers differs from the shard's");
+	const char *why;
+	int code = ps_replica_admit(s, c, m, &why);
+	if (code)
+		return refuse(ln, slot, code, why);
 	c->rank = (int)m->rank;
 	c->dim = m->dim;
 	c->n_workers = m->n_workers;
@@ -558,13 +564,17 @@ static int on_frame(void *ctx, uint32_t slot, const struct wire_hdr *h,
 	if (rc)
 		return refuse(ln, slot, BOAR_EPROTO, "malformed frame");
 	const struct wire_msg *m = &ln->msg;
-	if (c->state == C_READY && m->type == WIRE_PUSH)
-		return on_push(ln, slot, m, payload, plain.length);
-	if (c->state == C_READY && m->type == WIRE_PULL)
-		return on_pull(ln, slot, m);
-	LOCK(ln->s);
-	rc = on_locked_frame(ln, slot, m);
-	UNLOCK(ln->s);
+	if (c->state == C_READY && m->type == WIRE_PUSH) {
+		rc = on_push(ln, slot, m, payload, plain.length);
+	} else if (c->state == C_READY && m->type == WIRE_PULL) {
+		rc = on_pull(ln, slot, m);
+	} else {
+		LOCK(ln->s);
+		rc = on_locked_frame(ln, slot, m);
+		UNLOCK(ln->s);
+	}
+	if (!rc) /* taken (a refused peer is no longer READY) */
+		ps_replica_forward(ln->s, c, &plain, payload);
 	return rc;
 }
 
@@ -592,6 +602,7 @@ static void on_close(void *ctx, uint32_t slot, const char *why)
 	struct conn *c = &ln->conns[slot];
 	LOCK(s);
 	drop_parked_of(s, ln->idx, slot);
+	ps_replica_closed(s, c);
 	if (c->state == C_READY && s->worker_conn[c->rank] == gid(ln, slot)) {
 		s->worker_conn[c->rank] = -1;
 		ssp_away(&s->ssp, (uint32_t)c->rank, net_now());

@@ -34,6 +34,14 @@ struct ps_config {
 	const char *checkpoint_dir;  /* NULL: no checkpoints */
 	double checkpoint_every;     /* seconds; 0: only when stopping */
 	unsigned threads;            /* loops serving; 0: 1 */
+	/* Chain replication (replica.h): a primary's backup "HOST:PORT",
+	 * which gets every frame its workers send before they see any
+	 * answer after it; or NULL. */
+	const char *backup;
+	/* This shard is the backup of that primary ("HOST:PORT", for the
+	 * logs): it takes the primary's links and no worker until they have
+	 * all closed (the primary died), then serves the workers. */
+	const char *replica_of;
 	/* Events worth a line in a log ("worker 2 dropped: ..."); optional. */
 	void (*log)(void *log_ctx, const char *line);
 	void *log_ctx;

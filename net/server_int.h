@@ -32,6 +32,7 @@ struct conn {
 	uint8_t nonce_c[WIRE_NONCE_LEN], nonce_s[WIRE_NONCE_LEN];
 	struct net_session ses; /* on from a good AUTH: frames carry tags */
 	char name[64];     /* the peer's address, for other lanes' logs */
+	int replica;       /* a primary's link (HELLO with WIRE_F_REPLICA) */
 };
 
 struct pend {
@@ -93,6 +94,14 @@ struct ps_server {
 	struct wire_msg replay_msg;
 	double next_ckpt;
 	int dirty;            /* pushes since the last checkpoint */
+	/* chain replication (replica_shard.c): a primary's links to its
+	 * backup; a backup's count of its primary's live links, and when
+	 * it took over */
+	struct replica *rep;
+	uint32_t links;
+	int had_links, promoted;
+	double gone_at;
+	int said_back, said_pull;
 	int fatal;
 	boar_error fatal_err;
 };
@@ -134,6 +143,23 @@ void ps_stop_all(struct ps_server *s);
 int ps_setup_shard(struct ps_server *s, uint64_t dim, uint32_t n_workers,
 		   boar_error *err);
 int ps_checkpoint(struct ps_server *s, boar_error *err);
+
+/* replica_shard.c: chain replication's part in a shard's protocol */
+int ps_replica_create(struct ps_server *s, boar_error *err);
+/* on_hello (s->mu held): 0, or an ERROR code and *why to refuse with */
+int ps_replica_admit(struct ps_server *s, struct conn *c,
+		     const struct wire_msg *m, const char **why);
+/* join (s->mu held): the peer is in */
+void ps_replica_joined(struct ps_server *s, const struct conn *c);
+/* on_close (s->mu held), before the connection forgets its state */
+void ps_replica_closed(struct ps_server *s, const struct conn *c);
+/* a frame of a joined worker was taken: to the backup */
+void ps_replica_forward(struct ps_server *s, const struct conn *c,
+			const struct wire_hdr *h, const uint8_t *payload);
+/* before any answer to a joined peer: the primary waits for its backup;
+ * a backup that took over times its first answers */
+void ps_replica_answer(struct ps_server *s, const struct conn *c,
+		       const struct wire_out *o);
 
 /* server.c: the callbacks of every lane's loop, and lane 0's dealer */
 extern const struct net_loop_ops ps_lane_ops;

@@ -10,6 +10,7 @@
 
 #include "base/error.h"
 #include "net/checkpoint.h"
+#include "net/replica.h"
 #include "net/server_int.h"
 
 void ps_logf(struct ps_server *s, const char *fmt, ...)
@@ -265,8 +266,9 @@ int ps_server_create(const struct ps_config *cfg, struct ps_server **out,
 	}
 	s->n_conns = 1024;
 	s->n_lanes = cfg->threads ? cfg->threads : 1;
-	if (cfg->checkpoint_dir &&
-	    ((rc = resume(s, err)) < 0 || (rc = open_log(s, err))))
+	if ((cfg->checkpoint_dir &&
+	     ((rc = resume(s, err)) < 0 || (rc = open_log(s, err)))) ||
+	    (rc = ps_replica_create(s, err)))
 		goto err;
 	if (!s->have_workers && cfg->dim)
 		ps_shard_range(cfg->dim, cfg->shard, cfg->n_shards, &s->lo,
@@ -366,6 +368,7 @@ void ps_server_free(struct ps_server *s)
 		wire_out_free(&ln->out);
 	}
 	free(s->lanes);
+	replica_free(s->rep);
 	for (size_t i = 0; i < s->n_pend; i++)
 		free(s->pend[i].keys);
 	free(s->pend);

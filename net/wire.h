@@ -69,6 +69,9 @@ enum wire_type {
  * be a dead worker's socket not yet timed out) until its reconnect
  * deadline. */
 #define WIRE_ERR_RANK_TAKEN 1000
+/* An ERROR code: a backup shard (replica.h) serves workers only once its
+ * primary is gone. The client retries (on the primary's address too). */
+#define WIRE_ERR_STANDBY 1001
 
 enum {
 	WIRE_F_F16 = 1,  /* values are IEEE half precision */
@@ -76,7 +79,9 @@ enum {
 			    reached the pull's, so it counts every push the
 			    asker sent before that CLOCK; without it, an
 			    answer as the request arrived (client.h) */
-	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD,
+	WIRE_F_REPLICA = 4, /* HELLO: a primary's link to its backup (for
+			       worker R), not worker R itself */
+	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD | WIRE_F_REPLICA,
 };
 
 struct wire_hdr {

@@ -27,10 +27,14 @@
 
 struct cluster_args {
 	const char *ps;          /* --ps list */
+	const char *ps_backup;   /* --ps-backup list */
+	const char **backups;    /* its entries (n_shards), or NULL */
+	char *backup_buf;
 	uint32_t rank, n_workers; /* --worker R/W */
 	int have_worker;
 	int cluster;             /* --cluster */
 	uint32_t servers;        /* --servers S */
+	uint32_t replicas;       /* --replicas R: 2 = a backup per shard */
 	const char *host;        /* --cluster-host */
 	unsigned base_port;
 	uint64_t staleness;
@@ -58,12 +62,21 @@ struct copt {
 static const struct copt copts[] = {
 	{ "ps", 1, "HOST:PORT,...", "shards of the parameter server, in shard "
 				   "order: train as a worker", NULL },
+	{ "ps-backup", 1, "HOST:PORT,...", "each shard's backup (boar serve "
+					   "--replica-of), in shard order, "
+					   "empty for none: the worker goes on "
+					   "with it when the shard dies",
+	  NULL },
 	{ "worker", 1, "R/W", "this worker's rank and the number of workers",
 	  "0/1" },
 	{ "cluster", 0, NULL, "take the role from the launcher's rank "
 			      "(mpirun, srun): ranks < --servers serve",
 	  NULL },
 	{ "servers", 1, "S", "--cluster: how many ranks serve shards", "1" },
+	{ "replicas", 1, "R", "--cluster: 2 gives every shard a backup (ranks "
+			      "S..2S-1, ports base-port + S + i) that takes "
+			      "over when it dies",
+	  "1" },
 	{ "cluster-host", 1, "HOST", "--cluster: the host every shard listens "
 				     "on (rank r: port base-port + r)",
 	  "127.0.0.1" },
@@ -213,6 +226,8 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 	double d;
 	if (!strcmp(name, "ps")) {
 		c->ps = v;
+	} else if (!strcmp(name, "ps-backup")) {
+		c->ps_backup = v;
 	} else if (!strcmp(name, "worker")) {
 		char *end;
 		unsigned long r = strtoul(v, &end, 10), w;
@@ -232,6 +247,11 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 			return cli_usage("train", "--servers wants a "
 						  "count >= 1");
 		c->servers = (uint32_t)u;
+	} else if (!strcmp(name, "replicas")) {
+		if (parse_u(v, 2, &u) || !u)
+			return cli_usage("train", "--replicas wants 1 or 2 "
+						  "(a shard and its backup)");
+		c->replicas = (uint32_t)u;
 	} else if (!strcmp(name, "cluster-host")) {
 		c->host = v;
 	} else if (!strcmp(name, "base-port")) {
@@ -373,6 +393,27 @@ static void say_sharded(const struct train_args *a, const boar_dataset *train,
 		a->model_out ? " -m " : "", a->model_out ? a->model_out : "");
 }
 
+/* A worker's seconds per phase, and what each shard reported (stderr). */
+static void say_phases_and_shards(const struct cluster_args *c,
+				  const struct ps_worker_report *rep)
+{
+	const double *ph = rep->phase;
+	fprintf(stderr,
+		"worker %u/%u: seconds in keys %.3f, pull %.3f, local %.3f, "
+		"sweep %.3f, push %.3f, clock %.3f, refresh %.3f\n",
+		c->rank, c->n_workers, ph[BOAR_PS_KEYS], ph[BOAR_PS_PULL],
+		ph[BOAR_PS_LOCAL], ph[BOAR_PS_SWEEP], ph[BOAR_PS_PUSH],
+		ph[BOAR_PS_CLOCK], ph[BOAR_PS_REFRESH]);
+	for (uint32_t i = 0; i < rep->n_shards; i++)
+		fprintf(stderr,
+			"shard %u: max_staleness_served=%llu pushes=%llu "
+			"pulls=%llu dropped_workers=%u\n",
+			i, (unsigned long long)rep->shard[i].max_staleness,
+			(unsigned long long)rep->shard[i].pushes,
+			(unsigned long long)rep->shard[i].pulls,
+			rep->shard[i].dropped_workers);
+}
+
 /* What a worker did, when it is done: lines on stderr (unless --quiet),
  * and rank 0's object on stdout with --json. */
 static void say_worker(const struct cluster_args *c, const struct train_args *a,
@@ -411,7 +452,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			"%llu bytes (%llu of %llu keys pushed, %.2f bytes per "
 			"update), "
 			"received %llu bytes, %llu reconnects (%llu pushes "
-			"resent), largest staleness seen %llu\n",
+			"resent, %llu failovers, longest %.3f s), largest "
+			"staleness seen %llu\n",
 			c->rank, c->n_workers, (unsigned long long)rep->clocks,
 			(unsigned long long)rep->rows, rep->seconds,
 			(unsigned long long)rep->net.bytes_sent,
@@ -420,25 +462,10 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			(unsigned long long)rep->net.bytes_recv,
 			(unsigned long long)rep->net.reconnects,
 			(unsigned long long)rep->net.resent,
+			(unsigned long long)rep->net.failovers,
+			rep->net.failover_s,
 			(unsigned long long)rep->net.max_staleness);
-		const double *ph = rep->phase;
-		fprintf(stderr,
-			"worker %u/%u: seconds in keys %.3f, pull %.3f, "
-			"local %.3f, sweep %.3f, push %.3f, clock %.3f, "
-			"refresh %.3f\n",
-			c->rank, c->n_workers, ph[BOAR_PS_KEYS],
-			ph[BOAR_PS_PULL], ph[BOAR_PS_LOCAL], ph[BOAR_PS_SWEEP],
-			ph[BOAR_PS_PUSH], ph[BOAR_PS_CLOCK],
-			ph[BOAR_PS_REFRESH]);
-		for (uint32_t i = 0; i < rep->n_shards; i++)
-			fprintf(stderr,
-				"shard %u: max_staleness_served=%llu "
-				"pushes=%llu pulls=%llu dropped_workers=%u\n",
-				i,
-				(unsigned long long)rep->shard[i].max_staleness,
-				(unsigned long long)rep->shard[i].pushes,
-				(unsigned long long)rep->shard[i].pulls,
-				rep->shard[i].dropped_workers);
+		say_phases_and_shards(c, rep);
 		if (have_m)
 			progress_summary(stderr, a->test_path, model, &m);
 		if (c->rank == 0 && rep->model_sharded)
@@ -461,6 +488,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		json_uint(&j, "push_bytes", rep->net.push_bytes);
 		json_uint(&j, "keys_offered", rep->net.keys_offered);
 		json_num(&j, "push_bytes_per_update", bpk);
+		json_uint(&j, "failovers", rep->net.failovers);
+		json_num(&j, "failover_s", rep->net.failover_s);
 		json_uint(&j, "max_staleness_served", max_st);
 		static const char *const phase_name[BOAR_PS_PHASES] = {
 			"keys_s", "pull_s", "local_s", "sweep_s", "push_s",
@@ -533,6 +562,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	struct ps_worker_config wc = {
 		.net = {
 			.addrs = addrs,
+			.backups = c->backups,
 			.n_shards = n_shards,
 			.rank = c->rank,
 			.n_workers = c->n_workers,
@@ -576,6 +606,14 @@ out:
 	return status;
 }
 
+/* "HOST:PORT" into b[300], a v6 host in brackets. */
+static void host_port(char *b, const char *host, unsigned port)
+{
+	int v6 = strchr(host, ':') != NULL;
+	snprintf(b, 300, "%s%s%s:%u", v6 ? "[" : "", host, v6 ? "]" : "",
+		 port);
+}
+
 /* --cluster: this process's role, from the launcher's rank. A server
  * runs its shard here (*served = 1; the exit status is returned); a
  * worker gets its rank and the shards' addresses. @return 0 or an exit
@@ -584,59 +622,70 @@ static int cluster_roles(struct cluster_args *c, int quiet,
 			 const char ***addrs, char **addr_buf,
 			 uint32_t *n_shards, int *served)
 {
-	uint32_t rank, size;
-	if (c->ps || c->have_worker)
+	uint32_t rank, size, S = c->servers, serving = S * c->replicas;
+	if (c->ps || c->have_worker || c->ps_backup)
 		return cli_usage("train", "--cluster takes the roles "
 					    "from the launcher: drop "
-					    "--ps and --worker");
+					    "--ps, --ps-backup and --worker");
 	if (net_launcher_rank(getenv, &rank, &size, NULL))
 		return cli_usage(
 			"train",
 			"--cluster: no rank found in "
 			"OMPI_COMM_WORLD_RANK, PMI_RANK or "
 			"SLURM_PROCID (start it with mpirun or srun)");
-	if (size <= c->servers)
+	if (size <= serving)
 		return cli_usage("train",
-				   "--cluster with %u processes and "
-				   "--servers %u leaves no worker",
-				   size, c->servers);
-	if (c->base_port + c->servers > 65536)
+				   "--cluster with %u processes, --servers %u "
+				   "and --replicas %u leaves no worker",
+				   size, S, c->replicas);
+	if (c->base_port + serving > 65536)
 		return cli_usage("train", "ports beyond 65535");
-	if (rank < c->servers) {
-		char listen[300];
-		snprintf(listen, sizeof listen, "%s%s%s:%u",
-			 strchr(c->host, ':') ? "[" : "", c->host,
-			 strchr(c->host, ':') ? "]" : "",
-			 c->base_port + rank);
+	if (rank < serving) {
+		/* ranks S..2S-1 are the backups of shards 0..S-1 */
+		char listen[300], peer[300];
+		int is_backup = rank >= S;
+		host_port(listen, c->host, c->base_port + rank);
+		host_port(peer, c->host,
+			  c->base_port + (is_backup ? rank - S : rank + S));
 		struct serve_args s = {
-			.shard = rank,
-			.n_shards = c->servers,
+			.shard = rank % S,
+			.n_shards = S,
 			.listen = listen,
 			.staleness = c->staleness,
 			.secret_file = c->secret_file,
-			.checkpoint_dir = c->checkpoint_dir,
+			/* one directory would hold both copies' files */
+			.checkpoint_dir = is_backup ? NULL : c->checkpoint_dir,
 			.checkpoint_every = c->checkpoint_every,
 			.heartbeat_timeout = c->heartbeat_timeout,
+			.backup = c->replicas > 1 && !is_backup ? peer : NULL,
+			.replica_of = is_backup ? peer : NULL,
 			.json = 0,
 			.quiet = quiet,
 		};
 		*served = 1;
 		return serve_run(&s);
 	}
-	c->rank = rank - c->servers;
-	c->n_workers = size - c->servers;
-	*n_shards = c->servers;
-	*addrs = calloc(*n_shards, sizeof **addrs);
-	*addr_buf = malloc((size_t)*n_shards * 300);
-	if (!*addrs || !*addr_buf)
+	c->rank = rank - serving;
+	c->n_workers = size - serving;
+	*n_shards = S;
+	*addrs = calloc(S, sizeof **addrs);
+	*addr_buf = malloc((size_t)S * 300);
+	if (c->replicas > 1) {
+		c->backups = calloc(S, sizeof *c->backups);
+		c->backup_buf = malloc((size_t)S * 300);
+	}
+	if (!*addrs || !*addr_buf ||
+	    (c->replicas > 1 && (!c->backups || !c->backup_buf)))
 		return CLI_EXIT_RUNTIME;
-	for (uint32_t i = 0; i < *n_shards; i++) {
+	for (uint32_t i = 0; i < S; i++) {
 		char *b = *addr_buf + (size_t)i * 300;
-		snprintf(b, 300, "%s%s%s:%u",
-			 strchr(c->host, ':') ? "[" : "", c->host,
-			 strchr(c->host, ':') ? "]" : "",
-			 c->base_port + i);
+		host_port(b, c->host, c->base_port + i);
 		(*addrs)[i] = b;
+		if (c->replicas > 1) {
+			b = c->backup_buf + (size_t)i * 300;
+			host_port(b, c->host, c->base_port + S + i);
+			c->backups[i] = b;
+		}
 	}
 	return 0;
 }
@@ -672,12 +721,35 @@ static int ps_addresses(const struct cluster_args *c, int quiet,
 	return 0;
 }
 
+/* --ps-backup A,,C: one backup address per shard, empty for none.
+ * @return 0 or an exit status. */
+static int ps_backups(struct cluster_args *c, uint32_t n_shards)
+{
+	if (!c->ps_backup)
+		return 0;
+	c->backup_buf = strdup(c->ps_backup);
+	c->backups = calloc(n_shards, sizeof *c->backups);
+	if (!c->backup_buf || !c->backups)
+		return CLI_EXIT_RUNTIME;
+	uint32_t n = 0;
+	for (char *t, *rest = c->backup_buf; (t = strsep(&rest, ",")); n++)
+		if (n < n_shards)
+			c->backups[n] = t;
+	if (n != n_shards)
+		return cli_usage("train", "--ps-backup names %u addresses for "
+					  "%u shards (leave one empty for a "
+					  "shard without a backup)",
+				 n, n_shards);
+	return 0;
+}
+
 int cluster_train(int argc, char **argv)
 {
 	struct cluster_args c = {
 		.host = "127.0.0.1",
 		.base_port = 7070,
 		.servers = 1,
+		.replicas = 1,
 		.staleness = 1,
 		.sync_every = 1000,
 		.heartbeat_timeout = 10,
@@ -713,10 +785,13 @@ int cluster_train(int argc, char **argv)
 					   &n_shards, &served)
 			   : ps_addresses(&c, a.quiet, &addrs, &addr_buf,
 					  &n_shards);
-	if (status || served)
+	if (status || served ||
+	    (!c.cluster && (status = ps_backups(&c, n_shards))))
 		goto out;
 	status = run_worker(&c, &a, addrs, n_shards, c.cluster);
 out:
+	free(c.backups);
+	free(c.backup_buf);
 	free(addrs);
 	free(addr_buf);
 	free(rest);

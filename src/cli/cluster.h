@@ -26,6 +26,8 @@ struct serve_args {
 	double heartbeat_timeout;
 	uint64_t dim;
 	unsigned threads;          /* 0: online CPUs, at most 8 */
+	const char *backup;        /* --backup HOST:PORT, or NULL */
+	const char *replica_of;    /* --replica-of HOST:PORT, or NULL */
 	int json;
 	int quiet;
 };

@@ -28,7 +28,8 @@
 
 enum {
 	O_SHARD = 1, O_LISTEN, O_STALENESS, O_SECRET, O_CKPT, O_CKPT_EVERY,
-	O_HEARTBEAT, O_DIM, O_THREADS, O_JSON, O_QUIET, O_HELP,
+	O_HEARTBEAT, O_DIM, O_THREADS, O_BACKUP, O_REPLICA_OF, O_JSON,
+	O_QUIET, O_HELP,
 };
 
 static const struct cli_opt serve_opts[] = {
@@ -52,6 +53,13 @@ static const struct cli_opt serve_opts[] = {
 	{ O_THREADS, "threads", 0, "N",
 	  "threads serving (one io_uring each; connections dealt out in "
 	  "turn)" },
+	{ O_BACKUP, "backup", 0, "HOST:PORT",
+	  "chain replication: forward every worker's pushes and clocks to "
+	  "the shard serving --replica-of this one there, and answer a "
+	  "worker only once it holds them (start the backup first)" },
+	{ O_REPLICA_OF, "replica-of", 0, "HOST:PORT",
+	  "be the backup of the primary at HOST:PORT: mirror it, and take "
+	  "over its workers when it dies (give them --ps-backup)" },
 	{ O_JSON, "json", 0, NULL, "final statistics as JSON on stdout" },
 	{ O_QUIET, "quiet", 'q', NULL, "no log lines on stderr" },
 	{ O_HELP, "help", 'h', NULL, "this help" },
@@ -206,6 +214,8 @@ int serve_run(const struct serve_args *a)
 		.checkpoint_dir = a->checkpoint_dir,
 		.checkpoint_every = a->checkpoint_every,
 		.threads = a->threads ? a->threads : serve_default_threads(),
+		.backup = a->backup,
+		.replica_of = a->replica_of,
 		.log = log_line,
 		.log_ctx = (void *)a,
 	};
@@ -224,10 +234,12 @@ int serve_run(const struct serve_args *a)
 	if (!a->quiet)
 		fprintf(stderr,
 			"boar serve %u/%u: listening on %s:%u, staleness %s%s, "
-			"%u thread%s\n",
+			"%u thread%s%s%s\n",
 			a->shard, a->n_shards, host, port, ebuf,
 			a->secret_file ? ", authenticated" : "", c.threads,
-			c.threads == 1 ? "" : "s");
+			c.threads == 1 ? "" : "s",
+			a->backup ? ", backup at " : a->replica_of ? ", backup of " : "",
+			a->backup ? a->backup : a->replica_of ? a->replica_of : "");
 	rc = ps_server_run(s, &err);
 	say_stats(a, s);
 	if (rc) {
@@ -317,6 +329,12 @@ int cmd_serve(int argc, char **argv)
 			a.threads = (unsigned)t;
 			break;
 		}
+		case O_BACKUP:
+			a.backup = p.value;
+			break;
+		case O_REPLICA_OF:
+			a.replica_of = p.value;
+			break;
 		case O_JSON:
 			a.json = 1;
 			break;
@@ -330,6 +348,15 @@ int cmd_serve(int argc, char **argv)
 	}
 	if (!have_shard)
 		return cli_usage("serve", "--shard I/S is required");
+	if (a.backup && a.replica_of)
+		return cli_usage("serve", "--backup and --replica-of: a backup "
+					  "has no backup of its own");
+	const char *peer = a.backup ? a.backup : a.replica_of;
+	char ph[256];
+	unsigned pp;
+	if (peer && (net_split_hostport(peer, ph, sizeof ph, &pp) || !pp))
+		return cli_usage("serve", "--%s '%s' is not HOST:PORT",
+				 a.backup ? "backup" : "replica-of", peer);
 	if (!a.listen) {
 		snprintf(listen_buf, sizeof listen_buf, "127.0.0.1:%u",
 			 7070 + a.shard);

@@ -64,7 +64,7 @@ acc=$(model_accuracy "$T/kill.model")
 awk -v a="$loss" -v b="$clean_loss" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 0.003) }' ||
 	fail "test loss $loss after the kill, $clean_loss without it"
 close_to "shard killed" "$acc" "$clean_acc"
-resent=$(sed -n 's/.*(\([0-9]*\) pushes resent).*/\1/p' "$T/w0.err" "$T/w1.err" | awk '{ s += $1 } END { print s + 0 }')
+resent=$(sed -n 's/.*(\([0-9]*\) pushes resent.*/\1/p' "$T/w0.err" "$T/w1.err" | awk '{ s += $1 } END { print s + 0 }')
 echo "shard killed -9 and restarted: $pushes pushes held = 2 x $clocks clocks," \
 	"$resent resent; test loss $loss (clean run $clean_loss), accuracy $acc ($clean_acc)"
 exit 0
