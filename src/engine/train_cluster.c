@@ -8,8 +8,8 @@
  *
  * The keys of a clock come out ascending (transports want them so) from a
  * bitmap per clock, made for all of an epoch's clocks in one pass over the
- * rows in storage order on all the worker's threads (epoch_marks), then
- * scanned clock by clock: finding them row by row in the epoch's random
+ * rows in storage order on all the worker's threads (cluster_keys.c),
+ * then scanned clock by clock: finding them row by row in the epoch's random
  * order, on one thread, took as long as a 6-thread sweep (and a qsort of
  * them, before, a third of a worker's cycles). The engine (CPU or GPU,
  * through engine_ops.h) loads the pulled values by key before the sweep
@@ -48,6 +48,7 @@
 #include "model/model_copy.h"
 #include "model/model_input.h"
 #include "train.h"
+#include "train_cluster.h"
 
 /* Cluster training runs data-parallel linear models from zero weights.
  * Not optimizer normalized: the engine would convert the whole model
@@ -57,50 +58,6 @@
 			   BOAR_CAP(EARLY_STOP) | BOAR_CAP(WARM_START) |    \
 			   BOAR_CAP(DETERMINISTIC) | BOAR_CAP(NORMALIZED)))
 
-struct cluster {
-	const boar_ps_transport *t;
-	int local_rows; /* t->local_rows, where t's size has it */
-	/* Local keys (the engine's) to the model's: NULL where they are
-	 * the same (every feature used). */
-	const struct feature_map *fm;
-	uint64_t dim;      /* the model's features (global) */
-	uint64_t n_keys;   /* the engine's keys: (its dim + 1) * width */
-	int can_shard;     /* the transport takes a model left sharded */
-	int sharded;       /* finish: the model stays in the servers */
-	float *gathered;   /* finish: the whole model, (dim + 1) * width */
-	uint32_t width; /* keys per feature: K, or 1 */
-	uint64_t *seen;  /* a bit per feature, all clear between clocks */
-	/* This epoch's keys, found in one pass over the rows in storage
-	 * order (epoch_marks): a bitmap per clock, and each row's clock. */
-	uint64_t first, last, clocks; /* the schedule (cluster_start) */
-	uint64_t words;               /* bitmap words per clock */
-	uint64_t *clock_bits;         /* copies x clocks x words, or NULL */
-	int copies;                   /* of the bitmaps: one per thread
-					 (plain stores) or one (atomics) */
-	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
-	uint64_t next;                /* the clock the next pull is for */
-	/* The transport's pull_ahead (or NULL), and the keys of clock
-	 * ahead_k (NO_CLOCK: none) asked for with it. */
-	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
-			  boar_error *err);
-	uint64_t *ahead_keys, ahead_nk, ahead_k;
-	/* The last clock of an epoch asks for the next epoch's first, with
-	 * that epoch's order drawn ahead into next_order (the CPU engine's
-	 * orders only; NULL: not drawn, the first clock is pulled when it
-	 * starts). ahead_got: the answer was collected already (into
-	 * before), for a request (refresh, finish) that came in between. */
-	uint32_t *next_order;
-	int epoch, ahead_got;
-	uint64_t *keys;  /* the current clock's keys, ascending */
-	uint64_t nk;
-	/* The same keys as the transport knows them (the model's): the
-	 * arrays above where there is no map. */
-	uint64_t *gkeys, *ahead_gkeys;
-	float *before, *delta;
-	uint64_t cap;
-	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
-	double mark;                  /* when the last phase ended */
-};
 
 static double now_s(void)
 {
@@ -115,239 +72,6 @@ static void lap(struct cluster *c, enum boar_ps_phase p)
 	double t = now_s();
 	c->phase[p] += t - c->mark;
 	c->mark = t;
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return (x > y) - (x < y);
-}
-
-#define NO_CLOCK UINT32_MAX
-/* Less work than this many non-zeros (or 16 times as many bitmap words)
- * stays on one thread: a parallel region costs more than it saves. */
-#define PARALLEL_MIN (1u << 18)
-
-/* The worker's threads (the engine's). */
-static int threads_of(const struct train_run *r)
-{
-	return r->o.threads > 0 ? r->o.threads : omp_get_max_threads();
-}
-
-/* Marks the features of rows order[b..e) in c->seen, on `threads`
- * threads: a bit already set is only read, so the hot features of
- * power-law data cost a shared read, not a contended atomic. */
-static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
-			  const uint32_t *order, uint64_t b, uint64_t e,
-			  int threads)
-{
-	uint64_t *seen = c->seen;
-#pragma omp parallel for num_threads(threads) schedule(static) \
-	if ((e - b) * (d->nnz / (d->n_rows + 1)) >= PARALLEL_MIN)
-	for (uint64_t p = b; p < e; p++) {
-		uint32_t r = order[p];
-		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
-			uint32_t j = d->idx[k];
-			uint64_t bit = 1ull << (j & 63);
-			if (!(__atomic_load_n(&seen[j / 64], __ATOMIC_RELAXED) &
-			      bit))
-				__atomic_fetch_or(&seen[j / 64], bit,
-						  __ATOMIC_RELAXED);
-		}
-	}
-}
-
-/* The features set in bits[words], ascending into c->keys, clearing it: each
- * thread counts the bits of its range of words, then writes them from
- * where the counts before it end. @return how many. */
-static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
-			      uint64_t words, int copies, uint64_t stride,
-			      int threads)
-{
-	uint64_t at[65] = {0};
-	int nt = 1;
-	if (threads > 64)
-		threads = 64;
-#pragma omp parallel num_threads(threads) if (words >= PARALLEL_MIN / 16)
-	{
-		int t = omp_get_thread_num(), n = omp_get_num_threads();
-		uint64_t lo = words * t / n, hi = words * (t + 1) / n, m = 0;
-		for (uint64_t w = lo; w < hi; w++) {
-			for (int i = 1; i < copies; i++) { /* fold into copy 0 */
-				bits[w] |= bits[i * stride + w];
-				bits[i * stride + w] = 0;
-			}
-			m += (uint64_t)__builtin_popcountll(bits[w]);
-		}
-		at[t + 1] = m;
-#pragma omp barrier
-#pragma omp single
-		{
-			nt = n;
-			for (int i = 1; i <= n; i++)
-				at[i] += at[i - 1];
-		}
-		m = at[t];
-		for (uint64_t w = lo; w < hi; w++) {
-			uint64_t x = bits[w];
-			if (!x)
-				continue;
-			bits[w] = 0;
-			for (; x; x &= x - 1)
-				c->keys[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
-		}
-	}
-	return at[nt];
-}
-
-/* Distinct features of rows order[b..e), ascending, one thread: listed
- * as found, then sorted (the bitmap only dedups), for clocks with few
- * non-zeros against the model's size, where scanning it would cost more
- * than a sort. */
-static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
-				const uint32_t *order, uint64_t b, uint64_t e)
-{
-	uint64_t n = 0;
-	for (uint64_t p = b; p < e; p++) {
-		uint32_t r = order[p];
-		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
-			uint32_t j = d->idx[k];
-			uint64_t bit = 1ull << (j & 63);
-			if (!(c->seen[j / 64] & bit)) {
-				c->seen[j / 64] |= bit;
-				c->keys[n++] = j;
-			}
-		}
-	}
-	qsort(c->keys, n, sizeof *c->keys, cmp_u64);
-	for (uint64_t i = 0; i < n; i++)
-		c->seen[c->keys[i] / 64] = 0;
-	return n;
-}
-
-/* Every clock's features of this epoch at once, into c->clock_bits: the
- * rows in storage order, each marking the bitmap of the clock the order
- * puts it in. Visiting rows in the epoch's random order, clock by clock,
- * missed the cache on every row (as many misses as the sweep itself, and
- * on one thread); storage order streams them, and the bitmaps of a
- * 2^20-feature model (128 KiB per clock) stay in cache. Each thread marks
- * its own copy where there is room for one per thread: one shared copy
- * set by atomics moved every line it touched between the cores (most of
- * this pass's time with 6 threads); the scan folds the copies. */
-static void epoch_marks(struct cluster *c, const struct train_run *r,
-			const uint32_t *order)
-{
-	const struct boar_dataset *d = r->d;
-	uint64_t L = c->last - c->first, C = c->clocks, W = c->words;
-	uint64_t *bits = c->clock_bits;
-	uint32_t *clock_of = c->clock_of;
-	int threads = threads_of(r);
-	if (c->copies > 1 && threads > c->copies)
-		threads = c->copies;
-	/* each thread its own copy (no shared cache lines), or atomics */
-	int own = c->copies > 1;
-#pragma omp parallel num_threads(threads) if (d->nnz >= PARALLEL_MIN)
-	{
-#pragma omp for schedule(static)
-		for (uint64_t i = 0; i < d->n_rows; i++)
-			clock_of[i] = NO_CLOCK;
-		/* position q of the share is in clock k, the last whose
-		 * start first + L*k/C (the driver's cut) is <= q */
-#pragma omp for schedule(static)
-		for (uint64_t q = 0; q < L; q++)
-			clock_of[order[c->first + q]] =
-				(uint32_t)(((q + 1) * C + L - 1) / L - 1);
-#pragma omp for schedule(dynamic, 4096)
-		for (uint64_t i = 0; i < d->n_rows; i++) {
-			uint32_t k = clock_of[i];
-			if (k == NO_CLOCK)
-				continue;
-			uint64_t *b = bits + k * W;
-			uint64_t x = d->row_ptr[i], end = d->row_ptr[i + 1];
-			if (own) {
-				b += (uint64_t)omp_get_thread_num() * C * W;
-				for (; x < end; x++)
-					b[d->idx[x] / 64] |= 1ull
-							     << (d->idx[x] & 63);
-				continue;
-			}
-			for (; x < end; x++) {
-				uint32_t j = d->idx[x];
-				uint64_t bit = 1ull << (j & 63);
-				if (!(__atomic_load_n(&b[j / 64],
-						      __ATOMIC_RELAXED) & bit))
-					__atomic_fetch_or(&b[j / 64], bit,
-							  __ATOMIC_RELAXED);
-			}
-		}
-	}
-}
-
-/* Where clock k of an epoch starts in its order (the driver's cut). */
-static uint64_t clock_begin(const struct cluster *c, uint64_t k)
-{
-	return c->first + (c->last - c->first) * k / c->clocks;
-}
-
-/* Clock k's distinct features, ascending into c->keys: from the epoch's
- * bitmaps where there are some (clock 0 makes them), else from its rows.
- * @return how many. */
-static uint64_t clock_features(struct cluster *c, const struct train_run *r,
-			       const uint32_t *order, uint64_t k)
-{
-	const struct boar_dataset *d = r->d;
-	uint64_t b = clock_begin(c, k), e = clock_begin(c, k + 1);
-	if (c->clock_bits) {
-		if (k == 0)
-			epoch_marks(c, r, order);
-		return scan_parallel(c, c->clock_bits + k * c->words, c->words,
-				     c->copies, c->clocks * c->words,
-				     threads_of(r));
-	}
-	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
-				  (d->n_rows ? d->n_rows : 1));
-	if (c->words < 16 * nnz) {
-		mark_parallel(c, d, order, b, e, threads_of(r));
-		return scan_parallel(c, c->seen, c->words, 1, 0,
-				     threads_of(r));
-	}
-	return features_sorted(c, d, order, b, e);
-}
-
-/* Distinct keys of clock k's rows plus the bias, ascending, into c->keys.
- * A feature j of a K-class model owns keys j*K .. j*K+K-1 (the model is
- * feature-major), so the bitmap is per feature and each feature expands
- * to K keys. */
-static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
-			   const uint32_t *order, uint64_t k)
-{
-	const struct boar_dataset *d = r->d;
-	uint32_t K = c->width;
-	uint64_t n = clock_features(c, r, order, k);
-	c->keys[n++] = d->dim; /* the bias (the largest key), every row */
-	if (K > 1) /* expand in place from the back: j -> j*K .. j*K+K-1 */
-		for (uint64_t i = n; i-- > 0;)
-			for (uint32_t j = K; j-- > 0;)
-				c->keys[i * K + j] = c->keys[i] * K + j;
-	return n * K;
-}
-
-/* keys[0..n) (the engine's) as the model's keys, into out: feature f of
- * the map is global[f], the bias (f = the map's size) the model's bias.
- * The map keeps the order, so they stay ascending. */
-static void to_global(const struct cluster *c, const struct train_run *r,
-		      const uint64_t *keys, uint64_t *out, uint64_t n)
-{
-	if (!c->fm)
-		return; /* out is keys */
-	const uint32_t *g = c->fm->global;
-	uint64_t K = c->width, m = c->fm->n, dim = c->dim;
-#pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
-	if (n >= PARALLEL_MIN)
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t f = keys[i] / K, k = keys[i] % K;
-		out[i] = (f < m ? g[f] : dim) * K + k;
-	}
 }
 
 /* Room for cap keys as the model knows them (none without a map). */
@@ -442,10 +166,10 @@ static int ask_ahead(struct cluster *c, const struct train_run *r,
 {
 	uint64_t *cur = c->keys;
 	c->keys = c->ahead_keys; /* the key finders write into c->keys */
-	c->ahead_nk = clock_keys(c, r, order, k);
+	c->ahead_nk = cluster_clock_keys(c, r, order, k);
 	c->ahead_keys = c->keys;
 	c->keys = cur;
-	to_global(c, r, c->ahead_keys, c->ahead_gkeys, c->ahead_nk);
+	cluster_to_global(c, r, c->ahead_keys, c->ahead_gkeys, c->ahead_nk);
 	lap(c, BOAR_PS_KEYS);
 	int rc = c->pull_ahead(c->t->ctx, c->ahead_gkeys,
 			       (uint32_t)c->ahead_nk, err);
@@ -512,8 +236,8 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	c->mark = now_s();
 	uint64_t k = b == c->first ? 0 : c->next;
 	c->next = k + 1;
-	if (k >= c->clocks || b != clock_begin(c, k) ||
-	    e != clock_begin(c, k + 1))
+	if (k >= c->clocks || b != cluster_clock_begin(c, k) ||
+	    e != cluster_clock_begin(c, k + 1))
 		return boar_fail(err, BOAR_EINVAL,
 				 "cluster training: rows [%llu, %llu) are not "
 				 "clock %llu of the schedule",
@@ -532,8 +256,8 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 		c->ahead_gkeys = g;
 		c->nk = c->ahead_nk;
 	} else {
-		c->nk = clock_keys(c, r, order, k);
-		to_global(c, r, c->keys, c->gkeys, c->nk);
+		c->nk = cluster_clock_keys(c, r, order, k);
+		cluster_to_global(c, r, c->keys, c->gkeys, c->nk);
 	}
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
@@ -601,7 +325,7 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
 		for (uint64_t i = 0; i < n; i++)
 			c->keys[i] = lo + i;
-		to_global(c, r, c->keys, c->gkeys, n);
+		cluster_to_global(c, r, c->keys, c->gkeys, n);
 		rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)n, r->m->w + lo,
 				err);
 		lo += n;

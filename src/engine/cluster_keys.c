@@ -1,0 +1,234 @@
+/* cluster_keys.c - the keys of a cluster worker's clocks (train_cluster.h):
+ * ascending, found from a bitmap per clock made for all of an epoch's
+ * clocks in one pass over the rows in storage order (or clock by clock
+ * for a huge model), and translated to the model's keys where the
+ * worker's engine holds only its features.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "engine_ops.h"
+#include "train_cluster.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Marks the features of rows order[b..e) in c->seen, on `threads`
+ * threads: a bit already set is only read, so the hot features of
+ * power-law data cost a shared read, not a contended atomic. */
+static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
+			  const uint32_t *order, uint64_t b, uint64_t e,
+			  int threads)
+{
+	uint64_t *seen = c->seen;
+#pragma omp parallel for num_threads(threads) schedule(static) \
+	if ((e - b) * (d->nnz / (d->n_rows + 1)) >= PARALLEL_MIN)
+	for (uint64_t p = b; p < e; p++) {
+		uint32_t r = order[p];
+		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+			uint32_t j = d->idx[k];
+			uint64_t bit = 1ull << (j & 63);
+			if (!(__atomic_load_n(&seen[j / 64], __ATOMIC_RELAXED) &
+			      bit))
+				__atomic_fetch_or(&seen[j / 64], bit,
+						  __ATOMIC_RELAXED);
+		}
+	}
+}
+
+/* The features set in bits[words], ascending into c->keys, clearing it: each
+ * thread counts the bits of its range of words, then writes them from
+ * where the counts before it end. @return how many. */
+static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
+			      uint64_t words, int copies, uint64_t stride,
+			      int threads)
+{
+	uint64_t at[65] = {0};
+	int nt = 1;
+	if (threads > 64)
+		threads = 64;
+#pragma omp parallel num_threads(threads) if (words >= PARALLEL_MIN / 16)
+	{
+		int t = omp_get_thread_num(), n = omp_get_num_threads();
+		uint64_t lo = words * t / n, hi = words * (t + 1) / n, m = 0;
+		for (uint64_t w = lo; w < hi; w++) {
+			for (int i = 1; i < copies; i++) { /* fold into copy 0 */
+				bits[w] |= bits[i * stride + w];
+				bits[i * stride + w] = 0;
+			}
+			m += (uint64_t)__builtin_popcountll(bits[w]);
+		}
+		at[t + 1] = m;
+#pragma omp barrier
+#pragma omp single
+		{
+			nt = n;
+			for (int i = 1; i <= n; i++)
+				at[i] += at[i - 1];
+		}
+		m = at[t];
+		for (uint64_t w = lo; w < hi; w++) {
+			uint64_t x = bits[w];
+			if (!x)
+				continue;
+			bits[w] = 0;
+			for (; x; x &= x - 1)
+				c->keys[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
+		}
+	}
+	return at[nt];
+}
+
+/* Distinct features of rows order[b..e), ascending, one thread: listed
+ * as found, then sorted (the bitmap only dedups), for clocks with few
+ * non-zeros against the model's size, where scanning it would cost more
+ * than a sort. */
+static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
+				const uint32_t *order, uint64_t b, uint64_t e)
+{
+	uint64_t n = 0;
+	for (uint64_t p = b; p < e; p++) {
+		uint32_t r = order[p];
+		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
+			uint32_t j = d->idx[k];
+			uint64_t bit = 1ull << (j & 63);
+			if (!(c->seen[j / 64] & bit)) {
+				c->seen[j / 64] |= bit;
+				c->keys[n++] = j;
+			}
+		}
+	}
+	qsort(c->keys, n, sizeof *c->keys, cmp_u64);
+	for (uint64_t i = 0; i < n; i++)
+		c->seen[c->keys[i] / 64] = 0;
+	return n;
+}
+
+/* Every clock's features of this epoch at once, into c->clock_bits: the
+ * rows in storage order, each marking the bitmap of the clock the order
+ * puts it in. Visiting rows in the epoch's random order, clock by clock,
+ * missed the cache on every row (as many misses as the sweep itself, and
+ * on one thread); storage order streams them, and the bitmaps of a
+ * 2^20-feature model (128 KiB per clock) stay in cache. Each thread marks
+ * its own copy where there is room for one per thread: one shared copy
+ * set by atomics moved every line it touched between the cores (most of
+ * this pass's time with 6 threads); the scan folds the copies. */
+static void epoch_marks(struct cluster *c, const struct train_run *r,
+			const uint32_t *order)
+{
+	const struct boar_dataset *d = r->d;
+	uint64_t L = c->last - c->first, C = c->clocks, W = c->words;
+	uint64_t *bits = c->clock_bits;
+	uint32_t *clock_of = c->clock_of;
+	int threads = threads_of(r);
+	if (c->copies > 1 && threads > c->copies)
+		threads = c->copies;
+	/* each thread its own copy (no shared cache lines), or atomics */
+	int own = c->copies > 1;
+#pragma omp parallel num_threads(threads) if (d->nnz >= PARALLEL_MIN)
+	{
+#pragma omp for schedule(static)
+		for (uint64_t i = 0; i < d->n_rows; i++)
+			clock_of[i] = NO_CLOCK;
+		/* position q of the share is in clock k, the last whose
+		 * start first + L*k/C (the driver's cut) is <= q */
+#pragma omp for schedule(static)
+		for (uint64_t q = 0; q < L; q++)
+			clock_of[order[c->first + q]] =
+				(uint32_t)(((q + 1) * C + L - 1) / L - 1);
+#pragma omp for schedule(dynamic, 4096)
+		for (uint64_t i = 0; i < d->n_rows; i++) {
+			uint32_t k = clock_of[i];
+			if (k == NO_CLOCK)
+				continue;
+			uint64_t *b = bits + k * W;
+			uint64_t x = d->row_ptr[i], end = d->row_ptr[i + 1];
+			if (own) {
+				b += (uint64_t)omp_get_thread_num() * C * W;
+				for (; x < end; x++)
+					b[d->idx[x] / 64] |= 1ull
+							     << (d->idx[x] & 63);
+				continue;
+			}
+			for (; x < end; x++) {
+				uint32_t j = d->idx[x];
+				uint64_t bit = 1ull << (j & 63);
+				if (!(__atomic_load_n(&b[j / 64],
+						      __ATOMIC_RELAXED) & bit))
+					__atomic_fetch_or(&b[j / 64], bit,
+							  __ATOMIC_RELAXED);
+			}
+		}
+	}
+}
+
+/* Where clock k of an epoch starts in its order (the driver's cut). */
+uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k)
+{
+	return c->first + (c->last - c->first) * k / c->clocks;
+}
+
+/* Clock k's distinct features, ascending into c->keys: from the epoch's
+ * bitmaps where there are some (clock 0 makes them), else from its rows.
+ * @return how many. */
+static uint64_t clock_features(struct cluster *c, const struct train_run *r,
+			       const uint32_t *order, uint64_t k)
+{
+	const struct boar_dataset *d = r->d;
+	uint64_t b = cluster_clock_begin(c, k), e = cluster_clock_begin(c, k + 1);
+	if (c->clock_bits) {
+		if (k == 0)
+			epoch_marks(c, r, order);
+		return scan_parallel(c, c->clock_bits + k * c->words, c->words,
+				     c->copies, c->clocks * c->words,
+				     threads_of(r));
+	}
+	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
+				  (d->n_rows ? d->n_rows : 1));
+	if (c->words < 16 * nnz) {
+		mark_parallel(c, d, order, b, e, threads_of(r));
+		return scan_parallel(c, c->seen, c->words, 1, 0,
+				     threads_of(r));
+	}
+	return features_sorted(c, d, order, b, e);
+}
+
+/* Distinct keys of clock k's rows plus the bias, ascending, into c->keys.
+ * A feature j of a K-class model owns keys j*K .. j*K+K-1 (the model is
+ * feature-major), so the bitmap is per feature and each feature expands
+ * to K keys. */
+uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
+			   const uint32_t *order, uint64_t k)
+{
+	const struct boar_dataset *d = r->d;
+	uint32_t K = c->width;
+	uint64_t n = clock_features(c, r, order, k);
+	c->keys[n++] = d->dim; /* the bias (the largest key), every row */
+	if (K > 1) /* expand in place from the back: j -> j*K .. j*K+K-1 */
+		for (uint64_t i = n; i-- > 0;)
+			for (uint32_t j = K; j-- > 0;)
+				c->keys[i * K + j] = c->keys[i] * K + j;
+	return n * K;
+}
+
+/* keys[0..n) (the engine's) as the model's keys, into out: feature f of
+ * the map is global[f], the bias (f = the map's size) the model's bias.
+ * The map keeps the order, so they stay ascending. */
+void cluster_to_global(const struct cluster *c, const struct train_run *r,
+		       const uint64_t *keys, uint64_t *out, uint64_t n)
+{
+	if (!c->fm)
+		return; /* out is keys */
+	const uint32_t *g = c->fm->global;
+	uint64_t K = c->width, m = c->fm->n, dim = c->dim;
+#pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
+	if (n >= PARALLEL_MIN)
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t f = keys[i] / K, k = keys[i] % K;
+		out[i] = (f < m ? g[f] : dim) * K + k;
+	}
+}

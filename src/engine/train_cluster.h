@@ -1,0 +1,81 @@
+/* train_cluster.h - what the cluster driver's two files share
+ * (engine-internal): train_cluster.c runs the clocks against the
+ * transport, cluster_keys.c finds each clock's keys. */
+#ifndef BOAR_ENGINE_TRAIN_CLUSTER_H
+#define BOAR_ENGINE_TRAIN_CLUSTER_H
+
+#include <stdint.h>
+
+#include <omp.h>
+
+#include "data/feature_map.h"
+#include "train.h"
+
+struct cluster {
+	const boar_ps_transport *t;
+	int local_rows; /* t->local_rows, where t's size has it */
+	/* Local keys (the engine's) to the model's: NULL where they are
+	 * the same (every feature used). */
+	const struct feature_map *fm;
+	uint64_t dim;      /* the model's features (global) */
+	uint64_t n_keys;   /* the engine's keys: (its dim + 1) * width */
+	int can_shard;     /* the transport takes a model left sharded */
+	int sharded;       /* finish: the model stays in the servers */
+	float *gathered;   /* finish: the whole model, (dim + 1) * width */
+	uint32_t width; /* keys per feature: K, or 1 */
+	uint64_t *seen;  /* a bit per feature, all clear between clocks */
+	/* This epoch's keys, found in one pass over the rows in storage
+	 * order (epoch_marks): a bitmap per clock, and each row's clock. */
+	uint64_t first, last, clocks; /* the schedule (cluster_start) */
+	uint64_t words;               /* bitmap words per clock */
+	uint64_t *clock_bits;         /* copies x clocks x words, or NULL */
+	int copies;                   /* of the bitmaps: one per thread
+					 (plain stores) or one (atomics) */
+	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
+	uint64_t next;                /* the clock the next pull is for */
+	/* The transport's pull_ahead (or NULL), and the keys of clock
+	 * ahead_k (NO_CLOCK: none) asked for with it. */
+	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
+			  boar_error *err);
+	uint64_t *ahead_keys, ahead_nk, ahead_k;
+	/* The last clock of an epoch asks for the next epoch's first, with
+	 * that epoch's order drawn ahead into next_order (the CPU engine's
+	 * orders only; NULL: not drawn, the first clock is pulled when it
+	 * starts). ahead_got: the answer was collected already (into
+	 * before), for a request (refresh, finish) that came in between. */
+	uint32_t *next_order;
+	int epoch, ahead_got;
+	uint64_t *keys;  /* the current clock's keys, ascending */
+	uint64_t nk;
+	/* The same keys as the transport knows them (the model's): the
+	 * arrays above where there is no map. */
+	uint64_t *gkeys, *ahead_gkeys;
+	float *before, *delta;
+	uint64_t cap;
+	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
+	double mark;                  /* when the last phase ended */
+};
+
+#define NO_CLOCK UINT32_MAX
+/* Less work than this many non-zeros (or 16 times as many bitmap words)
+ * stays on one thread: a parallel region costs more than it saves. */
+#define PARALLEL_MIN (1u << 18)
+
+/* The worker's threads (the engine's). */
+static inline int threads_of(const struct train_run *r)
+{
+	return r->o.threads > 0 ? r->o.threads : omp_get_max_threads();
+}
+
+/* Where clock k of an epoch starts in its order (the driver's cut). */
+uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k);
+/* Distinct keys of clock k's rows (positions of order) plus the bias,
+ * ascending, into c->keys. @return how many. */
+uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
+			    const uint32_t *order, uint64_t k);
+/* keys[0..n) (the engine's) as the model's keys, into out (nothing
+ * without a map: out is keys). */
+void cluster_to_global(const struct cluster *c, const struct train_run *r,
+		       const uint64_t *keys, uint64_t *out, uint64_t n);
+
+#endif
