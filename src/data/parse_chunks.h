@@ -137,12 +137,22 @@ void boar_advise_huge(void *p, size_t n);
  * slice), or -errno. */
 ssize_t boar_pread_all(int fd, void *buf, size_t n, uint64_t at, int threads);
 
-/* Cuts [buf, buf+len) into at most max_pieces pieces of roughly equal size
- * at line starts, none smaller than min_piece bytes (except when the text
- * is). starts[0] = 0, starts[n] = len; returns n >= 1 (0 only for len 0).
- * starts must hold max_pieces + 1 entries. */
+/* Where the next line starts at or after byte `at` (just after a '\n'),
+ * end when no '\n' comes before it, or -errno. */
+typedef int64_t (*line_start_fn)(void *ctx, uint64_t at, uint64_t end);
+
+/* Cuts bytes [beg, end) into at most max_pieces pieces of roughly equal
+ * size at line starts (found by next_start), none smaller than min_piece
+ * bytes (except when the text is). starts[0] = beg, starts[n] = end;
+ * starts must hold max_pieces + 1 entries.
+ * @return n >= 1 (0 only for an empty range), or next_start's -errno. */
+long split_at_lines(uint64_t beg, uint64_t end, size_t max_pieces,
+		    size_t min_piece, line_start_fn next_start, void *ctx,
+		    uint64_t *starts);
+
+/* split_at_lines over a block of text [buf, buf+len) (offsets from buf). */
 size_t split_lines(const char *buf, size_t len, size_t max_pieces,
-		   size_t min_piece, size_t *starts);
+		   size_t min_piece, uint64_t *starts);
 
 /* Counts the newlines and the ':' bytes of [p, end) (bounds on rows and
  * LIBSVM features for the parsers' first pass). */

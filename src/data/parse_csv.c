@@ -689,7 +689,7 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
 	uint32_t mask = (uint32_t)((1ULL << bits) - 1);
 	size_t max_pieces = (size_t)in->threads * 4;
-	size_t starts[max_pieces + 1];
+	uint64_t starts[max_pieces + 1];
 	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
 	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);

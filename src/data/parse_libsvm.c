@@ -424,7 +424,7 @@ int boar_parse_libsvm(const struct parse_input *in, struct boar_dataset **out,
 {
 	/* A few pieces per thread so that uneven lines still balance. */
 	size_t max_pieces = (size_t)in->threads * 4;
-	size_t starts[max_pieces + 1];
+	uint64_t starts[max_pieces + 1];
 	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
 	struct lsvm_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);

@@ -214,7 +214,7 @@ int boar_parse_ratings(const struct parse_input *in,
 	const char *buf = in->buf + skip;
 	size_t len = in->len - skip;
 	size_t max_pieces = (size_t)in->threads * 4;
-	size_t starts[max_pieces + 1];
+	uint64_t starts[max_pieces + 1];
 	size_t n = split_lines(buf, len, max_pieces, 1 << 20, starts);
 	uint64_t bound[n ? n : 1];
 	struct rt_piece *pc = calloc(n ? n : 1, sizeof *pc);

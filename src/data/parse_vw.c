@@ -414,7 +414,7 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 			       in->names };
 	int collect = gen || in->names;
 	size_t max_pieces = (size_t)in->threads * 4;
-	size_t starts[max_pieces + 1];
+	uint64_t starts[max_pieces + 1];
 	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
 	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
 	struct vw_row *rows = collect ? calloc(n ? n : 1, sizeof *rows) : NULL;
