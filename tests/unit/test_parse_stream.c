@@ -31,6 +31,7 @@
 #include "boar.h"
 #include "data/dataset.h"
 #include "data/parse_chunks.h"
+#include "data/format_detect.h"
 #include "data/parse_common.h"
 #include "testutil.h"
 
@@ -249,14 +250,16 @@ static void test_windows(void)
 	CHECK_EQ_INT(parse_in(WINDOWS, path, &o, 16, &d, &e), BOAR_EPARSE);
 	CHECK(strstr(e.message, "no data rows"), "%s", e.message);
 
-	/* not for windows: blank lines first, another format, gzip */
-	static const char *const other[] = { "\n+1 1:1\n", "1 | a b\n",
-					     "\x1f\x8b\x08" };
+	/* not for windows: blank lines first, gzip, a first line longer
+	 * than the detection window */
+	char *longline = repeat_tail("", "x", (int)DETECT_WINDOW + 10, "\n");
+	const char *const other[] = { "\n+1 1:1\n", "\x1f\x8b\x08", longline };
 	for (size_t k = 0; k < 3; k++) {
 		path = path_of("wother");
 		put(path, other[k], strlen(other[k]));
 		CHECK_EQ_INT(parse_in(WINDOWS, path, &o, 16, &d, &e), 1);
 	}
+	free(longline);
 	/* a FIFO is not opened by the windowed reader (its writer's bytes
 	 * would be lost to the block reader's open): refused unopened */
 	path = path_of("wfifo");
@@ -268,35 +271,156 @@ static void test_windows(void)
 
 /* The progress callback runs on the loading thread between windows of
  * the parsing pass: cutting the file there is a cut while it is read. */
+struct cut_ctx {
+	const char *path;
+	int calls;
+};
+
 static void cut_in_progress(uint64_t done, uint64_t total, void *ctx)
 {
-	static int cut;
-	if (!cut++ && truncate(ctx, 1000))
-		fprintf(stderr, "cannot truncate %s\n", (const char *)ctx);
+	struct cut_ctx *c = ctx;
+	if (!c->calls++ && truncate(c->path, 1000))
+		fprintf(stderr, "cannot truncate %s\n", c->path);
 }
 
 static void test_cut_while_windowed(void)
 {
-	const char *path = path_of("wcut.svm");
-	char *t = repeat("", "+1 1:1 2:0.5\n", 10000);
-	put(path, t, strlen(t));
-	free(t);
+	static const struct {
+		const char *name, *line;
+		int task, format;
+	} cases[] = {
+		{ "wcut.svm", "+1 1:1 2:0.5\n", 0, 0 },
+		{ "wcut.vw", "1 |f a b:2\n", 0, BOAR_FORMAT_VW },
+		{ "wcut.csv", "1,0.5,x\n", 0, BOAR_FORMAT_CSV },
+		{ "wcut.ratings", "1,2,3.5\n", BOAR_TASK_MF, 0 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const char *path = path_of(cases[k].name);
+		char *t = repeat("", cases[k].line, 10000);
+		put(path, t, strlen(t));
+		free(t);
+		boar_load_options o;
+		boar_load_options_default(&o);
+		o.task = cases[k].task;
+		o.format = cases[k].format;
+		o.csv_header = -1;
+		struct cut_ctx cut = { path, 0 };
+		o.progress = cut_in_progress;
+		o.progress_ctx = &cut;
+		struct boar_dataset *d = NULL;
+		boar_error e;
+		int format = o.format, regular;
+		struct src_id id;
+		memset(&e, 0, sizeof e);
+		CHECK_EQ_INT(boar_parse_file_windows(path, &o, 1, 4096, 1 << 20,
+						     &format, &id, &regular,
+						     &d, &e),
+			     BOAR_EIO);
+		CHECK(!d && strstr(e.message, path) &&
+			      strstr(e.message, "changed while it was read"),
+		      "%s: message: %s", cases[k].name, e.message);
+		unlink(path);
+	}
+}
+
+/* Every format in windows: as in one block at 1 to 8 threads, windows of
+ * 16 bytes (most lines longer) over pieces of at least 30 bytes, so that
+ * the pieces' cuts fall inside lines and every window ends inside one. */
+static void threads_alike(int lineno, const char *name, const char *text,
+			  const boar_load_options *o)
+{
+	const char *path = path_of(name);
+	put(path, text, strlen(text));
+	struct boar_dataset *one = NULL;
+	boar_error e;
+	int r1 = parse(path, o, 1 << 20, &one, &e);
+	for (int t = 1; t <= 8; t++) {
+		struct boar_dataset *win = NULL;
+		int format = o->format, regular;
+		struct src_id id;
+		int r2 = boar_parse_file_windows(path, o, t, 16, 30, &format,
+						 &id, &regular, &win, &e);
+		if (r1 || r2 || !same(one, win) || one->n_rows < 20) {
+			fprintf(stderr, "FAIL %s:%d: %s: one block %d, windows on %d threads %d (%s)\n",
+				__FILE__, lineno, name, r1, t, r2, e.message);
+			test_failures++;
+		}
+		boar_dataset_free(win);
+	}
+	boar_dataset_free(one);
+}
+
+static void test_formats_in_windows(void)
+{
 	boar_load_options o;
 	boar_load_options_default(&o);
-	o.progress = cut_in_progress;
-	o.progress_ctx = (void *)path;
-	struct boar_dataset *d = NULL;
-	boar_error e;
-	int format = 0, regular;
-	struct src_id id;
-	memset(&e, 0, sizeof e);
-	CHECK_EQ_INT(boar_parse_file_windows(path, &o, 1, 4096, 1 << 20,
-					     &format, &id, &regular, &d, &e),
-		     BOAR_EIO);
-	CHECK(!d && strstr(e.message, path) &&
-		      strstr(e.message, "changed while it was read"),
-	      "message: %s", e.message);
-	unlink(path);
+	o.format = BOAR_FORMAT_VW;
+	/* CRLF, blank lines, tags, weights, namespaces with scales */
+	char *t = repeat("", "1 2 'tag|f a b:2\r\n\n-1 |g:0.5 c d:-1.5\n", 30);
+	threads_alike(__LINE__, "w.vw", t, &o);
+	alike(__LINE__, WINDOWS, "w2.vw", t, &o);
+	t[strlen(t) - 1] = '\0'; /* no '\n' at the end */
+	threads_alike(__LINE__, "wlast.vw", t, &o);
+	free(t);
+	o.vw_interactions = "fg";
+	t = repeat("", "1 |f a b |g c\n-1 |g d |f e\n", 30);
+	threads_alike(__LINE__, "wq.vw", t, &o);
+	free(t);
+
+	boar_load_options_default(&o);
+	o.format = BOAR_FORMAT_CSV;
+	/* a header, CRLF, blank lines, missing values, quotes; the word in
+	 * column c comes only late (the whole file is one block) */
+	t = repeat_tail("y,a,b,c\r\n", "1,0.5,x,2\r\n0,NA,\"y,z\",\n\n", 30,
+			"1,2,w,word");
+	threads_alike(__LINE__, "w.csv", t, &o);
+	free(t);
+	o.csv_header = -1;
+	t = repeat("", "1\t0.5\tx\n0\t3\ty\n", 30);
+	threads_alike(__LINE__, "wtab.csv", t, &o);
+	free(t);
+
+	boar_load_options_default(&o);
+	o.task = BOAR_TASK_MF;
+	/* comments before a header, '::' and ',', blank lines, CRLF */
+	t = repeat_tail("# ratings\nuser,item,rating\n",
+			"1::2::3.5\r\n\n7,1,4,964982\n# c\n", 30, "3 4 5");
+	threads_alike(__LINE__, "w.ratings", t, &o);
+	free(t);
+	t = repeat("", "1 2 3.5\n7 1 4\n", 30);
+	threads_alike(__LINE__, "wplain.ratings", t, &o);
+	free(t);
+
+	boar_load_options_default(&o);
+	t = repeat("# comment\n", "+1 1:0.5 7:2\r\n\n-1 3:1 qid:4 # c\n", 30);
+	threads_alike(__LINE__, "wt.svm", t, &o);
+	free(t);
+}
+
+/* An error on a late line names it, whichever piece and window hold it. */
+static void test_errors_in_windows(void)
+{
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.format = BOAR_FORMAT_VW;
+	char *bad = repeat_tail("", "1 |f a b:2\n\n", 40, "1 |f a b:x\n1 |f a\n");
+	fails(__LINE__, WINDOWS, "wbad.vw", bad, &o, BOAR_EPARSE, 81,
+	      "bad number after ':' in 'b:x'");
+	free(bad);
+
+	o.format = BOAR_FORMAT_CSV;
+	bad = repeat_tail("y,a,b\n", "1,2,3\r\n", 60, "0,1\n1,2,3\n");
+	fails(__LINE__, WINDOWS, "wbad.csv", bad, &o, BOAR_EPARSE, 62,
+	      "2 fields, but the first line has 3");
+	free(bad);
+
+	boar_load_options_default(&o);
+	o.task = BOAR_TASK_MF;
+	bad = repeat_tail("# c\nuser,item,rating\n", "1,2,3\n# c\n", 30,
+			  "1,-2,3\n1,2,3\n");
+	fails(__LINE__, WINDOWS, "wbad.ratings", bad, &o, BOAR_EPARSE, 63,
+	      "negative item id '-2'");
+	free(bad);
 }
 
 /* Issue 14, case 1: the file is cut after the first block was read. */
@@ -441,6 +565,8 @@ int main(void)
 	test_cut_while_read();
 	test_windows();
 	test_cut_while_windowed();
+	test_formats_in_windows();
+	test_errors_in_windows();
 	test_bom_and_devices();
 	test_gzip_members();
 	test_memory_limit();
