@@ -1,6 +1,6 @@
-/* parse_chunks.h - reading a text file in blocks of whole lines (or, for
- * LIBSVM, in per-thread windows) and cutting it into per-thread pieces at
- * line boundaries (library-internal).
+/* parse_chunks.h - reading a text file in blocks of whole lines (or, a
+ * regular file, in per-thread windows) and cutting it into per-thread
+ * pieces at line boundaries (library-internal).
  *
  * A data file is read, never mapped: with read(2)/pread(2) a file that is
  * truncated or rewritten while it is parsed gives short reads, which are
@@ -90,7 +90,7 @@ int text_file_unchanged(int fd, const char *path, const struct src_id *id,
 
 /* ------------------------------------------- a regular file in windows
  *
- * The LIBSVM parser reads a regular file without holding its text: each
+ * The parsers read a regular file without holding its text: each
  * thread preads whole lines of its own byte range into a small buffer
  * that it reuses, so the text costs no fresh pages (which the kernel
  * would zero, then fill) and stays in the core's cache while it is
