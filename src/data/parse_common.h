@@ -41,6 +41,17 @@ static inline const char *pc_skip_space(const char *p, const char *end)
 	return p;
 }
 
+/* Takes the next line of [*p, end): returns its start and sets *eol to
+ * its end (its '\n', or end); *p moves past it. */
+static inline const char *pc_take_line(const char **p, const char *end,
+				       const char **eol)
+{
+	const char *b = *p, *e = memchr(b, '\n', (size_t)(end - b));
+	*eol = e ? e : end;
+	*p = *eol + 1;
+	return b;
+}
+
 /* Whether the line [p, eol) is blank or a '#' comment (ratings and
  * LIBSVM files may open with them before a header or the data). */
 static inline int pc_blank_or_comment(const char *p, const char *eol)

@@ -201,12 +201,8 @@ static void scan_lines(struct row_piece *c, const char *p, const char *end,
 	uint64_t line = c->lines, rows = 0, nnz = 0;
 	char q[64];
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *s = pc_take_line(&p, end, &eol);
 		line++;
-		const char *s = p;
-		p = eol + 1;
 		if (pc_skip_space(s, eol) == eol)
 			continue; /* blank */
 		uint32_t j = 0;
@@ -301,15 +297,10 @@ static void fill_lines(struct row_piece *c, const struct row_out *o,
 	uint64_t line = c->lines;
 	size_t rows = c->rows, nnz = c->nnz;
 	uint32_t *idx = o->idx + c->nbase;
-	float *val = o->val + c->nbase, *label = o->label + c->rbase;
-	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	float *val = o->val + c->nbase;
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *s = pc_take_line(&p, end, &eol);
 		line++;
-		const char *s = p;
-		p = eol + 1;
 		if (pc_skip_space(s, eol) == eol)
 			continue; /* blank */
 		size_t row_start_nnz = nnz;
@@ -358,16 +349,9 @@ static void fill_lines(struct row_piece *c, const struct row_out *o,
 				break;
 			}
 		}
-		size_t m = row_sort_merge(c, line, idx + row_start_nnz,
-					  val + row_start_nnz,
-					  nnz - row_start_nnz);
-		if (m == (size_t)-1)
+		if (row_end(c, o, line, 1, row_start_nnz, &nnz, rows, y, 1.0f))
 			break;
-		nnz = row_start_nnz + m;
-		if (rows == c->rows_ub)
-			goto changed;
-		label[rows++] = y;
-		rend[rows - 1] = nnz;
+		rows++;
 	}
 	goto done;
 changed: /* the file is not what the scan read */

@@ -54,17 +54,13 @@ static void parse_lines(struct row_piece *c, const struct row_out *o,
 	uint64_t line = c->lines, dim = c->dim;
 	size_t rows = c->rows, nnz = c->nnz;
 	uint32_t *idx = o->idx + c->nbase;
-	float *val = o->val + c->nbase, *label = o->label + c->rbase;
-	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	float *val = o->val + c->nbase;
 	char q[64];
 
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *b = pc_take_line(&p, end, &eol);
+		const char *s = pc_skip_space(b, eol);
 		line++;
-		const char *s = pc_skip_space(p, eol);
-		p = eol + 1;
 		if (s == eol || *s == '#')
 			continue; /* blank or comment line */
 
@@ -147,19 +143,9 @@ static void parse_lines(struct row_piece *c, const struct row_out *o,
 			prev = id;
 			s = t;
 		}
-		if (hash_bits) {
-			size_t m = row_sort_merge(c, line, idx + row_start,
-						  val + row_start,
-						  nnz - row_start);
-			if (m == (size_t)-1)
-				break;
-			nnz = row_start + m;
-		}
-		if (rows == c->rows_ub)
-			goto changed;
-		label[rows] = y;
+		if (row_end(c, o, line, hash_bits, row_start, &nnz, rows, y, 1.0f))
+			break;
 		rows++;
-		rend[rows - 1] = nnz;
 	}
 	goto stop;
 changed:

@@ -108,12 +108,9 @@ static void parse_lines(struct row_piece *c, const struct row_out *o,
 	char q[64];
 
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *b = pc_take_line(&p, end, &eol);
+		const char *s = pc_skip_space(b, eol);
 		line++;
-		const char *s = pc_skip_space(p, eol);
-		p = eol + 1;
 		if (s == eol || *s == '#')
 			continue;
 		uint32_t u, i;

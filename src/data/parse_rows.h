@@ -150,4 +150,33 @@ size_t row_sort_merge(struct row_piece *c, uint64_t line, uint32_t *ix,
 		      float *vx, size_t n);
 
 
+/* Ends row `rows` of piece c, whose entries are [row_start, *nnz) of its
+ * region of o: sorted by slot and merged when `hashed`, then its label,
+ * weight (where o has weights) and end stored.
+ * @return 0, or -1 with the error recorded in c (a merged value not
+ *         finite, no memory, or more rows than counted: the file
+ *         changed). */
+static inline int row_end(struct row_piece *c, const struct row_out *o,
+			  uint64_t line, int hashed, size_t row_start,
+			  size_t *nnz, size_t rows, float label, float weight)
+{
+	if (hashed) {
+		size_t m = row_sort_merge(c, line, o->idx + c->nbase + row_start,
+					  o->val + c->nbase + row_start,
+					  *nnz - row_start);
+		if (m == (size_t)-1)
+			return -1;
+		*nnz = row_start + m;
+	}
+	if (rows == c->rows_ub) { /* its line was counted */
+		row_piece_changed(c);
+		return -1;
+	}
+	o->label[c->rbase + rows] = label;
+	if (o->weight)
+		o->weight[c->rbase + rows] = weight;
+	o->row_ptr[c->rbase + rows + 1] = *nnz;
+	return 0;
+}
+
 #endif

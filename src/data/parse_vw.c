@@ -177,19 +177,14 @@ static void parse_lines(struct row_piece *c, const struct row_out *o,
 	uint64_t line = c->lines;
 	size_t rows = c->rows, nnz = c->nnz;
 	uint32_t *idx = o->idx + c->nbase;
-	float *val = o->val + c->nbase, *label = o->label + c->rbase;
-	float *weight = o->weight + c->rbase;
-	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	float *val = o->val + c->nbase;
 	uint32_t mask = (uint32_t)((1ULL << hash_bits) - 1);
 	char q[64];
 
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *b = pc_take_line(&p, end, &eol);
+		const char *s = pc_skip_space(b, eol);
 		line++;
-		const char *s = pc_skip_space(p, eol);
-		p = eol + 1;
 		if (s == eol)
 			continue; /* blank line */
 		const char *bar = memchr(s, '|', (size_t)(eol - s));
@@ -316,17 +311,9 @@ static void parse_lines(struct row_piece *c, const struct row_out *o,
 			}
 			nnz += (size_t)m;
 		}
-		size_t m = row_sort_merge(c, line, idx + row_start,
-					  val + row_start, nnz - row_start);
-		if (m == (size_t)-1)
+		if (row_end(c, o, line, 1, row_start, &nnz, rows, y, w))
 			break;
-		nnz = row_start + m;
-		if (rows == c->rows_ub) /* its line was counted */
-			goto changed;
-		label[rows] = y;
-		weight[rows] = w;
 		rows++;
-		rend[rows - 1] = nnz;
 	}
 	goto stop;
 changed:
@@ -345,22 +332,19 @@ static void count_lines_gen(struct row_piece *c, const char *p,
 	struct vw_row *row = c->aux;
 	uint64_t line = 0, nnz = 0;
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *b = pc_take_line(&p, end, &eol);
+		const char *s = pc_skip_space(b, eol);
 		line++;
-		const char *s = pc_skip_space(p, eol);
-		p = eol + 1;
 		const char *bar = memchr(s, '|', (size_t)(eol - s));
 		if (!bar)
 			continue; /* blank, or the parser's error */
-		uint64_t b = vw_line_bound(vp->gen, vp->drop, bar, eol, row);
-		if (b == UINT64_MAX) {
+		uint64_t bound = vw_line_bound(vp->gen, vp->drop, bar, eol, row);
+		if (bound == UINT64_MAX) {
 			row_piece_fail(c, BOAR_EPARSE, c->lines + line, "%s",
 				       row->why);
 			break;
 		}
-		nnz += b;
+		nnz += bound;
 	}
 	c->lines += line;
 	c->rows_ub += line;
