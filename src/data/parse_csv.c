@@ -657,12 +657,6 @@ static int flags_init(struct row_piece *c, const void *ctx)
 	return c->aux ? 0 : -1;
 }
 
-static void flags_free(struct row_piece *c)
-{
-	free(c->aux);
-	c->aux = NULL;
-}
-
 /* The columns of a kind (one of two) as a list the options take: header
  * names (which a file without the label column still matches), or 0-based
  * indices without a header or when a name holds a ','. NULL when none (or
@@ -733,7 +727,6 @@ static struct row_format csv_format(struct csv_parse *cp, struct csv_setup *cs,
 		.count = scan_lines,
 		.parse = fill_lines,
 		.aux_init = flags_init,
-		.aux_free = flags_free,
 		.counted = settle_kinds,
 	};
 }
@@ -752,18 +745,12 @@ static void keep_layout(const struct csv_setup *cs, int first_block,
 	}
 }
 
-int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
-		   boar_error *err)
+/* The rows, with layout cs, of the block `in`, or (pf not NULL) of the
+ * file whose head `in` holds. */
+static int csv_rows(struct csv_setup *cs, const struct parse_input *in,
+		    const struct parse_file *pf, struct boar_dataset **out,
+		    uint64_t *lines, boar_error *err)
 {
-	struct csv_setup *cs = *in->csv;
-	int ret = 0;
-	if (!cs) {
-		if (!(cs = calloc(1, sizeof *cs)))
-			return boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
-					      "out of memory");
-		*in->csv = cs; /* the caller frees it */
-		ret = setup(in, cs, err);
-	}
 	size_t skip;
 	uint64_t skip_lines;
 	const char *hdr_eol;
@@ -771,12 +758,30 @@ int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 		    &hdr_eol);
 	struct csv_parse cp;
 	struct row_format f = csv_format(&cp, cs, in->hash_bits, in->names);
-	if (!ret)
-		ret = row_parse_text(in, skip, skip_lines, &f, out, err);
+	struct parse_file rest = pf ? *pf : (struct parse_file){ 0 };
+	rest.beg += skip;
+	int ret = pf ? row_parse_file(&rest, skip_lines, &f, out, lines, err)
+		     : row_parse_text(in, skip, skip_lines, &f, out, err);
 	if (!ret)
 		keep_layout(cs, in->first_block, hdr_eol, *out);
 	cs->hdr = NULL; /* later blocks reuse the buffer: no header there */
 	return ret;
+}
+
+int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
+		   boar_error *err)
+{
+	struct csv_setup *cs = *in->csv;
+	if (!cs) {
+		if (!(cs = calloc(1, sizeof *cs)))
+			return boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
+					      "out of memory");
+		*in->csv = cs; /* the caller frees it */
+		int ret = setup(in, cs, err);
+		if (ret)
+			return ret;
+	}
+	return csv_rows(cs, in, NULL, out, NULL, err);
 }
 
 int boar_parse_csv_file(const struct parse_file *pf,
@@ -789,22 +794,12 @@ int boar_parse_csv_file(const struct parse_file *pf,
 				      "out of memory");
 	struct parse_input head = {
 		.path = pf->path, .buf = pf->head, .len = pf->head_len,
-		.first_block = 1, .threads = 1, .opt = pf->opt,
+		.first_block = 1, .threads = 1, .hash_bits = pf->hash_bits,
+		.opt = pf->opt,
 	};
 	int ret = setup(&head, cs, err);
-	size_t skip;
-	uint64_t skip_lines;
-	const char *hdr_eol;
-	header_span(cs, pf->head, pf->head + pf->head_len, &skip, &skip_lines,
-		    &hdr_eol);
-	struct parse_file rest = *pf;
-	rest.beg += skip;
-	struct csv_parse cp;
-	struct row_format f = csv_format(&cp, cs, pf->hash_bits, NULL);
 	if (!ret)
-		ret = row_parse_file(&rest, skip_lines, &f, out, lines, err);
-	if (!ret)
-		keep_layout(cs, 1, hdr_eol, *out);
+		ret = csv_rows(cs, &head, pf, out, lines, err);
 	boar_csv_setup_free(cs);
 	return ret;
 }

@@ -244,6 +244,8 @@ static void pieces_free(struct row_piece *pc, size_t n,
 		free(pc[k].scratch);
 		if (f->aux_free)
 			f->aux_free(&pc[k]);
+		else
+			free(pc[k].aux);
 	}
 	free(pc);
 }
@@ -273,55 +275,6 @@ static int between_passes(struct row_piece *pc, size_t n,
 	if (!ret)
 		ret = out_alloc(pc, n, f, check, max_memory, path, o, d, err);
 	return ret;
-}
-
-int row_parse_text(const struct parse_input *in, size_t skip,
-		   uint64_t skip_lines, const struct row_format *f,
-		   struct boar_dataset **out, boar_error *err)
-{
-	size_t max_pieces = (size_t)in->threads * PIECES_PER_THREAD;
-	uint64_t starts[max_pieces + 1];
-	const char *buf = in->buf + skip;
-	size_t n = split_lines(buf, in->len - skip, max_pieces, 1 << 20, starts);
-	uint64_t line_base = in->line_base + skip_lines, lines = 0;
-	struct row_piece *pc = pieces_new(n, f);
-	struct boar_dataset *d = boar_dataset_alloc(f->task);
-	struct row_out o;
-	int ret;
-	if (!pc || !d) {
-		ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
-				     "out of memory");
-		goto out;
-	}
-	for (size_t k = 0; k < n; k++) {
-		pc[k].beg = buf + starts[k];
-		pc[k].end = buf + starts[k + 1];
-	}
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
-	for (size_t k = 0; k < n; k++)
-		f->count(&pc[k], pc[k].beg, pc[k].end, f->ctx);
-	ret = between_passes(pc, n, f, 0, 0, in->path, line_base, &o, d, err);
-	if (ret)
-		goto out;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1 && !f->serial)
-	for (size_t k = 0; k < n; k++) {
-		pc[k].lines = 0;
-		f->parse(&pc[k], &o, pc[k].beg, pc[k].end, f->ctx);
-	}
-	ret = first_error(pc, n, in->path, line_base, &lines, err);
-	if (ret)
-		goto out;
-	if (in->lines)
-		*in->lines = skip_lines + lines;
-	out_finish(pc, n, in->threads, f, &o, d);
-out:
-	pieces_free(pc, n, f);
-	if (ret < 0) {
-		boar_dataset_free(d);
-		return ret;
-	}
-	*out = d;
-	return 0;
 }
 
 /* ------------------------------------------------ a file in windows */
@@ -382,6 +335,99 @@ static void window_pass(struct row_piece *pc, size_t n,
 	}
 }
 
+/* ------------------------------------------------------ both */
+
+/* Where the pieces' text is: in memory (pf NULL), or a file's windows. */
+struct source {
+	const char *path;
+	int threads;
+	uint64_t line_base; /* lines before the pieces */
+	const struct parse_file *pf;
+};
+
+/* A pass over every piece (0 counts, 1 parses). */
+static void run_pass(struct row_piece *pc, size_t n, const struct source *src,
+		     const struct row_format *f, const struct row_out *o,
+		     int pass)
+{
+	if (src->pf) {
+		window_pass(pc, n, src->pf, f, o, pass);
+		return;
+	}
+	int threads = pass && f->serial ? 1 : src->threads;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
+	for (size_t k = 0; k < n; k++) {
+		pc[k].lines = 0;
+		if (pass == 0)
+			f->count(&pc[k], pc[k].beg, pc[k].end, f->ctx);
+		else
+			f->parse(&pc[k], o, pc[k].beg, pc[k].end, f->ctx);
+	}
+}
+
+/* The two passes over pieces pc (from pieces_new; NULL: out of memory),
+ * which it frees, into *out; *lines: the pieces' lines.
+ * @return 0 or a BOAR_E* code with err naming the file (and line). */
+static int parse_pieces(struct row_piece *pc, size_t n,
+			const struct source *src, const struct row_format *f,
+			struct boar_dataset **out, uint64_t *lines,
+			boar_error *err)
+{
+	const struct parse_file *pf = src->pf;
+	struct boar_dataset *d = boar_dataset_alloc(f->task);
+	struct row_out o;
+	int ret;
+	if (!pc || !d) {
+		ret = boar_fail_line(err, BOAR_ENOMEM, src->path, 0,
+				     "out of memory");
+		goto out;
+	}
+	run_pass(pc, n, src, f, &o, 0);
+	/* a file's arrays are checked against the limit here, blocks' as
+	 * they are joined (parse_stream.c) */
+	ret = between_passes(pc, n, f, pf != NULL, pf ? pf->max_memory : 0,
+			     src->path, src->line_base, &o, d, err);
+	if (ret)
+		goto out;
+	run_pass(pc, n, src, f, &o, 1);
+	if ((ret = first_error(pc, n, src->path, src->line_base, lines,
+			       err)) ||
+	    (pf && (ret = text_file_unchanged(pf->fd, pf->path, pf->id,
+					      pf->id->size, err))))
+		goto out;
+	out_finish(pc, n, src->threads, f, &o, d);
+out:
+	pieces_free(pc, n, f);
+	if (ret < 0) {
+		boar_dataset_free(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
+int row_parse_text(const struct parse_input *in, size_t skip,
+		   uint64_t skip_lines, const struct row_format *f,
+		   struct boar_dataset **out, boar_error *err)
+{
+	size_t max_pieces = (size_t)in->threads * PIECES_PER_THREAD;
+	uint64_t starts[max_pieces + 1];
+	const char *buf = in->buf + skip;
+	size_t n = split_lines(buf, in->len - skip, max_pieces, 1 << 20, starts);
+	struct row_piece *pc = pieces_new(n, f);
+	for (size_t k = 0; pc && k < n; k++) {
+		pc[k].beg = buf + starts[k];
+		pc[k].end = buf + starts[k + 1];
+	}
+	struct source src = { in->path, in->threads,
+			      in->line_base + skip_lines, NULL };
+	uint64_t lines = 0;
+	int ret = parse_pieces(pc, n, &src, f, out, &lines, err);
+	if (!ret && in->lines)
+		*in->lines = skip_lines + lines;
+	return ret;
+}
+
 int row_parse_file(const struct parse_file *pf, uint64_t skip_lines,
 		   const struct row_format *f, struct boar_dataset **out,
 		   uint64_t *lines, boar_error *err)
@@ -394,37 +440,13 @@ int row_parse_file(const struct parse_file *pf, uint64_t skip_lines,
 		return boar_fail_line(err, BOAR_EIO, pf->path, 0,
 				      "read failed: %s", strerror((int)-n));
 	struct row_piece *pc = pieces_new((size_t)n, f);
-	struct boar_dataset *d = boar_dataset_alloc(f->task);
-	struct row_out o;
-	int ret;
-	if (!pc || !d) {
-		ret = boar_fail_line(err, BOAR_ENOMEM, pf->path, 0,
-				     "out of memory");
-		goto out;
-	}
-	for (long k = 0; k < n; k++) {
+	for (long k = 0; pc && k < n; k++) {
 		pc[k].fbeg = starts[k];
 		pc[k].fend = starts[k + 1];
 	}
-	window_pass(pc, (size_t)n, pf, f, &o, 0);
-	ret = between_passes(pc, (size_t)n, f, 1, pf->max_memory, pf->path,
-			     skip_lines, &o, d, err);
-	if (ret)
-		goto out;
-	window_pass(pc, (size_t)n, pf, f, &o, 1);
-	if ((ret = first_error(pc, (size_t)n, pf->path, skip_lines, lines,
-			       err)) ||
-	    (ret = text_file_unchanged(pf->fd, pf->path, pf->id,
-				       pf->id->size, err)))
-		goto out;
-	*lines += skip_lines;
-	out_finish(pc, (size_t)n, pf->threads, f, &o, d);
-out:
-	pieces_free(pc, (size_t)n, f);
-	if (ret < 0) {
-		boar_dataset_free(d);
-		return ret;
-	}
-	*out = d;
-	return 0;
+	struct source src = { pf->path, pf->threads, skip_lines, pf };
+	int ret = parse_pieces(pc, (size_t)n, &src, f, out, lines, err);
+	if (!ret)
+		*lines += skip_lines;
+	return ret;
 }

@@ -88,9 +88,10 @@ struct row_format {
 	void (*parse)(struct row_piece *c, const struct row_out *o,
 		      const char *p, const char *end, const void *ctx);
 	/* Optional: the pieces' aux before the counting pass (0 or -1: out
-	 * of memory) and after; and a look at all counted pieces before the
-	 * arrays are allocated (CSV settles its columns' kinds, VW checks
-	 * its generated features' memory): 0 or a BOAR_E* with err set. */
+	 * of memory) and after (NULL: free(aux)); and a look at all counted
+	 * pieces before the arrays are allocated (CSV settles its columns'
+	 * kinds, VW checks its generated features' memory): 0 or a BOAR_E*
+	 * with err set. */
 	int (*aux_init)(struct row_piece *c, const void *ctx);
 	void (*aux_free)(struct row_piece *c);
 	int (*counted)(struct row_piece *pc, size_t n, const void *ctx,
