@@ -21,7 +21,8 @@
 #include "net/server.h"
 #include "net/wire.h"
 
-static const char MAGIC[8] = "BOARCKP2", MAGIC1[8] = "BOARCKP1";
+static const char MAGIC[8] = "BOARCKP2", MAGIC1[8] = "BOARCKP1",
+		  MAGIC3[8] = "BOARCKP3";
 
 static void path_of(char *out, size_t n, const char *dir, uint32_t shard,
 		    uint32_t n_shards)
@@ -54,7 +55,7 @@ int ckpt_save(const char *dir, const struct ckpt *c, boar_error *err)
 	path_of(path, sizeof path, dir, c->shard, c->n_shards);
 	snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
 	wire_out_init(&o);
-	wire_put_bytes(&o, MAGIC, 8);
+	wire_put_bytes(&o, c->keys ? MAGIC3 : MAGIC, 8);
 	wire_put_u32(&o, c->shard);
 	wire_put_u32(&o, c->n_shards);
 	wire_put_u64(&o, c->dim);
@@ -68,7 +69,15 @@ int ckpt_save(const char *dir, const struct ckpt *c, boar_error *err)
 	for (uint32_t i = 0; i < c->n_workers; i++)
 		wire_put_u64(&o, c->seqs ? c->seqs[i] : 0);
 	wire_put_u64(&o, c->pushes);
-	wire_put_vals(&o, c->w, (uint32_t)n, 0);
+	if (c->keys) {
+		wire_put_u64(&o, c->n_pairs);
+		for (uint64_t i = 0; i < c->n_pairs; i++) {
+			wire_put_u64(&o, c->keys[i]);
+			wire_put_vals(&o, &c->w[i], 1, 0);
+		}
+	} else {
+		wire_put_vals(&o, c->w, (uint32_t)n, 0);
+	}
 	if (o.failed) {
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 		goto out;
@@ -136,9 +145,9 @@ static int bad_field(boar_error *err, int code, const char *path,
  * against what shard `shard` of `n_shards` would have written (a range
  * claiming the whole model once made the resume memcpy past the shard's
  * buffer). */
-static int check_header(const struct ckpt *c, size_t len, int v1,
-			const char *path, uint32_t shard, uint32_t n_shards,
-			boar_error *err)
+static int check_header(const struct ckpt *c, size_t len, int v1, int v3,
+			const uint8_t *buf, const char *path, uint32_t shard,
+			uint32_t n_shards, boar_error *err)
 {
 	if (c->shard != shard || c->n_shards != n_shards)
 		return boar_fail(err, BOAR_EMISMATCH,
@@ -166,9 +175,24 @@ static int check_header(const struct ckpt *c, size_t len, int v1,
 		return bad_field(err, BOAR_ECORRUPT, path,
 				 "max_staleness %llu is out of range",
 				 (unsigned long long)c->max_staleness);
-	/* v2 adds a seq per worker and the push count */
-	uint64_t want = 56 + 8ull * c->n_workers + 4 * (hi - lo) + 4 +
+	/* v2 adds a seq per worker and the push count; v3 has pairs */
+	uint64_t head = 56 + 8ull * c->n_workers +
 			(v1 ? 0 : 8ull * c->n_workers + 8);
+	uint64_t want = head + 4 * (hi - lo) + 4;
+	if (v3) { /* the pair count follows the head */
+		if (len < head + 12)
+			return bad_field(err, BOAR_ECORRUPT, path,
+					 "n_workers: the file has %zu bytes, "
+					 "too few for them",
+					 len);
+		uint64_t n = le64(buf + head);
+		if (n > hi - lo)
+			return bad_field(err, BOAR_ECORRUPT, path,
+					 "n %llu is more keys than the range "
+					 "has",
+					 (unsigned long long)n);
+		want = head + 8 + 12 * n + 4;
+	}
 	if (len != want)
 		return bad_field(err, BOAR_ECORRUPT, path,
 				 "n_workers/range: the file has %zu bytes, "
@@ -187,7 +211,18 @@ static int check_values(const struct ckpt *c, const char *path,
 					 "clock[%u] %llu is out of range", i,
 					 (unsigned long long)(c->clocks[i] &
 							      ~CKPT_FINISHED));
-	for (uint64_t i = 0; i < c->hi - c->lo; i++)
+	uint64_t n = c->keys ? c->n_pairs : c->hi - c->lo;
+	for (uint64_t i = 0; c->keys && i < n; i++)
+		if (c->keys[i] < c->lo || c->keys[i] >= c->hi ||
+		    (i && c->keys[i] <= c->keys[i - 1]))
+			return bad_field(err, BOAR_ECORRUPT, path,
+					 "key[%llu] %llu is not ascending in "
+					 "[%llu, %llu)",
+					 (unsigned long long)i,
+					 (unsigned long long)c->keys[i],
+					 (unsigned long long)c->lo,
+					 (unsigned long long)c->hi);
+	for (uint64_t i = 0; i < n; i++)
 		if (!isfinite(c->w[i]))
 			return bad_field(err, BOAR_ECORRUPT, path,
 					 "w[%llu] is %g (weights must be "
@@ -225,8 +260,8 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 		rc = boar_fail(err, BOAR_EIO, "%s: read error", path);
 		goto out;
 	}
-	int v1 = !memcmp(buf, MAGIC1, 8);
-	if (!v1 && memcmp(buf, MAGIC, 8)) {
+	int v1 = !memcmp(buf, MAGIC1, 8), v3 = !memcmp(buf, MAGIC3, 8);
+	if (!v1 && !v3 && memcmp(buf, MAGIC, 8)) {
 		rc = boar_fail(err, BOAR_EFORMAT, "%s: not a boar checkpoint",
 			       path);
 		goto out;
@@ -244,14 +279,18 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 	c->hi = le64(buf + 32);
 	c->n_workers = le32(buf + 40);
 	c->max_staleness = le64(buf + 48);
-	rc = check_header(c, len, v1, path, shard, n_shards, err);
+	rc = check_header(c, len, v1, v3, buf, path, shard, n_shards, err);
 	if (rc)
 		goto out;
 	uint64_t n = c->hi - c->lo;
+	if (v3)
+		n = c->n_pairs = le64(buf + 56 + 16ull * c->n_workers + 8);
 	c->clocks = malloc((c->n_workers ? c->n_workers : 1) * 8);
 	c->seqs = calloc(c->n_workers ? c->n_workers : 1, 8);
 	c->w = malloc((n ? n : 1) * 4);
-	if (!c->clocks || !c->seqs || !c->w) {
+	if (v3)
+		c->keys = malloc((n ? n : 1) * 8);
+	if (!c->clocks || !c->seqs || !c->w || (v3 && !c->keys)) {
 		ckpt_free(c);
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 		goto out;
@@ -265,7 +304,13 @@ int ckpt_load(const char *dir, uint32_t shard, uint32_t n_shards,
 		c->pushes = le64(p);
 		p += 8;
 	}
+	if (v3)
+		p += 8; /* n, read above */
 	for (uint64_t i = 0; i < n; i++, p += 4) {
+		if (v3) {
+			c->keys[i] = le64(p);
+			p += 8;
+		}
 		uint32_t b = le32(p);
 		memcpy(&c->w[i], &b, 4);
 	}
@@ -283,7 +328,9 @@ void ckpt_free(struct ckpt *c)
 	free(c->clocks);
 	free(c->seqs);
 	free(c->w);
+	free(c->keys);
 	c->clocks = NULL;
 	c->seqs = NULL;
 	c->w = NULL;
+	c->keys = NULL;
 }

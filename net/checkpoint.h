@@ -12,6 +12,10 @@
  *   (pushes applied in the shard's life), f32 w[hi - lo], u32 crc32 of
  *   everything before it.
  *
+ * "BOARCKP3" (a sparse store, shard_w.h) has, in place of w, u64 n and n
+ * pairs (u64 key, f32 value), keys ascending in [lo, hi): the non-zero
+ * weights; every other key is 0.
+ *
  * "BOARCKP1" files (no seq, no pushes: read as zeros) still load.
  */
 #ifndef BOAR_NET_CHECKPOINT_H
@@ -31,7 +35,9 @@ struct ckpt {
 	uint64_t *clocks; /* n_workers */
 	uint64_t *seqs;   /* n_workers; NULL: zeros (saving) */
 	uint64_t pushes;
-	float *w;         /* hi - lo */
+	float *w;         /* hi - lo values, or n_pairs with keys */
+	uint64_t *keys;   /* NULL (dense), or n_pairs ascending keys */
+	uint64_t n_pairs;
 };
 
 int ckpt_save(const char *dir, const struct ckpt *c, boar_error *err);

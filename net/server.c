@@ -192,6 +192,23 @@ static int log_failed(struct ps_server *s)
 	return 0;
 }
 
+/* A sparse store could not grow: the shard stops rather than lose the
+ * push (its log, if any, holds it for a restart with more memory). */
+static int store_failed(struct ps_server *s)
+{
+	LOCK(s);
+	if (!s->fatal) {
+		s->fatal = 1;
+		boar_fail(&s->fatal_err, BOAR_ENOMEM,
+			  "out of memory for the weights (%llu keys held)",
+			  (unsigned long long)shard_w_stored(&s->w));
+		ps_logf(s, "stopping: %s", s->fatal_err.message);
+	}
+	ps_stop_all(s);
+	UNLOCK(s);
+	return 0;
+}
+
 /* ------------------------------------------------------------ handshake */
 
 /* Refuses the peer on `slot` if another live connection holds `rank`.
@@ -370,11 +387,12 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 	UNLOCK(s);
 	int bad = s->logging && pushlog_append(&s->log, PUSHLOG_PUSH, m->flags,
 					       rank, m->seq, payload, len);
-	if (!bad)
-		shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
+	int full = !bad && shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
 	shard_w_leave(&s->w);
 	if (bad)
 		return log_failed(s);
+	if (full)
+		return store_failed(s);
 	return 0;
 }
 

@@ -47,6 +47,9 @@ int ps_setup_shard(struct ps_server *s, uint64_t dim, uint32_t n_workers,
 	    ssp_init(&s->ssp, n_workers, s->cfg.staleness,
 		     s->cfg.heartbeat_timeout, net_now()))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	ps_logf(s, "keys [%llu, %llu) in a %s store",
+		(unsigned long long)s->lo, (unsigned long long)s->hi,
+		shard_w_sparse(&s->w) ? "sparse (only keys pushed)" : "dense");
 	for (uint32_t i = 0; i < n_workers; i++)
 		s->worker_conn[i] = -1;
 	s->n_workers = n_workers;
@@ -71,6 +74,7 @@ int ps_checkpoint(struct ps_server *s, boar_error *err)
 		.pushes = s->st.pushes,
 		.w = s->w.w,
 	};
+	int sparse = shard_w_sparse(&s->w), rc = 0;
 	uint64_t clocks[1024], *cl = clocks;
 	if (s->n_workers > 1024 &&
 	    !(cl = malloc(s->n_workers * sizeof *cl)))
@@ -80,12 +84,19 @@ int ps_checkpoint(struct ps_server *s, boar_error *err)
 			(s->ssp.w[i].state >= SSP_DEAD ? CKPT_FINISHED : 0);
 	c.clocks = cl;
 	shard_w_freeze(&s->w);
-	int rc = ckpt_save(s->cfg.checkpoint_dir, &c, err);
+	if (sparse && shard_w_export(&s->w, &c.keys, &c.w, &c.n_pairs))
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+	if (!rc)
+		rc = ckpt_save(s->cfg.checkpoint_dir, &c, err);
 	/* what the log held is in the checkpoint now */
 	if (!rc && s->logging && pushlog_reset(&s->log))
 		rc = boar_fail(err, BOAR_EIO, "%s: %s", s->log.path,
 			       strerror(errno));
 	shard_w_thaw(&s->w);
+	if (sparse && c.keys) {
+		free(c.keys);
+		free(c.w);
+	}
 	if (cl != clocks)
 		free(cl);
 	if (!rc)
@@ -143,8 +154,10 @@ static int resume(struct ps_server *s, boar_error *err)
 				 (unsigned long long)cfg->dim);
 	}
 	rc = ps_setup_shard(s, c.dim, c.n_workers, err);
+	if (!rc && shard_w_load(&s->w, c.keys, c.w,
+				c.keys ? c.n_pairs : c.hi - c.lo))
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 	if (!rc) {
-		memcpy(s->w.w, c.w, (c.hi - c.lo) * sizeof *s->w.w);
 		/* Everyone is away until they reconnect: they keep their
 		 * clocks and have a heartbeat timeout to come back. */
 		double now = net_now();
@@ -194,7 +207,8 @@ static int replay_record(void *ctx, int kind, uint16_t flags, uint32_t rank,
 	for (uint32_t i = 0; i < m->n_keys; i++)
 		if (!isfinite(m->vals[i]))
 			return -1;
-	shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
+	if (shard_w_add(&s->w, m->keys, m->vals, m->n_keys))
+		return -1; /* out of memory for a sparse store */
 	if (a > s->last_seq[rank])
 		s->last_seq[rank] = a;
 	s->st.pushes++;

@@ -77,9 +77,23 @@ static int w_clock(void *ctx, uint64_t rows, boar_error *err)
 	return 0;
 }
 
+static int shard_stats(struct worker *w, boar_error *err)
+{
+	struct ps_worker_report *rep = w->rep;
+	rep->n_shards = w->cc.n_shards < 64 ? w->cc.n_shards : 64;
+	for (uint32_t i = 0; i < rep->n_shards; i++) {
+		int rc = ps_client_stats(w->c, i, &rep->shard[i], err);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* Flush, DONE, and with gather the whole model and every shard's stats.
  * Other workers keep their replica as it is: the shards may be gone as
- * soon as worker 0 has gathered, so they must not ask for more. */
+ * soon as worker 0 has gathered, so they must not ask for more. A model
+ * too large to gather (model NULL) stays in the shards, which keep
+ * running for predictions (boar predict --ps). */
 static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 		    boar_error *err)
 {
@@ -91,6 +105,8 @@ static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 	rep->seconds = now_s() - w->t_start;
 	if (!w->wc->gather)
 		return 0;
+	if (!model)
+		return shard_stats(w, err);
 	float *all = malloc((n_keys ? n_keys : 1) * sizeof *all);
 	if (!all)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -100,12 +116,8 @@ static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 		*gathered = 1;
 	}
 	free(all);
-	if (rc)
+	if (rc || (rc = shard_stats(w, err)))
 		return rc;
-	rep->n_shards = w->cc.n_shards < 64 ? w->cc.n_shards : 64;
-	for (uint32_t i = 0; i < rep->n_shards; i++)
-		if ((rc = ps_client_stats(w->c, i, &rep->shard[i], err)))
-			return rc;
 	if (w->wc->shutdown)
 		return ps_client_shutdown(w->c, err);
 	return 0;
@@ -131,6 +143,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.local_rows = wc->local_rows,
 		.phase_seconds = rep->phase,
 		.pull_ahead = w_pull_ahead,
+		.model_sharded = &rep->model_sharded,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

@@ -38,6 +38,9 @@ struct ps_worker_report {
 	/* gather only: what each shard reports (up to 64 shards) */
 	uint32_t n_shards;
 	struct wire_stats shard[64];
+	/* the model was too large to gather and stays in the shards
+	 * (boar_ps_transport.model_sharded): *out is its head */
+	int model_sharded;
 };
 
 /* Trains on `train` with options o (o->progress, if set, is called after

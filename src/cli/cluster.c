@@ -20,6 +20,7 @@
 #include "net/ssp.h"
 #include "net/worker.h"
 #include "progress.h"
+#include "ps_model.h"
 #include "read_part.h"
 #include "same_file.h"
 #include "train_args.h"
@@ -333,12 +334,14 @@ struct wrun {
 	uint32_t rank;
 	int binary;
 	int last_epoch;
+	boar_epoch_stats last; /* the last epoch's (its test metrics) */
 };
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
 {
 	struct wrun *r = ctx;
 	r->last_epoch = s->epoch;
+	r->last = *s;
 	if (r->a->json && r->rank == 0) {
 		struct json_obj j;
 		json_begin(&j, stdout);
@@ -359,20 +362,34 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 	return 0;
 }
 
+static void say_sharded(const struct train_args *a, const boar_dataset *train,
+			uint32_t n_shards)
+{
+	fprintf(stderr,
+		"the model (%llu features) is too large to gather: it stays "
+		"in the %u shards, which keep running; predict with boar "
+		"predict --ps ADDRESSES%s%s\n",
+		(unsigned long long)boar_dataset_features(train), n_shards,
+		a->model_out ? " -m " : "", a->model_out ? a->model_out : "");
+}
+
 /* What a worker did, when it is done: lines on stderr (unless --quiet),
  * and rank 0's object on stdout with --json. */
 static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		       uint32_t n_shards, const struct ps_worker_report *rep,
 		       const struct part_info *part, const boar_dataset *train,
-		       const boar_dataset *test, const boar_model *model)
+		       const boar_dataset *test, const boar_model *model,
+		       const struct wrun *r)
 {
 	uint64_t max_st = 0;
 	for (uint32_t i = 0; i < rep->n_shards; i++)
 		if (rep->shard[i].max_staleness > max_st)
 			max_st = rep->shard[i].max_staleness;
 	boar_metrics m = { 0 };
-	int have_m = c->rank == 0 && test &&
+	/* kept in the shards: the last epoch's metrics (the head has none) */
+	int have_m = c->rank == 0 && test && !rep->model_sharded &&
 		     !boar_evaluate(model, test, &m, a->opt.threads, NULL);
+	int have_last = c->rank == 0 && rep->model_sharded && r->last.has_test;
 	/* Bytes per update: push traffic over the key updates the worker
 	 * computed (the filter makes the two key counts differ). */
 	double bpk = rep->net.keys_offered
@@ -424,6 +441,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 				rep->shard[i].dropped_workers);
 		if (have_m)
 			progress_summary(stderr, a->test_path, model, &m);
+		if (c->rank == 0 && rep->model_sharded)
+			say_sharded(a, train, n_shards);
 		if (c->rank == 0 && a->model_out)
 			fprintf(stderr, "model saved to %s\n", a->model_out);
 	}
@@ -448,10 +467,15 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		};
 		for (int p = 0; p < BOAR_PS_PHASES; p++)
 			json_num(&j, phase_name[p], rep->phase[p]);
+		json_int(&j, "model_sharded", rep->model_sharded);
 		if (have_m) {
 			json_num(&j, "test_loss", m.loss);
 			json_num(&j, "test_accuracy", m.accuracy);
 			json_num(&j, "test_auc", m.auc);
+		} else if (have_last) {
+			json_num(&j, "test_loss", r->last.test_loss);
+			json_num(&j, "test_accuracy", r->last.test_accuracy);
+			json_num(&j, "test_auc", r->last.test_auc);
 		}
 		json_end(&j);
 	}
@@ -530,12 +554,19 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		status = cli_report(&err, rc);
 		goto out;
 	}
+	struct ps_model_info info = { /* hashing: the head's */
+		.n_workers = c->n_workers,
+		.n_shards = n_shards,
+		.dim = boar_dataset_features(train),
+	};
 	if (c->rank == 0 && a->model_out &&
-	    (rc = boar_model_save(model, a->model_out, &err))) {
+	    (rc = rep.model_sharded
+			  ? ps_model_write(a->model_out, model, &info, &err)
+			  : boar_model_save(model, a->model_out, &err))) {
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	say_worker(c, a, n_shards, &rep, &part, train, test, model);
+	say_worker(c, a, n_shards, &rep, &part, train, test, model, &r);
 	status = CLI_EXIT_OK;
 out:
 	boar_model_free(model);

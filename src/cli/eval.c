@@ -9,15 +9,17 @@
 #include "commands.h"
 #include "common.h"
 #include "data_args.h"
+#include "ps_model.h"
 #include "json.h"
 #include "progress.h"
 
-enum { O_MODEL = 1, O_JSON, O_THREADS, O_HELP };
+enum { O_MODEL = 1, O_JSON, O_THREADS, O_PS, O_SECRET, O_HELP };
 
 static const struct cli_opt eval_opts[] = {
 	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
 	{ O_JSON, "json", 0, NULL, "print one JSON object on stdout" },
 	{ O_THREADS, "threads", 0, "N", "threads, 0 = all cores" },
+	PS_MODEL_OPTS,
 	CLI_DATA_OPTS,
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
@@ -56,6 +58,29 @@ void cmd_eval_help(FILE *out)
 	cli_print_options(out, eval_opts, default_of);
 }
 
+/* The metrics on stdout: one JSON object, or the summary lines. */
+static void say_metrics(int json, const char *data_path, const boar_model *m,
+			const boar_metrics *mt)
+{
+	if (json) {
+		struct json_obj j;
+		json_begin(&j, stdout);
+		json_uint(&j, "rows", mt->rows);
+		json_num(&j, "test_loss", mt->loss);
+		if (mt->binary || boar_model_classes(m, NULL)) {
+			json_num(&j, "test_accuracy", mt->accuracy);
+			json_num(&j, "test_auc", mt->auc);
+		} else {
+			json_num(&j, "test_rmse", mt->rmse);
+			json_num(&j, "test_mae", mt->mae);
+			json_num(&j, "test_below", mt->below);
+		}
+		json_end(&j);
+	} else {
+		progress_summary(stdout, data_path, m, mt);
+	}
+}
+
 int cmd_eval(int argc, char **argv)
 {
 	struct cli_parser p;
@@ -65,7 +90,10 @@ int cmd_eval(int argc, char **argv)
 	boar_model *m = NULL;
 	boar_dataset *d = NULL;
 	boar_metrics mt;
-	int rc, status = CLI_EXIT_RUNTIME;
+	int rc, status = CLI_EXIT_RUNTIME, sharded = 0;
+	struct ps_where where = { 0 };
+	struct ps_model_info ps;
+	struct ps_rows rows = { 0 };
 
 	boar_load_options data;
 	unsigned given = 0; /* data options on the command line */
@@ -98,6 +126,12 @@ int cmd_eval(int argc, char **argv)
 			if (cli_int(&p, 0, 4096, &threads))
 				return cli_usage("eval", "%s", p.why);
 			break;
+		case O_PS:
+			where.ps = p.value;
+			break;
+		case O_SECRET:
+			where.secret_file = p.value;
+			break;
 		case O_HELP:
 			cmd_eval_help(stdout);
 			return CLI_EXIT_OK;
@@ -109,11 +143,10 @@ int cmd_eval(int argc, char **argv)
 		return cli_usage("eval", "eval needs a data FILE");
 
 	data_path = cli_data_path(data_path);
-	rc = boar_model_load(model_path, &m, &err);
-	if (rc) {
-		status = cli_report(&err, rc);
+	if ((status = ps_model_open("eval", model_path, &where, &m, &ps,
+				    &sharded)))
 		goto out;
-	}
+	status = CLI_EXIT_RUNTIME;
 	data.threads = threads;
 	rc = cli_load_for_model("eval", data_path, model_path, m, &data,
 				given, &d, &err);
@@ -125,30 +158,21 @@ int cmd_eval(int argc, char **argv)
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	rc = boar_evaluate(m, d, &mt, threads, &err);
+	if (sharded && (rc = ps_rows_pull(&where, model_path, m, &ps, d, &rows,
+					  &err))) {
+		status = cli_report(&err, rc);
+		goto out;
+	}
+	rc = boar_evaluate(sharded ? rows.m : m, sharded ? &rows.view : d, &mt,
+			   threads, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;
 	}
-	if (json) {
-		struct json_obj j;
-		json_begin(&j, stdout);
-		json_uint(&j, "rows", mt.rows);
-		json_num(&j, "test_loss", mt.loss);
-		if (mt.binary || boar_model_classes(m, NULL)) {
-			json_num(&j, "test_accuracy", mt.accuracy);
-			json_num(&j, "test_auc", mt.auc);
-		} else {
-			json_num(&j, "test_rmse", mt.rmse);
-			json_num(&j, "test_mae", mt.mae);
-			json_num(&j, "test_below", mt.below);
-		}
-		json_end(&j);
-	} else {
-		progress_summary(stdout, data_path, m, &mt);
-	}
+	say_metrics(json, data_path, m, &mt);
 	status = fflush(stdout) ? CLI_EXIT_RUNTIME : CLI_EXIT_OK;
 out:
+	ps_rows_free(&rows);
 	boar_dataset_free(d);
 	boar_model_free(m);
 	return status;

@@ -15,10 +15,12 @@
 #include "common.h"
 #include "same_file.h"
 #include "data_args.h"
+#include "ps_model.h"
 #include "predict_stream.h"
 #include "vw_tags.h"
 
-enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_PROBABILITIES, O_HELP };
+enum { O_MODEL = 1, O_OUTPUT, O_THREADS, O_PROBABILITIES, O_PS,
+       O_SECRET, O_HELP };
 
 static const struct cli_opt predict_opts[] = {
 	{ O_MODEL, "model", 'm', "MODEL", "model file from boar train -m (required)" },
@@ -29,6 +31,7 @@ static const struct cli_opt predict_opts[] = {
 	  "label order: softmax probabilities (summing to 1), one-vs-rest "
 	  "logistic each class's own P(class), hinge margins; binary "
 	  "logistic: P(+1)" },
+	PS_MODEL_OPTS,
 	CLI_DATA_OPTS,
 	{ O_HELP, "help", 'h', NULL, "this help" },
 	{ 0 },
@@ -91,11 +94,14 @@ static int stream(const boar_model *m, const char *model_path,
 	return rc ? cli_report(&err, rc) : CLI_EXIT_OK;
 }
 
-/* A file, scored all at once on the threads, into out_path. */
+/* A file, scored all at once on the threads, into out_path; with a
+ * sharded model (ps set) the weights its rows use pulled first. */
 static int batch(const boar_model *m, const char *model_path,
 		 const char *data_path, boar_load_options *data,
-		 unsigned given, uint64_t width, const char *out_path)
+		 unsigned given, uint64_t width, const char *out_path,
+		 const struct ps_where *where, const struct ps_model_info *ps)
 {
+	struct ps_rows rows = { 0 };
 	boar_error err = { 0 };
 	boar_dataset *d = NULL;
 	double *scores = NULL;
@@ -136,8 +142,18 @@ static int batch(const boar_model *m, const char *model_path,
 		status = cli_report(NULL, BOAR_ENOMEM);
 		goto out;
 	}
-	rc = width > 1 ? boar_predict_scores(m, d, scores, data->threads, &err)
-		       : boar_predict(m, d, scores, data->threads, &err);
+	const boar_dataset *rd = d;
+	if (ps) {
+		if ((rc = ps_rows_pull(where, model_path, m, ps, d, &rows,
+				       &err))) {
+			status = cli_report(&err, rc);
+			goto out;
+		}
+		m = rows.m;
+		rd = &rows.view;
+	}
+	rc = width > 1 ? boar_predict_scores(m, rd, scores, data->threads, &err)
+		       : boar_predict(m, rd, scores, data->threads, &err);
 	if (rc) {
 		status = cli_report(&err, rc);
 		goto out;
@@ -158,6 +174,7 @@ static int batch(const boar_model *m, const char *model_path,
 	status = CLI_EXIT_OK;
 out:
 	cli_out_abort(&out);
+	ps_rows_free(&rows);
 	vw_tags_free(tags, n_tags);
 	free(scores);
 	boar_dataset_free(d);
@@ -171,7 +188,9 @@ int cmd_predict(int argc, char **argv)
 	int threads = 0, probabilities = 0, id;
 	boar_error err = { 0 };
 	boar_model *m = NULL;
-	int rc, status = CLI_EXIT_RUNTIME;
+	int rc, status = CLI_EXIT_RUNTIME, sharded = 0;
+	struct ps_where where = { 0 };
+	struct ps_model_info ps;
 
 	boar_load_options data;
 	unsigned given = 0; /* data options on the command line */
@@ -207,6 +226,12 @@ int cmd_predict(int argc, char **argv)
 		case O_PROBABILITIES:
 			probabilities = 1;
 			break;
+		case O_PS:
+			where.ps = p.value;
+			break;
+		case O_SECRET:
+			where.secret_file = p.value;
+			break;
 		case O_HELP:
 			cmd_predict_help(stdout);
 			return CLI_EXIT_OK;
@@ -221,11 +246,10 @@ int cmd_predict(int argc, char **argv)
 		return cli_report(&err, rc);
 
 	data_path = cli_data_path(data_path);
-	rc = boar_model_load(model_path, &m, &err);
-	if (rc) {
-		status = cli_report(&err, rc);
+	if ((status = ps_model_open("predict", model_path, &where, &m, &ps,
+				    &sharded)))
 		goto out;
-	}
+	status = CLI_EXIT_RUNTIME;
 	uint32_t K = boar_model_classes(m, NULL);
 	if (probabilities && !K &&
 	    (boar_model_task(m) != BOAR_TASK_LINEAR ||
@@ -246,11 +270,14 @@ int cmd_predict(int argc, char **argv)
 	data.threads = threads;
 	data.labels_optional = 1; /* rows to predict need no label */
 	if (!strcmp(data_path, "/dev/stdin")) {
-		status = stream(m, model_path, &data, given, width, out_path);
+		status = sharded ? cli_usage("predict", "--ps predicts a FILE, "
+					     "not standard input")
+				 : stream(m, model_path, &data, given, width,
+					  out_path);
 		goto out;
 	}
 	status = batch(m, model_path, data_path, &data, given, width,
-		       out_path);
+		       out_path, &where, sharded ? &ps : NULL);
 out:
 	boar_model_free(m);
 	return status;

@@ -15,18 +15,31 @@
  * through engine_ops.h) loads the pulled values by key before the sweep
  * and hands the new ones back after. Where the time goes is counted per
  * phase (boar_ps_transport.phase_seconds).
+ *
+ * The worker's engine holds only the features its rows and test rows use
+ * (data/feature_map.h: local ids, ascending like the global ones), so a
+ * 2^32-weight hashed model trains on workers of a few hundred MiB: the
+ * driver runs on views of the datasets renumbered into the map, and keys
+ * are translated to the model's (global) keys only on their way to the
+ * transport. The final model is gathered into a dense one where that
+ * fits the memory limit, else it stays in the servers (model_sharded).
  */
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include <omp.h>
 
-#include "data/dataset.h"
-#include "engine_ops.h"
 #include "base/error.h"
+#include "base/mem_limit.h"
+#include "data/dataset.h"
+#include "data/feature_map.h"
+#include "engine_ops.h"
 #include "model/model.h"
+#include "model/model_copy.h"
+#include "model/model_input.h"
 #include "train.h"
 
 /* Cluster training runs data-parallel linear models from zero weights.
@@ -40,7 +53,14 @@
 struct cluster {
 	const boar_ps_transport *t;
 	int local_rows; /* t->local_rows, where t's size has it */
-	uint64_t n_keys;
+	/* Local keys (the engine's) to the model's: NULL where they are
+	 * the same (every feature used). */
+	const struct feature_map *fm;
+	uint64_t dim;      /* the model's features (global) */
+	uint64_t n_keys;   /* the engine's keys: (its dim + 1) * width */
+	int can_shard;     /* the transport takes a model left sharded */
+	int sharded;       /* finish: the model stays in the servers */
+	float *gathered;   /* finish: the whole model, (dim + 1) * width */
 	uint32_t width; /* keys per feature: K, or 1 */
 	uint64_t *seen;  /* a bit per feature, all clear between clocks */
 	/* This epoch's keys, found in one pass over the rows in storage
@@ -59,6 +79,9 @@ struct cluster {
 	uint64_t *ahead_keys, ahead_nk, ahead_k;
 	uint64_t *keys;  /* the current clock's keys, ascending */
 	uint64_t nk;
+	/* The same keys as the transport knows them (the model's): the
+	 * arrays above where there is no map. */
+	uint64_t *gkeys, *ahead_gkeys;
 	float *before, *delta;
 	uint64_t cap;
 	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
@@ -295,6 +318,31 @@ static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
 	return n * K;
 }
 
+/* keys[0..n) (the engine's) as the model's keys, into out: feature f of
+ * the map is global[f], the bias (f = the map's size) the model's bias.
+ * The map keeps the order, so they stay ascending. */
+static void to_global(const struct cluster *c, const struct train_run *r,
+		      const uint64_t *keys, uint64_t *out, uint64_t n)
+{
+	if (!c->fm)
+		return; /* out is keys */
+	const uint32_t *g = c->fm->global;
+	uint64_t K = c->width, m = c->fm->n, dim = c->dim;
+#pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
+	if (n >= PARALLEL_MIN)
+	for (uint64_t i = 0; i < n; i++) {
+		uint64_t f = keys[i] / K, k = keys[i] % K;
+		out[i] = (f < m ? g[f] : dim) * K + k;
+	}
+}
+
+/* Room for cap keys as the model knows them (none without a map). */
+static uint64_t *global_keys(const struct cluster *c, uint64_t *local,
+			     uint64_t cap)
+{
+	return c->fm ? malloc(cap * sizeof(uint64_t)) : local;
+}
+
 /* The schedule: the same number of clocks per epoch on every worker, and
  * room for the keys of the largest clock. */
 static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
@@ -354,15 +402,17 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 		}
 	}
 	c->keys = malloc(cap * sizeof *c->keys);
+	c->gkeys = global_keys(c, c->keys, cap);
 	c->ahead_k = NO_CLOCK;
 	if (c->pull_ahead && *clocks > 1 &&
-	    !(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)))
+	    (!(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)) ||
+	     !(c->ahead_gkeys = global_keys(c, c->ahead_keys, cap))))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	c->before = malloc(cap * sizeof *c->before);
 	c->delta = malloc(cap * sizeof *c->delta);
-	if (!c->seen || !c->keys || !c->before || !c->delta)
+	if (!c->seen || !c->keys || !c->gkeys || !c->before || !c->delta)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	return t->connect(t->ctx, c->n_keys, err);
+	return t->connect(t->ctx, (c->dim + 1) * c->width, err);
 }
 
 /* Clock k's keys into c->ahead_keys, asked for now (the transport's
@@ -375,9 +425,10 @@ static int ask_ahead(struct cluster *c, const struct train_run *r,
 	c->ahead_nk = clock_keys(c, r, order, k);
 	c->ahead_keys = c->keys;
 	c->keys = cur;
+	to_global(c, r, c->ahead_keys, c->ahead_gkeys, c->ahead_nk);
 	lap(c, BOAR_PS_KEYS);
-	int rc = c->pull_ahead(c->t->ctx, c->ahead_keys, (uint32_t)c->ahead_nk,
-			       err);
+	int rc = c->pull_ahead(c->t->ctx, c->ahead_gkeys,
+			       (uint32_t)c->ahead_nk, err);
 	lap(c, BOAR_PS_PULL);
 	c->ahead_k = rc ? NO_CLOCK : k;
 	return rc;
@@ -399,16 +450,20 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 				 (unsigned long long)b, (unsigned long long)e,
 				 (unsigned long long)k);
 	if (c->ahead_k == k) { /* asked for during the last sweep */
-		uint64_t *t = c->keys;
+		uint64_t *t = c->keys, *g = c->gkeys;
 		c->keys = c->ahead_keys;
 		c->ahead_keys = t;
+		c->gkeys = c->ahead_gkeys;
+		c->ahead_gkeys = g;
 		c->nk = c->ahead_nk;
 	} else {
 		c->nk = clock_keys(c, r, order, k);
+		to_global(c, r, c->keys, c->gkeys, c->nk);
 	}
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
-	int rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)c->nk, c->before, err);
+	int rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)c->nk, c->before,
+			    err);
 	lap(c, BOAR_PS_PULL);
 	if (!rc)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
@@ -448,7 +503,7 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 		delta[i] -= before[i];
 	damp_bias(c);
 	lap(c, BOAR_PS_LOCAL);
-	rc = c->t->push(c->t->ctx, c->keys, c->delta, (uint32_t)c->nk, err);
+	rc = c->t->push(c->t->ctx, c->gkeys, c->delta, (uint32_t)c->nk, err);
 	lap(c, BOAR_PS_PUSH);
 	if (!rc)
 		rc = c->t->clock(c->t->ctx, rows, err);
@@ -456,7 +511,9 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 	return rc;
 }
 
-/* Every key into the host model, in pulls of at most cap keys. */
+/* Every key of the engine into the host model, in pulls of at most cap
+ * keys: the whole model where there is no map, else every weight the
+ * worker's rows and test rows use (all an evaluation reads). */
 static int cluster_refresh(void *ctx, const struct train_run *r,
 			   boar_error *err)
 {
@@ -467,7 +524,8 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
 		for (uint64_t i = 0; i < n; i++)
 			c->keys[i] = lo + i;
-		rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)n, r->m->w + lo,
+		to_global(c, r, c->keys, c->gkeys, n);
+		rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)n, r->m->w + lo,
 				err);
 		lo += n;
 	}
@@ -475,12 +533,45 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 	return rc;
 }
 
+/* Whether the whole model, twice (the model and the transport's buffer
+ * for the gather), fits the memory limit and the address space this
+ * process may have (ulimit -v). */
+static int dense_fits(const struct cluster *c, const struct train_run *r)
+{
+	uint64_t need = boar_mul_sat((c->dim + 1) * c->width, 8);
+	struct rlimit as;
+	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY &&
+	    need > (uint64_t)as.rlim_cur / 2)
+		return 0;
+	return need <= boar_memory_limit(r->o.max_memory);
+}
+
+/* The transport's end; with a map, the whole model goes into c->gathered
+ * (the engine's model has only the worker's features), or nowhere when it
+ * is too large for this process (the servers keep it). */
 static int cluster_finish(void *ctx, const struct train_run *r,
 			  boar_error *err)
 {
 	struct cluster *c = ctx;
 	int gathered = 0;
-	return c->t->finish(c->t->ctx, r->m->w, c->n_keys, &gathered, err);
+	if (!c->fm)
+		return c->t->finish(c->t->ctx, r->m->w, c->n_keys, &gathered,
+				    err);
+	uint64_t n = (c->dim + 1) * c->width;
+	c->sharded = c->can_shard && !dense_fits(c, r);
+	if (!c->sharded && !(c->gathered = calloc(n, sizeof *c->gathered)))
+		return boar_fail(err, BOAR_ENOMEM,
+				 "out of memory for the gathered model");
+	int rc = c->t->finish(c->t->ctx, c->gathered, n, &gathered, err);
+	if (!rc && !gathered && c->gathered) { /* this worker's replica */
+		float *w = c->gathered;
+		const uint32_t *g = c->fm->global;
+		uint64_t K = c->width, m = c->fm->n;
+		for (uint64_t f = 0; f <= m; f++)
+			memcpy(&w[(f < m ? g[f] : c->dim) * K],
+			       &r->m->w[f * K], K * sizeof *w);
+	}
+	return rc;
 }
 
 static int transport_check(const boar_ps_transport *t, boar_error *err)
@@ -488,7 +579,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 	if (!t || (t->size != sizeof *t &&
 		   t->size != offsetof(boar_ps_transport, local_rows) &&
 		   t->size != offsetof(boar_ps_transport, phase_seconds) &&
-		   t->size != offsetof(boar_ps_transport, pull_ahead)))
+		   t->size != offsetof(boar_ps_transport, pull_ahead) &&
+		   t->size != offsetof(boar_ps_transport, model_sharded)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -503,6 +595,97 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 	return 0;
 }
 
+/* The model's head: no feature weights (dim 0), everything else of m
+ * (loss, hashing, classes, bias weights, input): what predicting through
+ * the servers needs besides the weights they hold. */
+static struct boar_model *model_head(const struct boar_model *m,
+				     const boar_dataset *train)
+{
+	struct boar_model *h =
+		m->n_classes ? boar_model_alloc_multiclass(m->loss, 0,
+							   m->n_classes,
+							   m->classes)
+			     : boar_model_alloc(m->task, m->loss, 0, 0, 0, 0);
+	if (!h)
+		return NULL;
+	h->hash_bits = m->hash_bits;
+	h->slot_ids = m->slot_ids;
+	h->loss_param = m->loss_param;
+	memcpy(h->w, &m->w[m->dim * boar_model_width(m)],
+	       boar_model_width(m) * sizeof *h->w);
+	boar_error e;
+	if (boar_model_note_input(h, train, &e)) {
+		boar_model_free(h);
+		return NULL;
+	}
+	return h;
+}
+
+/* What the driver trained on the views (lm, the worker's features) as the
+ * model the caller asked for: the whole model gathered (or this worker's
+ * replica) at the data's dim, or the head of a model the servers keep. */
+static int global_model(struct cluster *c, const boar_dataset *train,
+			struct boar_model *lm, boar_model **out,
+			boar_error *err)
+{
+	struct boar_model *gm = NULL;
+	if (c->sharded) {
+		if (!(gm = model_head(lm, train)))
+			return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	} else {
+		if (!c->gathered)
+			return boar_fail(err, BOAR_EINVAL,
+					 "cluster training: no model came back "
+					 "from the transport");
+		int rc = boar_model_grow_copy(lm, train, &gm, err);
+		if (rc)
+			return rc;
+		memcpy(gm->w, c->gathered,
+		       (c->dim + 1) * c->width * sizeof *gm->w);
+		if ((rc = boar_model_note_input(gm, train, err))) {
+			boar_model_free(gm);
+			return rc;
+		}
+	}
+	boar_model_free(lm);
+	*out = gm;
+	return 0;
+}
+
+/* The map of the features train and test use, and the views of both
+ * renumbered into it; *fm_used 0 (no views) where nearly every feature is
+ * used.
+ * (Only linear models train in a cluster.) */
+static int make_views(const boar_dataset *train, const boar_dataset *test,
+		      int threads, struct feature_map *fm,
+		      struct boar_dataset *tv, struct boar_dataset *sv,
+		      int *fm_used, boar_error *err)
+{
+	const struct boar_dataset *ds[2] = { train, test };
+	*fm_used = 0;
+	if (train->task != BOAR_TASK_LINEAR)
+		return 0;
+	int rc = feature_map_build(fm, train->dim, ds, 2, threads, err);
+	if (rc)
+		return rc;
+	/* The views cost a copy of the ids (4 bytes per non-zero); the
+	 * engine saves at least 16 bytes (weight, AdaGrad sum, ...) per
+	 * feature unused: renumber only where that saves more. */
+	uint64_t ids = train->nnz + (test ? test->nnz : 0);
+	if ((train->dim - fm->n) * 16 <= ids * 4) {
+		feature_map_free(fm);
+		return 0;
+	}
+	if ((rc = feature_map_view(fm, train, tv, threads, err)) ||
+	    (test && (rc = feature_map_view(fm, test, sv, threads, err)))) {
+		feature_map_view_free(tv);
+		feature_map_free(fm);
+		return rc;
+	}
+	*fm_used = 1;
+	return 0;
+}
+
 int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		  const boar_ps_transport *t, boar_model **out,
 		  boar_error *err)
@@ -510,11 +693,15 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	int rc = transport_check(t, err);
 	if (rc)
 		return rc;
-	struct cluster c = {.t = t};
+	struct cluster c = {.t = t, .dim = train->dim};
 	if (t->size > offsetof(boar_ps_transport, local_rows))
 		c.local_rows = t->local_rows;
 	if (t->size > offsetof(boar_ps_transport, pull_ahead))
 		c.pull_ahead = t->pull_ahead;
+	int *sharded_out = t->size > offsetof(boar_ps_transport, model_sharded)
+				   ? t->model_sharded
+				   : NULL;
+	c.can_shard = sharded_out != NULL;
 	const struct train_hook hook = {
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,
@@ -526,11 +713,46 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		.refresh = cluster_refresh,
 		.finish = cluster_finish,
 	};
-	rc = boar_train_driver(train, o, &hook, out, err);
+	struct feature_map fm;
+	struct boar_dataset tv = { 0 }, sv = { 0 };
+	int mapped = 0;
+	boar_options ov = *o;
+	if ((rc = make_views(train, o->test, o->threads, &fm, &tv, &sv,
+			     &mapped, err)))
+		return rc;
+	if (mapped) {
+		c.fm = &fm;
+		if (o->test)
+			ov.test = &sv;
+	}
+	struct boar_model *m = NULL;
+	rc = boar_train_driver(mapped ? &tv : train, &ov, &hook, &m, err);
+	if (m && mapped && (!rc || rc == BOAR_ECANCELLED)) {
+		int grc = global_model(&c, train, m, &m, err);
+		if (grc) {
+			boar_model_free(m);
+			m = NULL;
+			rc = grc;
+		}
+	}
+	if (!rc || rc == BOAR_ECANCELLED)
+		*out = m;
+	if (sharded_out)
+		*sharded_out = c.sharded;
 	if (t->size > offsetof(boar_ps_transport, phase_seconds) &&
 	    t->phase_seconds)
 		for (int p = 0; p < BOAR_PS_PHASES; p++)
 			t->phase_seconds[p] += c.phase[p];
+	if (mapped) {
+		feature_map_view_free(&tv);
+		feature_map_view_free(&sv);
+		feature_map_free(&fm);
+	}
+	if (c.gkeys != c.keys)
+		free(c.gkeys);
+	if (c.ahead_gkeys != c.ahead_keys)
+		free(c.ahead_gkeys);
+	free(c.gathered);
 	free(c.seen);
 	free(c.clock_bits);
 	free(c.clock_of);

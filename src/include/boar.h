@@ -641,7 +641,10 @@ BOAR_API int boar_train(const boar_dataset *train, const boar_options *o,
  * of the linear model's weights: (dim + 1) * K of them, feature-major, the
  * bias(es) last. Every worker loads the whole training set and draws the
  * same row order per epoch; worker R of W sweeps the block
- * [R*n/W, (R+1)*n/W) of it in clocks of about sync_every rows. Per clock
+ * [R*n/W, (R+1)*n/W) of it in clocks of about sync_every rows. A worker
+ * holds only the weights of the features its rows (and its test rows)
+ * use, numbered compactly (a 2^32-weight hashed model needs a worker's
+ * working set, not 16 GiB). Per clock
  * the library pulls the keys the clock's rows touch, sweeps them, pushes
  * (after - before) for those keys and ticks the clock; the bias's delta is
  * pushed as 1/W of it (every worker moves it every clock). Linear models
@@ -684,6 +687,17 @@ typedef struct boar_ps_transport {
 	 * them while the engine sweeps; keys stay valid until collected. */
 	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
 			  boar_error *err);
+	/* NULL, or: the library sets *model_sharded to 1 when the trained
+	 * model stays in the servers, its dense weights ((dim + 1) * K
+	 * floats, twice: the model and the gather) being over this
+	 * process's memory limit (boar_options.max_memory, by default 3/4
+	 * of physical memory, and ulimit -v). finish then gets w = NULL
+	 * (nothing to gather; the servers must keep running), and *out is
+	 * the model's head: no feature weights (dim 0), its loss, hashing,
+	 * classes and input; predictions pull each row's weights from the
+	 * servers (`boar predict --ps`). Else 0, and *out as before. Without
+	 * this field such a model is gathered anyway. */
+	int *model_sharded;
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */
