@@ -731,20 +731,6 @@ static struct row_format csv_format(struct csv_parse *cp, struct csv_setup *cs,
 	};
 }
 
-/* What a dataset keeps of the layout: the label's column and, from the
- * file's first block, the kinds its columns settled on. */
-static void keep_layout(const struct csv_setup *cs, int first_block,
-			const char *hdr_eol, struct boar_dataset *d)
-{
-	d->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
-	if (first_block) {
-		d->csv_kinds[0] = kind_list(cs, cs->hdr, hdr_eol, COL_CAT,
-					    COL_CAT);
-		d->csv_kinds[1] = kind_list(cs, cs->hdr, hdr_eol, COL_NUM,
-					    COL_AUTO_NUM);
-	}
-}
-
 /* The rows, with layout cs, of the block `in`, or (pf not NULL) of the
  * file whose head `in` holds. */
 static int csv_rows(struct csv_setup *cs, const struct parse_input *in,
@@ -762,8 +748,14 @@ static int csv_rows(struct csv_setup *cs, const struct parse_input *in,
 	rest.beg += skip;
 	int ret = pf ? row_parse_file(&rest, skip_lines, &f, out, lines, err)
 		     : row_parse_text(in, skip, skip_lines, &f, out, err);
-	if (!ret)
-		keep_layout(cs, in->first_block, hdr_eol, *out);
+	if (!ret) /* what the dataset keeps of the layout */
+		(*out)->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
+	if (!ret && in->first_block) { /* the kinds the file settled on */
+		(*out)->csv_kinds[0] = kind_list(cs, cs->hdr, hdr_eol, COL_CAT,
+						 COL_CAT);
+		(*out)->csv_kinds[1] = kind_list(cs, cs->hdr, hdr_eol, COL_NUM,
+						 COL_AUTO_NUM);
+	}
 	cs->hdr = NULL; /* later blocks reuse the buffer: no header there */
 	return ret;
 }

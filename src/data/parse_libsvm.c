@@ -47,7 +47,7 @@ static const char *odd_token(struct row_piece *c, uint64_t line,
 
 /* Parses the whole lines [p, end) of piece c, after those it has parsed
  * already (its counts go on), into its region of o. */
-static void parse_lines(struct row_piece *c, const struct row_out *o,
+static void parse_piece(struct row_piece *c, const struct row_out *o,
 			const char *p, const char *end, const void *ctx)
 {
 	int hash_bits = *(const int *)ctx;
@@ -175,7 +175,7 @@ static struct row_format libsvm_format(const int *hash_bits)
 		.hash_bits = *hash_bits,
 		.ctx = hash_bits,
 		.count = count_lines_colons,
-		.parse = parse_lines,
+		.parse = parse_piece,
 	};
 }
 

@@ -99,7 +99,7 @@ static const char *next_field(struct row_piece *c, uint64_t line,
 
 /* Parses the whole lines [p, end) of piece c into its region of o (its
  * counts go on). */
-static void parse_lines(struct row_piece *c, const struct row_out *o,
+static void parse_piece(struct row_piece *c, const struct row_out *o,
 			const char *p, const char *end, const void *ctx)
 {
 	uint64_t line = c->lines, rows = c->rows, mu = c->dim, mi = c->dim2;
@@ -194,7 +194,7 @@ static void count_ratings(struct row_piece *c, const char *p, const char *end,
 static const struct row_format ratings_format = {
 	.task = BOAR_TASK_MF,
 	.count = count_ratings,
-	.parse = parse_lines,
+	.parse = parse_piece,
 };
 
 int boar_parse_ratings(const struct parse_input *in,

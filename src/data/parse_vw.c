@@ -166,7 +166,7 @@ static int parse_head(struct row_piece *c, uint64_t line, const char *s,
 
 /* Parses the whole lines [p, end) of piece c into its region of o (its
  * counts go on). */
-static void parse_lines(struct row_piece *c, const struct row_out *o,
+static void parse_piece(struct row_piece *c, const struct row_out *o,
 			const char *p, const char *end, const void *ctx)
 {
 	const struct vw_parse *vp = ctx;
@@ -444,7 +444,7 @@ static struct row_format vw_format(const struct vw_parse *vp)
 		.serial = vp->names != NULL,
 		.ctx = vp,
 		.count = count_vw,
-		.parse = parse_lines,
+		.parse = parse_piece,
 		.aux_init = row_init,
 		.aux_free = row_free,
 		.counted = check_generated,
