@@ -123,6 +123,8 @@ void row_count_lines(struct row_piece *c, const char *p, const char *end,
  * changed between the two reads (text in memory cannot). */
 void row_piece_changed(struct row_piece *c);
 
+/* Records c's error (its first: the piece stops there), at line `line`
+ * of the piece (0: no line). */
 void row_piece_fail(struct row_piece *c, int code, uint64_t line,
 		    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
