@@ -34,8 +34,8 @@
  * missing label, an empty feature name, a negative importance.
  *
  * Passes, pieces and windows: parse_rows.h's driver. The counting pass
- * bounds the non-zeros of a piece by its whitespace bytes, since every
- * feature token follows one.
+ * bounds the non-zeros of a piece by the spaces that a token follows,
+ * since every feature token follows one (count_starts).
  */
 #include <math.h>
 #include <omp.h>
@@ -59,24 +59,50 @@ struct vw_parse {
 	const struct name_sink *names; /* NULL, or every feature's name */
 };
 
-/* Counts newlines and bytes <= ' ' (every whitespace byte, newlines too)
- * in [p, end), 32 bytes a step in 8-bit lanes summed before they wrap. */
+/* Counts newlines and the places where a feature may start in [p, end):
+ * a space (pc_is_space: ' ', tab, CR, VT, FF) followed by a byte that is
+ * none of those, nor '\n' or '|'. Every feature starts so (a token ends
+ * at a space, ':' or '|', a value at a space or '|', and a '|' starts a
+ * namespace), so this bounds a piece's features; it counts the label of
+ * a line only where a space precedes it, so on a plain file it is exact
+ * and the pieces' regions touch. 32 bytes a step (each compared with the
+ * byte after it) in 8-bit lanes summed before they wrap. */
 typedef unsigned char v32u8 __attribute__((vector_size(32)));
 
-static void count_ws(const char *p, const char *end, uint64_t *newlines,
-		     uint64_t *spaces)
+static inline int vw_gap(unsigned char c)
+{
+	return pc_is_space(c);
+}
+
+static inline int vw_starts(unsigned char c)
+{
+	return !pc_is_space(c) && c != '\n' && c != '|';
+}
+
+static void count_starts(const char *p, const char *end, uint64_t *newlines,
+			 uint64_t *starts)
 {
 	uint64_t a = 0, b = 0;
-	v32u8 vnl, vsp;
+	v32u8 vnl, vsp, vbar, v9, v4;
 	memset(&vnl, '\n', sizeof vnl);
 	memset(&vsp, ' ', sizeof vsp);
-	while (end - p >= 32) {
+	memset(&vbar, '|', sizeof vbar);
+	memset(&v9, '\t', sizeof v9);
+	memset(&v4, '\r' - '\t', sizeof v4);
+	while (end - p > 32) {
 		v32u8 x = { 0 }, y = { 0 };
-		for (int i = 0; i < 255 && end - p >= 32; i++, p += 32) {
-			v32u8 w;
+		for (int i = 0; i < 255 && end - p > 32; i++, p += 32) {
+			v32u8 w, u;
 			memcpy(&w, p, 32);
-			x -= (v32u8)(w == vnl); /* true is all ones: -1 */
-			y -= (v32u8)(w <= vsp);
+			memcpy(&u, p + 1, 32);
+			/* true is all ones: -1; tab..CR less '\n' are spaces */
+			v32u8 nl = (v32u8)(w == vnl);
+			v32u8 sp = (v32u8)(w == vsp) |
+				   ((v32u8)(w - v9 <= v4) & ~nl);
+			v32u8 usp = (v32u8)(u == vsp) | (v32u8)(u - v9 <= v4) |
+				    (v32u8)(u == vbar);
+			x -= nl;
+			y -= sp & ~usp;
 		}
 		for (int i = 0; i < 32; i++) {
 			a += x[i];
@@ -85,10 +111,11 @@ static void count_ws(const char *p, const char *end, uint64_t *newlines,
 	}
 	for (; p < end; p++) {
 		a += *p == '\n';
-		b += (unsigned char)*p <= ' ';
+		b += p + 1 < end && vw_gap((unsigned char)p[0]) &&
+		     vw_starts((unsigned char)p[1]);
 	}
 	*newlines = a;
-	*spaces = b;
+	*starts = b;
 }
 
 /* End of a VW token: whitespace or '|' ends it. */
@@ -292,7 +319,7 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 				}
 				continue;
 			}
-			/* the whitespace before it was counted */
+			/* the space before it was counted */
 			if (nnz == c->nnz_ub)
 				goto changed;
 			idx[nnz] = h & mask;
@@ -351,8 +378,8 @@ static void count_lines_gen(struct row_piece *c, const char *p,
 	c->nnz_ub += nnz;
 }
 
-/* The counting pass: a row per line, a feature per whitespace byte, or
- * each line's bound with generated features. */
+/* The counting pass: a row per line, a feature per place one may start,
+ * or each line's bound with generated features. */
 static void count_vw(struct row_piece *c, const char *p, const char *end,
 		     const void *ctx)
 {
@@ -361,10 +388,10 @@ static void count_vw(struct row_piece *c, const char *p, const char *end,
 		count_lines_gen(c, p, end, vp);
 		return;
 	}
-	uint64_t nl, ws;
-	count_ws(p, end, &nl, &ws);
+	uint64_t nl, starts;
+	count_starts(p, end, &nl, &starts);
 	row_count_lines(c, p, end, nl);
-	c->nnz_ub += ws;
+	c->nnz_ub += starts;
 }
 
 /* With generated features: the arrays the bounds ask for, against the
