@@ -77,6 +77,7 @@ struct boar_gpu_ctx {
 	double *loss; /* device accumulator of the epoch's loss */
 
 	/* data */
+	const void *preload; /* boar_options.gpu_preload (gpu_preload.h) */
 	int resident;
 	int n_slots;
 	struct gpu_slot slot[GPU_MAX_STREAMS];

@@ -1,4 +1,5 @@
-/* gpu_data.cu - the training set on the card (gpu_ctx.h): resident, or cut
+/* gpu_data.cu - the training set on the card (gpu_ctx.h): resident (its
+ * non-zeros perhaps copied while the file was parsed, gpu_preload.cu), or cut
  * into chunks of consecutive rows streamed through one slot per stream from
  * the caller's arrays pinned in place, or from pinned staging buffers where
  * the driver refuses (gpu_engine.cu's top comment tells the scheme).
@@ -9,6 +10,7 @@
 #include <string.h>
 
 #include "gpu_ctx.h"
+#include "gpu_preload.h"
 
 /* Bytes of one linear row's arrays in a chunk (row_ptr entry + label). */
 #define ROW_BYTES (sizeof(uint64_t) + sizeof(float))
@@ -266,8 +268,13 @@ int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err)
 		TO_DEVICE(sl->item, d->item, rows, "items");
 	} else {
 		TO_DEVICE(sl->row_ptr, d->row_ptr, rows + 1, "row_ptr");
-		TO_DEVICE(sl->idx, d->idx, d->nnz, "idx");
-		TO_DEVICE(sl->val, d->val, d->nnz, "val");
+		/* the non-zeros may be on the card already: copied while
+		 * the file was parsed (gpu_preload.cu) */
+		if (!gpu_preload_take(c->preload, d, c->device, &sl->idx,
+				      &sl->val)) {
+			TO_DEVICE(sl->idx, d->idx, d->nnz, "idx");
+			TO_DEVICE(sl->val, d->val, d->nnz, "val");
+		}
 	}
 fail:
 	return rc;

@@ -50,6 +50,7 @@ extern "C" {
 
 #include "gpu_ctx.h"
 #include "gpu_multi.h"
+#include "gpu_preload.h"
 
 int gpu_fail(boar_error *err, cudaError_t e, const char *what)
 {
@@ -349,6 +350,8 @@ static int place_data(struct boar_gpu_ctx *c, const boar_options *o,
 	if (c->task == BOAR_TASK_LINEAR)
 		need += c->dim * sizeof(float); /* counts, then reg_scale */
 	headroom = total_b / 20 > GPU_MIN_HEADROOM ? total_b / 20 : GPU_MIN_HEADROOM;
+	/* rows copied while they were parsed already take their room */
+	free_b += gpu_preload_bytes(c->preload, train, c->device);
 	c->resident = !forced && need + headroom <= free_b;
 
 	if (c->resident) {
@@ -401,6 +404,7 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		return boar_fail(err, BOAR_ENOMEM, "GPU: out of memory");
 	c->device = o->gpu_id;
 	c->ds = train;
+	c->preload = o->gpu_preload;
 	c->task = train->task;
 	c->seed = o->seed;
 	c->opt = o->optimizer;

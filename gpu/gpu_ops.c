@@ -1,6 +1,8 @@
 /* gpu_ops.c - the CUDA engine behind the driver's engine interface
  * (src/engine/engine_ops.h): the plugin's entry point, and its warm-up
- * (BOAR_GPU_WARM_SYMBOL) that engine_gpu.c runs while the caller reads data.
+ * (BOAR_GPU_WARM_SYMBOL) that engine_gpu.c runs while the caller reads data,
+ * and its copy of the rows to the card as they are parsed
+ * (BOAR_GPU_PRELOAD_SYMBOL, gpu_preload.cu).
  *
  * Built into libboar-gpu.so with the .cu files; libboar opens it with
  * dlopen at device = GPU (src/engine/engine_gpu.c), so only the plugin links
@@ -136,4 +138,13 @@ boar_gpu_plugin_ops(int abi)
 __attribute__((visibility("default"))) void boar_gpu_plugin_warm(int device)
 {
 	boar_gpu_warm(device);
+}
+
+/* gpu_preload.cu: the rows to the card while the file is parsed */
+extern const struct boar_gpu_preload_ops gpu_preload_ops;
+
+__attribute__((visibility("default"))) const struct boar_gpu_preload_ops *
+boar_gpu_plugin_preload(void)
+{
+	return &gpu_preload_ops;
 }

@@ -332,6 +332,7 @@ static int load_data(struct train_args *a, const boar_model *init,
 		 * and hashing, so feature ids land on the same weights. */
 		boar_load_options lo = a->load;
 		lo.task = boar_dataset_task(*train);
+		lo.rows_ready = NULL; /* only the training rows go ahead */
 		double t1 = cli_now();
 		rc = progress_load(a->test_path, &lo, a->quiet, test, &err);
 		if (rc)
@@ -388,6 +389,26 @@ static int check_options(const struct train_args *a,
 			 cli_flag_words(bad.message, words, sizeof words));
 }
 
+/* load_data with the engine warming up beside it: CUDA starts on a thread
+ * while the data is read, and on one GPU the training rows go to the card
+ * as they are parsed (engine_ops.h), a copy that a->opt.gpu_preload then
+ * offers the engine (it takes it only for those rows). *warm: the handle
+ * for boar_engine_warm_join. @return load_data's status. */
+static int load_warm(struct train_args *a, const boar_model *init,
+		     boar_dataset **train, boar_dataset **test, void **warm)
+{
+	*warm = boar_engine_warm_start(&a->opt);
+	if (*warm) {
+		a->load.rows_ready = boar_engine_warm_rows;
+		a->load.rows_ready_ctx = *warm;
+	}
+	int status = load_data(a, init, train, test);
+	a->load.rows_ready = NULL;
+	a->opt.gpu_preload = boar_engine_warm_done(
+		*warm, status == CLI_EXIT_OK ? *train : NULL);
+	return status;
+}
+
 int cmd_train(int argc, char **argv)
 {
 	struct train_args a;
@@ -395,6 +416,7 @@ int cmd_train(int argc, char **argv)
 	boar_error err = { 0 };
 	boar_dataset *train = NULL, *test = NULL;
 	boar_model *model = NULL, *init = NULL;
+	void *warm = NULL;
 	int rc, status = CLI_EXIT_RUNTIME;
 
 	if (cluster_train_wanted(argc, argv))
@@ -418,10 +440,7 @@ int cmd_train(int argc, char **argv)
 		a.opt.init_model = init;
 	}
 
-	/* CUDA starts on a thread while the data is read. */
-	void *warm = boar_engine_warm_start(&a.opt);
-	status = load_data(&a, init, &train, &test);
-	boar_engine_warm_join(warm);
+	status = load_warm(&a, init, &train, &test, &warm);
 	if (status != CLI_EXIT_OK || (a.cv && !a.search.given))
 		goto out;
 	if (a.search.given) {
@@ -482,6 +501,7 @@ int cmd_train(int argc, char **argv)
 	status = interrupt_requested() ? 128 + interrupt_requested()
 				       : CLI_EXIT_OK;
 out:
+	boar_engine_warm_join(warm);
 	boar_model_free(model);
 	boar_model_free(init);
 	boar_dataset_free(test);

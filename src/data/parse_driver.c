@@ -279,9 +279,32 @@ static int between_passes(struct row_piece *pc, size_t n,
 
 /* ------------------------------------------------ a file in windows */
 
+/* The caller's rows_ready hook (boar_load_options; the GPU engine's copy
+ * to the card while parsing goes on): the rows and non-zeros that piece c
+ * parsed since it had rows0 and nnz0, at their places in o. Rows of
+ * features only: ratings have no place in a boar_rows_ready. */
+static void report_rows_ready(const struct parse_file *pf,
+			      const struct row_format *f,
+			      const struct row_out *o,
+			      const struct row_piece *c, uint64_t rows0,
+			      uint64_t nnz0)
+{
+	if (!pf->opt || !pf->opt->rows_ready || f->task != BOAR_TASK_LINEAR ||
+	    c->err_code || (c->rows == rows0 && c->nnz == nnz0))
+		return;
+	boar_rows_ready r = {
+		.idx = o->idx, .val = o->val, .label = o->label,
+		.nnz_cap = o->nnz_cap, .rows_cap = o->rows_cap,
+		.nnz_begin = c->nbase + nnz0, .nnz_end = c->nbase + c->nnz,
+		.row_begin = c->rbase + rows0, .row_end = c->rbase + c->rows,
+	};
+	pf->opt->rows_ready(&r, pf->opt->rows_ready_ctx);
+}
+
 /* Runs a pass on every piece, each thread through a window of its own
  * (pass 0 counts, pass 1 parses). The loading thread reports progress
- * after each of its windows of the parsing pass. */
+ * after each of its windows of the parsing pass; every thread reports the
+ * rows each of its windows finished to rows_ready. */
 static void window_pass(struct row_piece *pc, size_t n,
 			const struct parse_file *pf,
 			const struct row_format *f, const struct row_out *o,
@@ -321,7 +344,9 @@ static void window_pass(struct row_piece *pc, size_t n,
 					f->count(c, t, t + len, f->ctx);
 					continue;
 				}
+				uint64_t rows0 = c->rows, nnz0 = c->nnz;
 				f->parse(c, o, t, t + len, f->ctx);
+				report_rows_ready(pf, f, o, c, rows0, nnz0);
 				uint64_t sum;
 #pragma omp atomic capture
 				sum = done += len;

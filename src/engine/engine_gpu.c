@@ -113,6 +113,10 @@ struct engine_warm {
 	pthread_t thread;
 	void (*warm)(int device);
 	int device, n; /* devices device .. device + n - 1 (--gpus) */
+	/* one GPU: the plugin's thread warms up and copies the rows */
+	const struct boar_gpu_preload_ops *pre;
+	void *preload;
+	int joined; /* the warm-up thread (no preload) was joined */
 };
 
 static void *warm_main(void *p)
@@ -132,12 +136,17 @@ void *boar_engine_warm_start(const boar_options *o)
 		return NULL;
 	/* The plugin is loaded: this only finds its handle. */
 	void *h = dlopen(info.dli_fname, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
-	struct engine_warm *w = h ? malloc(sizeof *w) : NULL;
+	struct engine_warm *w = h ? calloc(1, sizeof *w) : NULL;
 	if (!w)
 		return NULL;
 	*(void **)&w->warm = dlsym(h, BOAR_GPU_WARM_SYMBOL);
 	w->device = o->gpu_id;
 	w->n = o->n_gpus > 1 && o->n_gpus <= 64 ? o->n_gpus : 1;
+	const struct boar_gpu_preload_ops *(*pre)(void);
+	*(void **)&pre = dlsym(h, BOAR_GPU_PRELOAD_SYMBOL);
+	if (w->n == 1 && pre && (w->pre = pre()) &&
+	    (w->preload = w->pre->start(w->device)))
+		return w;
 	if (!w->warm || pthread_create(&w->thread, NULL, warm_main, w)) {
 		free(w);
 		return NULL;
@@ -145,11 +154,36 @@ void *boar_engine_warm_start(const boar_options *o)
 	return w;
 }
 
+void boar_engine_warm_rows(const boar_rows_ready *r, void *warm)
+{
+	struct engine_warm *w = warm;
+	if (w && w->preload)
+		w->pre->rows(r, w->preload);
+}
+
+const void *boar_engine_warm_done(void *warm, const struct boar_dataset *d)
+{
+	struct engine_warm *w = warm;
+	if (!w)
+		return NULL;
+	if (w->preload)
+		return w->pre->done(w->preload, d);
+	if (!w->joined) /* CUDA is up before training starts */
+		pthread_join(w->thread, NULL);
+	w->joined = 1;
+	return NULL;
+}
+
 void boar_engine_warm_join(void *warm)
 {
 	struct engine_warm *w = warm;
 	if (!w)
 		return;
-	pthread_join(w->thread, NULL);
+	if (w->preload) {
+		w->pre->done(w->preload, NULL); /* no-op after a first done */
+		w->pre->release(w->preload);
+	} else if (!w->joined) {
+		pthread_join(w->thread, NULL);
+	}
 	free(w);
 }

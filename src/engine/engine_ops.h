@@ -130,11 +130,39 @@ int boar_engine_for(const boar_options *o, const struct boar_engine_ops **ops,
 void *boar_engine_warm_start(const boar_options *o);
 void boar_engine_warm_join(void *warm);
 
+/* The training file's rows to the card while it is parsed (one GPU): the
+ * loader's rows_ready hook (boar_load_options; ctx the warm handle) hands
+ * each finished range to the warm thread, which, once CUDA is up, copies
+ * it into device arrays of the counted sizes. boar_engine_warm_done, after
+ * the load (d: the dataset, NULL when it failed), waits for the copies
+ * and returns what boar_options.gpu_preload takes: the copy when it is
+ * whole and still d's rows in place (boar_rows_ready says when they move),
+ * else NULL (the engine then copies as usual). The copy belongs to the
+ * warm handle until an engine opened on d takes it; boar_engine_warm_join
+ * frees what was not taken. Where nothing is copied (--gpus N, data
+ * that is not a plain LIBSVM file) done only waits for CUDA and returns
+ * NULL; a NULL handle (CPU, no plugin): no-ops. */
+void boar_engine_warm_rows(const boar_rows_ready *r, void *warm);
+const void *boar_engine_warm_done(void *warm, const struct boar_dataset *d);
+
 /* The entry point of the GPU plugin: its ops when abi matches, else NULL. */
 typedef const struct boar_engine_ops *(*boar_gpu_plugin_fn)(int abi);
 #define BOAR_GPU_PLUGIN_SYMBOL "boar_gpu_plugin_ops"
 #define BOAR_GPU_WARM_SYMBOL "boar_gpu_plugin_warm" /* void (int device) */
 #define BOAR_GPU_PLUGIN_NAME "libboar-gpu.so.0"
+
+/* The plugin's copy of the rows while they are parsed (the warm thread of
+ * one GPU; see boar_engine_warm_rows): start opens CUDA on device and
+ * then copies the rows it is given until done, which returns the copy for
+ * boar_options.gpu_preload or NULL; release frees the handle and what no
+ * engine took. */
+struct boar_gpu_preload_ops {
+	void *(*start)(int device);
+	void (*rows)(const boar_rows_ready *r, void *p);
+	const void *(*done)(void *p, const struct boar_dataset *d);
+	void (*release)(void *p);
+};
+#define BOAR_GPU_PRELOAD_SYMBOL "boar_gpu_plugin_preload" /* ops (void) */
 
 /* What the run asks of the engine (BOAR_CAP bits), from the data, the
  * resolved options, the fresh model and whether rows are held out. */

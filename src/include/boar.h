@@ -154,6 +154,25 @@ BOAR_API const char *boar_format_name(int format);
  *         BOAR_EINVAL. */
 BOAR_API int boar_format_from_name(const char *name);
 
+/* Rows the reader of a regular file has finished (LIBSVM, VW or CSV;
+ * boar_load_options.rows_ready):
+ * non-zeros [nnz_begin, nnz_end) of idx and val, and labels [row_begin,
+ * row_end), now hold their final bytes, in arrays of nnz_cap and rows_cap
+ * entries sized by the reader's counting pass. Every position is reported
+ * once, and all of them by the end of the load. They are the loaded
+ * dataset's own arrays and positions when the file held exactly the
+ * counted rows and non-zeros (the dataset then has these idx, val and
+ * label, nnz == nnz_cap and n_rows == rows_cap); otherwise (comments,
+ * blank lines, qid tokens, hashed slots merged) the rows moved afterwards
+ * and a copy made from the reports is stale. Row offsets are fixed up at
+ * the end of the load and are not reported. */
+typedef struct boar_rows_ready {
+	const uint32_t *idx;
+	const float *val, *label;
+	uint64_t nnz_cap, rows_cap;
+	uint64_t nnz_begin, nnz_end, row_begin, row_end;
+} boar_rows_ready;
+
 typedef struct boar_load_options {
 	size_t size;      /* sizeof, set by boar_load_options_default */
 	int task;         /* enum boar_task */
@@ -211,6 +230,14 @@ typedef struct boar_load_options {
 	const char *vw_interactions;
 	const char *vw_ngrams;
 	const char *vw_skips;
+	/* Called as the reader of a regular file of LIBSVM, VW or CSV rows
+	 * (not gzip, not a cache) finishes rows, from its parsing threads,
+	 * several at once (see boar_rows_ready); no other input calls it
+	 * (ratings neither). The CLI's GPU
+	 * training copies the rows to the card while the rest is parsed.
+	 * NULL: none. */
+	void (*rows_ready)(const boar_rows_ready *r, void *ctx);
+	void *rows_ready_ctx;
 } boar_load_options;
 
 /* Fills *o with defaults: auto task and format, all cores, no cache (a
@@ -601,6 +628,11 @@ typedef struct boar_options {
 	 * block at a time while the item blocks rotate between the GPUs.
 	 * Resident data only (no streaming); linear models take 1. */
 	int n_gpus;
+	/* The training rows already on the GPU, copied while they were read
+	 * (boar_engine_warm_done, src/engine/engine_ops.h: the CLI's train
+	 * path); NULL: none. The GPU engine takes the copy when it is this
+	 * dataset's, else copies the rows as usual. */
+	const void *gpu_preload;
 } boar_options;
 
 /* Fills *o with defaults (logistic, optimizer BOAR_OPT_AUTO, racy updates,
