@@ -67,16 +67,17 @@ static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 	return rc;
 }
 
-/* Whether v survives float16 rounding as a finite value (|v| <= 65504,
- * plus what rounds down to it). A frame holding any value that does not is
+/* v rounded to float16, as the shard will read it: infinite where v does
+ * not survive the rounding as a finite value (|v| > 65504, but for what
+ * rounds down to it). A frame holding any value that does not is
  * sent as float32: held back instead, a delta over 65504 waited in the
  * residual until the final flush, and the shard trained without it all
  * along (weights of 2e7 instead of 2e5). Small values need no such care:
  * what float16 rounds off (subnormals included) stays in the residual and
  * travels later. */
-static int f16_fits(float v)
+static float f16_round(float v)
 {
-	return isfinite(wire_f16_to_f32(wire_f32_to_f16(v)));
+	return wire_f16_to_f32(wire_f32_to_f16(v));
 }
 
 int ps_client_push(struct ps_client *c, const uint64_t *keys,
@@ -110,15 +111,21 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 			if (!(fabsf(*r) > thr) || *r == 0 || !isfinite(*r))
 				continue;
 			c->kbuf[m] = keys[j];
-			c->vbuf[m++] = *r;
-			f16 = f16 && f16_fits(*r);
+			/* while the frame can go as float16: what the shard will
+			 * add, rounded once here (the encode then is exact) */
+			c->vbuf[m] = f16 ? f16_round(*r) : *r;
+			f16 = f16 && isfinite(c->vbuf[m]);
+			m++;
 		}
 		/* What travels is what the shard will add: the rounding error
-		 * of float16 stays in the residual. */
-		for (uint32_t j = 0; j < m; j++)
-			c->res[c->kbuf[j]] -=
-				f16 ? wire_f16_to_f32(wire_f32_to_f16(c->vbuf[j]))
-				    : c->vbuf[j];
+		 * of float16 stays in the residual. A frame that cannot go as
+		 * float16 carries the values unrounded (the residual still
+		 * holds them). */
+		for (uint32_t j = 0; j < m; j++) {
+			if (!f16)
+				c->vbuf[j] = c->res[c->kbuf[j]];
+			c->res[c->kbuf[j]] -= c->vbuf[j];
+		}
 		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, err);
 		if (rc)
 			return rc;

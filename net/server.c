@@ -361,10 +361,9 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 	if (!in_range(s, m->keys, m->n_keys))
 		return refuse(ln, slot, BOAR_EPROTO,
 			      "pushed a key outside the shard");
-	for (uint32_t i = 0; i < m->n_keys; i++)
-		if (!isfinite(m->vals[i]))
-			return refuse(ln, slot, BOAR_EPROTO,
-				      "pushed a non-finite value");
+	if (!all_finite(m->vals, m->n_keys))
+		return refuse(ln, slot, BOAR_EPROTO,
+			      "pushed a non-finite value");
 	LOCK(s);
 	if (expired(ln, slot)) {
 		UNLOCK(s);

@@ -8,6 +8,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "net/auth.h"
 #include "net/loop.h"
@@ -109,6 +110,20 @@ static inline int in_range(const struct ps_server *s, const uint64_t *keys,
 {
 	/* keys are ascending: checking the ends checks them all */
 	return !n || (keys[0] >= s->lo && keys[n - 1] < s->hi);
+}
+
+/* 1 if no pushed value is an infinity or a NaN (an exponent of all ones
+ * marks both). Branch-free, so the compiler vectorizes it: the early-exit
+ * isfinite() loop took ~5% of a shard lane's time on dense pushes. */
+static inline int all_finite(const float *v, uint32_t n)
+{
+	uint32_t bad = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t b;
+		memcpy(&b, &v[i], sizeof b);
+		bad |= (b & 0x7f800000u) == 0x7f800000u;
+	}
+	return !bad;
 }
 
 

@@ -202,11 +202,8 @@ static int replay_record(void *ctx, int kind, uint16_t flags, uint32_t rank,
 	struct wire_msg *m = &s->replay_msg;
 	if (kind != PUSHLOG_PUSH || (flags & ~WIRE_F_ALL) ||
 	    wire_decode(&h, payload, m) || m->seq != a ||
-	    !in_range(s, m->keys, m->n_keys))
+	    !in_range(s, m->keys, m->n_keys) || !all_finite(m->vals, m->n_keys))
 		return -1;
-	for (uint32_t i = 0; i < m->n_keys; i++)
-		if (!isfinite(m->vals[i]))
-			return -1;
 	if (shard_w_add(&s->w, m->keys, m->vals, m->n_keys))
 		return -1; /* out of memory for a sparse store */
 	if (a > s->last_seq[rank])

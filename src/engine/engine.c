@@ -71,6 +71,10 @@ void boar_engine_export(struct boar_engine *e)
 	if (!e->wg || !e->wg_ahead)
 		return;
 	e->wg_ahead = 0;
+	if (e->wg_ids) {
+		boar_engine_export_compact(e);
+		return;
+	}
 	uint64_t n = e->m->dim + 1;
 	float *w = e->m->w;
 	const float *wg = e->wg, *s = e->norm_scale;
@@ -297,6 +301,9 @@ void boar_engine_free(struct boar_engine *e)
 	free(e->norm_scale);
 	free(e->accum);
 	free(e->wg);
+	free(e->wg_ids);
+	free(e->wg_idle_ids);
+	free(e->wg_idle_sums);
 	free(e->row_weight);
 	free(e->row_class);
 	for (int k = 0; k < 4; k++)

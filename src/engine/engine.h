@@ -95,6 +95,13 @@ struct boar_engine {
 			       interleaved, w_j at 2j and its sum at 2j + 1,
 			       copied to the model at a sync */
 	int wg_ahead;       /* wg has steps the model lacks */
+	/* wg compacted (engine_compact.c): slot c < wg_n holds feature
+	 * wg_ids[c] (ascending), slot wg_n the bias; the sums of the
+	 * features left out aside in wg_idle_* (ids ascending) */
+	int wg_tried;
+	uint32_t *wg_ids, *wg_idle_ids;
+	uint64_t wg_n, wg_idle_n;
+	float *wg_idle_sums, wg_zero;
 	/* Optimizer NORMALIZED (math/step.h): each feature's scale s_j
 	 * (dim + 1, the biases' 1). The sweeps see the values divided by it
 	 * (the engine's copy of the rows) and the weights times it, the
@@ -129,6 +136,13 @@ struct boar_engine {
 	uint16_t *hot_n;     /* see boar_rows.hot_n */
 	void *remapped[2];   /* unpacked rows with hot slots: idx, val copies */
 };
+
+/* engine_compact.c: wg renumbered to the features the rows use (once,
+ * before the first sweep); the address of coordinate j's AdaGrad sum in
+ * wg, compacted or not; the compacted weights into the model. */
+void boar_engine_compact(struct boar_engine *e);
+float *boar_engine_wg_sum(struct boar_engine *e, uint64_t j);
+void boar_engine_export_compact(struct boar_engine *e);
 
 /* Sweeps of one model kind over order[begin..end); return the loss sum. */
 double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,

@@ -264,6 +264,7 @@ static const boar_slice_fn linear_variants[2][3][3] = {
 double boar_sweep_linear(struct boar_engine *e, const uint32_t *order,
 			 uint64_t begin, uint64_t end, float eta)
 {
+	boar_engine_compact(e); /* before the first sweep only */
 	const struct boar_rows *d = &e->rows;
 	struct linear_args a = {
 		.row_ptr = d->row_ptr, .idx = d->idx, .val = d->val,

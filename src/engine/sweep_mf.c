@@ -37,6 +37,18 @@
 #define MAX_RANK_ON_STACK 1024
 #define PREFETCH_RATINGS 6
 
+/* Rounds of the grid's strata per epoch. Swept whole, one stratum after
+ * another, a cell's users and items trained on that cell alone for
+ * 1/G^2 of the epoch: the G cells of the first stratum each fitted
+ * factors of their own (a factorization is only defined up to a rotation,
+ * and theirs differ), which the next strata, pairing those users with
+ * other items, then had to undo. On 9M ratings (20000 x 10000, rank 16,
+ * bench/targets.sh) the test RMSE after 3 epochs was 0.066 on 2 threads,
+ * 0.33 on 4 and 0.80 on 16 (1 thread with a 4 x 4 grid: 0.33, so the
+ * order, not the race); in 4 rounds of quarter cells 0.066 at any grid
+ * (bench/RESULTS-cores.md; 2 rounds left 16 threads at 0.068). */
+#define MF_ROUNDS 4
+
 struct mf_args {
 	const struct boar_triplet *trips;
 	const uint32_t *block_order;
@@ -230,21 +242,27 @@ double boar_sweep_mf(struct boar_engine *e, uint64_t begin, uint64_t end,
 	if (e->grid <= 1)
 		return boar_run_slices(e->threads, fn, &a, NULL, 0, e->n_blocks);
 	/* Stratum s: grid row r sweeps cell (r, r + s mod G); the rows of a
-	 * stratum share no user or item, so the threads never collide. */
+	 * stratum share no user or item, so the threads never collide. Each
+	 * cell is swept in MF_ROUNDS parts, round k sweeping every cell's
+	 * k-th part, its strata starting at diagonal k (see MF_ROUNDS). */
 	uint32_t G = e->grid;
 	double total = 0;
 #pragma omp parallel num_threads(G) reduction(+ : total)
 	{
 		uint32_t t = (uint32_t)omp_get_thread_num();
 		uint32_t nt = (uint32_t)omp_get_num_threads();
-		for (uint32_t s = 0; s < G; s++) {
-			for (uint32_t r = t; r < G; r += nt) {
-				uint32_t c = r * G + (r + s) % G;
-				total += fn(&a, NULL, e->cell_block[c],
-					    e->cell_block[c + 1]);
-			}
+		for (uint32_t k = 0; k < MF_ROUNDS; k++)
+			for (uint32_t s = 0; s < G; s++) {
+				for (uint32_t r = t; r < G; r += nt) {
+					uint32_t c = r * G + (r + s + k) % G;
+					uint64_t lo = e->cell_block[c];
+					uint64_t n = e->cell_block[c + 1] - lo;
+					total += fn(&a, NULL,
+						    lo + n * k / MF_ROUNDS,
+						    lo + n * (k + 1) / MF_ROUNDS);
+				}
 #pragma omp barrier
-		}
+			}
 	}
 	return total;
 }

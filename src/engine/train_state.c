@@ -26,7 +26,7 @@ static float *sum_of(const struct boar_engine_ops *ops, void *eng, uint64_t j)
 	if (ops != &boar_engine_cpu_ops || !e)
 		return NULL;
 	if (e->wg)
-		return &e->wg[2 * j + 1];
+		return boar_engine_wg_sum(e, j);
 	return e->accum ? &e->accum[j] : NULL;
 }
 

@@ -1,0 +1,385 @@
+#!/bin/sh
+# The cluster as a cluster user sees it, on one host: "machines" in
+# network namespaces, joined by one switch over veth links shaped to a
+# line rate (tbf) with latency added where the kernel has netem; strong
+# scaling, weak scaling and the SSP staleness sweep with a straggler, each
+# as the time to the single-node test loss (issue 13). Needs root.
+#
+#   bench/net/shaped.sh BOAR OUTDIR        (CSV on stdout, logs in OUTDIR)
+#
+# Network: namespace SW holds a bridge; machine i (of M, namespace Mi) has
+# eth0 = 10.99.0.(i+1), a veth to port p<i> of the bridge. Each direction
+# of each link is shaped on its egress: eth0 (machine -> switch) and p<i>
+# (switch -> machine), tbf at RATE, burst 200 us of the rate (at least
+# 128 KiB, above a 64 KiB GSO packet), a 2 ms queue; with netem, DELAY on
+# each egress under the tbf, so a message between two machines waits
+# 2 DELAY one way. A machine's processes run on its own CORES/M cores
+# (taskset), so machines share no cores; a shard talks to its machine's
+# worker over that namespace's loopback, as on a real host.
+#
+# Layout: M shards (one per machine, LANES lanes each, the same shards in
+# every run of a part) and W workers (machines 0..W-1, THREADS training
+# threads each, --read-part, staleness STALENESS, SYNC rows per clock).
+# Time to target, as in scale16.sh: a run of EPOCHS epochs gives the first
+# epoch R whose test loss (worker 0's, after the epoch) is at or below the
+# target; the time is the median of REPEAT runs of exactly R epochs, from
+# starting the shards to the end of worker 0 (parsing, every evaluation,
+# the gather included). The target of a data set is the single node's
+# final test loss on it: one process, all CORES threads, no network,
+# EPOCHS epochs (its time to target is measured the same way).
+#
+# Parts (PARTS, default "strong weak stale strong1"), at each rate of RATES:
+#   strong   W in STRONG (1 2 4) workers on M (4) machines, the ROWS rows
+#   weak     W in WEAK (4) workers on W x ROWS rows, to the single node's
+#            loss on those rows ("weak"), and for the epochs the 1-worker
+#            strong run needed on ROWS rows ("weak_epochs": the same work
+#            per worker; compare with that run's time)
+#   stale    4 workers, staleness in SWEEP (0 1 3 inf), STALE_SYNC rows per
+#            clock (more clocks, so the bound matters), the last worker a
+#            straggler (its THREADS threads on one core); plus one run
+#            without the straggler at STALENESS; REPEAT_STALE runs to the
+#            target; only at the first of RATES unless STALE_RATES is set
+#   strong1  W in STRONG1 (1 2 4 8) one-thread workers on M1 (CORES/2, at
+#            most 8) machines of 2 cores (1 shard lane + 1 worker thread)
+#
+# Data: `boar gen` (FEATURES features, NNZ non-zeros, power-law ids), a
+# 100k-row test set after the largest training set; DATA=DIR reuses one.
+# Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
+# least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
+# EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s)
+# WORKER_OPTS (more options for every worker, e.g. --f16).
+# The CSV goes to bench/net/shaped_report.py for tables and plots.
+set -u
+B=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
+O=$2
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$O"
+O=$(cd "$O" && pwd)
+CORES=${CORES:-$(nproc)}
+M0=${M:-4}
+M1=${M1:-$((CORES / 2 > 8 ? 8 : CORES / 2))}
+NM=$((M0 > M1 ? M0 : M1))
+M=$M0
+LANES=${LANES:-1}
+THREADS0=${THREADS:-}
+[ "$((CORES / NM))" -ge 1 ] || { echo "shaped.sh: $CORES cores for $NM machines" >&2; exit 2; }
+RATES=${RATES:-"10gbit 25gbit"}
+DELAY=${DELAY:-25us}
+MTU=${MTU:-9000}
+ROWS=${ROWS:-1000000}
+TEST_ROWS=${TEST_ROWS:-100000}
+FEATURES=${FEATURES:-1048576}
+NNZ=${NNZ:-30}
+EPOCHS=${EPOCHS:-5}
+REPEAT=${REPEAT:-3}
+SYNC=${SYNC:-100000}
+STALENESS=${STALENESS:-3}
+PARTS=${PARTS:-"strong weak stale strong1"}
+STRONG1=${STRONG1:-"1 2 4 8"}
+STRONG=${STRONG:-"1 2 4"}
+WEAK=${WEAK:-4}
+SWEEP=${SWEEP:-"0 1 3 inf"}
+STALE_SYNC=${STALE_SYNC:-20000}
+REPEAT_STALE=${REPEAT_STALE:-1}
+STALE_RATES=${STALE_RATES:-${RATES%% *}}
+. "$here/target_lib.sh"
+
+[ "$(id -u)" = 0 ] || { echo "shaped.sh: needs root (network namespaces)" >&2; exit 77; }
+for t in ip tc taskset; do
+	command -v $t >/dev/null || { echo "shaped.sh: no $t" >&2; exit 77; }
+done
+
+# ---------------------------------------------------------------- network
+NS=psb$$
+NETEM=0
+cleanup() {
+	# whatever still runs in a machine (runs are in subshells: ask the
+	# namespace, not a list of ids)
+	for i in $(seq 0 $((NM - 1))); do
+		for p in $(ip netns pids "$NS-m$i" 2>/dev/null); do
+			kill "$p" 2>/dev/null
+		done
+	done
+	for i in $(seq 0 $((NM - 1))); do
+		ip netns del "$NS-m$i" 2>/dev/null
+	done
+	ip netns del "$NS-sw" 2>/dev/null
+}
+trap 'cleanup' EXIT
+trap 'exit 130' INT TERM HUP
+
+addr() { echo "10.99.0.$(($1 + 1))"; }
+# cores I: machine I's cores, "a-b"
+cores() { echo "$(($1 * K))-$(($1 * K + K - 1))"; }
+
+net_up() {
+	ip netns add "$NS-sw" || return 1
+	ip -n "$NS-sw" link add br0 type bridge || return 1
+	ip -n "$NS-sw" link set br0 up
+	for i in $(seq 0 $((NM - 1))); do
+		ip netns add "$NS-m$i" &&
+		ip link add name eth0 netns "$NS-m$i" mtu "$MTU" type veth \
+			peer name "p$i" netns "$NS-sw" mtu "$MTU" &&
+		ip -n "$NS-sw" link set "p$i" master br0 up &&
+		ip -n "$NS-m$i" addr add "$(addr "$i")/24" dev eth0 &&
+		ip -n "$NS-m$i" link set eth0 up &&
+		ip -n "$NS-m$i" link set lo up || return 1
+	done
+	# netem may be a module, or not built at all (then: no added latency)
+	modprobe sch_netem 2>/dev/null
+	modprobe sch_tbf 2>/dev/null
+	if tc -n "$NS-m0" qdisc add dev eth0 root handle 1: netem \
+		delay "$DELAY" 2>/dev/null; then
+		NETEM=1
+		tc -n "$NS-m0" qdisc del dev eth0 root
+	fi
+}
+
+# bytes RATE: RATE ("10gbit", "25gbit", "800mbit") in bytes per second
+bytes() {
+	echo "$1" | awk '{ n = $1 + 0; u = tolower($1); sub(/^[0-9.]+/, "", u)
+		m = u ~ /^g/ ? 1e9 : u ~ /^m/ ? 1e6 : u ~ /^k/ ? 1e3 : 1
+		printf "%.0f\n", n * m / 8 }'
+}
+
+# shape_dev NS DEV RATE
+shape_dev() {
+	bps=$(bytes "$3")
+	burst=$((bps / 5000)) # 200 us of the line
+	[ "$burst" -ge 131072 ] || burst=131072
+	limit=$((bps / 500 + burst)) # 2 ms of queue
+	tc -n "$1" qdisc del dev "$2" root 2>/dev/null
+	if [ "$NETEM" = 1 ]; then
+		tc -n "$1" qdisc add dev "$2" root handle 1: netem \
+			delay "$DELAY" limit 100000 &&
+		tc -n "$1" qdisc add dev "$2" parent 1:1 handle 10: tbf \
+			rate "$3" burst "$burst" limit "$limit"
+	else
+		tc -n "$1" qdisc add dev "$2" root handle 10: tbf \
+			rate "$3" burst "$burst" limit "$limit"
+	fi
+}
+
+shape() { # RATE: every link, both directions
+	for i in $(seq 0 $((NM - 1))); do
+		shape_dev "$NS-m$i" eth0 "$1" && shape_dev "$NS-sw" "p$i" "$1" ||
+			return 1
+	done
+}
+
+# tc_stats TAG: each link's tbf counters (bytes, overlimits) into the log
+tc_stats() {
+	for i in $(seq 0 $((NM - 1))); do
+		echo "== $1 m$i eth0"
+		tc -s -n "$NS-m$i" qdisc show dev eth0
+		echo "== $1 sw p$i"
+		tc -s -n "$NS-sw" qdisc show dev "p$i"
+	done >>"$O/tc.log"
+}
+
+# ------------------------------------------------------------------- data
+D=${DATA:-$O/data}
+mkdir -p "$D"
+# the most rows any part trains on
+maxw=1
+for w in $WEAK; do [ "$w" -gt "$maxw" ] && maxw=$w; done
+case " $PARTS " in *" weak "*) ;; *) maxw=1 ;; esac
+big=$((ROWS * maxw))
+if [ ! -s "$D/test.svm" ] || [ ! -s "$D/train-$big.svm" ]; then
+	"$B" gen --rows $((big + TEST_ROWS)) --features "$FEATURES" \
+		--nnz "$NNZ" --skew 1 -q -o "$D/all.svm" || exit 1
+	head -n "$big" "$D/all.svm" >"$D/train-$big.svm"
+	tail -n "$TEST_ROWS" "$D/all.svm" >"$D/test.svm"
+	rm -f "$D/all.svm"
+fi
+# train ROWS: the first ROWS rows of the largest set
+train() {
+	[ -s "$D/train-$1.svm" ] || head -n "$1" "$D/train-$big.svm" >"$D/train-$1.svm"
+	echo "$D/train-$1.svm"
+}
+head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$O/secret"
+
+# ------------------------------------------------------------------- runs
+single() { # FILE EPOCHS OUT: wall seconds on stdout
+	t0=$(now)
+	taskset -c "0-$((CORES - 1))" "$B" train --threads "$CORES" \
+		--epochs "$2" --json --test "$D/test.svm" -q "$1" >"$3" \
+		2>>"$O/single.err"
+	t1=$(now)
+	awk "BEGIN{print $t1 - $t0}"
+}
+
+# cluster W FILE SYNC STALE STRAGGLE EPOCHS JSON: M shards + W workers;
+# STRAGGLE=1: the last worker's threads share one core. Wall seconds on
+# stdout.
+cluster() {
+	W=$1 F=$2 Y=$3 S=$4 G=$5 E=$6 J=$7
+	# a fresh port per run (runs are in subshells: no counter survives)
+	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+	ps=""
+	for i in $(seq 0 $((M - 1))); do
+		ps="$ps${ps:+,}$(addr "$i"):$port"
+	done
+	t0=$(now)
+	spids=""
+	for i in $(seq 0 $((M - 1))); do
+		ip netns exec "$NS-m$i" taskset -c "$(cores "$i")" "$B" serve \
+			--shard "$i/$M" --listen "$(addr "$i"):$port" \
+			--staleness "$S" --threads "$LANES" \
+			--secret-file "$O/secret" -q 2>>"$O/serve.err" &
+		spids="$spids $!"
+	done
+	wpids=""
+	for r in $(seq $((W - 1)) -1 0); do
+		set -- --ps "$ps" --worker "$r/$W" --read-part --threads "$THREADS" \
+			--epochs "$E" --sync-every "$Y" --features "$FEATURES" \
+			--secret-file "$O/secret" -q ${WORKER_OPTS:-}
+		[ "$r" = 0 ] && set -- "$@" --shutdown-servers --json --test "$D/test.svm"
+		c=$(cores "$r")
+		[ "$G" = 1 ] && [ "$r" = $((W - 1)) ] && [ "$W" -gt 1 ] && c=$((r * K))
+		if [ "$r" = 0 ]; then
+			ip netns exec "$NS-m0" taskset -c "$c" timeout "${RUN_TIMEOUT:-120}" \
+				"$B" train "$@" "$F" >"$J" 2>>"$O/worker.err"
+		else
+			ip netns exec "$NS-m$r" taskset -c "$c" timeout "${RUN_TIMEOUT:-120}" \
+				"$B" train "$@" "$F" 2>>"$O/worker.err" &
+			wpids="$wpids $!"
+		fi
+	done
+	t1=$(now)
+	# worker 0 stopped the shards; if it failed, nobody did
+	sleep 0.2
+	kill $spids $wpids 2>/dev/null
+	wait
+	awk "BEGIN{print $t1 - $t0}"
+}
+
+# layout TAG TARGET REP W FILE SYNC STALE STRAGGLE: a run of EPOCHS
+# epochs, then REP runs of the epochs to TARGET; prints "wall,final loss,
+# target,epoch reached,to target (median),phases"
+layout() {
+	tag=$1 tgt=$2 rep=$3 W=$4 F=$5 Y=$6 S=$7 G=$8
+	wall=$(cluster "$W" "$F" "$Y" "$S" "$G" "$EPOCHS" "$O/$tag.json")
+	r=$(reach "$tgt" "$O/$tag.json")
+	to=-
+	if [ "$r" != - ]; then
+		to=$(REPEAT=$rep median cluster "$W" "$F" "$Y" "$S" "$G" "$r" \
+			"$O/$tag-to.json")
+	fi
+	printf "%.2f,%.4f,%.4f,%s,%s,%s\n" "$wall" "$(last_loss "$O/$tag.json")" \
+		"$tgt" "$r" "$to" "$(phases "$O/$tag.json")"
+}
+
+# target FILE TAG: the single node's final loss on FILE and its time to
+# it; sets tgt and tgt_s
+target() {
+	wall=$(single "$1" "$EPOCHS" "$O/single-$2.json")
+	tgt=$(last_loss "$O/single-$2.json")
+	r=$(reach "$tgt" "$O/single-$2.json")
+	tgt_s=$(median single "$1" "$r" "$O/single-$2-to.json")
+	printf "single,-,%s,1,%s,-,-,0,%.2f,%.4f,%.4f,%s,%s,,,,,,,\n" "$2" \
+		"$CORES" "$wall" "$tgt" "$tgt" "$r" "$tgt_s"
+}
+
+# loss_at EPOCH JSON: the test loss after EPOCH
+loss_at() {
+	awk -v e="$1" "$FIELD"'/"epoch"/ { if (field("epoch") == e)
+		printf "%.4f\n", field("test_loss") }' "$2"
+}
+
+# machines N: the layout of the parts that follow: N machines of CORES/N
+# cores, THREADS0 (or the cores left after the lanes, at least 1) worker
+# threads each
+machines() {
+	M=$1
+	K=$((CORES / M))
+	THREADS=${THREADS0:-$((K - LANES > 0 ? K - LANES : 1))}
+}
+
+# one row of the CSV: PART RATE ROWS WORKERS SYNC STALE STRAGGLE, then the
+# layout's columns
+row() {
+	echo "$1,$2,$3,$4,$THREADS,$5,$6,$7,$(shift 7; layout "$@")"
+}
+
+# strong_part TAG RATE LIST: W in LIST workers on the ROWS rows; sets r1,
+# the epochs the one-worker run needed
+strong_part() {
+	for w in $3; do
+		[ "$w" -le "$M" ] || continue
+		line=$(row "$1" "$2" "$ROWS" "$w" "$SYNC" "$STALENESS" 0 \
+			"$1-$2-w$w" "$tgt1" "$REPEAT" "$w" "$f1" "$SYNC" "$STALENESS" 0)
+		echo "$line"
+		[ "$w" = 1 ] && r1=$(echo "$line" | cut -d, -f12)
+	done
+}
+
+# weak_part RATE: W in WEAK workers on W x ROWS rows, to the single node's
+# loss on those rows ("weak"), and for the epochs one worker needed on ROWS
+# rows ("weak_epochs": the same work per worker; its losses are the
+# cluster's and the single node's after those epochs)
+weak_part() {
+	for w in $WEAK; do
+		[ "$w" -le "$M" ] || continue
+		n=$((ROWS * w))
+		eval "t=\$tgt_$n"
+		f=$(train $n)
+		row weak "$1" "$n" "$w" "$SYNC" "$STALENESS" 0 \
+			"weak-$1-w$w" "$t" "$REPEAT" "$w" "$f" "$SYNC" "$STALENESS" 0
+		e=${r1:--}
+		[ "$e" = - ] && e=$EPOCHS
+		secs=$(median cluster "$w" "$f" "$SYNC" "$STALENESS" 0 "$e" \
+			"$O/weak-$1-w$w-e$e.json")
+		echo "weak_epochs,$1,$n,$w,$THREADS,$SYNC,$STALENESS,0,-,$(loss_at "$e" \
+			"$O/weak-$1-w$w.json"),$(loss_at "$e" "$O/single-$n.json"),$e,$secs,,,,,,,"
+	done
+}
+
+# stale_part RATE: 4 workers (at most M), STALE_SYNC rows per clock, evenly
+# fast at STALENESS, then the last one a straggler at each s of SWEEP
+stale_part() {
+	w=$((M < 4 ? M : 4))
+	row stale "$1" "$ROWS" "$w" "$STALE_SYNC" "$STALENESS" 0 "stale-$1-even" \
+		"$tgt1" "$REPEAT_STALE" "$w" "$f1" "$STALE_SYNC" "$STALENESS" 0
+	for s in $SWEEP; do
+		row stale "$1" "$ROWS" "$w" "$STALE_SYNC" "$s" 1 "stale-$1-s$s" \
+			"$tgt1" "$REPEAT_STALE" "$w" "$f1" "$STALE_SYNC" "$s" 1
+	done
+}
+
+has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
+
+net_up || { echo "shaped.sh: cannot build the namespaces and veth links" >&2; exit 77; }
+shape "${RATES%% *}" || { echo "shaped.sh: tc cannot shape veth with tbf" >&2; exit 77; }
+machines "$M"
+echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; strong1: $M1 machines x $((CORES / M1)) cores; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel, no added latency"); MTU $MTU" >&2
+echo "part,rate,rows,workers,threads,sync_every,staleness,straggler,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
+
+f1=$(train "$ROWS")
+target "$f1" "$ROWS"
+tgt1=$tgt
+if has weak; then
+	for w in $WEAK; do
+		target "$(train $((ROWS * w)))" $((ROWS * w))
+		eval "tgt_$((ROWS * w))=\$tgt"
+	done
+fi
+
+for rate in $RATES; do
+	shape "$rate" || exit 1
+	machines "$M0"
+	r1=""
+	has strong && strong_part strong "$rate" "$STRONG"
+	has weak && weak_part "$rate"
+	if has stale; then
+		case " $STALE_RATES " in *" $rate "*) stale_part "$rate" ;; esac
+	fi
+	if has strong1 && [ "$M1" -gt 0 ]; then
+		t0s=$THREADS0
+		THREADS0=1
+		machines "$M1"
+		strong_part strong1 "$rate" "$STRONG1"
+		THREADS0=$t0s
+	fi
+	tc_stats "$rate"
+done

@@ -1,0 +1,182 @@
+#!/usr/bin/env python3
+"""shaped_report.py - tables (markdown on stdout) and SVG plots of a
+bench/net/shaped.sh run: strong scaling (time to the single-node loss,
+speedup over one worker on the same links), weak scaling (against one
+worker on 1x) and the staleness sweep with a straggler.
+
+    bench/net/shaped_report.py SHAPED.csv [OUTDIR]   (plots: OUTDIR/shaped-*.svg)
+
+No plotting library: the two plots are plain SVG written here.
+"""
+import csv
+import os
+import sys
+
+
+def num(s):
+    try:
+        return float(s)
+    except (TypeError, ValueError):
+        return None
+
+
+def fmt(x, d=2):
+    return "-" if x is None else "%.*f" % (d, x)
+
+
+def table(header, rows):
+    out = ["| " + " | ".join(header) + " |",
+           "|" + "|".join("---" if i == 0 else "---:" for i in range(len(header))) + "|"]
+    out += ["| " + " | ".join(r) + " |" for r in rows]
+    return "\n".join(out) + "\n"
+
+
+def one_worker(rows, part, rate):
+    for r in rows:
+        if r["part"] == part and r["rate"] == rate and r["workers"] == "1":
+            return num(r["to_target_s"])
+    return None
+
+
+def strong_table(rows, part):
+    out = []
+    for r in rows:
+        if r["part"] != part:
+            continue
+        base = one_worker(rows, part, r["rate"])
+        t = num(r["to_target_s"])
+        out.append([r["rate"], r["workers"], r["threads"], r["epoch_reached"],
+                    fmt(t), fmt(base / t if base and t else None),
+                    r["final_test_loss"], fmt(num(r["pull_s"])),
+                    fmt(num(r["sweep_s"])), fmt(num(r["push_s"]))])
+    return table(["rate", "workers", "threads", "reached at", "to target s",
+                  "speedup", "final loss", "pull wait s", "sweep s", "push s"], out)
+
+
+def weak_table(rows):
+    out = []
+    for r in rows:
+        if r["part"] not in ("weak", "weak_epochs"):
+            continue
+        base = one_worker(rows, "strong", r["rate"])
+        t = num(r["to_target_s"])
+        what = ("to the single node's loss on these rows" if r["part"] == "weak"
+                else "%s epochs, the 1-worker run's" % r["epoch_reached"])
+        out.append([r["rate"], r["rows"], r["workers"], what, r["epoch_reached"],
+                    r["final_test_loss"], r["target_loss"], fmt(t), fmt(base),
+                    fmt(t / base if base and t else None)])
+    return table(["rate", "rows", "workers", "measured", "epochs", "loss",
+                  "single-node loss", "time s", "1 worker on 1x s", "ratio"], out)
+
+
+def stale_table(rows):
+    out = []
+    for r in rows:
+        if r["part"] != "stale":
+            continue
+        out.append([r["rate"], r["staleness"], "yes" if r["straggler"] == "1" else "no",
+                    r["epoch_reached"], fmt(num(r["to_target_s"])), fmt(num(r["wall_s"])),
+                    r["final_test_loss"], fmt(num(r["pull_s"]))])
+    return table(["rate", "staleness", "straggler", "reached at", "to target s",
+                  "5-epoch wall s", "final loss", "worker 0 pull wait s"], out)
+
+
+COLORS = ["#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"]
+
+
+def svg_lines(path, title, xlabel, ylabel, series, xs_ticks, ideal=None):
+    """series: [(label, [(x, y), ...])]; a line chart with a legend."""
+    W, H, L, R, T, B = 640, 400, 60, 170, 40, 50
+    pts = [p for _, s in series for p in s if p[1] is not None]
+    if not pts:
+        return
+    xmax = max(xs_ticks)
+    ymax = max([p[1] for p in pts] + ([xmax] if ideal else [])) * 1.1
+    sx = lambda x: L + (x - min(xs_ticks)) / float(xmax - min(xs_ticks) or 1) * (W - L - R)
+    sy = lambda y: H - B - y / ymax * (H - T - B)
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'font-family="sans-serif" font-size="12">' % (W, H),
+         '<rect width="100%" height="100%" fill="white"/>',
+         '<text x="%d" y="22" font-size="14">%s</text>' % (L, title),
+         '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (L, H - B, W - R, H - B),
+         '<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="black"/>' % (L, T, L, H - B),
+         '<text x="%d" y="%d" text-anchor="middle">%s</text>' % ((L + W - R) / 2, H - 12, xlabel),
+         '<text x="15" y="%d" transform="rotate(-90 15 %d)" text-anchor="middle">%s</text>'
+         % ((T + H - B) / 2, (T + H - B) / 2, ylabel)]
+    for x in xs_ticks:
+        o.append('<text x="%.1f" y="%d" text-anchor="middle">%g</text>' % (sx(x), H - B + 16, x))
+    for i in range(5):
+        y = ymax * i / 4
+        o.append('<text x="%d" y="%.1f" text-anchor="end">%.2g</text>' % (L - 5, sy(y) + 4, y))
+        o.append('<line x1="%d" y1="%.1f" x2="%d" y2="%.1f" stroke="#ddd"/>' % (L, sy(y), W - R, sy(y)))
+    if ideal:
+        o.append('<polyline fill="none" stroke="#999" stroke-dasharray="4" points="%s"/>'
+                 % " ".join("%.1f,%.1f" % (sx(x), sy(x)) for x in xs_ticks))
+        series = series + [("ideal", [])]
+    for k, (label, s) in enumerate(series):
+        c = "#999" if label == "ideal" else COLORS[k % len(COLORS)]
+        s = [p for p in s if p[1] is not None]
+        if s:
+            o.append('<polyline fill="none" stroke="%s" stroke-width="2" points="%s"/>'
+                     % (c, " ".join("%.1f,%.1f" % (sx(x), sy(y)) for x, y in s)))
+            o += ['<circle cx="%.1f" cy="%.1f" r="3" fill="%s"/>' % (sx(x), sy(y), c) for x, y in s]
+        y = T + 10 + 18 * k
+        o.append('<line x1="%d" y1="%d" x2="%d" y2="%d" stroke="%s" stroke-width="2"/>'
+                 % (W - R + 10, y, W - R + 30, y, c))
+        o.append('<text x="%d" y="%d">%s</text>' % (W - R + 35, y + 4, label))
+    o.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(o) + "\n")
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit("usage: shaped_report.py SHAPED.csv [OUTDIR]")
+    with open(sys.argv[1]) as f:
+        rows = [r for r in csv.DictReader(l for l in f if not l.startswith("#"))]
+    out = sys.argv[2] if len(sys.argv) > 2 else None
+    for r in rows:
+        if r["part"] == "single":
+            print("Single node, %s rows: final test loss %s (the target), reached at epoch %s, "
+                  "%s s to it.\n" % (r["rows"], r["target_loss"], r["epoch_reached"],
+                                     fmt(num(r["to_target_s"]))))
+    for part, name in (("strong", "Strong scaling"), ("strong1", "Strong scaling, one thread per worker")):
+        if any(r["part"] == part for r in rows):
+            print("### %s\n\n%s" % (name, strong_table(rows, part)))
+    if any(r["part"].startswith("weak") for r in rows):
+        print("### Weak scaling\n\n" + weak_table(rows))
+    if any(r["part"] == "stale" for r in rows):
+        print("### Staleness sweep, last worker a straggler\n\n" + stale_table(rows))
+    if not out:
+        return
+    os.makedirs(out, exist_ok=True)
+    series, ticks = [], set()
+    for part in ("strong", "strong1"):
+        for rate in sorted({r["rate"] for r in rows if r["part"] == part}):
+            base = one_worker(rows, part, rate)
+            s = []
+            for r in rows:
+                if r["part"] == part and r["rate"] == rate:
+                    t = num(r["to_target_s"])
+                    w = int(r["workers"])
+                    ticks.add(w)
+                    s.append((w, base / t if base and t else None))
+            th = next(r["threads"] for r in rows if r["part"] == part)
+            series.append(("%s, %s thr" % (rate, th), s))
+    if series:
+        svg_lines(os.path.join(out, "shaped-strong.svg"),
+                  "Speedup to the single-node loss over 1 worker, same links",
+                  "workers", "speedup", series, sorted(ticks), ideal=True)
+    st = [r for r in rows if r["part"] == "stale" and r["straggler"] == "1"]
+    if st:
+        xs = list(range(len(st)))
+        svg_lines(os.path.join(out, "shaped-stale.svg"),
+                  "Staleness sweep, one straggler (x: s = %s)" % ", ".join(r["staleness"] for r in st),
+                  "staleness bound (index)", "seconds",
+                  [("to target", [(i, num(r["to_target_s"])) for i, r in zip(xs, st)]),
+                   ("worker 0 pull wait", [(i, num(r["pull_s"])) for i, r in zip(xs, st)])],
+                  xs)
+
+
+if __name__ == "__main__":
+    main()
