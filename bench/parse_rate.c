@@ -1,13 +1,16 @@
 /* parse_rate.c - how fast boar_dataset_load parses a text file, and a
  * fingerprint of what it parsed.
  *
- * usage: parse_rate FILE [THREADS [REPEATS [HASH_BITS]]]
- * Loads FILE (no cache) REPEATS times on THREADS threads (0: all cores)
+ * usage: parse_rate FILE [THREADS [REPEATS [HASH_BITS [FORMAT [LABEL]]]]]
+ * Loads FILE (no cache; FORMAT libsvm, vw, csv or ratings, else
+ * detected; LABEL a CSV file's label column) REPEATS times on THREADS
+ * threads (0: all cores)
  * and prints the best and median wall seconds, the best MB/s of text,
  * the least CPU seconds (all threads) of a load, and
  * an FNV-1a fingerprint of every row (label, ids and values as bit
- * patterns, or every rating), so that two builds can be checked to parse
- * the same file to the same bits. With PARSE_RATE_MEMORY=1 in the
+ * patterns, and the instance weights when there are any; or every
+ * rating's user, item and value), so that two builds can be checked to
+ * parse the same file to the same bits. With PARSE_RATE_MEMORY=1 in the
  * environment the file is read into memory once and the text parsed
  * with boar_dataset_parse_text (one thread): the parser's own loop,
  * without the file reading. Built with -DBOAR_API_7A340CE it links
@@ -22,6 +25,9 @@
 #include <time.h>
 
 #include "boar.h"
+#ifndef BOAR_API_7A340CE
+#include "data/dataset.h" /* the ratings and weights, for the fingerprint */
+#endif
 
 #define MAX_REPEATS 64
 
@@ -56,10 +62,21 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 	return h;
 }
 
-/* Every row's label, length, ids and value bits, in order. */
+/* Every row's label, length, ids and value bits, in order (then the
+ * weights, if any); or every rating's user, item and value. */
 static uint64_t fingerprint(const boar_dataset *d)
 {
 	uint64_t h = 0xcbf29ce484222325ULL, n = boar_dataset_rows(d);
+#ifndef BOAR_API_7A340CE
+	if (d->task == BOAR_TASK_MF) {
+		for (uint64_t r = 0; r < n; r++) {
+			h = fnv(h, &d->user[r], 4);
+			h = fnv(h, &d->item[r], 4);
+			h = fnv(h, &d->label[r], 4);
+		}
+		return h;
+	}
+#endif
 	for (uint64_t r = 0; r < n; r++) {
 		const uint32_t *idx;
 		const float *val;
@@ -76,6 +93,10 @@ static uint64_t fingerprint(const boar_dataset *d)
 		h = fnv(h, idx, (size_t)k * 4);
 		h = fnv(h, val, (size_t)k * 4);
 	}
+#ifndef BOAR_API_7A340CE
+	if (d->weight)
+		h = fnv(h, d->weight, n * 4);
+#endif
 	return h;
 }
 
@@ -83,7 +104,7 @@ int main(int argc, char **argv)
 {
 	if (argc < 2) {
 		fprintf(stderr,
-			"usage: parse_rate FILE [THREADS [REPEATS [HASH_BITS]]]\n");
+			"usage: parse_rate FILE [THREADS [REPEATS [HASH_BITS [FORMAT [LABEL]]]]]\n");
 		return 2;
 	}
 	int threads = argc > 2 ? atoi(argv[2]) : 0;
@@ -94,6 +115,17 @@ int main(int argc, char **argv)
 	boar_load_options_default(&lo);
 	lo.threads = threads;
 	lo.hash_bits = argc > 4 ? atoi(argv[4]) : 0;
+	if (argc > 5) {
+		lo.format = boar_format_from_name(argv[5]);
+		if (lo.format < 0) {
+			fprintf(stderr, "parse_rate: unknown format %s\n", argv[5]);
+			return 2;
+		}
+		if (lo.format == BOAR_FORMAT_RATINGS)
+			lo.task = BOAR_TASK_MF;
+	}
+	if (argc > 6)
+		lo.csv_label = argv[6];
 	struct stat st;
 	if (stat(argv[1], &st) < 0) {
 		perror(argv[1]);

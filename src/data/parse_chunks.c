@@ -51,39 +51,54 @@ int parse_threads(int requested)
 	return n > 0 ? (n < 1024 ? n : 1024) : 1;
 }
 
-size_t split_lines(const char *buf, size_t len, size_t max_pieces,
-		   size_t min_piece, size_t *starts)
+long split_at_lines(uint64_t beg, uint64_t end, size_t max_pieces,
+		    size_t min_piece, line_start_fn next_start, void *ctx,
+		    uint64_t *starts)
 {
+	uint64_t len = end - beg;
 	if (len == 0)
 		return 0;
 	if (max_pieces < 1)
 		max_pieces = 1;
 	if (min_piece < 1)
 		min_piece = 1;
-	size_t want = len / min_piece;
-	if (want < max_pieces)
-		max_pieces = want ? want : 1;
-	size_t n = 0, pos = 0;
-	starts[0] = 0;
-	while (pos < len && n + 1 < max_pieces) {
-		size_t target = (size_t)((unsigned __int128)len * (n + 1) /
-					 max_pieces);
+	if (len / min_piece < max_pieces)
+		max_pieces = len / min_piece ? (size_t)(len / min_piece) : 1;
+	size_t n = 0;
+	uint64_t pos = beg;
+	starts[0] = beg;
+	while (n + 1 < max_pieces) {
+		/* The piece ends after the first '\n' at or after its share's
+		 * last byte, so a line that straddles the share stays whole. */
+		uint64_t target = beg + (uint64_t)((unsigned __int128)len *
+						   (n + 1) / max_pieces);
 		if (target <= pos)
 			target = pos + 1;
-		if (target >= len)
+		if (target >= end)
 			break;
-		/* The piece ends after the first '\n' at or after target - 1,
-		 * so a line that straddles target stays whole. */
-		const char *nl = memchr(buf + target - 1, '\n',
-					len - (target - 1));
-		if (!nl)
+		int64_t next = next_start(ctx, target - 1, end);
+		if (next < 0)
+			return (long)next;
+		if ((uint64_t)next >= end)
 			break;
-		size_t next = (size_t)(nl - buf) + 1;
-		if (next >= len)
-			break;
-		starts[++n] = next;
-		pos = next;
+		starts[++n] = (uint64_t)next;
+		pos = (uint64_t)next;
 	}
-	starts[++n] = len;
-	return n;
+	starts[++n] = end;
+	return (long)n;
+}
+
+/* The offset just after the first '\n' at or after `at` in a block of
+ * text, or end when there is none. */
+static int64_t text_line_start(void *buf, uint64_t at, uint64_t end)
+{
+	const char *nl = memchr((const char *)buf + at, '\n', end - at);
+	return nl ? (int64_t)(nl - (const char *)buf) + 1 : (int64_t)end;
+}
+
+size_t split_lines(const char *buf, size_t len, size_t max_pieces,
+		   size_t min_piece, uint64_t *starts)
+{
+	return (size_t)split_at_lines(0, len, max_pieces, min_piece,
+				      text_line_start, (void *)buf, starts);
 }

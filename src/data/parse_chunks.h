@@ -1,6 +1,6 @@
-/* parse_chunks.h - reading a text file in blocks of whole lines (or, for
- * LIBSVM, in per-thread windows) and cutting it into per-thread pieces at
- * line boundaries (library-internal).
+/* parse_chunks.h - reading a text file in blocks of whole lines (or, a
+ * regular file, in per-thread windows) and cutting it into per-thread
+ * pieces at line boundaries (library-internal).
  *
  * A data file is read, never mapped: with read(2)/pread(2) a file that is
  * truncated or rewritten while it is parsed gives short reads, which are
@@ -90,7 +90,7 @@ int text_file_unchanged(int fd, const char *path, const struct src_id *id,
 
 /* ------------------------------------------- a regular file in windows
  *
- * The LIBSVM parser reads a regular file without holding its text: each
+ * The parsers read a regular file without holding its text: each
  * thread preads whole lines of its own byte range into a small buffer
  * that it reuses, so the text costs no fresh pages (which the kernel
  * would zero, then fill) and stays in the core's cache while it is
@@ -137,12 +137,22 @@ void boar_advise_huge(void *p, size_t n);
  * slice), or -errno. */
 ssize_t boar_pread_all(int fd, void *buf, size_t n, uint64_t at, int threads);
 
-/* Cuts [buf, buf+len) into at most max_pieces pieces of roughly equal size
- * at line starts, none smaller than min_piece bytes (except when the text
- * is). starts[0] = 0, starts[n] = len; returns n >= 1 (0 only for len 0).
- * starts must hold max_pieces + 1 entries. */
+/* Where the next line starts at or after byte `at` (just after a '\n'),
+ * end when no '\n' comes before it, or -errno. */
+typedef int64_t (*line_start_fn)(void *ctx, uint64_t at, uint64_t end);
+
+/* Cuts bytes [beg, end) into at most max_pieces pieces of roughly equal
+ * size at line starts (found by next_start), none smaller than min_piece
+ * bytes (except when the text is). starts[0] = beg, starts[n] = end;
+ * starts must hold max_pieces + 1 entries.
+ * @return n >= 1 (0 only for an empty range), or next_start's -errno. */
+long split_at_lines(uint64_t beg, uint64_t end, size_t max_pieces,
+		    size_t min_piece, line_start_fn next_start, void *ctx,
+		    uint64_t *starts);
+
+/* split_at_lines over a block of text [buf, buf+len) (offsets from buf). */
 size_t split_lines(const char *buf, size_t len, size_t max_pieces,
-		   size_t min_piece, size_t *starts);
+		   size_t min_piece, uint64_t *starts);
 
 /* Counts the newlines and the ':' bytes of [p, end) (bounds on rows and
  * LIBSVM features for the parsers' first pass). */

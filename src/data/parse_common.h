@@ -41,6 +41,17 @@ static inline const char *pc_skip_space(const char *p, const char *end)
 	return p;
 }
 
+/* Takes the next line of [*p, end): returns its start and sets *eol to
+ * its end (its '\n', or end); *p moves past it. */
+static inline const char *pc_take_line(const char **p, const char *end,
+				       const char **eol)
+{
+	const char *b = *p, *e = memchr(b, '\n', (size_t)(end - b));
+	*eol = e ? e : end;
+	*p = *eol + 1;
+	return b;
+}
+
 /* Whether the line [p, eol) is blank or a '#' comment (ratings and
  * LIBSVM files may open with them before a header or the data). */
 static inline int pc_blank_or_comment(const char *p, const char *eol)
@@ -354,22 +365,34 @@ struct parse_file {
 	int fd;
 	const struct src_id *id; /* at open: checked again at the end */
 	uint64_t beg, end;  /* the text's bytes (after a byte order mark) */
+	const char *head;   /* its first whole lines (at least one), from */
+	size_t head_len;    /* beg: where CSV and ratings find a header */
 	size_t window;      /* bytes a thread reads at a time */
 	size_t min_piece;   /* the smallest share of a thread */
 	int threads;
 	int hash_bits;
 	uint64_t max_memory; /* the dataset's limit (boar_memory_check) */
-	const boar_load_options *opt; /* progress */
+	const boar_load_options *opt; /* progress, and the formats' options */
 };
 
-/* LIBSVM from a file in windows: a counting pass and a parsing pass,
+/* A format from a file in windows: a counting pass and a parsing pass,
  * each thread reading its pieces through a window of its own, straight
- * into the dataset's arrays; the same dataset as boar_parse_libsvm on
- * the whole text. *lines: the file's lines.
- * @return 0 or a BOAR_E* code with err naming the file (and line). */
+ * into the dataset's arrays; the same dataset as the block parser on the
+ * whole text (a CSV file's auto columns are settled over all of it).
+ * *lines: the file's lines.
+ * @return 0, a BOAR_E* code with err naming the file (and line), or 1
+ *         (ratings only) when the head holds only comments: the block
+ *         reader then looks further for a header. */
 int boar_parse_libsvm_file(const struct parse_file *f,
 			   struct boar_dataset **out, uint64_t *lines,
 			   boar_error *err);
+int boar_parse_vw_file(const struct parse_file *f, struct boar_dataset **out,
+		       uint64_t *lines, boar_error *err);
+int boar_parse_csv_file(const struct parse_file *f, struct boar_dataset **out,
+			uint64_t *lines, boar_error *err);
+int boar_parse_ratings_file(const struct parse_file *f,
+			    struct boar_dataset **out, uint64_t *lines,
+			    boar_error *err);
 
 /* boar_parse_<name>() of the format's line in boar.h's BOAR_FORMAT_MAP. */
 int boar_parse_format(int format, const struct parse_input *in,
@@ -394,8 +417,9 @@ int boar_parse_file_names(const char *path, const boar_load_options *o,
 			  boar_error *err);
 
 /* The windowed reader alone (tests make windows and pieces tiny): 1 when
- * the file is not for it (not a plain regular file of LIBSVM text), else
- * as boar_parse_file. */
+ * the file is not for it (not a plain regular file of text with data on
+ * its first line, that line within the detection window), else as
+ * boar_parse_file. */
 int boar_parse_file_windows(const char *path, const boar_load_options *o,
 			    int threads, size_t window, size_t min_piece,
 			    int *format, struct src_id *id, int *regular,

@@ -34,13 +34,16 @@
  * and a later block that disagrees is an error naming the line (list the
  * column as categorical), never a column that changes kind halfway.
  *
- * Two threaded passes over line-aligned pieces of a block. The first
- * checks every line (field count, quotes, the label, numbers in numeric
- * columns), marks auto columns that hold a value that is not a number,
- * and counts each piece's rows and non-zeros exactly; the second fills the
- * arrays, allocated once. Every error is found by the first pass, in file
- * order. Both passes take a line's fields with the same function, so they
- * cannot disagree on which lines are rows.
+ * A regular file is read in windows (parse_rows.h) as one block: the
+ * layout comes from its first lines, and its auto columns are settled
+ * over the whole file.
+ *
+ * The two passes of parse_rows.h's driver: the first checks every line
+ * (field count, quotes, the label, numbers in numeric columns), marks
+ * auto columns that hold a value that is not a number, and counts each
+ * piece's rows and non-zeros exactly; the second fills the arrays. Every
+ * error is found by the first pass, in file order. The header line is
+ * left out of the pieces, so every non-blank line of them is a row.
  */
 #include <math.h>
 #include <omp.h>
@@ -160,17 +163,6 @@ static inline int field_number(const char *b, const char *e, float *v)
 	return t == e && isfinite(*v);
 }
 
-/* Where the fields of a line start, or NULL when the line is no row (the
- * header, a blank line). Both passes ask this, so they count the same
- * rows. */
-static const char *row_start(const struct csv_setup *cs, const char *s,
-			     const char *eol)
-{
-	if (s == cs->hdr || pc_skip_space(s, eol) == eol)
-		return NULL;
-	return s;
-}
-
 /* Checks a numeric field (missing is fine); 0 or the error recorded. */
 static int check_number(struct row_piece *c, const struct csv_setup *cs,
 			uint64_t line, uint32_t j, const char *fb,
@@ -191,22 +183,28 @@ static int check_number(struct row_piece *c, const struct csv_setup *cs,
 	return -1;
 }
 
-/* Pass 1 on a piece: check every line, flag auto columns with a value
- * that is not a number, count rows and (a bound on) non-zeros. */
-static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
+/* What the passes over the pieces share. */
+struct csv_parse {
+	struct csv_setup *cs;
+	uint32_t mask;                 /* slots: the low hash bits */
+	const struct name_sink *names; /* NULL, or every feature's name */
+};
+
+/* Pass 1 on whole lines [p, end) of a piece: check every line, flag auto
+ * columns with a value that is not a number, count rows and (a bound on)
+ * non-zeros. */
+static void scan_lines(struct row_piece *c, const char *p, const char *end,
+		       const void *ctx)
 {
-	const char *p = c->beg, *end = c->end;
-	uint64_t line = 0, rows = 0, nnz = 0;
+	const struct csv_setup *cs = ((const struct csv_parse *)ctx)->cs;
+	unsigned char *flags = c->aux;
+	uint64_t line = c->lines, rows = 0, nnz = 0;
 	char q[64];
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *s = pc_take_line(&p, end, &eol);
 		line++;
-		const char *s = row_start(cs, p, eol);
-		p = eol + 1;
-		if (!s)
-			continue;
+		if (pc_skip_space(s, eol) == eol)
+			continue; /* blank */
 		uint32_t j = 0;
 		int more = 1;
 		while (more) {
@@ -245,9 +243,9 @@ static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 					goto stop;
 				break;
 			case COL_AUTO:
-				if (!c->flags[j] && !is_missing(fb, fe) &&
+				if (!flags[j] && !is_missing(fb, fe) &&
 				    !field_number(fb, fe, &v))
-					c->flags[j] = 1;
+					flags[j] = 1;
 				break;
 			}
 			/* a bound: every non-empty feature field */
@@ -265,8 +263,8 @@ static void scan_piece(struct row_piece *c, const struct csv_setup *cs)
 	}
 stop:
 	c->lines = line;
-	c->rows_ub = rows;
-	c->nnz_ub = nnz;
+	c->rows_ub += rows;
+	c->nnz_ub += nnz;
 }
 
 /* Column j's feature by name to the sink: "column" for a numeric one,
@@ -287,33 +285,32 @@ static int emit_name(const struct name_sink *names,
 	return names->emit(names->ctx, slot, buf, (size_t)n) ? -1 : 0;
 }
 
-/* Pass 2 on a piece that scanned clean: fill its region (and, with a
- * sink, name each feature). */
-static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
-		       uint32_t mask, const struct row_out *o,
-		       const struct name_sink *names)
+/* Pass 2 on whole lines [p, end) of a piece that scanned clean: fill its
+ * region (and, with a sink, name each feature). */
+static void fill_lines(struct row_piece *c, const struct row_out *o,
+		       const char *p, const char *end, const void *ctx)
 {
-	const char *p = c->beg, *end = c->end;
-	uint64_t line = 0;
-	size_t rows = 0, nnz = 0;
+	const struct csv_parse *cp = ctx;
+	const struct csv_setup *cs = cp->cs;
+	const struct name_sink *names = cp->names;
+	uint32_t mask = cp->mask;
+	uint64_t line = c->lines;
+	size_t rows = c->rows, nnz = c->nnz;
 	uint32_t *idx = o->idx + c->nbase;
-	float *val = o->val + c->nbase, *label = o->label + c->rbase;
-	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	float *val = o->val + c->nbase;
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *s = pc_take_line(&p, end, &eol);
 		line++;
-		const char *s = row_start(cs, p, eol);
-		p = eol + 1;
-		if (!s)
-			continue;
+		if (pc_skip_space(s, eol) == eol)
+			continue; /* blank */
 		size_t row_start_nnz = nnz;
 		float y = 0;
 		int more = 1;
 		for (uint32_t j = 0; more; j++) {
 			const char *fb = NULL, *fe = NULL, *bad;
 			s = next_field(s, eol, cs->sep, &fb, &fe, &more, &bad);
+			if (!s || j >= cs->ncols) /* the scan passed it */
+				goto changed;
 			if (fb == fe)
 				continue;
 			float v = 1.0f;
@@ -329,6 +326,8 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 				if (cs->log)
 					v = v >= 0 ? log1pf(v) : -log1pf(-v);
 				if (v != 0.0f) {
+					if (nnz == c->nnz_ub)
+						goto changed;
 					idx[nnz] = cs->seed[j] & mask;
 					val[nnz++] = v;
 					if (names && emit_name(names, cs, j,
@@ -338,6 +337,8 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 				}
 				break;
 			case COL_CAT:
+				if (nnz == c->nnz_ub)
+					goto changed;
 				idx[nnz] = boar_murmur3_32(fb, (size_t)(fe - fb),
 							   cs->seed[j]) &
 					   mask;
@@ -348,20 +349,18 @@ static void fill_piece(struct row_piece *c, const struct csv_setup *cs,
 				break;
 			}
 		}
-		size_t m = row_sort_merge(c, line, idx + row_start_nnz,
-					  val + row_start_nnz,
-					  nnz - row_start_nnz);
-		if (m == (size_t)-1)
+		if (row_end(c, o, line, 1, row_start_nnz, &nnz, rows, y, 1.0f))
 			break;
-		nnz = row_start_nnz + m;
-		label[rows++] = y;
-		rend[rows - 1] = nnz;
+		rows++;
 	}
-	if (0) {
+	goto done;
+changed: /* the file is not what the scan read */
+	row_piece_changed(c);
+	goto done;
 sink_full:
-		row_piece_fail(c, BOAR_ENOMEM, line, "out of memory keeping "
-			       "feature names");
-	}
+	row_piece_fail(c, BOAR_ENOMEM, line, "out of memory keeping feature names");
+done:
+	c->lines = line;
 	c->rows = rows;
 	c->nnz = nnz;
 }
@@ -634,19 +633,28 @@ static int setup(const struct parse_input *in, struct csv_setup *cs,
 	return ret;
 }
 
-/* After the first block: auto columns become numeric or categorical for
- * good, from what the block's pieces flagged. */
-static void settle_kinds(struct csv_setup *cs, const struct row_piece *pc,
-			 size_t n)
+/* After the counting pass of the first block: auto columns become
+ * numeric or categorical for good, from what its pieces flagged. */
+static int settle_kinds(struct row_piece *pc, size_t n, const void *ctx,
+			const char *path, uint64_t line_base, boar_error *err)
 {
+	struct csv_setup *cs = ((const struct csv_parse *)ctx)->cs;
 	for (uint32_t j = 0; j < cs->ncols; j++) {
 		if (cs->kind[j] != COL_AUTO)
 			continue;
 		cs->kind[j] = COL_AUTO_NUM;
 		for (size_t k = 0; k < n; k++)
-			if (pc[k].flags[j])
+			if (((unsigned char *)pc[k].aux)[j])
 				cs->kind[j] = COL_CAT;
 	}
+	return 0;
+}
+
+/* Each piece's column flags for the counting pass. */
+static int flags_init(struct row_piece *c, const void *ctx)
+{
+	c->aux = calloc(((const struct csv_parse *)ctx)->cs->ncols, 1);
+	return c->aux ? 0 : -1;
 }
 
 /* The columns of a kind (one of two) as a list the options take: header
@@ -683,72 +691,107 @@ static char *kind_list(const struct csv_setup *cs, const char *hdr,
 	return out;
 }
 
+/* The header (if any) of a block that starts the file, text [buf, end):
+ * the bytes and lines the pieces leave out (the lines before it are
+ * blank), and its end for kind_list. */
+static void header_span(const struct csv_setup *cs, const char *buf,
+			const char *end, size_t *skip, uint64_t *skip_lines,
+			const char **hdr_eol)
+{
+	*skip = 0;
+	*skip_lines = 0;
+	*hdr_eol = NULL;
+	if (!cs->hdr)
+		return;
+	const char *eol = memchr(cs->hdr, '\n', (size_t)(end - cs->hdr));
+	*hdr_eol = eol ? eol : end;
+	*skip = eol ? (size_t)(eol + 1 - buf) : (size_t)(end - buf);
+	count_lines(buf, buf + *skip, skip_lines, &(uint64_t){ 0 });
+	*skip_lines += !eol;
+}
+
+/* The parse of rows with layout cs, hashed into 2^hash_bits slots (18
+ * when 0). */
+static struct row_format csv_format(struct csv_parse *cp, struct csv_setup *cs,
+				    int hash_bits,
+				    const struct name_sink *names)
+{
+	int bits = hash_bits ? hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
+	*cp = (struct csv_parse){ cs, (uint32_t)((1ULL << bits) - 1), names };
+	return (struct row_format){
+		.task = BOAR_TASK_LINEAR,
+		.hash_bits = bits,
+		.slot_ids = 1,
+		.serial = names != NULL,
+		.ctx = cp,
+		.count = scan_lines,
+		.parse = fill_lines,
+		.aux_init = flags_init,
+		.counted = settle_kinds,
+	};
+}
+
+/* The rows, with layout cs, of the block `in`, or (pf not NULL) of the
+ * file whose head `in` holds. */
+static int csv_rows(struct csv_setup *cs, const struct parse_input *in,
+		    const struct parse_file *pf, struct boar_dataset **out,
+		    uint64_t *lines, boar_error *err)
+{
+	size_t skip;
+	uint64_t skip_lines;
+	const char *hdr_eol;
+	header_span(cs, in->buf, in->buf + in->len, &skip, &skip_lines,
+		    &hdr_eol);
+	struct csv_parse cp;
+	struct row_format f = csv_format(&cp, cs, in->hash_bits, in->names);
+	struct parse_file rest = pf ? *pf : (struct parse_file){ 0 };
+	rest.beg += skip;
+	int ret = pf ? row_parse_file(&rest, skip_lines, &f, out, lines, err)
+		     : row_parse_text(in, skip, skip_lines, &f, out, err);
+	if (!ret) /* what the dataset keeps of the layout */
+		(*out)->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
+	if (!ret && in->first_block) { /* the kinds the file settled on */
+		(*out)->csv_kinds[0] = kind_list(cs, cs->hdr, hdr_eol, COL_CAT,
+						 COL_CAT);
+		(*out)->csv_kinds[1] = kind_list(cs, cs->hdr, hdr_eol, COL_NUM,
+						 COL_AUTO_NUM);
+	}
+	cs->hdr = NULL; /* later blocks reuse the buffer: no header there */
+	return ret;
+}
+
 int boar_parse_csv(const struct parse_input *in, struct boar_dataset **out,
 		   boar_error *err)
 {
-	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
-	uint32_t mask = (uint32_t)((1ULL << bits) - 1);
-	size_t max_pieces = (size_t)in->threads * 4;
-	size_t starts[max_pieces + 1];
-	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
-	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
-	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
 	struct csv_setup *cs = *in->csv;
-	struct row_out o;
-	int ret = 0;
-	if (!pc || !d)
-		goto nomem;
 	if (!cs) {
 		if (!(cs = calloc(1, sizeof *cs)))
-			goto nomem;
+			return boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
+					      "out of memory");
 		*in->csv = cs; /* the caller frees it */
-		ret = setup(in, cs, err);
+		int ret = setup(in, cs, err);
 		if (ret)
-			goto out;
+			return ret;
 	}
-	for (size_t k = 0; k < n; k++) {
-		pc[k].beg = in->buf + starts[k];
-		pc[k].end = in->buf + starts[k + 1];
-		if (!(pc[k].flags = calloc(cs->ncols, 1)))
-			goto nomem;
-	}
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
-	for (size_t k = 0; k < n; k++)
-		scan_piece(&pc[k], cs);
-	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
-	if (ret)
-		goto out;
-	settle_kinds(cs, pc, n);
-	if (row_out_alloc(pc, n, 0, &o, d))
-		goto nomem;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
-	for (size_t k = 0; k < n; k++)
-		fill_piece(&pc[k], cs, mask, &o, in->names);
-	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
-	if (ret)
-		goto out;
-	if (in->lines)
-		*in->lines = row_pieces_lines(pc, n);
-	row_out_finish(pc, n, in->threads, bits, &o, d);
-	d->csv_label_col = cs->label == UINT32_MAX ? 0 : cs->label + 1;
-	if (in->first_block) { /* the kinds this file settled on */
-		const char *hdr = cs->hdr, *eol = NULL;
-		if (hdr && !(eol = memchr(hdr, '\n', (size_t)(in->buf + in->len - hdr))))
-			eol = in->buf + in->len;
-		d->csv_kinds[0] = kind_list(cs, hdr, eol, COL_CAT, COL_CAT);
-		d->csv_kinds[1] = kind_list(cs, hdr, eol, COL_NUM, COL_AUTO_NUM);
-	}
-	goto out;
-nomem:
-	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
-out:
-	row_pieces_free(pc, n);
-	if (cs)
-		cs->hdr = NULL; /* later blocks reuse the buffer: no header there */
-	if (ret < 0) {
-		boar_dataset_free(d);
-		return ret;
-	}
-	*out = d;
-	return 0;
+	return csv_rows(cs, in, NULL, out, NULL, err);
+}
+
+int boar_parse_csv_file(const struct parse_file *pf,
+			struct boar_dataset **out, uint64_t *lines,
+			boar_error *err)
+{
+	struct csv_setup *cs = calloc(1, sizeof *cs);
+	if (!cs)
+		return boar_fail_line(err, BOAR_ENOMEM, pf->path, 0,
+				      "out of memory");
+	struct parse_input head = {
+		.path = pf->path, .buf = pf->head, .len = pf->head_len,
+		.first_block = 1, .threads = 1, .hash_bits = pf->hash_bits,
+		.opt = pf->opt,
+	};
+	int ret = setup(&head, cs, err);
+	if (!ret)
+		ret = csv_rows(cs, &head, pf, out, lines, err);
+	boar_csv_setup_free(cs);
+	return ret;
 }

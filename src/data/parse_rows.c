@@ -1,6 +1,6 @@
-/* parse_rows.c - pieces, hashed-row sorting and closing up for the VW and
- * CSV parsers. See parse_rows.h. */
-#include <omp.h>
+/* parse_rows.c - a piece's errors and the sorting of hashed rows, for
+ * every text parser (the driver that runs them is parse_driver.c). See
+ * parse_rows.h. */
 #include <stdarg.h>
 #include <stdio.h>
 #include <math.h>
@@ -9,8 +9,6 @@
 
 #include "base/error.h"
 #include "parse_rows.h"
-
-#define WEIGHT_SLOT 5 /* dataset.h reserves owned[5] for the weights */
 
 void row_piece_fail(struct row_piece *c, int code, uint64_t line,
 		    const char *fmt, ...)
@@ -160,136 +158,4 @@ size_t boar_first_nonfinite(const float *vx, size_t n)
 		if (!isfinite(vx[k]))
 			return k;
 	return n;
-}
-
-int row_out_alloc(struct row_piece *pc, size_t n, int with_weight,
-		  struct row_out *o, struct boar_dataset *d)
-{
-	uint64_t rows_ub = 0, nnz_ub = 0;
-	for (size_t k = 0; k < n; k++) {
-		pc[k].rbase = rows_ub;
-		pc[k].nbase = nnz_ub;
-		rows_ub += pc[k].rows_ub;
-		nnz_ub += pc[k].nnz_ub;
-	}
-	memset(o, 0, sizeof *o);
-	o->row_ptr = malloc((rows_ub + 1) * sizeof *o->row_ptr);
-	o->label = malloc((rows_ub ? rows_ub : 1) * sizeof *o->label);
-	o->idx = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o->idx);
-	o->val = malloc((nnz_ub ? nnz_ub : 1) * sizeof *o->val);
-	if (with_weight)
-		o->weight = malloc((rows_ub ? rows_ub : 1) * sizeof *o->weight);
-	d->owned[0] = o->row_ptr;
-	d->owned[1] = o->idx;
-	d->owned[2] = o->val;
-	d->owned[3] = o->label;
-	d->owned[WEIGHT_SLOT] = o->weight;
-	if (!o->row_ptr || !o->label || !o->idx || !o->val ||
-	    (with_weight && !o->weight))
-		return BOAR_ENOMEM;
-	return 0;
-}
-
-/* realloc down to what was used; keeps the block if that fails. */
-static void *shrink(void *p, size_t bytes)
-{
-	void *q = realloc(p, bytes ? bytes : 1);
-	return q ? q : p;
-}
-
-void row_out_finish(struct row_piece *pc, size_t n, int threads,
-		    int hash_bits, struct row_out *o, struct boar_dataset *d)
-{
-	uint64_t R = 0, N = 0, rows_ub = 0, nnz_ub = 0;
-	int moves = 0, weighted = 0;
-	for (size_t k = 0; k < n; k++) {
-		moves |= R != pc[k].rbase || N != pc[k].nbase;
-		weighted |= pc[k].weighted;
-		R += pc[k].rows;
-		N += pc[k].nnz;
-		rows_ub += pc[k].rows_ub;
-		nnz_ub += pc[k].nnz_ub;
-	}
-	if (!moves) {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (n > 1)
-		for (size_t k = 0; k < n; k++) {
-			uint64_t *rp = o->row_ptr + pc[k].rbase + 1;
-			for (uint64_t r = 0; r < pc[k].rows; r++)
-				rp[r] += pc[k].nbase;
-		}
-	} else {
-		/* in file order, each region to a lower (or the same)
-		 * address: nothing is overwritten before it has moved */
-		R = N = 0;
-		for (size_t k = 0; k < n; k++) {
-			const struct row_piece *c = &pc[k];
-			memmove(o->label + R, o->label + c->rbase, c->rows * 4);
-			if (o->weight)
-				memmove(o->weight + R, o->weight + c->rbase,
-					c->rows * 4);
-			memmove(o->idx + N, o->idx + c->nbase, c->nnz * 4);
-			memmove(o->val + N, o->val + c->nbase, c->nnz * 4);
-			uint64_t *to = o->row_ptr + R + 1;
-			const uint64_t *from = o->row_ptr + c->rbase + 1;
-			for (uint64_t r = 0; r < c->rows; r++)
-				to[r] = from[r] + N;
-			R += c->rows;
-			N += c->nnz;
-		}
-	}
-	o->row_ptr[0] = 0;
-	if (N < nnz_ub) {
-		o->idx = shrink(o->idx, N * 4);
-		o->val = shrink(o->val, N * 4);
-	}
-	if (R < rows_ub) {
-		o->label = shrink(o->label, R * 4);
-		o->row_ptr = shrink(o->row_ptr, (R + 1) * 8);
-		if (o->weight && weighted)
-			o->weight = shrink(o->weight, R * 4);
-	}
-	if (o->weight && !weighted) {
-		free(o->weight); /* all 1: the same as none, and cheaper */
-		o->weight = NULL;
-	}
-	d->n_rows = R;
-	d->nnz = N;
-	d->dim = 1ULL << hash_bits;
-	d->hash_bits = hash_bits;
-	d->slot_ids = 1; /* named features, hashed here: ids are slots */
-	boar_dataset_adopt_rows(d, o->row_ptr, o->idx, o->val, o->label,
-				o->weight);
-}
-
-int row_pieces_error(const struct row_piece *pc, size_t n, const char *path,
-		     uint64_t line_base, boar_error *err)
-{
-	uint64_t before = line_base;
-	for (size_t k = 0; k < n; k++) {
-		if (pc[k].err_code)
-			return boar_fail_line(err, pc[k].err_code, path,
-					      before + pc[k].err_line, "%s",
-					      pc[k].err_msg);
-		before += pc[k].lines;
-	}
-	return 0;
-}
-
-uint64_t row_pieces_lines(const struct row_piece *pc, size_t n)
-{
-	uint64_t lines = 0;
-	for (size_t k = 0; k < n; k++)
-		lines += pc[k].lines;
-	return lines;
-}
-
-void row_pieces_free(struct row_piece *pc, size_t n)
-{
-	if (!pc)
-		return;
-	for (size_t k = 0; k < n; k++) {
-		free(pc[k].scratch);
-		free(pc[k].flags);
-	}
-	free(pc);
 }

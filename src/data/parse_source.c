@@ -498,10 +498,12 @@ int text_window_next(struct text_window *w, const char **text, size_t *len,
 	return 0;
 }
 
-/* The offset just after the first '\n' at or after `at`, or end when
- * there is none before it (or a negative -errno). */
-static int64_t next_line_start(int fd, uint64_t at, uint64_t end)
+/* The offset just after the first '\n' at or after `at` in the file
+ * (ctx points at its descriptor), or end when there is none before it
+ * (or a negative -errno). */
+static int64_t file_line_start(void *ctx, uint64_t at, uint64_t end)
 {
+	int fd = *(const int *)ctx;
 	char b[16384];
 	while (at < end) {
 		size_t n = end - at < sizeof b ? (size_t)(end - at) : sizeof b;
@@ -521,35 +523,6 @@ static int64_t next_line_start(int fd, uint64_t at, uint64_t end)
 long file_split_lines(int fd, uint64_t beg, uint64_t end, size_t max_pieces,
 		      size_t min_piece, uint64_t *starts)
 {
-	uint64_t len = end - beg;
-	if (len == 0)
-		return 0;
-	if (max_pieces < 1)
-		max_pieces = 1;
-	if (min_piece < 1)
-		min_piece = 1;
-	if (len / min_piece < max_pieces)
-		max_pieces = len / min_piece ? (size_t)(len / min_piece) : 1;
-	size_t n = 0;
-	uint64_t pos = beg;
-	starts[0] = beg;
-	while (n + 1 < max_pieces) {
-		/* as split_lines: a piece ends after the first '\n' at or
-		 * after its share's last byte */
-		uint64_t target = beg + (uint64_t)((unsigned __int128)len *
-						   (n + 1) / max_pieces);
-		if (target <= pos)
-			target = pos + 1;
-		if (target >= end)
-			break;
-		int64_t next = next_line_start(fd, target - 1, end);
-		if (next < 0)
-			return (long)next;
-		if ((uint64_t)next >= end)
-			break;
-		starts[++n] = (uint64_t)next;
-		pos = (uint64_t)next;
-	}
-	starts[++n] = end;
-	return (long)n;
+	return split_at_lines(beg, end, max_pieces, min_piece,
+			      file_line_start, &fd, starts);
 }

@@ -356,35 +356,63 @@ int boar_parse_file_names(const char *path, const boar_load_options *o,
 	return run_blocks(&L, err);
 }
 
-/* Whether a file opened as src is parsed in windows: plain (not gzip)
- * LIBSVM text in a regular file, forced or detected from its head, with
- * data on its first line (blank lines before the data go to the block
- * reader, which looks past them for detection). *beg: where the text
- * starts (after a byte order mark). */
-static int windows_fit(const struct text_source *src, int task, int format,
-		       uint64_t *beg)
+/* The head of a regular file opened as src, for the windowed reader:
+ * the format (forced, or detected from the head as the block reader
+ * does), or 0 when the file is not for windows (gzip, empty, blank lines
+ * before the data: the block reader looks past them for detection; a
+ * first line longer than the detection window). *beg: where the text
+ * starts (after a byte order mark); *head (malloc'd), *head_len: its
+ * first whole lines. */
+static int windows_head(const struct text_source *src, int task, int format,
+			uint64_t *beg, char **head, size_t *head_len)
 {
+	*head = NULL;
 	if (!src->regular || src->id.size == 0)
 		return 0;
 	size_t cap = DETECT_WINDOW + 3; /* what the block reader looks at */
 	if (cap > src->id.size)
 		cap = (size_t)src->id.size;
-	char *head = malloc(cap);
-	ssize_t got = head ? boar_pread_all(src->fd, head, cap, 0, 1) : -1;
+	char *h = malloc(cap);
+	ssize_t got = h ? boar_pread_all(src->fd, h, cap, 0, 1) : -1;
 	int fit = 0;
-	if (got >= 2 && !((unsigned char)head[0] == 0x1f &&
-			  (unsigned char)head[1] == 0x8b)) {
-		*beg = got >= 3 && !memcmp(head, "\xEF\xBB\xBF", 3) ? 3 : 0;
-		const char *h = head + *beg;
-		size_t n = (size_t)got - *beg;
+	if (got >= 2 && !((unsigned char)h[0] == 0x1f &&
+			  (unsigned char)h[1] == 0x8b)) {
+		*beg = got >= 3 && !memcmp(h, "\xEF\xBB\xBF", 3) ? 3 : 0;
+		char *t = h + *beg;
+		size_t n = (size_t)got - *beg, whole = n;
 		if (n > DETECT_WINDOW)
 			n = DETECT_WINDOW;
-		fit = n && text_blank_prefix(h, n) == 0 &&
-		      (format ? format : boar_detect_format_for(task, h, n)) ==
-			      BOAR_FORMAT_LIBSVM;
+		if (*beg + whole < src->id.size || whole > n) {
+			const char *nl = memrchr(t, '\n', n);
+			whole = nl ? (size_t)(nl + 1 - t) : 0;
+		}
+		if (whole && text_blank_prefix(t, n) == 0)
+			fit = format ? format
+				     : boar_detect_format_for(task, t, n);
+		memmove(h, t, whole);
+		*head_len = whole;
 	}
-	free(head);
+	if (!fit)
+		free(h);
+	else
+		*head = h;
 	return fit;
+}
+
+/* boar_parse_<name>_file() of the format's line in boar.h's
+ * BOAR_FORMAT_MAP. */
+static int parse_format_file(int format, const struct parse_file *f,
+			     struct boar_dataset **out, uint64_t *lines,
+			     boar_error *err)
+{
+	switch (format) {
+#define FORMAT_PARSE_FILE(N, code, name, task, hashed, help) \
+	case BOAR_FORMAT_##N:                                 \
+		return boar_parse_##name##_file(f, out, lines, err);
+		BOAR_FORMAT_MAP(FORMAT_PARSE_FILE)
+#undef FORMAT_PARSE_FILE
+	}
+	return 1;
 }
 
 int boar_parse_file_windows(const char *path, const boar_load_options *o,
@@ -396,24 +424,24 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 	int reg = 0;
 	/* a pipe or FIFO must be opened once only (its bytes go to whoever
 	 * reads them first), so only a regular file is opened here */
-	if ((*format && *format != BOAR_FORMAT_LIBSVM) ||
-	    text_file_stat(path, &sid, &reg, NULL) || !reg)
+	if (text_file_stat(path, &sid, &reg, NULL) || !reg)
 		return 1;
 	struct text_source src;
 	int ret = text_source_open(path, threads, &src, err);
 	if (ret)
 		return ret;
 	uint64_t beg = 0, lines = 0;
-	if (!windows_fit(&src, o->task, *format, &beg)) {
-		text_source_close(&src);
-		return 1;
-	}
+	char *head;
+	size_t head_len = 0;
+	int fmt = windows_head(&src, o->task, *format, &beg, &head, &head_len);
 	struct parse_file f = {
 		.path = path,
 		.fd = src.fd,
 		.id = &src.id,
 		.beg = beg,
 		.end = src.id.size,
+		.head = head,
+		.head_len = head_len,
 		.window = window,
 		.min_piece = min_piece,
 		.threads = threads,
@@ -421,16 +449,19 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 		.max_memory = o->max_memory,
 		.opt = o,
 	};
-	*format = BOAR_FORMAT_LIBSVM;
-	ret = boar_parse_libsvm_file(&f, out, &lines, err);
+	ret = fmt ? parse_format_file(fmt, &f, out, &lines, err) : 1;
 	if (!ret && (*out)->n_rows == 0) {
 		boar_dataset_free(*out);
 		*out = NULL;
 		ret = boar_fail_line(err, BOAR_EPARSE, path, 0,
 				     "no data rows (only blank lines, comments or a header)");
 	}
-	*id = src.id;
-	*regular = 1;
+	if (ret != 1) {
+		*format = fmt;
+		*id = src.id;
+		*regular = 1;
+	}
+	free(head);
 	text_source_close(&src);
 	return ret;
 }
@@ -439,16 +470,17 @@ int boar_parse_file(const char *path, const boar_load_options *o,
 		    int threads, int *format, struct src_id *id, int *regular,
 		    struct boar_dataset **out, boar_error *err)
 {
-	/* Plain LIBSVM text in a regular file: each thread reads its share
-	 * through a window of its own, straight into the dataset (no block
-	 * of text, and no fresh pages for it). */
+	/* Plain text in a regular file: each thread reads its share through
+	 * a window of its own, straight into the dataset (no block of text,
+	 * and no fresh pages for it). */
 	int ret = boar_parse_file_windows(path, o, threads, PARSE_WINDOW,
 					  (size_t)1 << 20, format, id,
 					  regular, out, err);
 	if (ret <= 0)
 		return ret;
-	/* Other input comes in blocks. A regular file whose text takes at
-	 * most a quarter of the memory limit is read as one block: its rows
+	/* Other input comes in blocks (gzip, pipes, stdin, blank lines or a
+	 * long first line before the data). A regular file whose text takes
+	 * at most a quarter of the memory limit is read as one block: its rows
 	 * are parsed straight into the dataset's arrays, where blocks would
 	 * each be parsed and then copied onto the others (1.5x the time of
 	 * parse + one pass on bench/RESULTS.md's 529 MB file). Pipes, gzip

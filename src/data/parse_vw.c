@@ -33,8 +33,9 @@
  * Errors name the line: no '|', a label or value that is not a number, a
  * missing label, an empty feature name, a negative importance.
  *
- * Threads: as parse_libsvm.c. The counting pass bounds the non-zeros of a
- * piece by its whitespace bytes, since every feature token follows one.
+ * Passes, pieces and windows: parse_rows.h's driver. The counting pass
+ * bounds the non-zeros of a piece by the spaces that a token follows,
+ * since every feature token follows one (count_starts).
  */
 #include <math.h>
 #include <omp.h>
@@ -52,29 +53,56 @@
 /* What every piece of one parse shares. */
 struct vw_parse {
 	int hash_bits, optional;
+	uint64_t max_memory;       /* the limit on generated features */
 	const unsigned char *drop; /* namespaces dropped, by first letter */
-	const struct vw_gen *gen;  /* NULL: no generated features */
+	struct vw_gen *gen;        /* NULL: no generated features */
 	const struct name_sink *names; /* NULL, or every feature's name */
 };
 
-/* Counts newlines and bytes <= ' ' (every whitespace byte, newlines too)
- * in [p, end), 32 bytes a step in 8-bit lanes summed before they wrap. */
+/* Counts newlines and the places where a feature may start in [p, end):
+ * a space (pc_is_space: ' ', tab, CR, VT, FF) followed by a byte that is
+ * none of those, nor '\n' or '|'. Every feature starts so (a token ends
+ * at a space, ':' or '|', a value at a space or '|', and a '|' starts a
+ * namespace), so this bounds a piece's features; it counts the label of
+ * a line only where a space precedes it, so on a plain file it is exact
+ * and the pieces' regions touch. 32 bytes a step (each compared with the
+ * byte after it) in 8-bit lanes summed before they wrap. */
 typedef unsigned char v32u8 __attribute__((vector_size(32)));
 
-static void count_ws(const char *p, const char *end, uint64_t *newlines,
-		     uint64_t *spaces)
+static inline int vw_gap(unsigned char c)
+{
+	return pc_is_space(c);
+}
+
+static inline int vw_starts(unsigned char c)
+{
+	return !pc_is_space(c) && c != '\n' && c != '|';
+}
+
+static void count_starts(const char *p, const char *end, uint64_t *newlines,
+			 uint64_t *starts)
 {
 	uint64_t a = 0, b = 0;
-	v32u8 vnl, vsp;
+	v32u8 vnl, vsp, vbar, v9, v4;
 	memset(&vnl, '\n', sizeof vnl);
 	memset(&vsp, ' ', sizeof vsp);
-	while (end - p >= 32) {
+	memset(&vbar, '|', sizeof vbar);
+	memset(&v9, '\t', sizeof v9);
+	memset(&v4, '\r' - '\t', sizeof v4);
+	while (end - p > 32) {
 		v32u8 x = { 0 }, y = { 0 };
-		for (int i = 0; i < 255 && end - p >= 32; i++, p += 32) {
-			v32u8 w;
+		for (int i = 0; i < 255 && end - p > 32; i++, p += 32) {
+			v32u8 w, u;
 			memcpy(&w, p, 32);
-			x -= (v32u8)(w == vnl); /* true is all ones: -1 */
-			y -= (v32u8)(w <= vsp);
+			memcpy(&u, p + 1, 32);
+			/* true is all ones: -1; tab..CR less '\n' are spaces */
+			v32u8 nl = (v32u8)(w == vnl);
+			v32u8 sp = (v32u8)(w == vsp) |
+				   ((v32u8)(w - v9 <= v4) & ~nl);
+			v32u8 usp = (v32u8)(u == vsp) | (v32u8)(u - v9 <= v4) |
+				    (v32u8)(u == vbar);
+			x -= nl;
+			y -= sp & ~usp;
 		}
 		for (int i = 0; i < 32; i++) {
 			a += x[i];
@@ -83,10 +111,11 @@ static void count_ws(const char *p, const char *end, uint64_t *newlines,
 	}
 	for (; p < end; p++) {
 		a += *p == '\n';
-		b += (unsigned char)*p <= ' ';
+		b += p + 1 < end && vw_gap((unsigned char)p[0]) &&
+		     vw_starts((unsigned char)p[1]);
 	}
 	*newlines = a;
-	*spaces = b;
+	*starts = b;
 }
 
 /* End of a VW token: whitespace or '|' ends it. */
@@ -162,29 +191,27 @@ static int parse_head(struct row_piece *c, uint64_t line, const char *s,
 	return 0;
 }
 
+/* Parses the whole lines [p, end) of piece c into its region of o (its
+ * counts go on). */
 static void parse_piece(struct row_piece *c, const struct row_out *o,
-			const struct vw_parse *vp, struct vw_row *row)
+			const char *p, const char *end, const void *ctx)
 {
+	const struct vw_parse *vp = ctx;
 	int hash_bits = vp->hash_bits, optional = vp->optional;
 	const unsigned char *drop = vp->drop;
+	struct vw_row *row = c->aux;
 	int collect = row != NULL; /* features go through row (generation) */
-	const char *p = c->beg, *end = c->end;
-	uint64_t line = 0;
-	size_t rows = 0, nnz = 0;
+	uint64_t line = c->lines;
+	size_t rows = c->rows, nnz = c->nnz;
 	uint32_t *idx = o->idx + c->nbase;
-	float *val = o->val + c->nbase, *label = o->label + c->rbase;
-	float *weight = o->weight + c->rbase;
-	uint64_t *rend = o->row_ptr + c->rbase + 1;
+	float *val = o->val + c->nbase;
 	uint32_t mask = (uint32_t)((1ULL << hash_bits) - 1);
 	char q[64];
 
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *b = pc_take_line(&p, end, &eol);
+		const char *s = pc_skip_space(b, eol);
 		line++;
-		const char *s = pc_skip_space(p, eol);
-		p = eol + 1;
 		if (s == eol)
 			continue; /* blank line */
 		const char *bar = memchr(s, '|', (size_t)(eol - s));
@@ -292,7 +319,9 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 				}
 				continue;
 			}
-			/* nnz < nnz_ub: the whitespace before it was counted */
+			/* the space before it was counted */
+			if (nnz == c->nnz_ub)
+				goto changed;
 			idx[nnz] = h & mask;
 			val[nnz] = v;
 			nnz++;
@@ -309,16 +338,13 @@ static void parse_piece(struct row_piece *c, const struct row_out *o,
 			}
 			nnz += (size_t)m;
 		}
-		size_t m = row_sort_merge(c, line, idx + row_start,
-					  val + row_start, nnz - row_start);
-		if (m == (size_t)-1)
+		if (row_end(c, o, line, 1, row_start, &nnz, rows, y, w))
 			break;
-		nnz = row_start + m;
-		label[rows] = y; /* rows < rows_ub: its line was counted */
-		weight[rows] = w;
 		rows++;
-		rend[rows - 1] = nnz;
 	}
+	goto stop;
+changed:
+	row_piece_changed(c);
 stop:
 	c->lines = line;
 	c->rows = rows;
@@ -327,56 +353,56 @@ stop:
 
 /* The counting pass with generated features: each line's bound (its
  * tokens, grams and tuples), a line past the limit an error. */
-static void count_piece_gen(struct row_piece *c, const struct vw_parse *vp,
-			    struct vw_row *row)
+static void count_lines_gen(struct row_piece *c, const char *p,
+			    const char *end, const struct vw_parse *vp)
 {
-	const char *p = c->beg, *end = c->end;
+	struct vw_row *row = c->aux;
 	uint64_t line = 0, nnz = 0;
 	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
+		const char *eol, *b = pc_take_line(&p, end, &eol);
+		const char *s = pc_skip_space(b, eol);
 		line++;
-		const char *s = pc_skip_space(p, eol);
-		p = eol + 1;
 		const char *bar = memchr(s, '|', (size_t)(eol - s));
 		if (!bar)
 			continue; /* blank, or the parser's error */
-		uint64_t b = vw_line_bound(vp->gen, vp->drop, bar, eol, row);
-		if (b == UINT64_MAX) {
-			row_piece_fail(c, BOAR_EPARSE, line, "%s", row->why);
-			c->lines = line;
-			return;
+		uint64_t bound = vw_line_bound(vp->gen, vp->drop, bar, eol, row);
+		if (bound == UINT64_MAX) {
+			row_piece_fail(c, BOAR_EPARSE, c->lines + line, "%s",
+				       row->why);
+			break;
 		}
-		nnz += b;
+		nnz += bound;
 	}
-	c->lines = line;
-	c->rows_ub = line + 1;
-	c->nnz_ub = nnz;
+	c->lines += line;
+	c->rows_ub += line;
+	c->nnz_ub += nnz;
 }
 
-/* The bounds of every piece (threads), then, with generated features,
- * their arrays against the memory limit. */
-static int count_pieces(struct row_piece *pc, size_t n,
-			const struct vw_parse *vp, struct vw_row *rows,
-			const struct parse_input *in, boar_error *err)
+/* The counting pass: a row per line, a feature per place one may start,
+ * or each line's bound with generated features. */
+static void count_vw(struct row_piece *c, const char *p, const char *end,
+		     const void *ctx)
 {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1)
-	for (size_t k = 0; k < n; k++) {
-		if (vp->gen) {
-			count_piece_gen(&pc[k], vp, &rows[k]);
-			continue;
-		}
-		uint64_t nl, ws;
-		count_ws(pc[k].beg, pc[k].end, &nl, &ws);
-		pc[k].rows_ub = nl + 1;
-		pc[k].nnz_ub = ws;
+	const struct vw_parse *vp = ctx;
+	if (vp->gen) {
+		count_lines_gen(c, p, end, vp);
+		return;
 	}
+	uint64_t nl, starts;
+	count_starts(p, end, &nl, &starts);
+	row_count_lines(c, p, end, nl);
+	c->nnz_ub += starts;
+}
+
+/* With generated features: the arrays the bounds ask for, against the
+ * memory limit, before they are allocated. */
+static int check_generated(struct row_piece *pc, size_t n, const void *ctx,
+			   const char *path, uint64_t line_base,
+			   boar_error *err)
+{
+	const struct vw_parse *vp = ctx;
 	if (!vp->gen)
 		return 0;
-	int ret = row_pieces_error(pc, n, in->path, in->line_base, err);
-	if (ret)
-		return ret;
 	uint64_t lines = 0, nnz = 0;
 	for (size_t k = 0; k < n; k++) {
 		lines += pc[k].rows_ub;
@@ -384,20 +410,37 @@ static int count_pieces(struct row_piece *pc, size_t n,
 	}
 	uint64_t need = boar_add_sat(boar_mul_sat(nnz, 8),
 				     boar_mul_sat(lines, 20));
-	return boar_memory_check(need, in->opt ? in->opt->max_memory : 0,
-				 in->path, "the data with its interactions and "
-				 "n-grams", err);
+	return boar_memory_check(need, vp->max_memory, path,
+				 "the data with its interactions and n-grams",
+				 err);
 }
 
-int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
-		  boar_error *err)
+/* A row of its own for each piece whose features are collected first
+ * (generation, or names to a sink). */
+static int row_init(struct row_piece *c, const void *ctx)
 {
-	/* Namespaces by first letter, as VW's --ignore / --keep name them
-	 * (' ' is the unnamed one). */
-	unsigned char drop[256] = { 0 };
-	const boar_load_options *lo = in->opt;
-	if (lo && lo->vw_keep)
-		memset(drop, 1, sizeof drop);
+	const struct vw_parse *vp = ctx;
+	if (vp->gen || vp->names)
+		c->aux = calloc(1, sizeof(struct vw_row));
+	return (vp->gen || vp->names) && !c->aux ? -1 : 0;
+}
+
+static void row_free(struct row_piece *c)
+{
+	if (c->aux)
+		vw_row_free(c->aux);
+	free(c->aux);
+	c->aux = NULL;
+}
+
+/* The namespaces dropped (by first letter, as VW's --ignore / --keep name
+ * them; ' ' is the unnamed one) and the generated features of options lo:
+ * the parse's settings. 0, or BOAR_EINVAL / BOAR_ENOMEM with err set. */
+static int vw_setup(const boar_load_options *lo, int hash_bits,
+		    unsigned char drop[256], struct vw_parse *vp,
+		    boar_error *err)
+{
+	memset(drop, lo && lo->vw_keep ? 1 : 0, 256);
 	for (const char *k = lo && lo->vw_keep ? lo->vw_keep : ""; *k; k++)
 		drop[(unsigned char)*k] = 0;
 	for (const char *k = lo && lo->vw_ignore ? lo->vw_ignore : ""; *k; k++)
@@ -406,54 +449,60 @@ int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
 	char why[200];
 	int ret = lo ? vw_gen_compile(lo, &gen, why, sizeof why) : 0;
 	if (ret)
-		return ret == BOAR_EINVAL
-			       ? boar_fail(err, ret, "%s", why)
-			       : boar_fail(err, ret, "out of memory");
-	int bits = in->hash_bits ? in->hash_bits : BOAR_VW_DEFAULT_HASH_BITS;
-	struct vw_parse vp = { bits, lo && lo->labels_optional, drop, gen,
-			       in->names };
-	int collect = gen || in->names;
-	size_t max_pieces = (size_t)in->threads * 4;
-	size_t starts[max_pieces + 1];
-	size_t n = split_lines(in->buf, in->len, max_pieces, 1 << 20, starts);
-	struct row_piece *pc = calloc(n ? n : 1, sizeof *pc);
-	struct vw_row *rows = collect ? calloc(n ? n : 1, sizeof *rows) : NULL;
-	struct boar_dataset *d = boar_dataset_alloc(BOAR_TASK_LINEAR);
-	struct row_out o;
-	if (!pc || !d || (collect && !rows))
-		goto nomem;
-	for (size_t k = 0; k < n; k++) {
-		pc[k].beg = in->buf + starts[k];
-		pc[k].end = in->buf + starts[k + 1];
-	}
-	ret = count_pieces(pc, n, &vp, rows, in, err);
-	if (ret)
-		goto out;
-	if (row_out_alloc(pc, n, 1, &o, d))
-		goto nomem;
-	/* one thread when names go to a sink: it is not shared */
-#pragma omp parallel for schedule(dynamic, 1) num_threads(in->threads) if (n > 1 && !in->names)
-	for (size_t k = 0; k < n; k++)
-		parse_piece(&pc[k], &o, &vp, collect ? &rows[k] : NULL);
-	ret = row_pieces_error(pc, n, in->path, in->line_base, err);
-	if (ret)
-		goto out;
-	if (in->lines)
-		*in->lines = row_pieces_lines(pc, n);
-	row_out_finish(pc, n, in->threads, bits, &o, d);
-	goto out;
-nomem:
-	ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0, "out of memory");
-out:
-	row_pieces_free(pc, n);
-	for (size_t k = 0; rows && k < n; k++)
-		vw_row_free(&rows[k]);
-	free(rows);
-	vw_gen_free(gen);
-	if (ret < 0) {
-		boar_dataset_free(d);
-		return ret;
-	}
-	*out = d;
+		return ret == BOAR_EINVAL ? boar_fail(err, ret, "%s", why)
+					  : boar_fail(err, ret, "out of memory");
+	*vp = (struct vw_parse){
+		.hash_bits = hash_bits ? hash_bits : BOAR_VW_DEFAULT_HASH_BITS,
+		.optional = lo && lo->labels_optional,
+		.max_memory = lo ? lo->max_memory : 0,
+		.drop = drop,
+		.gen = gen,
+	};
 	return 0;
+}
+
+static struct row_format vw_format(const struct vw_parse *vp)
+{
+	return (struct row_format){
+		.task = BOAR_TASK_LINEAR,
+		.weights = 1,
+		.hash_bits = vp->hash_bits,
+		.slot_ids = 1,
+		.serial = vp->names != NULL,
+		.ctx = vp,
+		.count = count_vw,
+		.parse = parse_piece,
+		.aux_init = row_init,
+		.aux_free = row_free,
+		.counted = check_generated,
+	};
+}
+
+int boar_parse_vw(const struct parse_input *in, struct boar_dataset **out,
+		  boar_error *err)
+{
+	unsigned char drop[256];
+	struct vw_parse vp;
+	int ret = vw_setup(in->opt, in->hash_bits, drop, &vp, err);
+	if (ret)
+		return ret;
+	vp.names = in->names;
+	struct row_format f = vw_format(&vp);
+	ret = row_parse_text(in, 0, 0, &f, out, err);
+	vw_gen_free(vp.gen);
+	return ret;
+}
+
+int boar_parse_vw_file(const struct parse_file *pf, struct boar_dataset **out,
+		       uint64_t *lines, boar_error *err)
+{
+	unsigned char drop[256];
+	struct vw_parse vp;
+	int ret = vw_setup(pf->opt, pf->hash_bits, drop, &vp, err);
+	if (ret)
+		return ret;
+	struct row_format f = vw_format(&vp);
+	ret = row_parse_file(pf, 0, &f, out, lines, err);
+	vw_gen_free(vp.gen);
+	return ret;
 }

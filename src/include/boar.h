@@ -154,7 +154,8 @@ BOAR_API const char *boar_format_name(int format);
  *         BOAR_EINVAL. */
 BOAR_API int boar_format_from_name(const char *name);
 
-/* Rows the LIBSVM reader has finished (boar_load_options.rows_ready):
+/* Rows the reader of a regular file has finished (LIBSVM, VW or CSV;
+ * boar_load_options.rows_ready):
  * non-zeros [nnz_begin, nnz_end) of idx and val, and labels [row_begin,
  * row_end), now hold their final bytes, in arrays of nnz_cap and rows_cap
  * entries sized by the reader's counting pass. Every position is reported
@@ -229,9 +230,10 @@ typedef struct boar_load_options {
 	const char *vw_interactions;
 	const char *vw_ngrams;
 	const char *vw_skips;
-	/* Called as the LIBSVM reader of a regular file (not gzip, not a
-	 * cache) finishes rows, from its parsing threads, several at once
-	 * (see boar_rows_ready); no other input calls it. The CLI's GPU
+	/* Called as the reader of a regular file of LIBSVM, VW or CSV rows
+	 * (not gzip, not a cache) finishes rows, from its parsing threads,
+	 * several at once (see boar_rows_ready); no other input calls it
+	 * (ratings neither). The CLI's GPU
 	 * training copies the rows to the card while the rest is parsed.
 	 * NULL: none. */
 	void (*rows_ready)(const boar_rows_ready *r, void *ctx);

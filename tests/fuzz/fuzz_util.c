@@ -372,30 +372,32 @@ void fuzz_parse(const uint8_t *data, size_t size, int format,
 	 * block may refuse a value that one block reads as categorical (the
 	 * message says so), at a line before any other error; everything
 	 * else must agree. */
+	int rcb = rc;
+	boar_error errb = err;
 	if (format == BOAR_FORMAT_CSV && rc2) {
-		rc = rc2;
-		err = err2;
-		boar_dataset_free(whole);
-		whole = NULL;
+		rcb = rc2;
+		errb = err2;
 	}
-	if (!rc != !rc2)
+	if (!rcb != !rc2)
 		fuzz_fail("in memory: %s; in blocks: %s",
-			  rc ? err.message : "parsed",
+			  rcb ? errb.message : "parsed",
 			  rc2 ? err2.message : "parsed");
-	if (rc && rc != rc2)
-		fuzz_fail("error %d in memory (%s), %d in blocks (%s)", rc,
-			  err.message, rc2, err2.message);
-	if (rc && err.line && err.line != err2.line)
+	if (rcb && rcb != rc2)
+		fuzz_fail("error %d in memory (%s), %d in blocks (%s)", rcb,
+			  errb.message, rc2, err2.message);
+	if (rcb && errb.line && errb.line != err2.line)
 		fuzz_fail("error at line %llu in memory (%s), at %llu in "
 			  "blocks (%s)",
-			  (unsigned long long)err.line, err.message,
+			  (unsigned long long)errb.line, errb.message,
 			  (unsigned long long)err2.line, err2.message);
-	if (!rc)
+	if (!rcb)
 		fuzz_check_same(whole, blocks, "parsing in blocks");
 	boar_dataset_free(blocks);
-	/* LIBSVM in a regular file is read in windows: tiny ones over
-	 * pieces of a few bytes on 3 threads must agree too (1: the file is
-	 * not for windows, e.g. blank lines before the data) */
+	/* A regular file (any format) is read in windows, as one block (a
+	 * CSV file's columns settle over all of it): tiny windows over
+	 * pieces of a few bytes on 3 threads must agree with the text in
+	 * memory (1: the file is not for windows, e.g. blank lines before
+	 * the data) */
 	struct boar_dataset *win = NULL;
 	int rc3 = boar_parse_file_windows(path, o, 3, SMALL_BLOCK, 8, &fmt,
 					  &id, &regular, &win, &err2);

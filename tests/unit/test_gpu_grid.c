@@ -17,35 +17,37 @@
 #include "data/rating_grid.h"
 #include "testutil.h"
 
+/* n ratings (rating k is k, to identify it) over users x items ids (dim
+ * and n_items those, whatever ids the draws hit), built by the library;
+ * no ratings is an empty dataset (the library's constructor refuses
+ * none). */
 static struct boar_dataset *ratings(uint64_t n, uint32_t users, uint32_t items,
 				    int skew)
 {
-	struct boar_dataset *d = calloc(1, sizeof *d);
-	d->task = BOAR_TASK_MF;
-	d->n_rows = d->nnz = n;
-	d->dim = users;
-	d->n_items = items;
-	d->user = malloc(n * sizeof *d->user);
-	d->item = malloc(n * sizeof *d->item);
-	d->label = malloc(n * sizeof *d->label);
+	uint32_t *user = malloc((n ? n : 1) * sizeof *user);
+	uint32_t *item = malloc((n ? n : 1) * sizeof *item);
+	float *label = malloc((n ? n : 1) * sizeof *label);
 	for (uint64_t k = 0; k < n; k++) {
 		double x = test_unif();
-		d->user[k] = (uint32_t)(test_rng() % users);
-		d->item[k] = skew ? (uint32_t)(items * x * x)
-				  : (uint32_t)(test_rng() % items);
+		user[k] = (uint32_t)(test_rng() % users);
+		item[k] = skew ? (uint32_t)(items * x * x)
+			       : (uint32_t)(test_rng() % items);
 		if (skew && k % 7 == 0)
-			d->user[k] = 0; /* one heavy user */
-		d->label[k] = (float)k; /* identifies the rating */
+			user[k] = 0; /* one heavy user */
+		label[k] = (float)k; /* identifies the rating */
 	}
+	struct boar_dataset *d = NULL;
+	if (n)
+		CHECK_EQ_INT(boar_dataset_from_ratings(n, user, item, label,
+						       &d, NULL), 0);
+	else
+		d = boar_dataset_alloc(BOAR_TASK_MF);
+	d->dim = users;
+	d->n_items = items;
+	free(user);
+	free(item);
+	free(label);
 	return d;
-}
-
-static void free_ratings(struct boar_dataset *d)
-{
-	free(d->user);
-	free(d->item);
-	free(d->label);
-	free(d);
 }
 
 static uint32_t range_of(const uint64_t *cut, uint32_t n, uint64_t id)
@@ -154,7 +156,7 @@ static void one(uint64_t rows, uint32_t users, uint32_t items, int skew,
 			      n, imb);
 	}
 	boar_rating_grid_free(&g);
-	free_ratings(d);
+	boar_dataset_free(d);
 }
 
 int main(void)
@@ -174,7 +176,7 @@ int main(void)
 		check_placement(d, &g);
 		CHECK(imbalance(&g) <= 1.10, "popular items: %.3f", imbalance(&g));
 		boar_rating_grid_free(&g);
-		free_ratings(d);
+		boar_dataset_free(d);
 	}
 	/* more blocks than users or items: empty ranges, nothing lost */
 	one(5000, 3, 2, 0, 8, 0);
@@ -189,6 +191,6 @@ int main(void)
 	d->task = BOAR_TASK_LINEAR;
 	CHECK_EQ_INT(boar_rating_grid_build(d, 2, &g, &err), BOAR_EINVAL);
 	boar_rating_grid_free(&g);
-	free_ratings(d);
+	boar_dataset_free(d);
 	return TEST_RESULT();
 }

@@ -35,24 +35,24 @@
  * linear models take one GPU). */
 static struct boar_dataset *rows(uint64_t n)
 {
-	struct boar_dataset *d = calloc(1, sizeof *d);
-	d->task = BOAR_TASK_LINEAR;
-	d->n_rows = n;
-	d->nnz = n * 16;
-	d->dim = 2000;
-	d->row_ptr = malloc((n + 1) * sizeof *d->row_ptr);
-	d->idx = malloc(d->nnz * sizeof *d->idx);
-	d->val = malloc(d->nnz * sizeof *d->val);
-	d->label = malloc(n * sizeof *d->label);
-	for (uint64_t z = 0; z < d->nnz; z++) {
-		d->idx[z] = (uint32_t)(z % 16) * 125 + (uint32_t)(test_rng() % 125);
-		d->val[z] = 1.0f;
+	uint64_t *row_ptr = malloc((n + 1) * sizeof *row_ptr);
+	uint32_t *idx = malloc(n * 16 * sizeof *idx);
+	float *val = malloc(n * 16 * sizeof *val), *label = malloc(n * 4);
+	for (uint64_t z = 0; z < n * 16; z++) {
+		idx[z] = (uint32_t)(z % 16) * 125 + (uint32_t)(test_rng() % 125);
+		val[z] = 1.0f;
 	}
 	for (uint64_t r = 0; r <= n; r++)
-		d->row_ptr[r] = r * 16;
+		row_ptr[r] = r * 16;
 	for (uint64_t r = 0; r < n; r++)
-		d->label[r] = r % 2 ? 1.0f : -1.0f;
-	d->label_kind = BOAR_LABELS_BINARY;
+		label[r] = r % 2 ? 1.0f : -1.0f;
+	struct boar_dataset *d = NULL;
+	CHECK_EQ_INT(boar_dataset_from_csr(n, 2000, row_ptr, idx, val, label,
+					   &d, NULL), 0);
+	free(row_ptr);
+	free(idx);
+	free(val);
+	free(label);
 	return d;
 }
 

@@ -31,16 +31,13 @@ static void hidden_model(void)
 			ti[i][t] = (float)(0.5 * test_gauss());
 }
 
+/* n ratings, users and items as the hidden model's shape (dim USERS and
+ * n_items ITEMS, whatever ids the draws hit), built by the library. */
 static struct boar_dataset *make_ratings(uint64_t n)
 {
-	struct boar_dataset *d = calloc(1, sizeof *d);
-	d->task = BOAR_TASK_MF;
-	d->n_rows = d->nnz = n;
-	d->dim = USERS;
-	d->n_items = ITEMS;
-	d->user = malloc(n * sizeof *d->user);
-	d->item = malloc(n * sizeof *d->item);
-	d->label = malloc(n * sizeof *d->label);
+	uint32_t *user = malloc(n * sizeof *user);
+	uint32_t *item = malloc(n * sizeof *item);
+	float *rating = malloc(n * sizeof *rating);
 	for (uint64_t k = 0; k < n; k++) {
 		uint32_t u = (uint32_t)(test_rng() % USERS);
 		double x = test_unif();
@@ -49,24 +46,24 @@ static struct boar_dataset *make_ratings(uint64_t n)
 		for (int t = 0; t < TRUE_RANK; t++)
 			r += tu[u][t] * ti[i][t];
 		r += 0.3 * test_gauss();
-		d->user[k] = u;
-		d->item[k] = i;
-		d->label[k] = (float)r;
+		user[k] = u;
+		item[k] = i;
+		rating[k] = (float)r;
 	}
-	d->label_kind = BOAR_LABELS_REAL;
+	struct boar_dataset *d = NULL;
+	CHECK_EQ_INT(boar_dataset_from_ratings(n, user, item, rating, &d, NULL),
+		     0);
+	d->dim = USERS;
+	d->n_items = ITEMS;
+	free(user);
+	free(item);
+	free(rating);
 	return d;
 }
 
-/* Frees a dataset of these tests (MF or CSR arrays, whichever it has). */
 static void free_data(struct boar_dataset *d)
 {
-	free(d->user);
-	free(d->item);
-	free(d->label);
-	free(d->row_ptr);
-	free(d->idx);
-	free(d->val);
-	free(d);
+	boar_dataset_free(d);
 }
 
 #endif

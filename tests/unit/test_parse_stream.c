@@ -31,6 +31,7 @@
 #include "boar.h"
 #include "data/dataset.h"
 #include "data/parse_chunks.h"
+#include "data/format_detect.h"
 #include "data/parse_common.h"
 #include "testutil.h"
 
@@ -72,51 +73,71 @@ static int same(const struct boar_dataset *a, const struct boar_dataset *b)
 	       (!a->weight || !memcmp(a->weight, b->weight, n * 4));
 }
 
-/* Parses path in blocks of `block` bytes. */
-static int parse(const char *path, const boar_load_options *o, size_t block,
-		 struct boar_dataset **d, boar_error *e)
+/* Parses path in blocks of `size` bytes on 2 threads (BLOCKS), or in
+ * windows of `size` bytes over pieces of at least 30 bytes on 3 threads
+ * (WINDOWS: 1 when the file is not for windows). */
+enum { BLOCKS, WINDOWS };
+
+static int parse_in(int how, const char *path, const boar_load_options *o,
+		    size_t size, struct boar_dataset **d, boar_error *e)
 {
 	int format = o->format;
 	struct src_id id;
 	int regular;
 	memset(e, 0, sizeof *e);
 	*d = NULL;
-	return boar_parse_file_blocks(path, o, 2, block, &format, &id,
+	if (how == WINDOWS)
+		return boar_parse_file_windows(path, o, 3, size, 30, &format,
+					       &id, &regular, d, e);
+	return boar_parse_file_blocks(path, o, 2, size, &format, &id,
 				      &regular, d, e);
 }
 
-/* The file parses alike in blocks of 40 bytes and in one block. */
-static void blocks_alike(int lineno, const char *name, const char *text,
-			 const boar_load_options *o)
+static int parse(const char *path, const boar_load_options *o, size_t block,
+		 struct boar_dataset **d, boar_error *e)
 {
-	const char *path = path_of(name);
-	put(path, text, strlen(text));
-	struct boar_dataset *one = NULL, *many = NULL;
-	boar_error e;
-	int r1 = parse(path, o, 1 << 20, &one, &e);
-	int r2 = parse(path, o, 40, &many, &e);
-	if (r1 || r2 || !same(one, many) || one->n_rows < 20) {
-		fprintf(stderr, "FAIL %s:%d: %s: one block %d, 40-byte blocks %d (%s), rows %llu vs %llu\n",
-			__FILE__, lineno, name, r1, r2, e.message,
-			one ? (unsigned long long)one->n_rows : 0ULL,
-			many ? (unsigned long long)many->n_rows : 0ULL);
-		test_failures++;
-	}
-	boar_dataset_free(one);
-	boar_dataset_free(many);
+	return parse_in(BLOCKS, path, o, block, d, e);
 }
 
-/* Parsing in 40-byte blocks fails with code, naming the file, the line
- * and `want`. */
-static void blocks_fail(int lineno, const char *name, const char *text,
-			const boar_load_options *o, int code, int line,
-			const char *want)
+/* The file parses alike in one block and in each of sizes[] (0-ended)
+ * as `how` says: 40-byte blocks, or windows of 40 and 7 bytes (most
+ * lines longer than the window). */
+static void alike(int lineno, int how, const char *name, const char *text,
+		  const boar_load_options *o)
+{
+	static const size_t sizes[2][3] = { { 40, 0 }, { 40, 7, 0 } };
+	const char *path = path_of(name);
+	put(path, text, strlen(text));
+	struct boar_dataset *one = NULL, *other = NULL;
+	boar_error e;
+	int r1 = parse(path, o, 1 << 20, &one, &e);
+	for (const size_t *w = sizes[how]; *w; w++) {
+		int r2 = parse_in(how, path, o, *w, &other, &e);
+		if (r1 || r2 || !same(one, other) || one->n_rows < 20) {
+			fprintf(stderr, "FAIL %s:%d: %s: one block %d, %zu-byte %s %d (%s), rows %llu vs %llu\n",
+				__FILE__, lineno, name, r1, *w,
+				how == WINDOWS ? "windows" : "blocks", r2,
+				e.message,
+				one ? (unsigned long long)one->n_rows : 0ULL,
+				other ? (unsigned long long)other->n_rows : 0ULL);
+			test_failures++;
+		}
+		boar_dataset_free(other);
+	}
+	boar_dataset_free(one);
+}
+
+/* Parsing in 40-byte blocks (or 16-byte windows) fails with code, naming
+ * the file, the line and `want`. */
+static void fails(int lineno, int how, const char *name, const char *text,
+		  const boar_load_options *o, int code, int line,
+		  const char *want)
 {
 	const char *path = path_of(name);
 	put(path, text, strlen(text));
 	struct boar_dataset *d = NULL;
 	boar_error e;
-	int r = parse(path, o, 40, &d, &e);
+	int r = parse_in(how, path, o, how == WINDOWS ? 16 : 40, &d, &e);
 	char pre[700];
 	snprintf(pre, sizeof pre, "%s:%d: ", path, line);
 	if (r != code || d || strncmp(e.message, pre, strlen(pre)) ||
@@ -128,15 +149,22 @@ static void blocks_fail(int lineno, const char *name, const char *text,
 	boar_dataset_free(d);
 }
 
-static char *repeat(const char *head, const char *line, int n)
+/* head, then line n times, then tail (malloc'd). */
+static char *repeat_tail(const char *head, const char *line, int n,
+			 const char *tail)
 {
-	size_t a = strlen(head), b = strlen(line);
-	char *s = malloc(a + b * (size_t)n + 1);
+	size_t a = strlen(head), b = strlen(line), c = strlen(tail);
+	char *s = malloc(a + b * (size_t)n + c + 1);
 	memcpy(s, head, a);
 	for (int k = 0; k < n; k++)
 		memcpy(s + a + b * (size_t)k, line, b);
-	s[a + b * (size_t)n] = '\0';
+	memcpy(s + a + b * (size_t)n, tail, c + 1);
 	return s;
+}
+
+static char *repeat(const char *head, const char *line, int n)
+{
+	return repeat_tail(head, line, n, "");
 }
 
 static void test_formats_in_blocks(void)
@@ -144,24 +172,24 @@ static void test_formats_in_blocks(void)
 	boar_load_options o;
 	boar_load_options_default(&o);
 	char *t = repeat("# comment\n", "+1 1:0.5 7:2\n\n-1 3:1 # c\n", 30);
-	blocks_alike(__LINE__, "a.svm", t, &o);
+	alike(__LINE__, BLOCKS, "a.svm", t, &o);
 	free(t);
 	o.hash_bits = 4;
 	t = repeat("", "1 1:0.5 7:2 23:1\n-1 3:1\n", 30);
-	blocks_alike(__LINE__, "h.svm", t, &o);
+	alike(__LINE__, BLOCKS, "h.svm", t, &o);
 	free(t);
 	boar_load_options_default(&o);
 	t = repeat("", "1 2 'tag|f a b:2\n-1 |g c\n", 30);
-	blocks_alike(__LINE__, "a.vw", t, &o);
+	alike(__LINE__, BLOCKS, "a.vw", t, &o);
 	free(t);
 	o.format = BOAR_FORMAT_CSV;
 	t = repeat("y,a,b,c,d\n", "1,0.5,x,,3\n0,NA,y,2,\n\n", 30);
-	blocks_alike(__LINE__, "a.csv", t, &o);
+	alike(__LINE__, BLOCKS, "a.csv", t, &o);
 	free(t);
 	boar_load_options_default(&o);
 	o.task = BOAR_TASK_MF;
 	t = repeat("user,item,rating\n", "1,2,3.5\n7,1,4\n", 30);
-	blocks_alike(__LINE__, "a.ratings", t, &o);
+	alike(__LINE__, BLOCKS, "a.ratings", t, &o);
 	free(t);
 }
 
@@ -169,71 +197,27 @@ static void test_errors_across_blocks(void)
 {
 	boar_load_options o;
 	boar_load_options_default(&o);
-	char *t = repeat("", "+1 1:1\n", 50); /* 350 bytes: 9 blocks */
-	char *bad = malloc(strlen(t) + 64);
-	sprintf(bad, "%s-1 2:x\n", t);
-	blocks_fail(__LINE__, "bad.svm", bad, &o, BOAR_EPARSE, 51,
-		    "value 'x' of index 2 is not a number");
+	char *bad = repeat_tail("", "+1 1:1\n", 50, "-1 2:x\n"); /* 9 blocks */
+	fails(__LINE__, BLOCKS, "bad.svm", bad, &o, BOAR_EPARSE, 51,
+	      "value 'x' of index 2 is not a number");
 	free(bad);
-	free(t);
 
 	/* a ratings header is only a header at the start of the file */
 	o.task = BOAR_TASK_MF;
-	t = repeat("user,item,rating\n", "1,2,3\n", 40);
-	bad = malloc(strlen(t) + 64);
-	sprintf(bad, "%suser,item,rating\n", t);
-	blocks_fail(__LINE__, "bad.ratings", bad, &o, BOAR_EPARSE, 42,
-		    "user id 'user' is not a non-negative integer");
+	bad = repeat_tail("user,item,rating\n", "1,2,3\n", 40,
+			  "user,item,rating\n");
+	fails(__LINE__, BLOCKS, "bad.ratings", bad, &o, BOAR_EPARSE, 42,
+	      "user id 'user' is not a non-negative integer");
 	free(bad);
-	free(t);
 
 	/* a CSV column numeric in the first block does not turn categorical
 	 * in a later one */
 	boar_load_options_default(&o);
 	o.format = BOAR_FORMAT_CSV;
-	t = repeat("y,a,b\n", "1,2,3\n", 40);
-	bad = malloc(strlen(t) + 64);
-	sprintf(bad, "%s0,word,3\n", t);
-	blocks_fail(__LINE__, "late.csv", bad, &o, BOAR_EPARSE, 42,
-		    "column 1 holds 'word', but it held only numbers in the first block");
+	bad = repeat_tail("y,a,b\n", "1,2,3\n", 40, "0,word,3\n");
+	fails(__LINE__, BLOCKS, "late.csv", bad, &o, BOAR_EPARSE, 42,
+	      "column 1 holds 'word', but it held only numbers in the first block");
 	free(bad);
-	free(t);
-}
-
-/* Parses path in windows of `window` bytes over pieces of at least
- * min_piece bytes on 3 threads: 1 when the file is not for windows. */
-static int parse_windows(const char *path, const boar_load_options *o,
-			 size_t window, struct boar_dataset **d, boar_error *e)
-{
-	int format = o->format;
-	struct src_id id;
-	int regular;
-	memset(e, 0, sizeof *e);
-	*d = NULL;
-	return boar_parse_file_windows(path, o, 3, window, 30, &format, &id,
-				       &regular, d, e);
-}
-
-/* LIBSVM text parses alike in windows (of 40 and 7 bytes: most lines
- * longer than the window) and in one block. */
-static void windows_alike(int lineno, const char *name, const char *text,
-			  const boar_load_options *o)
-{
-	const char *path = path_of(name);
-	put(path, text, strlen(text));
-	struct boar_dataset *one = NULL, *win = NULL;
-	boar_error e;
-	int r1 = parse(path, o, 1 << 20, &one, &e);
-	for (size_t w = 40; w >= 7; w = w == 40 ? 7 : 0) {
-		int r2 = parse_windows(path, o, w, &win, &e);
-		if (r1 || r2 || !same(one, win) || one->n_rows < 20) {
-			fprintf(stderr, "FAIL %s:%d: %s: one block %d, %zu-byte windows %d (%s)\n",
-				__FILE__, lineno, name, r1, w, r2, e.message);
-			test_failures++;
-		}
-		boar_dataset_free(win);
-	}
-	boar_dataset_free(one);
 }
 
 static void test_windows(void)
@@ -241,86 +225,202 @@ static void test_windows(void)
 	boar_load_options o;
 	boar_load_options_default(&o);
 	char *t = repeat("# comment\n", "+1 1:0.5 7:2\n\n-1 3:1 qid:4 # c\n", 30);
-	windows_alike(__LINE__, "w.svm", t, &o);
+	alike(__LINE__, WINDOWS, "w.svm", t, &o);
 	free(t);
 	t = repeat("\xEF\xBB\xBF", "1 1:0.18257418 7:2e-3 23:1\r\n-1 3:1\n", 30);
-	windows_alike(__LINE__, "wbom.svm", t, &o); /* and no '\n' at the end: */
+	alike(__LINE__, WINDOWS, "wbom.svm", t, &o); /* and no '\n' at the end: */
 	t[strlen(t) - 1] = '\0';
-	windows_alike(__LINE__, "wlast.svm", t, &o);
+	alike(__LINE__, WINDOWS, "wlast.svm", t, &o);
 	o.hash_bits = 4;
-	windows_alike(__LINE__, "wh.svm", t, &o);
+	alike(__LINE__, WINDOWS, "wh.svm", t, &o);
 	free(t);
 
 	/* an error's line counts the lines of every piece before it */
 	boar_load_options_default(&o);
-	t = repeat("", "+1 1:1 2:0.25\n", 60);
-	char *bad = malloc(strlen(t) + 64);
-	sprintf(bad, "%s-1 2:x\n+1 1:1\n", t);
-	const char *path = path_of("wbad.svm");
-	put(path, bad, strlen(bad));
-	struct boar_dataset *d = NULL;
-	boar_error e;
-	CHECK_EQ_INT(parse_windows(path, &o, 16, &d, &e), BOAR_EPARSE);
-	char want[700];
-	snprintf(want, sizeof want, "%s:61: value 'x' of index 2 is not a number", path);
-	CHECK(!d && !strcmp(e.message, want), "got \"%s\"", e.message);
+	char *bad = repeat_tail("", "+1 1:1 2:0.25\n", 60, "-1 2:x\n+1 1:1\n");
+	fails(__LINE__, WINDOWS, "wbad.svm", bad, &o, BOAR_EPARSE, 61,
+	      "value 'x' of index 2 is not a number");
 	free(bad);
 
 	/* only comments: no rows, as in blocks */
-	path = path_of("wnone.svm");
+	struct boar_dataset *d = NULL;
+	boar_error e;
+	const char *path = path_of("wnone.svm");
 	put(path, "# a\n# b\n", 8);
-	CHECK_EQ_INT(parse_windows(path, &o, 16, &d, &e), BOAR_EPARSE);
+	CHECK_EQ_INT(parse_in(WINDOWS, path, &o, 16, &d, &e), BOAR_EPARSE);
 	CHECK(strstr(e.message, "no data rows"), "%s", e.message);
 
-	/* not for windows: blank lines first, another format, gzip */
-	static const char *const other[] = { "\n+1 1:1\n", "1 | a b\n",
-					     "\x1f\x8b\x08" };
+	/* not for windows: blank lines first, gzip, a first line longer
+	 * than the detection window */
+	char *longline = repeat_tail("", "x", (int)DETECT_WINDOW + 10, "\n");
+	const char *const other[] = { "\n+1 1:1\n", "\x1f\x8b\x08", longline };
 	for (size_t k = 0; k < 3; k++) {
 		path = path_of("wother");
 		put(path, other[k], strlen(other[k]));
-		CHECK_EQ_INT(parse_windows(path, &o, 16, &d, &e), 1);
+		CHECK_EQ_INT(parse_in(WINDOWS, path, &o, 16, &d, &e), 1);
 	}
+	free(longline);
 	/* a FIFO is not opened by the windowed reader (its writer's bytes
 	 * would be lost to the block reader's open): refused unopened */
 	path = path_of("wfifo");
 	if (!mkfifo(path, 0600)) {
-		CHECK_EQ_INT(parse_windows(path, &o, 16, &d, &e), 1);
+		CHECK_EQ_INT(parse_in(WINDOWS, path, &o, 16, &d, &e), 1);
 		unlink(path);
 	}
-	free(t);
 }
 
 /* The progress callback runs on the loading thread between windows of
  * the parsing pass: cutting the file there is a cut while it is read. */
+struct cut_ctx {
+	const char *path;
+	int calls;
+};
+
 static void cut_in_progress(uint64_t done, uint64_t total, void *ctx)
 {
-	static int cut;
-	if (!cut++ && truncate(ctx, 1000))
-		fprintf(stderr, "cannot truncate %s\n", (const char *)ctx);
+	struct cut_ctx *c = ctx;
+	if (!c->calls++ && truncate(c->path, 1000))
+		fprintf(stderr, "cannot truncate %s\n", c->path);
 }
 
 static void test_cut_while_windowed(void)
 {
-	const char *path = path_of("wcut.svm");
-	char *t = repeat("", "+1 1:1 2:0.5\n", 10000);
-	put(path, t, strlen(t));
-	free(t);
+	static const struct {
+		const char *name, *line;
+		int task, format;
+	} cases[] = {
+		{ "wcut.svm", "+1 1:1 2:0.5\n", 0, 0 },
+		{ "wcut.vw", "1 |f a b:2\n", 0, BOAR_FORMAT_VW },
+		{ "wcut.csv", "1,0.5,x\n", 0, BOAR_FORMAT_CSV },
+		{ "wcut.ratings", "1,2,3.5\n", BOAR_TASK_MF, 0 },
+	};
+	for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+		const char *path = path_of(cases[k].name);
+		char *t = repeat("", cases[k].line, 10000);
+		put(path, t, strlen(t));
+		free(t);
+		boar_load_options o;
+		boar_load_options_default(&o);
+		o.task = cases[k].task;
+		o.format = cases[k].format;
+		o.csv_header = -1;
+		struct cut_ctx cut = { path, 0 };
+		o.progress = cut_in_progress;
+		o.progress_ctx = &cut;
+		struct boar_dataset *d = NULL;
+		boar_error e;
+		int format = o.format, regular;
+		struct src_id id;
+		memset(&e, 0, sizeof e);
+		CHECK_EQ_INT(boar_parse_file_windows(path, &o, 1, 4096, 1 << 20,
+						     &format, &id, &regular,
+						     &d, &e),
+			     BOAR_EIO);
+		CHECK(!d && strstr(e.message, path) &&
+			      strstr(e.message, "changed while it was read"),
+		      "%s: message: %s", cases[k].name, e.message);
+		unlink(path);
+	}
+}
+
+/* Every format in windows: as in one block at 1 to 8 threads, windows of
+ * 16 bytes (most lines longer) over pieces of at least 30 bytes, so that
+ * the pieces' cuts fall inside lines and every window ends inside one. */
+static void threads_alike(int lineno, const char *name, const char *text,
+			  const boar_load_options *o)
+{
+	const char *path = path_of(name);
+	put(path, text, strlen(text));
+	struct boar_dataset *one = NULL;
+	boar_error e;
+	int r1 = parse(path, o, 1 << 20, &one, &e);
+	for (int t = 1; t <= 8; t++) {
+		struct boar_dataset *win = NULL;
+		int format = o->format, regular;
+		struct src_id id;
+		int r2 = boar_parse_file_windows(path, o, t, 16, 30, &format,
+						 &id, &regular, &win, &e);
+		if (r1 || r2 || !same(one, win) || one->n_rows < 20) {
+			fprintf(stderr, "FAIL %s:%d: %s: one block %d, windows on %d threads %d (%s)\n",
+				__FILE__, lineno, name, r1, t, r2, e.message);
+			test_failures++;
+		}
+		boar_dataset_free(win);
+	}
+	boar_dataset_free(one);
+}
+
+static void test_formats_in_windows(void)
+{
 	boar_load_options o;
 	boar_load_options_default(&o);
-	o.progress = cut_in_progress;
-	o.progress_ctx = (void *)path;
-	struct boar_dataset *d = NULL;
-	boar_error e;
-	int format = 0, regular;
-	struct src_id id;
-	memset(&e, 0, sizeof e);
-	CHECK_EQ_INT(boar_parse_file_windows(path, &o, 1, 4096, 1 << 20,
-					     &format, &id, &regular, &d, &e),
-		     BOAR_EIO);
-	CHECK(!d && strstr(e.message, path) &&
-		      strstr(e.message, "changed while it was read"),
-	      "message: %s", e.message);
-	unlink(path);
+	o.format = BOAR_FORMAT_VW;
+	/* CRLF, blank lines, tags, weights, namespaces with scales */
+	char *t = repeat("", "1 2 'tag|f a b:2\r\n\n-1 |g:0.5 c d:-1.5\n", 30);
+	threads_alike(__LINE__, "w.vw", t, &o);
+	alike(__LINE__, WINDOWS, "w2.vw", t, &o);
+	t[strlen(t) - 1] = '\0'; /* no '\n' at the end */
+	threads_alike(__LINE__, "wlast.vw", t, &o);
+	free(t);
+	o.vw_interactions = "fg";
+	t = repeat("", "1 |f a b |g c\n-1 |g d |f e\n", 30);
+	threads_alike(__LINE__, "wq.vw", t, &o);
+	free(t);
+
+	boar_load_options_default(&o);
+	o.format = BOAR_FORMAT_CSV;
+	/* a header, CRLF, blank lines, missing values, quotes; the word in
+	 * column c comes only late (the whole file is one block) */
+	t = repeat_tail("y,a,b,c\r\n", "1,0.5,x,2\r\n0,NA,\"y,z\",\n\n", 30,
+			"1,2,w,word");
+	threads_alike(__LINE__, "w.csv", t, &o);
+	free(t);
+	o.csv_header = -1;
+	t = repeat("", "1\t0.5\tx\n0\t3\ty\n", 30);
+	threads_alike(__LINE__, "wtab.csv", t, &o);
+	free(t);
+
+	boar_load_options_default(&o);
+	o.task = BOAR_TASK_MF;
+	/* comments before a header, '::' and ',', blank lines, CRLF */
+	t = repeat_tail("# ratings\nuser,item,rating\n",
+			"1::2::3.5\r\n\n7,1,4,964982\n# c\n", 30, "3 4 5");
+	threads_alike(__LINE__, "w.ratings", t, &o);
+	free(t);
+	t = repeat("", "1 2 3.5\n7 1 4\n", 30);
+	threads_alike(__LINE__, "wplain.ratings", t, &o);
+	free(t);
+
+	boar_load_options_default(&o);
+	t = repeat("# comment\n", "+1 1:0.5 7:2\r\n\n-1 3:1 qid:4 # c\n", 30);
+	threads_alike(__LINE__, "wt.svm", t, &o);
+	free(t);
+}
+
+/* An error on a late line names it, whichever piece and window hold it. */
+static void test_errors_in_windows(void)
+{
+	boar_load_options o;
+	boar_load_options_default(&o);
+	o.format = BOAR_FORMAT_VW;
+	char *bad = repeat_tail("", "1 |f a b:2\n\n", 40, "1 |f a b:x\n1 |f a\n");
+	fails(__LINE__, WINDOWS, "wbad.vw", bad, &o, BOAR_EPARSE, 81,
+	      "bad number after ':' in 'b:x'");
+	free(bad);
+
+	o.format = BOAR_FORMAT_CSV;
+	bad = repeat_tail("y,a,b\n", "1,2,3\r\n", 60, "0,1\n1,2,3\n");
+	fails(__LINE__, WINDOWS, "wbad.csv", bad, &o, BOAR_EPARSE, 62,
+	      "2 fields, but the first line has 3");
+	free(bad);
+
+	boar_load_options_default(&o);
+	o.task = BOAR_TASK_MF;
+	bad = repeat_tail("# c\nuser,item,rating\n", "1,2,3\n# c\n", 30,
+			  "1,-2,3\n1,2,3\n");
+	fails(__LINE__, WINDOWS, "wbad.ratings", bad, &o, BOAR_EPARSE, 63,
+	      "negative item id '-2'");
+	free(bad);
 }
 
 /* Issue 14, case 1: the file is cut after the first block was read. */
@@ -465,6 +565,8 @@ int main(void)
 	test_cut_while_read();
 	test_windows();
 	test_cut_while_windowed();
+	test_formats_in_windows();
+	test_errors_in_windows();
 	test_bom_and_devices();
 	test_gzip_members();
 	test_memory_limit();

@@ -321,6 +321,36 @@ static void test_detect(void)
 	boar_dataset_free(d);
 }
 
+/* The counting pass bounds a piece's features by the spaces a token
+ * follows: features after tabs, CR, VT and FF, after a namespace's scale,
+ * a tag and an importance, and a zero-valued one (dropped) all fit, read
+ * from a file (windows) and from memory (one block). */
+static void test_feature_bound(void)
+{
+	const char *text = "1 2 'tag|a:2\tx\ty:3\r\n"
+			   "-1 |b c\fd\ve |c:0.5 f g:0\n"
+			   "1 |a x y z\n";
+	for (int mem = 0; mem < 2; mem++) {
+		boar_dataset *d = NULL;
+		boar_error e;
+		memset(&e, 0, sizeof e);
+		boar_load_options o;
+		boar_load_options_default(&o);
+		o.format = BOAR_FORMAT_VW;
+		o.hash_bits = 24;
+		int r = mem ? boar_dataset_parse_text(text, strlen(text), "t",
+						      &o, &d, &e)
+			    : load(text, 2, 24, &d, &e);
+		CHECK(r == 0 && d, "%s: %d %s", mem ? "memory" : "file", r,
+		      e.message);
+		if (d) {
+			CHECK_EQ_INT(boar_dataset_rows(d), 3);
+			CHECK_EQ_INT(boar_dataset_nnz(d), 9);
+		}
+		boar_dataset_free(d);
+	}
+}
+
 int main(void)
 {
 	snprintf(test_dir, sizeof test_dir, "%s/boar-test-vw.XXXXXX",
@@ -332,6 +362,7 @@ int main(void)
 	test_murmur3();
 	test_good_lines();
 	test_errors();
+	test_feature_bound();
 	test_threads();
 	test_detect();
 	char p[600];

@@ -1,4 +1,4 @@
-/* test_rows_ready.c - boar_load_options.rows_ready, the LIBSVM reader's
+/* test_rows_ready.c - boar_load_options.rows_ready, the file reader's
  * report of finished rows (the GPU engine copies them to the card while
  * the rest of the file is parsed): on a plain file, at 1, 3 and 8 threads
  * and windows from 256 bytes to 1 MiB, the reports tile every non-zero
@@ -7,7 +7,8 @@
  * (a checksum taken in the hook equals the dataset's). A file with
  * comments and blank lines reports its rows once each too, and its
  * dataset no longer matches the counted sizes, which is how a consumer
- * knows that its copy went stale. Text in memory never calls the hook.
+ * knows that its copy went stale. The same rows as VW text are reported
+ * alike; ratings and text in memory never call the hook.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -95,11 +96,44 @@ static char *make_text(int rows, int odd, uint64_t seed)
 	return t;
 }
 
+/* The same rows as VW text, "label |f id:val ...": VW reads a numeric
+ * name as its number (plus the namespace's seed), so with 24 hash bits no
+ * two ids of a row share a slot and nothing is merged; a value of 0 (VW
+ * drops the feature) becomes 1. */
+static char *to_vw(const char *t)
+{
+	char *v = malloc(2 * strlen(t) + 1), *o = v;
+	for (const char *p = t; *p;) {
+		const char *sp = strchr(p, ' '), *nl = strchr(p, '\n');
+		if (sp && sp < nl) {
+			o += sprintf(o, "%.*s |f%.*s\n", (int)(sp - p), p,
+				     (int)(nl - sp), sp);
+		} else {
+			o += sprintf(o, "%.*s |f\n", (int)(nl - p), p);
+		}
+		p = nl + 1;
+	}
+	*o = '\0';
+	/* VW drops a feature whose value is 0: none here */
+	for (char *z = v; (z = strstr(z, "0.000")); z += 5)
+		if (z - v >= 2 && (z[5] == ' ' || z[5] == '\n') &&
+		    (z[-1] == ':' || (z[-1] == '-' && z[-2] == ':')))
+			z[0] = '1';
+	return v;
+}
+
+/* VW, hashed: its loads with 24 hash bits. */
+static int vw_format;
+
 static struct boar_dataset *load(const char *path, int threads,
 				 size_t window, struct log *l)
 {
 	boar_load_options o;
 	boar_load_options_default(&o);
+	if (vw_format) {
+		o.format = BOAR_FORMAT_VW;
+		o.hash_bits = 24;
+	}
 	o.rows_ready = on_rows;
 	o.rows_ready_ctx = l;
 	int format = 0, regular = 0;
@@ -227,6 +261,27 @@ int main(void)
 	t = make_text(3000, 1, 8);
 	odd_file(test_put_file("odd.svm", t, strlen(t)));
 	free(t);
+
+	/* VW's rows are reported alike */
+	t = make_text(3000, 0, 9);
+	char *v = to_vw(t);
+	vw_format = 1;
+	char vw[600];
+	snprintf(vw, sizeof vw, "%s", test_put_file("plain.vw", v, strlen(v)));
+	plain_file(vw, 3, 4096);
+	vw_format = 0;
+	free(v);
+	free(t);
+	/* ratings have no place in a report: none */
+	l = (struct log){ .mu = PTHREAD_MUTEX_INITIALIZER };
+	const char *r = test_put_file("r.ratings", "1 2 3\n4 5 1.5\n", 14);
+	o.task = BOAR_TASK_MF;
+	d = NULL;
+	CHECK(boar_dataset_load(r, &o, &d, &e) == 0 && l.n == 0,
+	      "ratings: %s, %zu reports", e.message, l.n);
+	boar_dataset_free(d);
+	unlink(r);
+	unlink(vw);
 
 	unlink(plain);
 	char odd[600];
