@@ -343,10 +343,11 @@ static int place_data(struct boar_gpu_ctx *c, const boar_options *o,
 	const struct boar_dataset *train = c->ds;
 	size_t free_b = 0, total_b = 0;
 	uint64_t forced, need, headroom;
+	const uint64_t data_b = gpu_data_bytes(train, c->row_weight != NULL);
 	int rc = 0;
 	CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
 	forced = o->gpu_chunk_bytes;
-	need = gpu_data_bytes(train, c->row_weight != NULL);
+	need = data_b;
 	if (c->task == BOAR_TASK_LINEAR)
 		need += c->dim * sizeof(float); /* counts, then reg_scale */
 	headroom = total_b / 20 > GPU_MIN_HEADROOM ? total_b / 20 : GPU_MIN_HEADROOM;
@@ -361,8 +362,8 @@ static int place_data(struct boar_gpu_ctx *c, const boar_options *o,
 	} else {
 		uint64_t chunk = forced;
 		if (!chunk) {
-			uint64_t avail = free_b > need - gpu_data_bytes(train, c->row_weight != NULL) + headroom
-						 ? free_b - (need - gpu_data_bytes(train, c->row_weight != NULL)) - headroom
+			uint64_t avail = free_b > need - data_b + headroom
+						 ? free_b - (need - data_b) - headroom
 						 : 0;
 			chunk = avail / c->n_slots;
 			if (chunk > GPU_DEFAULT_CHUNK)
