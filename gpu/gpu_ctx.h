@@ -37,6 +37,7 @@ struct gpu_slot {
 	uint64_t *row_ptr;
 	uint32_t *idx, *user, *item;
 	float *val, *label;
+	float *weight;     /* the rows' scales (row_weight), or NULL */
 	/* pinned staging (only when the caller's arrays could not be pinned) */
 	unsigned char *stage;
 	size_t stage_len;
@@ -77,6 +78,10 @@ struct boar_gpu_ctx {
 	double *loss; /* device accumulator of the epoch's loss */
 
 	/* data */
+	/* Each row's loss scale (math/row_weight.h), n_rows in pinned host
+	 * memory, or NULL when the run weights no rows: copied with the
+	 * labels, resident or chunk by chunk. */
+	float *row_weight;
 	const void *preload; /* boar_options.gpu_preload (gpu_preload.h) */
 	int resident;
 	int n_slots;
@@ -120,8 +125,12 @@ struct boar_gpu_ctx {
 	} while (0)
 
 /* gpu_data.cu */
-/* Bytes of d's arrays on the card. */
-uint64_t gpu_data_bytes(const struct boar_dataset *d);
+/* Bytes of d's arrays on the card (with a scale per row if weighted). */
+uint64_t gpu_data_bytes(const struct boar_dataset *d, int weighted);
+/* c->row_weight from d's instance weights and o's class weights, when
+ * the run has either. */
+int gpu_row_weights(struct boar_gpu_ctx *c, const boar_options *o,
+		    boar_error *err);
 /* Cuts the data into chunks of about `bytes` (at least one row each). */
 int gpu_plan_chunks(struct boar_gpu_ctx *c, uint64_t bytes, boar_error *err);
 /* Pins the source arrays, or falls back to staging buffers; undone by

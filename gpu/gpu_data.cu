@@ -11,23 +11,49 @@
 
 #include "gpu_ctx.h"
 #include "gpu_preload.h"
+#include "math/row_weight.h"
 
 /* Bytes of one linear row's arrays in a chunk (row_ptr entry + label). */
 #define ROW_BYTES (sizeof(uint64_t) + sizeof(float))
 #define NZ_BYTES (sizeof(uint32_t) + sizeof(float))
 #define RATING_BYTES (2 * sizeof(uint32_t) + sizeof(float))
 
-uint64_t gpu_data_bytes(const struct boar_dataset *d)
+/* A linear row's bytes, with its weight when the run has them. */
+static uint64_t row_bytes(int weighted)
+{
+	return ROW_BYTES + (weighted ? sizeof(float) : 0);
+}
+
+uint64_t gpu_data_bytes(const struct boar_dataset *d, int weighted)
 {
 	if (d->task == BOAR_TASK_MF)
 		return d->n_rows * RATING_BYTES;
-	return d->nnz * NZ_BYTES + d->n_rows * ROW_BYTES + sizeof(uint64_t);
+	return d->nnz * NZ_BYTES + d->n_rows * row_bytes(weighted) +
+	       sizeof(uint64_t);
+}
+
+int gpu_row_weights(struct boar_gpu_ctx *c, const boar_options *o,
+		    boar_error *err)
+{
+	int rc = 0;
+	const struct boar_dataset *d = c->ds;
+	if (c->task != BOAR_TASK_LINEAR || !boar_rows_weighted(o, d->weight))
+		return 0;
+	/* pinned: the streamed chunks copy from it asynchronously */
+	CK(cudaMallocHost(&c->row_weight,
+			  (d->n_rows ? d->n_rows : 1) * sizeof(float)),
+	   "cudaMallocHost(row weights)");
+	for (uint64_t r = 0; r < d->n_rows; r++)
+		c->row_weight[r] = boar_row_weight(o, d->weight, d->label, r);
+fail:
+	return rc;
 }
 
 /* Cuts the data into chunks of about `bytes` (at least one row each). */
 int gpu_plan_chunks(struct boar_gpu_ctx *c, uint64_t bytes, boar_error *err)
 {
 	const struct boar_dataset *d = c->ds;
+	const uint64_t row_b = row_bytes(c->row_weight != NULL);
 	uint64_t cap = 16, n = 0;
 	struct gpu_chunk *ch = (struct gpu_chunk *)malloc(cap * sizeof *ch);
 	if (!ch)
@@ -44,7 +70,7 @@ int gpu_plan_chunks(struct boar_gpu_ctx *c, uint64_t bytes, boar_error *err)
 			r1 = r0 + 1;
 			while (r1 < d->n_rows &&
 			       (d->row_ptr[r1 + 1] - d->row_ptr[r0]) * NZ_BYTES +
-					       (r1 + 1 - r0) * ROW_BYTES <=
+					       (r1 + 1 - r0) * row_b <=
 				       bytes)
 				r1++;
 			uint64_t nz = d->row_ptr[r1] - d->row_ptr[r0];
@@ -143,6 +169,9 @@ int gpu_alloc_slots(struct boar_gpu_ctx *c, boar_error *err)
 		   "cudaEventCreate");
 		CK(cudaMalloc(&sl->label, rows * sizeof(float)),
 		   "cudaMalloc(chunk labels)");
+		if (c->row_weight)
+			CK(cudaMalloc(&sl->weight, rows * sizeof(float)),
+			   "cudaMalloc(chunk row weights)");
 		if (mf) {
 			CK(cudaMalloc(&sl->user, rows * sizeof(uint32_t)),
 			   "cudaMalloc(chunk users)");
@@ -158,7 +187,8 @@ int gpu_alloc_slots(struct boar_gpu_ctx *c, boar_error *err)
 		}
 		if (c->staged) {
 			sl->stage_len = mf ? rows * RATING_BYTES
-					   : nnz * NZ_BYTES + rows * ROW_BYTES +
+					   : nnz * NZ_BYTES +
+						     rows * row_bytes(c->row_weight != NULL) +
 						     sizeof(uint64_t);
 			CK(cudaMallocHost(&sl->stage, sl->stage_len),
 			   "cudaMallocHost(staging)");
@@ -200,6 +230,10 @@ int gpu_upload_chunk(struct boar_gpu_ctx *c, int s, uint64_t k,
 		CK(cudaEventSynchronize(sl->staged), "cudaEventSynchronize");
 	CK(put(c, sl, sl->label, d->label + ch->r0, rows * sizeof(float), &off),
 	   "cudaMemcpyAsync(labels)");
+	if (c->row_weight)
+		CK(put(c, sl, sl->weight, c->row_weight + ch->r0,
+		       rows * sizeof(float), &off),
+		   "cudaMemcpyAsync(row weights)");
 	if (c->task == BOAR_TASK_MF) {
 		CK(put(c, sl, sl->user, d->user + ch->r0, rows * sizeof(uint32_t),
 		       &off),
@@ -263,6 +297,8 @@ int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err)
 	CK(cudaStreamCreateWithFlags(&sl->stream, cudaStreamNonBlocking),
 	   "cudaStreamCreate");
 	TO_DEVICE(sl->label, d->label, rows, "labels");
+	if (c->row_weight)
+		TO_DEVICE(sl->weight, c->row_weight, rows, "row weights");
 	if (c->task == BOAR_TASK_MF) {
 		TO_DEVICE(sl->user, d->user, rows, "users");
 		TO_DEVICE(sl->item, d->item, rows, "items");

@@ -343,10 +343,11 @@ static int place_data(struct boar_gpu_ctx *c, const boar_options *o,
 	const struct boar_dataset *train = c->ds;
 	size_t free_b = 0, total_b = 0;
 	uint64_t forced, need, headroom;
+	const uint64_t data_b = gpu_data_bytes(train, c->row_weight != NULL);
 	int rc = 0;
 	CK(cudaMemGetInfo(&free_b, &total_b), "cudaMemGetInfo");
 	forced = o->gpu_chunk_bytes;
-	need = gpu_data_bytes(train);
+	need = data_b;
 	if (c->task == BOAR_TASK_LINEAR)
 		need += c->dim * sizeof(float); /* counts, then reg_scale */
 	headroom = total_b / 20 > GPU_MIN_HEADROOM ? total_b / 20 : GPU_MIN_HEADROOM;
@@ -361,8 +362,8 @@ static int place_data(struct boar_gpu_ctx *c, const boar_options *o,
 	} else {
 		uint64_t chunk = forced;
 		if (!chunk) {
-			uint64_t avail = free_b > need - gpu_data_bytes(train) + headroom
-						 ? free_b - (need - gpu_data_bytes(train)) - headroom
+			uint64_t avail = free_b > need - data_b + headroom
+						 ? free_b - (need - data_b) - headroom
 						 : 0;
 			chunk = avail / c->n_slots;
 			if (chunk > GPU_DEFAULT_CHUNK)
@@ -443,7 +444,8 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 		c->mv.storage = o->mf_storage;
 		c->mv.atomic = atomic_updates(o);
 	}
-	if ((rc = upload_model(c, init, err)))
+	if ((rc = upload_model(c, init, err)) ||
+	    (rc = gpu_row_weights(c, o, err)))
 		goto fail;
 
 	if ((rc = place_data(c, o, err)))
@@ -515,6 +517,7 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.idx = sl->idx;
 		a.val = sl->val;
 		a.label = sl->label;
+		a.row_weight = sl->weight;
 		gpu_perm_make(&a.perm, r1 - r0, c->seed, (uint64_t)epoch, chunk_id);
 		a.p_begin = q0;
 		a.p_end = q1;
@@ -716,6 +719,7 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 		cudaFree(sl->idx);
 		cudaFree(sl->val);
 		cudaFree(sl->label);
+		cudaFree(sl->weight);
 		cudaFree(sl->user);
 		cudaFree(sl->item);
 		if (sl->stage)
@@ -726,6 +730,8 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 			cudaStreamDestroy(sl->stream);
 	}
 	gpu_unpin_all(c);
+	if (c->row_weight)
+		cudaFreeHost(c->row_weight);
 	cudaFree(c->w);
 	cudaFree(c->G);
 	cudaFree(c->scale);

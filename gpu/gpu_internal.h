@@ -36,6 +36,7 @@ struct gpu_linear_args {
 	const uint32_t *idx;
 	const float *val;
 	const float *label;
+	const float *row_weight; /* each row's loss scale, or NULL (all 1) */
 	struct gpu_perm_key perm; /* the chunk's order: perm.n is its rows */
 	/* Positions [p_begin, p_end) of that order are swept: [0, perm.n)
 	 * for a whole epoch, a slice for boar_gpu_sweep. */

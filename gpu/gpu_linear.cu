@@ -241,7 +241,7 @@ linear_sweep(const struct gpu_linear_args a)
 	     base += n_warps * 32) {
 		uint64_t p = base + lane;
 		uint64_t my_s = 0, my_e = 0;
-		float my_y = 0.0f;
+		float my_y = 0.0f, my_rw = 1.0f;
 		if (p < p_end) {
 			uint64_t row = gpu_perm_apply(p, n, a.perm.half,
 						      a.perm.k[0], a.perm.k[1],
@@ -249,6 +249,8 @@ linear_sweep(const struct gpu_linear_args a)
 			my_s = __ldg(a.row_ptr + row) - a.nz_base;
 			my_e = __ldg(a.row_ptr + row + 1) - a.nz_base;
 			my_y = __ldg(a.label + row);
+			if (a.row_weight)
+				my_rw = __ldg(a.row_weight + row);
 		}
 		const int batch = p_end - base < 32 ? (int)(p_end - base) : 32;
 
@@ -256,6 +258,7 @@ linear_sweep(const struct gpu_linear_args a)
 			const uint64_t s = __shfl_sync(FULL_MASK, my_s, r);
 			const uint64_t e = __shfl_sync(FULL_MASK, my_e, r);
 			const float y = __shfl_sync(FULL_MASK, my_y, r);
+			const float rw = __shfl_sync(FULL_MASK, my_rw, r);
 			uint32_t f[LIN_CACHE];
 			int sl[LIN_CACHE];
 			float x[LIN_CACHE], wv[LIN_CACHE], gv[LIN_CACHE],
@@ -306,10 +309,13 @@ linear_sweep(const struct gpu_linear_args a)
 				m += __shfl_sync(FULL_MASK, b, 0);
 			}
 
+			/* the row's weight scales its loss and its
+			 * derivative, as on the CPU (sweep_linear.c) */
 			float d;
-			float loss = boar_loss_eval(LOSS, m,
-						    boar_loss_target(LOSS, y),
-						    a.loss_param, &d);
+			float loss = rw * boar_loss_eval(LOSS, m,
+							 boar_loss_target(LOSS, y),
+							 a.loss_param, &d);
+			d *= rw;
 			if (lane == 0)
 				loss_acc += loss;
 			/* Hinge rows inside the margin have no gradient; with

@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "engine.h"
 #include "base/error.h"
+#include "math/row_weight.h"
 #include "math/step.h"
 #include "model/model.h"
 #include "base/rng.h"
@@ -154,27 +155,17 @@ out:
 	return rc;
 }
 
-/* The class weight of a label (1 when none is given for it). */
-static float class_weight(const boar_options *o, float label)
-{
-	for (int k = 0; k < o->n_class_weights; k++)
-		if (o->class_weight_labels[k] == label)
-			return o->class_weight_values[k];
-	return 1.0f;
-}
-
 /* Folds instance and class weights into one scale per row, so the sweep
  * pays one load and multiply per row, and nothing when neither is given. */
 static int compute_row_weights(struct boar_engine *e)
 {
 	const struct boar_dataset *d = e->d;
-	if (!d->weight && !e->o.n_class_weights)
+	if (!boar_rows_weighted(&e->o, d->weight))
 		return 0;
 	if (!(e->row_weight = malloc(d->n_rows * sizeof *e->row_weight)))
 		return BOAR_ENOMEM;
 	for (uint64_t r = 0; r < d->n_rows; r++)
-		e->row_weight[r] = (d->weight ? d->weight[r] : 1.0f) *
-				   class_weight(&e->o, d->label[r]);
+		e->row_weight[r] = boar_row_weight(&e->o, d->weight, d->label, r);
 	return 0;
 }
 

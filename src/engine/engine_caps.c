@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "engine_ops.h"
 #include "base/error.h"
+#include "math/row_weight.h"
 #include "model/model.h"
 
 static const char *const cap_names[] = {
@@ -29,7 +30,7 @@ unsigned boar_caps_needed(const struct boar_dataset *d, const boar_options *o,
 		need |= BOAR_CAP(SUBSET);
 	if (o->deterministic)
 		need |= BOAR_CAP(DETERMINISTIC);
-	if (d->weight || o->n_class_weights)
+	if (boar_rows_weighted(o, d->weight))
 		need |= BOAR_CAP(WEIGHTS);
 	if (o->init_model)
 		need |= BOAR_CAP(WARM_START);

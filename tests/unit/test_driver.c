@@ -303,21 +303,18 @@ static void refusals(const boar_dataset *d, const boar_options *base)
 	CHECK(rc == BOAR_EINVAL && strstr(err.message, "size"), "size: %s",
 	      err.message);
 
-	/* The GPU refusals come from the same table: weights are asked for
-	 * here, which the GPU engine does not take (refused before a device
-	 * is touched, or BOAR_ENOGPU where no plugin is). */
+	/* The GPU refusals come from the same table: deterministic mode is
+	 * asked for here, which the GPU engine does not take (refused before
+	 * a device is touched, or BOAR_ENOGPU where no plugin is). */
 	o = *base;
 	o.device = BOAR_DEVICE_GPU;
-	float lab = 1, val = 4;
-	o.class_weight_labels = &lab;
-	o.class_weight_values = &val;
-	o.n_class_weights = 1;
+	o.deterministic = 1;
 	rc = boar_train(d, &o, &m, &err);
 	CHECK(rc == BOAR_ENOGPU ||
 		      (rc == BOAR_EINVAL &&
 		       strstr(err.message, "the GPU engine does not support "
-					   "instance or class weights")),
-	      "GPU weights: %d %s", rc, err.message);
+					   "deterministic training")),
+	      "GPU deterministic: %d %s", rc, err.message);
 
 	o = *base;
 	o.device = BOAR_DEVICE_GPU;
