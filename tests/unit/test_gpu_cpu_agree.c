@@ -185,6 +185,33 @@ static void compare(const char *name, const boar_dataset *d,
 	compare_keep(name, d, o, later_tol, w_tol, NULL, NULL);
 }
 
+/* The options every comparison starts from: one thread against the GPU,
+ * atomic updates, the step each optimizer takes here. */
+static boar_options agree_options(int loss, int opt, int l2)
+{
+	boar_options o;
+	boar_options_default(&o);
+	o.loss = loss;
+	o.optimizer = opt;
+	o.update = BOAR_UPDATE_ATOMIC;
+	o.epochs = EPOCHS;
+	o.eta = opt == BOAR_OPT_SGD ? 0.05 : 0.1;
+	o.l2 = l2 ? 1e-3 : 0;
+	o.threads = 1;
+	o.seed = 3;
+	return o;
+}
+
+/* The classes' rows with weight w[r] on row r. */
+static boar_dataset *weighted_rows(const float *w)
+{
+	boar_dataset *d = make_data(CLASSES);
+	boar_error err;
+	int rc = boar_dataset_set_weights(d, w, N_ROWS, &err);
+	CHECK(rc == 0, "weights: %s", err.message);
+	return d;
+}
+
 /* Weighted rows: instance weights from 0.25 to 3 (by row) and a class
  * weight of 3 on the positive class, the data resident on the card. The
  * GPU must reach the CPU's weighted losses and weights, and the weights
@@ -193,23 +220,11 @@ static void compare(const char *name, const boar_dataset *d,
 static void weighted(const boar_dataset *plain, int opt, int l2)
 {
 	static float w[N_ROWS];
-	boar_dataset *d = make_data(CLASSES);
-	boar_error err;
 	for (int r = 0; r < N_ROWS; r++)
 		w[r] = 0.25f + 2.75f * (float)(r % 7) / 6;
-	int rc = boar_dataset_set_weights(d, w, N_ROWS, &err);
-	CHECK(rc == 0, "weights: %s", err.message);
+	boar_dataset *d = weighted_rows(w);
 	float lab = 1, val = 3;
-	boar_options o;
-	boar_options_default(&o);
-	o.loss = BOAR_LOSS_LOGISTIC;
-	o.optimizer = opt;
-	o.update = BOAR_UPDATE_ATOMIC;
-	o.epochs = EPOCHS;
-	o.eta = opt == BOAR_OPT_SGD ? 0.05 : 0.1;
-	o.l2 = l2 ? 1e-3 : 0;
-	o.threads = 1;
-	o.seed = 3;
+	boar_options o = agree_options(BOAR_LOSS_LOGISTIC, opt, l2);
 	o.class_weight_labels = &lab;
 	o.class_weight_values = &val;
 	o.n_class_weights = 1;
@@ -252,25 +267,13 @@ static void weighted(const boar_dataset *plain, int opt, int l2)
 static void streamed_weights(const boar_dataset *plain)
 {
 	static float ones[N_ROWS], w[N_ROWS];
-	boar_dataset *d1 = make_data(CLASSES), *dw = make_data(CLASSES);
-	boar_error err;
 	for (int r = 0; r < N_ROWS; r++) {
 		ones[r] = 1;
 		w[r] = 0.25f + 2.75f * (float)(r % 7) / 6;
 	}
-	CHECK(boar_dataset_set_weights(d1, ones, N_ROWS, &err) == 0, "%s",
-	      err.message);
-	CHECK(boar_dataset_set_weights(dw, w, N_ROWS, &err) == 0, "%s",
-	      err.message);
-	boar_options o;
-	boar_options_default(&o);
-	o.loss = BOAR_LOSS_LOGISTIC;
-	o.optimizer = BOAR_OPT_ADAGRAD;
-	o.update = BOAR_UPDATE_ATOMIC;
-	o.epochs = EPOCHS;
-	o.eta = 0.1;
-	o.threads = 1;
-	o.seed = 3;
+	boar_dataset *d1 = weighted_rows(ones), *dw = weighted_rows(w);
+	boar_options o = agree_options(BOAR_LOSS_LOGISTIC, BOAR_OPT_ADAGRAD, 0);
+	o.l2 = BOAR_AUTO; /* as measured on the H200 */
 	o.gpu_chunk_bytes = 64 << 10;
 	struct run ru, r1, rw;
 	boar_model *mu = train(plain, o, BOAR_DEVICE_GPU, &ru),
@@ -319,16 +322,7 @@ int main(int argc, char **argv)
 			if (opt == BOAR_OPT_AUTO || opt == BOAR_OPT_NORMALIZED)
 				continue;
 			for (int l2 = 0; l2 < 2; l2++) {
-				boar_options o;
-				boar_options_default(&o);
-				o.loss = loss;
-				o.optimizer = opt;
-				o.update = BOAR_UPDATE_ATOMIC;
-				o.epochs = EPOCHS;
-				o.eta = opt == BOAR_OPT_SGD ? 0.05 : 0.1;
-				o.l2 = l2 ? 1e-3 : 0;
-				o.threads = 1;
-				o.seed = 3;
+				boar_options o = agree_options(loss, opt, l2);
 				char name[96];
 				snprintf(name, sizeof name, "%s %s%s", l->name,
 					 boar_optimizer_name(opt),
