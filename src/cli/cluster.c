@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_mf.h"
 #include "commands.h"
 #include "common.h"
 #include "flag_words.h"
@@ -51,6 +52,7 @@ struct cluster_args {
 	double reconnect_timeout;
 	int read_part;           /* --read-part */
 	uint64_t features;       /* --features N */
+	uint64_t users, items;   /* --users N, --items M (ratings) */
 };
 
 struct copt {
@@ -120,6 +122,12 @@ static const struct copt copts[] = {
 	{ "features", 1, "N", "--read-part on unhashed ids: the ids of the "
 			      "whole file are below N (every worker must "
 			      "build the same model)",
+	  NULL },
+	{ "users", 1, "N", "--read-part on ratings: the user ids of the whole "
+			   "file are below N",
+	  NULL },
+	{ "items", 1, "M", "--read-part on ratings: the item ids of the whole "
+			   "file are below M",
 	  NULL },
 	{ NULL },
 };
@@ -302,6 +310,10 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 			return cli_usage("train", "--features wants "
 						  "N >= 1");
 		c->features = u;
+	} else if (!strcmp(name, "users") || !strcmp(name, "items")) {
+		if (parse_u(v, 1ull << 32, &u) || !u)
+			return cli_usage("train", "--%s wants N >= 1", name);
+		*(name[0] == 'u' ? &c->users : &c->items) = u;
 	} else if (!strcmp(name, "reconnect-timeout")) {
 		if (parse_d(v, &d) || d <= 0)
 			return cli_usage("train", "bad "
@@ -374,6 +386,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 			json_num(&j, "test_loss", s->test_loss);
 			json_num(&j, "test_accuracy", s->test_accuracy);
 			json_num(&j, "test_auc", s->test_auc);
+			json_num(&j, "test_rmse", s->test_rmse);
 		}
 		json_end(&j);
 	}
@@ -502,6 +515,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			json_num(&j, "test_loss", m.loss);
 			json_num(&j, "test_accuracy", m.accuracy);
 			json_num(&j, "test_auc", m.auc);
+			json_num(&j, "test_rmse", m.rmse);
 		} else if (have_last) {
 			json_num(&j, "test_loss", r->last.test_loss);
 			json_num(&j, "test_accuracy", r->last.test_accuracy);
@@ -522,6 +536,10 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 
 	if ((rc = cli_refuse_model_over_inputs(a, &err)))
 		return cli_report(&err, rc);
+	if (a->init_model_path) /* was ignored: the shards start from zero */
+		return cli_usage("train", "cluster training does not support a "
+					  "warm start (--init-model); train on "
+					  "one machine for it");
 	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
 		return cli_report(&err, rc);
 	struct part_info part = { 0 };
@@ -537,6 +555,12 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		rc = boar_dataset_load(a->train_path, &a->load, &train, &err);
 	if (rc)
 		return cli_report(&err, rc);
+	if ((status = cluster_mf_shape(train, c->read_part, c->users,
+				       c->items, a->train_path, &err))) {
+		boar_dataset_free(train);
+		return status;
+	}
+	status = CLI_EXIT_RUNTIME;
 	if (a->test_path) {
 		boar_load_options lo = a->load;
 		lo.task = boar_dataset_task(train);
@@ -553,8 +577,9 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };
-	r.binary = boar_loss_describe(a->opt.loss)->kind !=
-		   BOAR_LOSS_KIND_REGRESSION;
+	r.binary = boar_dataset_task(train) != BOAR_TASK_MF &&
+		   boar_loss_describe(a->opt.loss)->kind !=
+			   BOAR_LOSS_KIND_REGRESSION;
 	progress_init(&r.pr, a->quiet || c->rank != 0);
 	a->opt.progress = on_epoch;
 	a->opt.progress_ctx = &r;

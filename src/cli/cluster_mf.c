@@ -1,0 +1,43 @@
+/* cluster_mf.c - a cluster worker's ratings (cluster_mf.h): the shape of
+ * the MF model every worker must agree on.
+ *
+ * The shards' key layout is made from the model's users and items
+ * (src/engine/train_cluster_mf.c), so every worker must build the same
+ * shape. A worker that read the whole file knows it; one that read only
+ * its part (--read-part) sees only its part's largest ids, so the whole
+ * file's bounds are given (--users, --items), as --features gives a
+ * linear model's.
+ */
+#include "cluster_mf.h"
+#include "common.h"
+#include "data/dataset.h"
+#include "base/error.h"
+
+int cluster_mf_shape(boar_dataset *d, int read_part, uint64_t users,
+		     uint64_t items, const char *path, boar_error *err)
+{
+	if (d->task != BOAR_TASK_MF)
+		return 0;
+	if (read_part && (!users || !items))
+		return cli_usage("train",
+				 "--read-part on ratings needs --users N and "
+				 "--items M (the whole file's ids are below "
+				 "them): every worker must build the same "
+				 "model");
+	if (users && d->dim > users)
+		return cli_report(err, boar_fail(err, BOAR_EINVAL,
+			"%s: user id %llu, but --users says the ids are "
+			"below %llu", path, (unsigned long long)(d->dim - 1),
+			(unsigned long long)users));
+	if (items && d->n_items > items)
+		return cli_report(err, boar_fail(err, BOAR_EINVAL,
+			"%s: item id %llu, but --items says the ids are "
+			"below %llu", path,
+			(unsigned long long)(d->n_items - 1),
+			(unsigned long long)items));
+	if (users)
+		d->dim = users;
+	if (items)
+		d->n_items = items;
+	return 0;
+}
