@@ -108,6 +108,7 @@ struct mfc {
 	int64_t ahead_k;           /* clock asked ahead, or -1 */
 	float *vals, *before;
 	uint64_t cap;
+	uint64_t *test_keys, n_test_keys; /* what an evaluation pulls */
 	double phase[BOAR_PS_PHASES], mark;
 };
 
@@ -311,6 +312,7 @@ static void close_local(struct mfc *c)
 	free(c->ahead_keys);
 	free(c->vals);
 	free(c->before);
+	free(c->test_keys);
 	mf_local_free(&c->l);
 }
 
@@ -437,41 +439,79 @@ static struct boar_model *whole_model(const struct mfc *c)
 	return m;
 }
 
-/* Keys [lo, lo + n) of the layout, as pulled or gathered, into m (a
- * whole_model: their values are added to the initial factors). */
+/* Keys keys[0..n) of the layout (NULL: lo, lo + 1, ...), as pulled or
+ * gathered, into m: a factor is its initial draw plus the shard's value,
+ * a bias the shard's value. */
 static void keys_into_model(const struct mfc *c, struct boar_model *m,
-			    uint64_t lo, const float *v, uint64_t n)
+			    const uint64_t *keys, uint64_t lo, const float *v,
+			    uint64_t n)
 {
+#pragma omp parallel for num_threads(c->o.threads > 0 ? c->o.threads : \
+					     omp_get_num_procs()) \
+	schedule(static) if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++) {
-		uint64_t key = lo + i, row = key / c->S, off = key % c->S;
+		uint64_t key = keys ? keys[i] : lo + i;
+		uint64_t row = key / c->S, off = key % c->S;
 		int item = row >= c->U;
 		uint64_t id = item ? row - c->U : row;
 		if (row >= c->U + c->I || off == SLOT_SUM(c->R))
 			continue;
 		if (off < c->R)
-			(item ? m->Q : m->P)[id * c->R + off] += v[i];
+			(item ? m->Q : m->P)[id * c->R + off] =
+				boar_factor_init_at(&c->fi, row * c->R + off) +
+				v[i];
 		else if (m->has_bias)
 			(item ? m->bi : m->bu)[id] = v[i];
 	}
 }
 
-/* The whole model, fresh from the shards, into *m (made on first use). */
+/* The rows the test set reads (ids of the model's shape), as their
+ * keys (factors, bias) ascending into c->test_keys: all an evaluation
+ * pulls. */
+static int list_test_keys(struct mfc *c, boar_error *err)
+{
+	const struct boar_dataset *t = c->o.test;
+	uint8_t *used = calloc(c->U + c->I + 1, 1);
+	if (!used)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	uint64_t rows = 0;
+	for (uint64_t r = 0; r < t->n_rows; r++) {
+		uint64_t u = t->user[r], i = c->U + t->item[r];
+		if (u < c->U && !used[u])
+			rows += used[u] = 1;
+		if (t->item[r] < c->I && !used[i])
+			rows += used[i] = 1;
+	}
+	uint32_t w = c->R + (c->o.mf_biases != 0);
+	c->test_keys = malloc((rows * w + 1) * sizeof *c->test_keys);
+	if (!c->test_keys) {
+		free(used);
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	}
+	for (uint64_t row = 0; row < c->U + c->I; row++)
+		for (uint32_t j = 0; used[row] && j < w; j++)
+			c->test_keys[c->n_test_keys++] = row * c->S + j;
+	free(used);
+	return 0;
+}
+
+/* The rows the test set reads, fresh from the shards, into *m (the
+ * whole shape, made on first use: the other rows stay initial). */
 static int refresh(struct mfc *c, struct boar_model **m, boar_error *err)
 {
 	double t0 = now_s();
-	boar_model_free(*m);
-	if (!(*m = whole_model(c)))
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	int rc = 0;
-	for (uint64_t lo = 0; !rc && lo < c->stats_key;) {
-		uint64_t n = c->stats_key - lo > c->cap ? c->cap
-							: c->stats_key - lo;
-		for (uint64_t i = 0; i < n; i++)
-			c->keys[i] = lo + i;
-		rc = c->t->pull(c->t->ctx, c->keys, (uint32_t)n, c->vals, err);
+	if (!*m && !(*m = whole_model(c)))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	if (!c->test_keys && (rc = list_test_keys(c, err)))
+		return rc;
+	for (uint64_t lo = 0; !rc && lo < c->n_test_keys; lo += c->cap) {
+		uint64_t n = c->n_test_keys - lo > c->cap ? c->cap
+							  : c->n_test_keys - lo;
+		rc = c->t->pull(c->t->ctx, c->test_keys + lo, (uint32_t)n,
+				c->vals, err);
 		if (!rc)
-			keys_into_model(c, *m, lo, c->vals, n);
-		lo += n;
+			keys_into_model(c, *m, c->test_keys + lo, 0, c->vals, n);
 	}
 	c->phase[BOAR_PS_REFRESH] += now_s() - t0;
 	return rc;
@@ -572,10 +612,11 @@ static int finish(struct mfc *c, const boar_dataset *train,
 				 "out of memory for the gathered model");
 	int rc = c->t->finish(c->t->ctx, all, c->n_keys, &gathered, err);
 	boar_model_free(*m);
+	*m = NULL;
 	if (!rc && !(*m = whole_model(c)))
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 	if (!rc && gathered)
-		keys_into_model(c, *m, 0, all, c->stats_key);
+		keys_into_model(c, *m, NULL, 0, all, c->stats_key);
 	else if (!rc)
 		local_rows_into(c, *m);
 	free(all);
