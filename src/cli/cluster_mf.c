@@ -1,5 +1,6 @@
-/* cluster_mf.c - a cluster worker's ratings (cluster_mf.h): the shape of
- * the MF model every worker must agree on.
+/* cluster_mf.c - what a cluster worker starts from (cluster_mf.h): its
+ * training data, and for ratings the shape of the MF model every worker
+ * must agree on.
  *
  * The shards' key layout is made from the model's users and items
  * (src/engine/train_cluster_mf.c), so every worker must build the same
@@ -13,7 +14,7 @@
 #include "data/dataset.h"
 #include "base/error.h"
 
-int cluster_mf_shape(boar_dataset *d, int read_part, uint64_t users,
+static int mf_shape(boar_dataset *d, int read_part, uint64_t users,
 		     uint64_t items, const char *path, boar_error *err)
 {
 	if (d->task != BOAR_TASK_MF)
@@ -40,4 +41,29 @@ int cluster_mf_shape(boar_dataset *d, int read_part, uint64_t users,
 	if (items)
 		d->n_items = items;
 	return 0;
+}
+
+int cluster_worker_input(const struct train_args *a,
+			 const struct cluster_input *in, boar_dataset **train,
+			 struct part_info *part)
+{
+	boar_error err = { 0 };
+	int rc;
+	if (a->init_model_path) /* was ignored: the shards start from zero */
+		return cli_usage("train", "cluster training does not support a "
+					  "warm start (--init-model); train on "
+					  "one machine for it");
+	if (in->read_part)
+		rc = read_part(a->train_path, in->rank, in->n_workers,
+			       in->features, &a->load, train, part, &err);
+	else
+		rc = boar_dataset_load(a->train_path, &a->load, train, &err);
+	if (rc)
+		return cli_report(&err, rc);
+	if ((rc = mf_shape(*train, in->read_part, in->users, in->items,
+			   a->train_path, &err))) {
+		boar_dataset_free(*train);
+		*train = NULL;
+	}
+	return rc;
 }

@@ -1,16 +1,29 @@
-/* cluster_mf.h - a cluster worker's ratings: the model's shape. */
+/* cluster_mf.h - what a cluster worker starts from: its training data
+ * (its part of the file, or all of it) and, for ratings, the model's
+ * shape every worker must agree on. */
 #ifndef BOAR_CLI_CLUSTER_MF_H
 #define BOAR_CLI_CLUSTER_MF_H
 
 #include <stdint.h>
 
 #include "boar.h"
+#include "read_part.h"
+#include "train_args.h"
 
-/* For a ratings dataset d read from path: raises its users and items to
- * --users and --items (0: not given), refusing ids at or beyond them;
- * with read_part both are required. Other tasks: nothing.
- * @return 0, or the exit status (a usage error or a data error, reported). */
-int cluster_mf_shape(boar_dataset *d, int read_part, uint64_t users,
-		     uint64_t items, const char *path, boar_error *err);
+struct cluster_input {
+	int read_part;            /* --read-part: parse only part rank */
+	uint32_t rank, n_workers;
+	uint64_t features;        /* --features (0: none) */
+	uint64_t users, items;    /* --users, --items (0: none) */
+};
+
+/* Refuses what a worker cannot start from (a warm start: the shards start
+ * from zero), then reads a->train_path whole or its part (into *part),
+ * a ratings file raised to --users and --items (ids at or beyond them
+ * refused; with --read-part both are required).
+ * @return 0 and *train, or the exit status (reported on stderr). */
+int cluster_worker_input(const struct train_args *a,
+			 const struct cluster_input *in, boar_dataset **train,
+			 struct part_info *part);
 
 #endif

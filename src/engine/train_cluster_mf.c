@@ -610,7 +610,13 @@ static int finish(struct mfc *c, const boar_dataset *train,
 	if (!all)
 		return boar_fail(err, BOAR_ENOMEM,
 				 "out of memory for the gathered model");
-	int rc = c->t->finish(c->t->ctx, all, c->n_keys, &gathered, err);
+	int rc = 0;
+	if (c->ahead_k >= 0) /* asked for an epoch a stop then skipped */
+		rc = c->t->pull(c->t->ctx, c->ahead_keys,
+				(uint32_t)c->ahead_nk, c->vals, err);
+	c->ahead_k = -1;
+	if (!rc)
+		rc = c->t->finish(c->t->ctx, all, c->n_keys, &gathered, err);
 	boar_model_free(*m);
 	*m = NULL;
 	if (!rc && !(*m = whole_model(c)))
