@@ -377,6 +377,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 			json_num(&j, "test_loss", s->test_loss);
 			json_num(&j, "test_accuracy", s->test_accuracy);
 			json_num(&j, "test_auc", s->test_auc);
+			json_num(&j, "test_rmse", s->test_rmse);
 		}
 		json_end(&j);
 	}
@@ -505,6 +506,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			json_num(&j, "test_loss", m.loss);
 			json_num(&j, "test_accuracy", m.accuracy);
 			json_num(&j, "test_auc", m.auc);
+			json_num(&j, "test_rmse", m.rmse);
 		} else if (have_last) {
 			json_num(&j, "test_loss", r->last.test_loss);
 			json_num(&j, "test_accuracy", r->last.test_accuracy);
@@ -553,9 +555,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };
-	r.binary = boar_dataset_task(train) != BOAR_TASK_MF &&
-		   boar_loss_describe(a->opt.loss)->kind !=
-			   BOAR_LOSS_KIND_REGRESSION;
+	r.binary = cluster_binary_metrics(train, a->opt.loss);
 	progress_init(&r.pr, a->quiet || c->rank != 0);
 	a->opt.progress = on_epoch;
 	a->opt.progress_ctx = &r;

@@ -67,3 +67,9 @@ int cluster_worker_input(const struct train_args *a,
 	}
 	return rc;
 }
+
+int cluster_binary_metrics(const boar_dataset *train, int loss)
+{
+	return boar_dataset_task(train) != BOAR_TASK_MF &&
+	       boar_loss_describe(loss)->kind != BOAR_LOSS_KIND_REGRESSION;
+}

@@ -26,4 +26,8 @@ int cluster_worker_input(const struct train_args *a,
 			 const struct cluster_input *in, boar_dataset **train,
 			 struct part_info *part);
 
+/* Whether a worker's progress shows accuracy and AUC (a binary or
+ * multiclass loss on rows) rather than RMSE (regression, ratings). */
+int cluster_binary_metrics(const boar_dataset *train, int loss);
+
 #endif

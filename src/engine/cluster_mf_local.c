@@ -29,11 +29,13 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Whether rating j of the whole file is this worker's: a hash of seed and
- * j, so every worker, holding the same file, agrees on the partition. */
-static int mine(uint64_t seed, uint64_t j, uint32_t rank, uint32_t n_workers)
+/* Whether the ratings of user u of the whole file are this worker's: a
+ * hash of seed and u, so every worker, holding the same file, agrees on
+ * the partition, and each user's row has one writer (train_cluster_mf.c:
+ * private rows). */
+static int mine(uint64_t seed, uint32_t u, uint32_t rank, uint32_t n_workers)
 {
-	uint64_t s = seed ^ (j * 0xA24BAED4963EE407ULL);
+	uint64_t s = seed ^ (u * 0xA24BAED4963EE407ULL);
 	return (uint32_t)(((boar_splitmix64(&s) >> 32) * n_workers) >> 32) ==
 	       rank;
 }
@@ -74,7 +76,7 @@ static int pick_ratings(const boar_dataset *train, int local_rows,
 {
 	uint64_t hseed = boar_rng_make(seed, 5, 0).s, n = 0;
 	for (uint64_t j = 0; j < train->n_rows; j++)
-		n += local_rows || mine(hseed, j, rank, n_workers);
+		n += local_rows || mine(hseed, train->user[j], rank, n_workers);
 	struct boar_dataset *d = &l->d;
 	d->user = malloc((n ? n : 1) * sizeof *d->user);
 	d->item = malloc((n ? n : 1) * sizeof *d->item);
@@ -83,7 +85,7 @@ static int pick_ratings(const boar_dataset *train, int local_rows,
 		return BOAR_ENOMEM;
 	n = 0;
 	for (uint64_t j = 0; j < train->n_rows; j++) {
-		if (!local_rows && !mine(hseed, j, rank, n_workers))
+		if (!local_rows && !mine(hseed, train->user[j], rank, n_workers))
 			continue;
 		d->user[n] = train->user[j];
 		d->item[n] = train->item[j];
@@ -192,6 +194,23 @@ int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
 				 "out of memory for the worker's ratings");
 	}
 	return 0;
+}
+
+void mf_local_drop_users(struct mf_local *l, const uint8_t *drop)
+{
+	uint64_t n = 0, b = 0;
+	l->max_rows = 0;
+	for (uint64_t k = 0; k < l->clocks; k++) {
+		uint64_t e = l->cu_at[k + 1];
+		for (uint64_t p = b; p < e; p++)
+			if (!drop[l->cu[p]])
+				l->cu[n++] = l->cu[p];
+		b = e;
+		l->cu_at[k + 1] = n;
+		uint64_t rows = n - l->cu_at[k] + l->ci_at[k + 1] - l->ci_at[k];
+		if (rows > l->max_rows)
+			l->max_rows = rows;
+	}
 }
 
 void mf_local_free(struct mf_local *l)

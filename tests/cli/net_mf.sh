@@ -62,7 +62,7 @@ rmse_close "read-part cluster (gathered model)" "$got" "$want"
 last=$(python3 -c '
 import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
-print([r for r in rows if "epoch" in r][-1]["test_loss"] ** 0.5)' "$T/w0.out")
+print([r for r in rows if "epoch" in r][-1]["test_rmse"])' "$T/w0.out")
 rmse_close "read-part cluster (epoch 6 evaluation)" "$last" "$want"
 "$B" predict -m "$T/part.model" -o "$T/scores" "$T/r.t" ||
 	fail "boar predict with the gathered MF model"
