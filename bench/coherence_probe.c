@@ -95,6 +95,12 @@ static void *port_loop(void *p)
 	return NULL;
 }
 
+/* PINGS round trips, or as many as PING_SECONDS allow: where the two
+ * CPUs are busy with other work each hand-over waits for the scheduler,
+ * and role 0 then stops the game (STOP) and counts what it got. */
+#define PING_SECONDS 0.5
+#define STOP UINT64_MAX
+
 static void *ping_loop(void *p)
 {
 	struct pair_job *j = p;
@@ -102,13 +108,21 @@ static void *ping_loop(void *p)
 	while (!*j->go)
 		;
 	double t0 = now();
-	for (uint64_t n = 0; n < PINGS; n++) {
-		uint64_t want = 2 * n + (uint64_t)j->role;
-		while (__atomic_load_n(j->line, __ATOMIC_ACQUIRE) != want)
+	uint64_t n = 0;
+	for (; n < PINGS; n++) {
+		uint64_t want = 2 * n + (uint64_t)j->role, v;
+		while ((v = __atomic_load_n(j->line, __ATOMIC_ACQUIRE)) != want &&
+		       v != STOP)
 			;
+		if (v == STOP)
+			break;
+		if (j->role == 0 && n % 256 == 255 && now() - t0 > PING_SECONDS) {
+			__atomic_store_n(j->line, STOP, __ATOMIC_RELEASE);
+			break;
+		}
 		__atomic_store_n(j->line, want + 1, __ATOMIC_RELEASE);
 	}
-	j->rate = (now() - t0) * 1e9 / (2.0 * PINGS); /* ns one way */
+	j->rate = (now() - t0) * 1e9 / (2.0 * (n ? n : 1)); /* ns one way */
 	return NULL;
 }
 
@@ -130,42 +144,54 @@ static double on_pair(void *(*fn)(void *), int a, int b)
 					 : j[0].rate;
 }
 
+/* Prints an n x n matrix m of the CPUs cpu[], rows labelled by CPU. */
+static void print_matrix(const char *title, int n, const int *cpu,
+			 double m[64][64])
+{
+	printf("%s\n", title);
+	for (int a = 0; a < n; a++) {
+		printf("%3d:", cpu[a]);
+		for (int b = 0; b < n; b++)
+			printf(" %4.0f", m[a][b]);
+		printf("\n");
+	}
+}
+
 static int topo(void)
 {
-	int n = (int)sysconf(_SC_NPROCESSORS_ONLN);
-	if (n > 64)
-		n = 64;
+	/* the CPUs this process may run on (a container's cpuset may be
+	 * fewer than the machine's): pinning to any other would fail */
+	cpu_set_t allowed;
+	int cpu[64], n = 0;
+	if (sched_getaffinity(0, sizeof allowed, &allowed))
+		return 1;
+	for (int c = 0; c < CPU_SETSIZE && n < 64; c++)
+		if (CPU_ISSET(c, &allowed))
+			cpu[n++] = c;
 	double solo[64];
-	for (int a = 0; a < n; a++) /* the best of 3: the first may wait for the clock */
+	printf("cpus:");
+	for (int a = 0; a < n; a++)
+		printf(" %d", cpu[a]);
+	printf("\nports: adds/ns alone per CPU:");
+	for (int a = 0; a < n; a++) { /* the best of 3: the first may wait for the clock */
 		for (int rep = 0; rep < 3; rep++) {
-			double r = on_pair(port_loop, a, -1);
+			double r = on_pair(port_loop, cpu[a], -1);
 			solo[a] = rep && solo[a] > r ? solo[a] : r;
 		}
-	printf("ports: adds/ns alone per CPU:");
-	for (int a = 0; a < n; a++)
 		printf(" %.2f", solo[a]);
+	}
+	printf("\n");
 	static double port[64][64], lat[64][64];
 	for (int a = 0; a < n; a++)
 		for (int b = a + 1; b < n; b++) {
 			double lo = solo[a] < solo[b] ? solo[a] : solo[b];
-			port[a][b] = port[b][a] = 100 * on_pair(port_loop, a, b) / lo;
-			lat[a][b] = lat[b][a] = on_pair(ping_loop, a, b);
+			port[a][b] = port[b][a] =
+				100 * on_pair(port_loop, cpu[a], cpu[b]) / lo;
+			lat[a][b] = lat[b][a] = on_pair(ping_loop, cpu[a], cpu[b]);
 		}
-	printf("\nports: the slower of two at once over the slower alone (x100; "
-	       "~50: one core's two hardware threads)\n");
-	for (int a = 0; a < n; a++) {
-		printf("%3d:", a);
-		for (int b = 0; b < n; b++)
-			printf(" %3.0f", port[a][b]);
-		printf("\n");
-	}
-	printf("line latency, one way, ns\n");
-	for (int a = 0; a < n; a++) {
-		printf("%3d:", a);
-		for (int b = 0; b < n; b++)
-			printf(" %4.0f", lat[a][b]);
-		printf("\n");
-	}
+	print_matrix("ports: the slower of two at once over the slower alone "
+		     "(x100; ~50: one core's two hardware threads)", n, cpu, port);
+	print_matrix("line latency, one way, ns", n, cpu, lat);
 	return 0;
 }
 
