@@ -6,8 +6,9 @@
  * and item i's is [(U + i)*S, ...) (U users, I items: the model's
  * shape), each row holding its rank factors, then its bias, its AdaGrad
  * sum and (users) how many workers hold its ratings; after the rows come
- * 3 keys per worker for the agreement below. A shard holds the factors *minus their initial values*, so a
- * fresh shard (zeros) is the initial model without anyone pushing it:
+ * 3 keys per worker for the agreement below. A shard holds the factors
+ * *minus their initial values*, so a fresh shard (zeros) is the initial
+ * model without anyone pushing it:
  * the initial factors are boar_model_init_factors' draws, which a worker
  * computes for any row alone (model.h, boar_factor_init_at), so a
  * 1-worker cluster starts where the single node does.
@@ -24,8 +25,8 @@
  * moving it every clock was half the traffic and stale for nothing (one
  * worker, one shard: the same RMSE to the last digit, 2.2x faster
  * epochs). Each clock the worker pulls the shared rows that clock
- * touches (keys ascending, asked a clock ahead where the transport can), runs
- * the CPU engine's MF sweep over that clock's ratings on its threads
+ * touches (keys ascending, asked a clock ahead where the transport can),
+ * runs the CPU engine's MF sweep over that clock's ratings on its threads
  * (sweep_mf.c: Hogwild!, or DSGD strata on the threads when the clock is
  * large; one engine per clock, opened once, sharing the worker's model),
  * and pushes every pulled value's change: shards add them, SSP bounds
@@ -40,8 +41,12 @@
  * clocks ahead. Conflicts are what the linear cluster has: two workers
  * updating the same item row in one clock each push the sum of their
  * steps from the same stale value, and the shard adds them, as a
- * sequential sweep would add the steps. Measured against the single node
- * (bench/RESULTS-net.md, "Matrix factorization in the cluster").
+ * sequential sweep would add the steps while a clock gives each item
+ * a few ratings; with tens per item per clock the W summed deltas
+ * overshoot (4 workers x 50000 ratings on 5000 items diverged for three
+ * epochs), so --sync-every must shrink as workers are added. Measured
+ * against the single node (bench/RESULTS-net.md, "Matrix factorization
+ * in the cluster").
  *
  * AdaGrad's per-row sums (math/mf_step.h) are sharded beside their row
  * and pushed as deltas like the factors: a sum counts the squared
