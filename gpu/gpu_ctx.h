@@ -61,6 +61,8 @@ struct boar_gpu_ctx {
 
 	/* linear model */
 	uint64_t dim;
+	uint32_t width;      /* weights per feature: K classes, or 1 */
+	float *classes;      /* device copy of the K class labels, or NULL */
 	float *w, *G, *scale;
 	uint32_t *hot;       /* hot feature ids (GPU_HOT_MAX) */
 	uint32_t n_hot;

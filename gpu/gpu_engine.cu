@@ -162,8 +162,10 @@ static int prepare_counts(struct boar_gpu_ctx *c, boar_error *err)
 			   "count kernel launch");
 		}
 	}
-	CK(gpu_pick_hot((const uint32_t *)c->scale, c->dim, thr, c->hot,
-			&c->n_hot, c->sm_count, s0),
+	CK(gpu_pick_hot((const uint32_t *)c->scale, c->dim, thr,
+			c->lv.classes ? gpu_multiclass_hot_max(c->lv.classes)
+				      : GPU_HOT_MAX,
+			c->hot, &c->n_hot, c->sm_count, s0),
 	   "hot feature selection");
 	if (c->lv.reg) {
 		CK(gpu_counts_to_scale(c->scale, c->dim, d->n_rows, c->sm_count, s0),
@@ -241,7 +243,15 @@ static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 {
 	int rc = 0;
 	if (c->task == BOAR_TASK_LINEAR) {
-		size_t n = (c->dim + 1) * sizeof(float);
+		uint64_t coords = (c->dim + 1) * c->width;
+		size_t n = coords * sizeof(float);
+		if (c->width > 1) {
+			size_t nc = c->width * sizeof(float);
+			CK(cudaMalloc(&c->classes, nc), "cudaMalloc(classes)");
+			CK(cudaMemcpy(c->classes, m->classes, nc,
+				      cudaMemcpyHostToDevice),
+			   "cudaMemcpy(classes)");
+		}
 		if (c->lv.adagrad) {
 			/* (w, G) pairs: upload w, then interleave with G = 0. */
 			float *t = NULL;
@@ -249,7 +259,7 @@ static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 			CK(cudaMalloc(&t, n), "cudaMalloc(weights)");
 			cudaError_t e = cudaMemcpy(t, m->w, n, cudaMemcpyHostToDevice);
 			if (e == cudaSuccess)
-				e = gpu_interleave(c->w, t, c->dim + 1, c->sm_count, 0);
+				e = gpu_interleave(c->w, t, coords, c->sm_count, 0);
 			if (e == cudaSuccess)
 				e = cudaDeviceSynchronize();
 			cudaFree(t);
@@ -287,9 +297,39 @@ fail:
 	return rc;
 }
 
+/* A linear model's classes: none for a binary or regression loss, else
+ * 2..BOAR_MAX_CLASSES of them, whose weights the device addresses with
+ * 32-bit keys (boar_gpu_set_weights), for softmax or a one-vs-rest
+ * classification loss. */
+static int check_classes(const struct boar_model *m, boar_error *err)
+{
+	int kind = boar_loss_kind(m->loss);
+	if (!m->n_classes) {
+		if (kind == BOAR_LOSS_KIND_MULTINOMIAL)
+			return boar_fail(err, BOAR_EINVAL,
+					 "GPU: a softmax model without classes");
+		return 0;
+	}
+	if (m->n_classes < 2 || m->n_classes > BOAR_MAX_CLASSES || !m->classes)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: %u classes (2..%d with their labels)",
+				 m->n_classes, BOAR_MAX_CLASSES);
+	if (kind == BOAR_LOSS_KIND_REGRESSION)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: %u classes under a regression loss",
+				 m->n_classes);
+	if ((m->dim + 1) * m->n_classes > UINT32_MAX)
+		return boar_fail(err, BOAR_EINVAL,
+				 "GPU: %llu features x %u classes is above "
+				 "2^32 weights",
+				 (unsigned long long)m->dim, m->n_classes);
+	return 0;
+}
+
 int gpu_check_shapes(const struct boar_dataset *d, const boar_options *o,
 		     const struct boar_model *m, boar_error *err)
 {
+	int rc;
 	if (!d || !o || !m)
 		return boar_fail(err, BOAR_EINVAL, "GPU: missing dataset, options or model");
 	if (d->task != m->task)
@@ -309,10 +349,8 @@ int gpu_check_shapes(const struct boar_dataset *d, const boar_options *o,
 		if (m->loss < 0 || m->loss >= BOAR_LOSS_COUNT)
 			return boar_fail(err, BOAR_EINVAL, "GPU: unknown loss %d",
 					 m->loss);
-		if (m->n_classes ||
-		    boar_loss_kind(m->loss) == BOAR_LOSS_KIND_MULTINOMIAL)
-			return boar_fail(err, BOAR_EINVAL,
-					 "GPU: no multiclass models yet");
+		if ((rc = check_classes(m, err)))
+			return rc;
 		if (!m->w)
 			return boar_fail(err, BOAR_EINVAL, "GPU: model has no weights");
 	} else if (d->task == BOAR_TASK_MF) {
@@ -427,6 +465,8 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 
 	if (c->task == BOAR_TASK_LINEAR) {
 		c->dim = init->dim;
+		c->width = init->n_classes ? init->n_classes : 1;
+		c->lv.classes = init->n_classes;
 		c->lv.loss = init->loss;
 		c->lv.adagrad = boar_opt_accumulates(o->optimizer);
 		c->loss_param = init->loss_param;
@@ -529,7 +569,10 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.l1 = c->l1;
 		a.l2 = c->l2;
 		a.opt = c->opt;
+		a.loss = c->lv.loss;
 		a.loss_param = c->loss_param;
+		a.classes = c->classes;
+		a.n_classes = c->lv.classes;
 		a.loss_sum = c->loss;
 		a.hot_ids = c->hot;
 		a.n_hot = c->n_hot;
@@ -649,7 +692,8 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 	if (c->multi_mf)
 		return gpu_multi_download(c, m, err);
 	if (m->task != c->task ||
-	    (c->task == BOAR_TASK_LINEAR && (m->dim != c->dim || !m->w)) ||
+	    (c->task == BOAR_TASK_LINEAR &&
+	     (m->dim != c->dim || !m->w || boar_model_width(m) != c->width)) ||
 	    (c->task == BOAR_TASK_MF &&
 	     (m->dim != c->n_users || m->n_items != c->n_items ||
 	      m->rank != c->rank || (c->has_bias && (!m->bu || !m->bi)))))
@@ -659,15 +703,17 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 	if (c->task == BOAR_TASK_LINEAR && c->lv.adagrad) {
 		/* Separate w from the (w, G) pairs on the device first. */
 		float *t = NULL;
-		size_t n = (c->dim + 1) * sizeof(float);
+		uint64_t coords = (c->dim + 1) * c->width;
+		size_t n = coords * sizeof(float);
 		CK(cudaMalloc(&t, n), "cudaMalloc(weights)");
-		cudaError_t e = gpu_deinterleave(t, c->w, c->dim + 1, c->sm_count, 0);
+		cudaError_t e = gpu_deinterleave(t, c->w, coords, c->sm_count, 0);
 		if (e == cudaSuccess)
 			e = cudaMemcpy(m->w, t, n, cudaMemcpyDeviceToHost);
 		cudaFree(t);
 		CK(e, "downloading weights");
 	} else if (c->task == BOAR_TASK_LINEAR) {
-		CK(cudaMemcpy(m->w, c->w, (c->dim + 1) * sizeof(float),
+		CK(cudaMemcpy(m->w, c->w,
+			      (c->dim + 1) * c->width * sizeof(float),
 			      cudaMemcpyDeviceToHost),
 		   "cudaMemcpy(weights)");
 	} else {
@@ -733,6 +779,7 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 	if (c->row_weight)
 		cudaFreeHost(c->row_weight);
 	cudaFree(c->w);
+	cudaFree(c->classes);
 	cudaFree(c->G);
 	cudaFree(c->scale);
 	cudaFree(c->hot);
