@@ -1,8 +1,9 @@
 /* gpu_internal.h - what the CUDA engine's translation units share (C++ only).
  *
  * gpu_engine.cu owns the context (device buffers, streams, chunk plan) and
- * drives an epoch; gpu_linear.cu and gpu_mf.cu hold the sweep kernels and a
- * host launcher each; gpu_features.cu counts features, picks the hot ones
+ * drives an epoch; gpu_linear.cu (binary and regression), gpu_multiclass.cu
+ * (K classes; the two share gpu_sweep.h) and gpu_mf.cu hold the sweep
+ * kernels and a host launcher each; gpu_features.cu counts features, picks the hot ones
  * and converts the AdaGrad layout; gpu_perm.h draws the per-epoch row order. The kernels
  * see one chunk at a time: for data resident on the card the whole training
  * set is one chunk that never moves, for streamed data a chunk is a slice of
