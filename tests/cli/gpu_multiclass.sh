@@ -8,15 +8,17 @@
 . tests/cli/lib/common.sh
 have_python || skip "python3 not found (needed to parse JSON)"
 
-# 4000 rows of 6 of 36 features, labelled 0..4 by the argmax of a hidden
-# 5-class model plus noise: 3000 to train, 1000 to test.
-awk -v tr="$T/train" -v te="$T/test" 'BEGIN { srand(5); K = 5; D = 36
+# 4000 rows of 6 of 120 features, labelled 0..4 by the argmax of a hidden
+# 5-class model plus noise: 3000 to train, 1000 to test. (Each feature is
+# in ~150 rows: none is replicated per block, so streamed chunks train as
+# resident data does; test_gpu_multiclass covers the replicas.)
+awk -v tr="$T/train" -v te="$T/test" 'BEGIN { srand(5); K = 5; D = 120
 	for (j = 1; j <= D; j++) for (c = 0; c < K; c++) W[j, c] = 2 * rand() - 1
 	for (r = 0; r < 4000; r++) {
 		line = ""
 		for (c = 0; c < K; c++) m[c] = 0
 		for (k = 0; k < 6; k++) {
-			j = k * 6 + 1 + int(rand() * 6); x = 2 * rand() - 1
+			j = k * 20 + 1 + int(rand() * 20); x = 2 * rand() - 1
 			line = line " " j ":" sprintf("%.4f", x)
 			for (c = 0; c < K; c++) m[c] += W[j, c] * x
 		}
@@ -55,7 +57,7 @@ same() {
 }
 
 same "softmax adagrad" --loss softmax --optimizer adagrad
-at_least "softmax gpu accuracy" "$ga" 0.85
+at_least "softmax gpu accuracy" "$ga" 0.8
 same "softmax sgd l2" --loss softmax --optimizer sgd --eta 0.05 --l2 1e-4
 same "logistic one-vs-rest" --loss logistic --optimizer adagrad
 same "hinge one-vs-rest" --loss hinge --optimizer sgd --eta 0.05

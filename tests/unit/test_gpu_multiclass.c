@@ -9,7 +9,7 @@
  * orders, as test_gpu_cpu_agree holds the binary losses. Two feature
  * spaces: 64 ids, each in an eighth of the rows, so that every feature is
  * hot (replicated per block, K coordinates a slot; at K = 40 the budget
- * replicates 50 of the 64); and 8192 ids, none hot.
+ * replicates 50 of the 64); and 1024 ids, each in ~30 rows: none hot.
  * Also: class weights and instance weights agree with the CPU's and
  * change the model; streamed chunks train as well as resident data
  * (held-out accuracy and loss); weights by key span (dim + 1) K positions
@@ -34,7 +34,7 @@
 #define NNZ 8
 #define EPOCHS 5
 #define MAX_K 40
-#define MAX_DIM 8192
+#define MAX_DIM 1024
 
 static uint64_t lcg;
 
@@ -142,16 +142,34 @@ static boar_model *train(const boar_dataset *d, boar_options o, int device,
 	return rc ? NULL : m;
 }
 
+/* How far apart two K-class models are: ||w_a - w_b|| / ||w_a||. Softmax
+ * predicts the same when a feature's K weights all move by one amount, so
+ * for it each feature's (and the biases') mean over the classes is taken
+ * out first: the rows never pin that direction down, and under AdaGrad
+ * two row orders leave it 15-60% of the weights apart (CPU against CPU)
+ * while the predicting part agrees. */
 static double distance(const boar_model *ma, const boar_model *mb)
 {
 	uint64_t na, nb;
 	const float *wa = test_model_weights(ma, &na);
 	const float *wb = test_model_weights(mb, &nb);
+	uint32_t K = boar_model_classes(ma, NULL);
+	int center = boar_model_loss(ma) == BOAR_LOSS_SOFTMAX;
 	CHECK_EQ_INT(nb, na);
+	if (nb != na || !K)
+		return INFINITY;
 	double diff = 0, norm = 0;
-	for (uint64_t j = 0; j < na && j < nb; j++) {
-		diff += (wa[j] - wb[j]) * (wa[j] - wb[j]);
-		norm += (double)wa[j] * wa[j];
+	for (uint64_t j = 0; j + K <= na; j += K) {
+		double mean_a = 0, mean_b = 0;
+		for (uint32_t c = 0; center && c < K; c++) {
+			mean_a += wa[j + c] / (double)K;
+			mean_b += wb[j + c] / (double)K;
+		}
+		for (uint32_t c = 0; c < K; c++) {
+			double a = wa[j + c] - mean_a, b = wb[j + c] - mean_b;
+			diff += (a - b) * (a - b);
+			norm += a * a;
+		}
 	}
 	return sqrt(diff / (norm > 0 ? norm : 1));
 }
@@ -181,13 +199,17 @@ static boar_options mc_options(int loss, int opt, int l2)
 	return o;
 }
 
-/* Tolerances, as test_gpu_cpu_agree's: epoch 1 (the transient) 30%, later
- * epochs 3%, + 0.002; held-out accuracy 0.02 and loss 3%; weights 10%
- * apart. */
+/* Tolerances. Training losses as test_gpu_cpu_agree's: epoch 1 (the
+ * transient) 30%, later epochs 3%, + 0.002 (two CPU runs, one thread
+ * against two of another seed, differ by at most 0.5% after epoch 1 on
+ * these sets). Held-out loss 9%; held-out accuracy 0.05 and weights 30%
+ * apart: two such CPU runs end up to 0.041 apart in accuracy (K = 3,
+ * hinge, SGD, L2) and 19% in weights (K = 3, AdaGrad). A wrong derivative,
+ * class or row weight moves the training losses far more. */
 struct tol {
 	double later, acc, w;
 };
-static const struct tol TOL = {0.03, 0.02, 0.10};
+static const struct tol TOL = {0.03, 0.05, 0.30};
 
 /* Trains o on both engines; checks the losses, the held-out metrics and
  * the weights; hands back the GPU's model when asked. */
@@ -212,7 +234,7 @@ static void compare_keep(const char *name, const boar_dataset *d,
 	CHECK(fabs(ec.accuracy - eg.accuracy) <= tol.acc,
 	      "%s: held-out accuracy CPU %.4f, GPU %.4f", name, ec.accuracy,
 	      eg.accuracy);
-	CHECK(fabs(ec.loss - eg.loss) <= 3 * tol.later * ec.loss + 0.002,
+	CHECK(fabs(ec.loss - eg.loss) <= 0.09 * ec.loss + 0.002,
 	      "%s: held-out loss CPU %.5f, GPU %.5f", name, ec.loss, eg.loss);
 	double rel = distance(mc, mg);
 	CHECK(rel <= tol.w, "%s: weights %.1f%% apart (relative distance)",
@@ -298,8 +320,8 @@ static void weighted(void)
  * accuracy and loss of the resident run. */
 static void streamed(void)
 {
-	boar_dataset *d = make_data(10, 8192, N_ROWS, 7);
-	boar_dataset *t = make_data(10, 8192, N_TEST, 99);
+	boar_dataset *d = make_data(10, 1024, N_ROWS, 7);
+	boar_dataset *t = make_data(10, 1024, N_TEST, 99);
 	for (size_t l = 0; l < sizeof LOSSES / sizeof *LOSSES; l++) {
 		boar_options o = mc_options(LOSSES[l], BOAR_OPT_ADAGRAD, 0);
 		struct run rr, rs;
@@ -418,7 +440,7 @@ int main(int argc, char **argv)
 	refused();
 	agree(10, 64);
 	if (!quick) {
-		agree(3, 8192);
+		agree(3, 1024);
 		agree(40, 64);
 		weighted();
 		streamed();
