@@ -122,7 +122,6 @@ static __device__ __forceinline__ void mc_margins(
 		const uint32_t c = c0 + (uint32_t)(lane % W);
 		float acc = 0.0f;
 		if (c < K)
-#pragma unroll 4
 			for (uint64_t j = s + group; j < e; j += NG) {
 				uint32_t f = __ldg(a.idx + j);
 				int k = HOT ? hot_find(h, f) : -1;
@@ -187,7 +186,6 @@ static __device__ __forceinline__ void mc_update(
 		const float dc = d[c];
 		if (!REG && dc == 0.0f)
 			continue;
-#pragma unroll 4
 		for (uint64_t j = s + group; j < e; j += NG) {
 			uint32_t f = __ldg(a.idx + j);
 			float x = __ldg(a.val + j);
