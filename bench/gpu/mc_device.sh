@@ -4,7 +4,8 @@
 # K = 10, 100 and 300), compute-sanitizer memcheck of test_gpu_multiclass
 # quick, then every GPU test. Logs go to $OUT.
 #
-#   DEBS=dir bench/gpu/mc_device.sh [build] [mc] [bench] [sanitize] [tests]
+#   DEBS=dir [BENCH_K='10 100'] bench/gpu/mc_device.sh [build] [mc] [bench]
+#       [sanitize] [tests]
 set -u
 export PATH=/usr/local/cuda/bin:$PATH
 STEPS=${*:-build mc bench sanitize tests}
@@ -31,7 +32,7 @@ if has mc; then
 	stamp "multiclass tests"
 fi
 if has bench; then
-	for K in 10 100; do
+	for K in ${BENCH_K:-10 100}; do
 		E=$((K > 10 ? 3 : 5))
 		timeout 120 build/bench/gpu/mc_bench 1000000 20 30 $K --epochs $E
 		timeout 60 build/bench/gpu/mc_bench 1000000 20 30 $K --epochs $E \
