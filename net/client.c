@@ -474,68 +474,6 @@ uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 
 /* ------------------------------------------------------------------ API */
 
-/* The client of cfg, not connected yet: addresses parsed, buffers made.
- * @return 0 and *out, or an error code (*out freed). */
-int client_new(const struct ps_client_config *cfg,
-		      struct ps_client **out, boar_error *err)
-{
-	struct ps_client *c = calloc(1, sizeof *c);
-	int rc;
-	if (!c)
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	*out = c;
-	c->cfg = *cfg;
-	c->wake_fd = -1;
-	if (c->cfg.reconnect_timeout <= 0)
-		c->cfg.reconnect_timeout = 30;
-	wire_out_init(&c->out);
-	if (!cfg->n_shards || !cfg->n_workers || cfg->rank >= cfg->n_workers ||
-	    !cfg->dim) {
-		rc = boar_fail(err, BOAR_EINVAL, "bad cluster shape");
-		goto err;
-	}
-	if (cfg->key) {
-		memcpy(c->key, cfg->key, NET_KEY_LEN);
-		c->auth = 1;
-	}
-	c->sh = calloc(cfg->n_shards, sizeof *c->sh);
-	if (!c->sh) {
-		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
-		goto err;
-	}
-	for (uint32_t i = 0; i < cfg->n_shards; i++) {
-		struct shard *sh = &c->sh[i];
-		const char *b = cfg->backups ? cfg->backups[i] : NULL;
-		sh->fd = -1;
-		if (net_split_hostport(cfg->addrs[i], sh->host, sizeof sh->host,
-				       &sh->port)) {
-			rc = boar_fail(err, BOAR_EINVAL,
-				       "'%s' is not HOST:PORT", cfg->addrs[i]);
-			goto err;
-		}
-		if (b && *b &&
-		    net_split_hostport(b, sh->alt_host, sizeof sh->alt_host,
-				       &sh->alt_port)) {
-			rc = boar_fail(err, BOAR_EINVAL,
-				       "backup '%s' is not HOST:PORT", b);
-			goto err;
-		}
-		sh->has_alt = b && *b;
-	}
-	if (cfg->f16 || cfg->threshold > 0) {
-		c->res = calloc(cfg->dim, sizeof *c->res);
-		if (!c->res) {
-			rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
-			goto err;
-		}
-	}
-	return 0;
-err:
-	ps_client_free(c);
-	*out = NULL;
-	return rc;
-}
-
 int ps_client_connect(const struct ps_client_config *cfg,
 		      struct ps_client **out, boar_error *err)
 {
@@ -792,28 +730,4 @@ void ps_client_get_counters(const struct ps_client *c,
 {
 	client_bg_drain(c, NULL);
 	*out = c->n;
-}
-
-void ps_client_free(struct ps_client *c)
-{
-	if (!c)
-		return;
-	client_bg_stop(c);
-	if (c->sh)
-		for (uint32_t i = 0; i < c->cfg.n_shards; i++)
-			client_drop_fd(&c->sh[i]);
-	for (uint32_t i = 0; c->sh && i < c->cfg.n_shards; i++)
-		free(c->sh[i].kept);
-	free(c->sh);
-	free(c->res);
-	free(c->kbuf);
-	free(c->vbuf);
-	free(c->in);
-	free(c->ahead.arg);
-	free(c->ahead.pk);
-	free(c->ahead.pv);
-	free(c->ahead.run_end);
-	wire_out_free(&c->out);
-	wire_msg_free(&c->msg);
-	free(c);
 }

@@ -1,8 +1,10 @@
 /* client_int.h - what the client's files share (library-internal):
  * client.c holds the connections, handshake, reconnects and requests,
  * client_push.c the push path (float16, the significance filter, the
- * frames kept for a durable shard), client_replica.c a primary's link to
- * its backup and a worker's failover to a backup. */
+ * frames kept for a durable shard), client_ahead.c the pull asked ahead,
+ * client_bg.c the background thread, client_life.c a client made and
+ * freed, client_replica.c a primary's link to its backup and a worker's
+ * failover to a backup. */
 #ifndef BOAR_NET_CLIENT_INT_H
 #define BOAR_NET_CLIENT_INT_H
 
