@@ -107,12 +107,18 @@ static int recv_all(struct ps_client *c, struct shard *s, uint8_t *p,
 	while (n) {
 		if (s->fd < 0)
 			return RETRY;
-		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
-		int r = poll(&pfd, 1, 1000);
+		/* before a frame's first byte, the background thread's
+		 * queue may call it away (client_bg.c) */
+		struct pollfd pfd[2] = { { .fd = s->fd, .events = POLLIN },
+					 { .fd = c->wake_fd, .events = POLLIN } };
+		int wake = probe && n == total && c->wake_fd >= 0;
+		int r = poll(pfd, wake ? 2 : 1, 1000);
 		if (r < 0 && errno != EINTR) {
 			client_drop_fd(s);
 			return RETRY;
 		}
+		if (r > 0 && wake && !pfd[0].revents)
+			return INTERRUPTED;
 		if (r <= 0) {
 			if (deadline && net_now() > deadline)
 				return BOAR_ETIMEOUT;
@@ -468,67 +474,6 @@ uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 
 /* ------------------------------------------------------------------ API */
 
-/* The client of cfg, not connected yet: addresses parsed, buffers made.
- * @return 0 and *out, or an error code (*out freed). */
-int client_new(const struct ps_client_config *cfg,
-		      struct ps_client **out, boar_error *err)
-{
-	struct ps_client *c = calloc(1, sizeof *c);
-	int rc;
-	if (!c)
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	*out = c;
-	c->cfg = *cfg;
-	if (c->cfg.reconnect_timeout <= 0)
-		c->cfg.reconnect_timeout = 30;
-	wire_out_init(&c->out);
-	if (!cfg->n_shards || !cfg->n_workers || cfg->rank >= cfg->n_workers ||
-	    !cfg->dim) {
-		rc = boar_fail(err, BOAR_EINVAL, "bad cluster shape");
-		goto err;
-	}
-	if (cfg->key) {
-		memcpy(c->key, cfg->key, NET_KEY_LEN);
-		c->auth = 1;
-	}
-	c->sh = calloc(cfg->n_shards, sizeof *c->sh);
-	if (!c->sh) {
-		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
-		goto err;
-	}
-	for (uint32_t i = 0; i < cfg->n_shards; i++) {
-		struct shard *sh = &c->sh[i];
-		const char *b = cfg->backups ? cfg->backups[i] : NULL;
-		sh->fd = -1;
-		if (net_split_hostport(cfg->addrs[i], sh->host, sizeof sh->host,
-				       &sh->port)) {
-			rc = boar_fail(err, BOAR_EINVAL,
-				       "'%s' is not HOST:PORT", cfg->addrs[i]);
-			goto err;
-		}
-		if (b && *b &&
-		    net_split_hostport(b, sh->alt_host, sizeof sh->alt_host,
-				       &sh->alt_port)) {
-			rc = boar_fail(err, BOAR_EINVAL,
-				       "backup '%s' is not HOST:PORT", b);
-			goto err;
-		}
-		sh->has_alt = b && *b;
-	}
-	if (cfg->f16 || cfg->threshold > 0) {
-		c->res = calloc(cfg->dim, sizeof *c->res);
-		if (!c->res) {
-			rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
-			goto err;
-		}
-	}
-	return 0;
-err:
-	ps_client_free(c);
-	*out = NULL;
-	return rc;
-}
-
 int ps_client_connect(const struct ps_client_config *cfg,
 		      struct ps_client **out, boar_error *err)
 {
@@ -618,12 +563,19 @@ int client_pull_reply(struct ps_client *c, uint32_t i, struct pull_arg *p,
 	} else if (rc) {
 		return rc;
 	}
-	struct wire_msg *m = &c->msg;
+	return client_take_pull_reply(c, i, p, vals, err);
+}
+
+int client_take_pull_reply(struct ps_client *c, uint32_t i,
+			   const struct pull_arg *p, float *vals,
+			   boar_error *err)
+{
+	const struct wire_msg *m = &c->msg;
 	if (m->type != WIRE_PULL_REPLY || m->req != p->req ||
 	    m->n_vals != p->b - p->a)
 		return boar_fail(err, BOAR_EPROTO,
 				 "%s:%u: pull reply does not match the request",
-				 s->host, s->port);
+				 c->sh[i].host, c->sh[i].port);
 	memcpy(vals + p->a, m->vals, m->n_vals * sizeof *vals);
 	if (m->staleness > c->n.max_staleness)
 		c->n.max_staleness = m->staleness;
@@ -636,7 +588,7 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	uint32_t S = c->cfg.n_shards;
 	struct pull_arg args[64], *arg = args;
 	int rc = ahead_busy(c, err);
-	if (rc)
+	if (rc || (rc = client_bg_drain(c, err)))
 		return rc;
 	if (S > 64 && !(arg = malloc(S * sizeof *arg)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -656,6 +608,11 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 
 int ps_client_clock(struct ps_client *c, boar_error *err)
 {
+	return c->bg ? client_bg_clock(c, err) : client_clock_send(c, err);
+}
+
+int client_clock_send(struct ps_client *c, boar_error *err)
+{
 	c->clock++;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		int rc = send_clock_to(c, i, WIRE_CLOCK);
@@ -669,13 +626,16 @@ int ps_client_clock(struct ps_client *c, boar_error *err)
 
 uint64_t ps_client_current_clock(const struct ps_client *c)
 {
+	client_bg_drain(c, NULL); /* the thread may owe a tick */
 	return c->clock;
 }
 
 int ps_client_done(struct ps_client *c, boar_error *err)
 {
+	int rc = client_bg_drain(c, err);
+	if (rc)
+		return rc;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
-		int rc;
 		while ((rc = send_clock_to(c, i, WIRE_DONE)) == RETRY)
 			if ((rc = client_reconnect(c, i, err)))
 				return rc;
@@ -701,8 +661,9 @@ static void build_gather(struct ps_client *c, uint32_t i, void *arg)
 
 int ps_client_gather(struct ps_client *c, float *w, boar_error *err)
 {
-	if (ahead_busy(c, err))
-		return BOAR_EINVAL;
+	int rc = ahead_busy(c, err);
+	if (rc || (rc = client_bg_drain(c, err)))
+		return rc;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		/* in slices that fit a frame */
 		for (uint64_t lo = c->sh[i].lo; lo < c->sh[i].hi;) {
@@ -710,8 +671,8 @@ int ps_client_gather(struct ps_client *c, float *w, boar_error *err)
 			struct gather_arg g = { lo, left > (4u << 20)
 							    ? (4u << 20)
 							    : (uint32_t)left };
-			int rc = transact(c, i, WIRE_GATHER_REPLY, build_gather,
-					  &g, err);
+			rc = transact(c, i, WIRE_GATHER_REPLY, build_gather,
+				      &g, err);
 			if (rc)
 				return rc;
 			if (c->msg.lo != lo || c->msg.n_vals != g.count)
@@ -735,11 +696,12 @@ static void build_stats(struct ps_client *c, uint32_t i, void *arg)
 int ps_client_stats(struct ps_client *c, uint32_t shard,
 		    struct wire_stats *out, boar_error *err)
 {
-	if (ahead_busy(c, err))
-		return BOAR_EINVAL;
+	int rc = ahead_busy(c, err);
+	if (rc || (rc = client_bg_drain(c, err)))
+		return rc;
 	if (shard >= c->cfg.n_shards)
 		return boar_fail(err, BOAR_EINVAL, "no shard %u", shard);
-	int rc = transact(c, shard, WIRE_STATS_REPLY, build_stats, NULL, err);
+	rc = transact(c, shard, WIRE_STATS_REPLY, build_stats, NULL, err);
 	if (!rc)
 		*out = c->msg.stats;
 	return rc;
@@ -747,7 +709,9 @@ int ps_client_stats(struct ps_client *c, uint32_t shard,
 
 int ps_client_shutdown(struct ps_client *c, boar_error *err)
 {
-	int first = 0;
+	int first = client_bg_drain(c, err);
+	if (first)
+		return first;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		wire_out_reset(&c->out);
 		wire_begin(&c->out, WIRE_SHUTDOWN, 0);
@@ -764,28 +728,6 @@ int ps_client_shutdown(struct ps_client *c, boar_error *err)
 void ps_client_get_counters(const struct ps_client *c,
 			    struct ps_client_counters *out)
 {
+	client_bg_drain(c, NULL);
 	*out = c->n;
-}
-
-void ps_client_free(struct ps_client *c)
-{
-	if (!c)
-		return;
-	if (c->sh)
-		for (uint32_t i = 0; i < c->cfg.n_shards; i++)
-			client_drop_fd(&c->sh[i]);
-	for (uint32_t i = 0; c->sh && i < c->cfg.n_shards; i++)
-		free(c->sh[i].kept);
-	free(c->sh);
-	free(c->res);
-	free(c->kbuf);
-	free(c->vbuf);
-	free(c->in);
-	free(c->ahead.arg);
-	free(c->ahead.pk);
-	free(c->ahead.pv);
-	free(c->ahead.run_end);
-	wire_out_free(&c->out);
-	wire_msg_free(&c->msg);
-	free(c);
 }

@@ -19,7 +19,10 @@
  * anything after): nothing is lost or applied twice. To a shard without a
  * log, a push in flight is lost, as is anything it had not checkpointed.
  *
- * Thread rule: one thread per client.
+ * Thread rule: one thread per client. With ps_client_start_async the
+ * client has a thread of its own besides, which sends pushes and clocks
+ * and reads the answers of pulls asked ahead in the background; the
+ * caller still calls from one thread.
  */
 #ifndef BOAR_NET_CLIENT_H
 #define BOAR_NET_CLIENT_H
@@ -82,6 +85,17 @@ int ps_client_forward(struct ps_client *c, uint32_t shard, int type,
 /* Asks the backup on a link's connection to stop (one SHUTDOWN, no
  * reconnect, errors ignored): its primary dropped it from the chain. */
 void ps_client_stop_link(struct ps_client *c);
+/* From now on ps_client_push, ps_client_clock and ps_client_pull_ahead
+ * queue their work for a background thread and return (push copies the
+ * deltas), in the order called; the thread sends it and reads the answers
+ * of a pull asked ahead as they come, so ps_client_pull_collect finds them
+ * read and decoded. Every other call waits first until the thread has
+ * sent everything queued. Reconnects, resends and failovers are the
+ * thread's then; a failure it meets (a shard gone past the reconnect
+ * timeout, a malformed or unauthentic frame, out of memory) is returned,
+ * with its message, by the next call and every one after it. (Not for a
+ * link.) @return 0 or BOAR_ENOMEM / BOAR_ENET. */
+int ps_client_start_async(struct ps_client *c, boar_error *err);
 /* Values of keys[0..n) (strictly ascending) at the current clock; waits as
  * long as the shards' SSP rule says. */
 int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,

@@ -48,6 +48,25 @@ int client_ahead_record(struct ps_client *c, const uint64_t *keys,
 	return 0;
 }
 
+int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		     boar_error *err)
+{
+	struct pull_ahead *a = &c->ahead;
+	int rc = client_pull_send(c, keys, n, c->clock + 1, a->arg, err);
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		struct shard *s = &c->sh[i];
+		int asked = a->arg[i].a < a->arg[i].b;
+		s->ahead_pending = asked && s->fd >= 0;
+		s->ahead_lost = asked && s->fd < 0;
+		s->kept_ahead = s->kept_len;
+	}
+	return 0;
+}
+
+/* The caller's part (recording starts) here; the requests are sent here
+ * or, with a background thread, by it in the order queued. */
 int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 			 uint32_t n, boar_error *err)
 {
@@ -58,16 +77,10 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 				 "a pull asked ahead is not collected");
 	if (!a->arg && !(a->arg = malloc(S * sizeof *a->arg)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	int rc = client_pull_send(c, keys, n, c->clock + 1, a->arg, err);
+	int rc = c->bg ? client_bg_ahead(c, keys, n, err)
+		       : client_ahead_ask(c, keys, n, err);
 	if (rc)
 		return rc;
-	for (uint32_t i = 0; i < S; i++) {
-		struct shard *s = &c->sh[i];
-		int asked = a->arg[i].a < a->arg[i].b;
-		s->ahead_pending = asked && s->fd >= 0;
-		s->ahead_lost = asked && s->fd < 0;
-		s->kept_ahead = s->kept_len;
-	}
 	a->on = 1;
 	a->keys = keys;
 	a->n = n;
@@ -78,8 +91,8 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 
 /* Adds the recorded pushes to the values of keys[lo..hi) (both sorted:
  * one merge per push). */
-static void add_own_pushes(const struct pull_ahead *a, const uint64_t *keys,
-			   uint32_t lo, uint32_t hi, float *vals)
+void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
+			  uint32_t lo, uint32_t hi, float *vals)
 {
 	uint32_t start = 0;
 	for (uint32_t r = 0; r < a->n_runs; r++) {
@@ -103,6 +116,8 @@ int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
 	if (!a->on || a->keys != keys || a->n != n)
 		return boar_fail(err, BOAR_EINVAL,
 				 "collecting a pull that was not asked ahead");
+	if (c->bg)
+		return client_bg_collect(c, keys, n, vals, err);
 	int rc = 0;
 	for (uint32_t i = 0; !rc && i < c->cfg.n_shards; i++) {
 		struct pull_arg *p = &a->arg[i];
@@ -111,7 +126,7 @@ int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
 			continue;
 		rc = client_pull_reply(c, i, p, vals, &redone, err);
 		if (!rc && !redone && !(c->msg.flags & WIRE_F_HELD))
-			add_own_pushes(a, keys, p->a, p->b, vals);
+			client_ahead_add_own(a, keys, p->a, p->b, vals);
 	}
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 		c->sh[i].ahead_pending = c->sh[i].ahead_lost = 0;

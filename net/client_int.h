@@ -1,8 +1,10 @@
 /* client_int.h - what the client's files share (library-internal):
  * client.c holds the connections, handshake, reconnects and requests,
  * client_push.c the push path (float16, the significance filter, the
- * frames kept for a durable shard), client_replica.c a primary's link to
- * its backup and a worker's failover to a backup. */
+ * frames kept for a durable shard), client_ahead.c the pull asked ahead,
+ * client_bg.c the background thread, client_life.c a client made and
+ * freed, client_replica.c a primary's link to its backup and a worker's
+ * failover to a backup. */
 #ifndef BOAR_NET_CLIENT_INT_H
 #define BOAR_NET_CLIENT_INT_H
 
@@ -14,6 +16,10 @@
 #include "net/wire.h"
 
 #define RETRY 1 /* internal: the connection broke, reconnect and repeat */
+#define INTERRUPTED 2 /* internal: a job came for the background thread
+			 before a frame's first byte (client_bg.c) */
+
+struct client_bg;
 
 struct shard {
 	char host[256];
@@ -85,6 +91,13 @@ struct ps_client {
 	struct wire_msg msg;
 	struct ps_client_counters n;
 	struct pull_ahead ahead;
+	/* With a background thread (ps_client_start_async): it owns every
+	 * field above but cfg, ahead's pushes recorded and keys_offered while
+	 * it has work; the caller's thread touches them only when it is idle
+	 * (client_bg_drain). wake_fd: while the thread waits for a frame, a
+	 * job queued makes it let go (INTERRUPTED), else -1. */
+	struct client_bg *bg;
+	int wake_fd;
 };
 
 /* Closes s's connection (its session and a pull ahead on it go too). */
@@ -120,6 +133,37 @@ int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
  * every push sent before). @return 0 or an error code (*err). */
 int client_pull_reply(struct ps_client *c, uint32_t i, struct pull_arg *arg,
 		      float *vals, int *redone, boar_error *err);
+/* Checks c->msg is shard i's answer to p and copies its values into
+ * vals + p->a. @return 0 or BOAR_EPROTO naming the shard. */
+int client_take_pull_reply(struct ps_client *c, uint32_t i,
+			   const struct pull_arg *p, float *vals,
+			   boar_error *err);
+/* The pull ahead's requests for keys[0..n) at the next clock into
+ * c->ahead.arg (allocated), its shards marked pending or lost. */
+int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		     boar_error *err);
+/* Adds the recorded pushes to vals of keys[lo..hi). */
+void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
+			  uint32_t lo, uint32_t hi, float *vals);
+/* A push's frames, unrecorded (ps_client_push less the bookkeeping). */
+int client_push_send(struct ps_client *c, const uint64_t *keys,
+		     const float *deltas, uint32_t n, boar_error *err);
+/* ps_client_clock's work: the clock ticked and sent to every shard. */
+int client_clock_send(struct ps_client *c, boar_error *err);
+
+/* client_bg.c: the background thread. The queueing calls return the
+ * first error the thread met (sticky); collect waits only for the
+ * answers, drain for the thread to have nothing left. */
+int client_bg_push(struct ps_client *c, const uint64_t *keys,
+		   const float *deltas, uint32_t n, boar_error *err);
+int client_bg_clock(struct ps_client *c, boar_error *err);
+int client_bg_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		    boar_error *err);
+int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		      float *vals, boar_error *err);
+int client_bg_drain(const struct ps_client *c, boar_error *err);
+void client_bg_stop(struct ps_client *c);
+
 /* Records a push made while a pull ahead is in flight. @return 0 or -1
  * out of memory. */
 int client_ahead_record(struct ps_client *c, const uint64_t *keys,

@@ -86,6 +86,13 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 	c->n.keys_offered += n;
 	if (c->ahead.on && client_ahead_record(c, keys, deltas, n))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	return c->bg ? client_bg_push(c, keys, deltas, n, err)
+		     : client_push_send(c, keys, deltas, n, err);
+}
+
+int client_push_send(struct ps_client *c, const uint64_t *keys,
+		     const float *deltas, uint32_t n, boar_error *err)
+{
 	if (!c->res) {
 		uint32_t a = 0;
 		for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
@@ -136,8 +143,9 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 
 int ps_client_flush(struct ps_client *c, boar_error *err)
 {
-	if (!c->res)
-		return 0;
+	int rc = client_bg_drain(c, err);
+	if (rc || !c->res)
+		return rc;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		uint64_t lo = c->sh[i].lo, hi = c->sh[i].hi;
 		for (uint64_t k = lo; k < hi;) {
@@ -152,8 +160,7 @@ int ps_client_flush(struct ps_client *c, boar_error *err)
 				c->vbuf[m++] = c->res[k];
 				c->res[k] = 0;
 			}
-			int rc = push_frame(c, i, c->kbuf, c->vbuf, m, 0, err);
-			if (rc)
+			if ((rc = push_frame(c, i, c->kbuf, c->vbuf, m, 0, err)))
 				return rc;
 		}
 	}

@@ -38,7 +38,9 @@ static int w_connect(void *ctx, uint64_t n_keys, boar_error *err)
 	w->cc = w->wc->net;
 	w->cc.dim = n_keys;
 	w->t_start = now_s();
-	return ps_client_connect(&w->cc, &w->c, err);
+	int rc = ps_client_connect(&w->cc, &w->c, err);
+	/* pushes and answers cross the links while the engine sweeps */
+	return rc ? rc : ps_client_start_async(w->c, err);
 }
 
 static int w_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,

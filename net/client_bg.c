@@ -1,0 +1,458 @@
+/* client_bg.c - a client's background thread (ps_client_start_async): it
+ * sends the pushes, clocks and pulls asked ahead that the caller queues,
+ * in the order queued, and reads the answers to a pull asked ahead as they
+ * come, so that a worker sweeps while its values and deltas cross the
+ * links (client.h).
+ *
+ * The thread runs the client's own code (client.c, client_push.c,
+ * client_ahead.c): the same frames, reconnects, resends, failovers,
+ * heartbeats and errors as a caller's thread would, one thread at a time.
+ * The caller's thread touches the client's state only while the thread
+ * has nothing left (client_bg_drain, called by every other request); in
+ * between it only queues work and records its own pushes for the pull
+ * asked ahead (client_ahead.c), which the thread never reads.
+ *
+ * Reading an answer while sends wait behind it could deadlock: a shard
+ * holds a pull (the SSP rule) until this worker's CLOCK comes, and that
+ * CLOCK is queued. So the thread reads an answer only as far as it has
+ * come: waiting for a frame's first byte, a job queued wakes it (the wake
+ * pipe, recv_all's INTERRUPTED), it runs the job and reads on after.
+ * A connection that breaks while an answer is read is left for the
+ * caller's collect, which asks again at its clock once the thread has sent
+ * everything queued (the answer then holds this worker's pushes, as
+ * client.h says); any other failure is the thread's sticky error, which
+ * every later call returns (with the shard's name, as the client's errors
+ * have).
+ */
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/error.h"
+#include "net/client_int.h"
+
+enum job_type { JOB_PUSH, JOB_CLOCK, JOB_AHEAD };
+
+struct job {
+	enum job_type type;
+	int buf; /* JOB_PUSH: which push buffer */
+	const uint64_t *keys;
+	uint32_t n;
+};
+
+/* A push's keys and deltas, copied: the caller may reuse its own. */
+struct push_buf {
+	uint64_t *keys;
+	float *vals;
+	uint32_t n, cap;
+	int busy;
+};
+
+/* What became of a shard's answer to the pull asked ahead. */
+enum answer { ANS_NONE, ANS_WAIT, ANS_GOT, ANS_HELD, ANS_LOST };
+
+#define QUEUE 16
+#define BUFS 2 /* a push being sent, the next one queued */
+
+struct client_bg {
+	pthread_t thread;
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	int wake[2]; /* a byte written per job queued */
+	struct job q[QUEUE];
+	unsigned head, len;
+	int running; /* a job taken off the queue and not finished */
+	int stop;
+	int rc;      /* the first failure, sticky */
+	boar_error err;
+	struct push_buf buf[BUFS];
+	int asked;        /* the pull ahead queued last went out */
+	uint32_t waiting; /* answers still to read */
+	uint8_t *answer;  /* enum answer, per shard */
+	float *vals;      /* the answers' values, keys' order */
+	uint32_t vals_cap;
+};
+
+static void drain_pipe(int fd)
+{
+	uint8_t junk[64];
+	while (read(fd, junk, sizeof junk) > 0)
+		;
+}
+
+/* The first failure: kept, and the work left dropped. Under mu. */
+static void fail(struct client_bg *b, int rc, const boar_error *e)
+{
+	if (!b->rc) {
+		b->rc = rc;
+		b->err = *e;
+	}
+	b->len = 0;
+	b->waiting = 0;
+	for (int i = 0; i < BUFS; i++)
+		b->buf[i].busy = 0;
+	pthread_cond_broadcast(&b->done);
+}
+
+/* The sticky error into *err. Under mu. */
+static int sticky(const struct client_bg *b, boar_error *err)
+{
+	if (b->rc && err)
+		*err = b->err;
+	return b->rc;
+}
+
+static int run_job(struct ps_client *c, const struct job *j, boar_error *e)
+{
+	struct client_bg *b = c->bg;
+	switch (j->type) {
+	case JOB_PUSH: {
+		struct push_buf *p = &b->buf[j->buf];
+		return client_push_send(c, p->keys, p->vals, p->n, e);
+	}
+	case JOB_CLOCK:
+		return client_clock_send(c, e);
+	case JOB_AHEAD: {
+		int rc = client_ahead_ask(c, j->keys, j->n, e);
+		if (rc)
+			return rc;
+		uint32_t waiting = 0;
+		for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+			const struct shard *s = &c->sh[i];
+			b->answer[i] = s->ahead_pending ? ANS_WAIT
+				       : s->ahead_lost  ? ANS_LOST
+							: ANS_NONE;
+			waiting += s->ahead_pending;
+		}
+		pthread_mutex_lock(&b->mu);
+		b->waiting = waiting;
+		b->asked = 1;
+		if (!waiting)
+			pthread_cond_broadcast(&b->done);
+		pthread_mutex_unlock(&b->mu);
+		return 0;
+	}
+	}
+	return 0;
+}
+
+/* Whether a byte of s's next frame is there to read. */
+static int readable(const struct shard *s)
+{
+	struct pollfd p = { .fd = s->fd, .events = POLLIN };
+	return s->fd < 0 || poll(&p, 1, 0) != 0;
+}
+
+/* Reads the answers of the pull asked ahead, shard by shard, until all
+ * came or a job is queued; with only_come, only those that started to
+ * come (the caller waits for them, not for the jobs queued). @return 0,
+ * INTERRUPTED, or an error. */
+static int read_answers(struct ps_client *c, int only_come, boar_error *e)
+{
+	struct client_bg *b = c->bg;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+		struct shard *s = &c->sh[i];
+		if (b->answer[i] != ANS_WAIT ||
+		    (only_come && s->ahead_pending && !readable(s)))
+			continue;
+		/* a job's reconnect since took the request with the old
+		 * connection: nothing to read */
+		int rc = RETRY;
+		if (s->ahead_pending) {
+			c->wake_fd = b->wake[0];
+			rc = client_recv_msg(c, s, -1, e);
+			c->wake_fd = -1;
+		}
+		if (rc == INTERRUPTED)
+			return rc;
+		enum answer got = ANS_LOST; /* the caller's collect asks again */
+		if (!rc) {
+			rc = client_take_pull_reply(c, i, &c->ahead.arg[i],
+						    b->vals, e);
+			got = c->msg.flags & WIRE_F_HELD ? ANS_HELD : ANS_GOT;
+		} else if (rc == RETRY) {
+			rc = 0;
+		}
+		if (rc)
+			return rc;
+		pthread_mutex_lock(&b->mu);
+		b->answer[i] = (uint8_t)got;
+		b->waiting--;
+		if (!b->waiting)
+			pthread_cond_broadcast(&b->done);
+		pthread_mutex_unlock(&b->mu);
+	}
+	return 0;
+}
+
+static void *bg_main(void *arg)
+{
+	struct ps_client *c = arg;
+	struct client_bg *b = c->bg;
+	for (;;) {
+		drain_pipe(b->wake[0]);
+		pthread_mutex_lock(&b->mu);
+		while (!b->stop && !b->len && !b->waiting)
+			pthread_cond_wait(&b->work, &b->mu);
+		if (b->stop) {
+			pthread_mutex_unlock(&b->mu);
+			return NULL;
+		}
+		boar_error e = { 0 };
+		int rc = 0;
+		if (b->len && b->waiting) {
+			pthread_mutex_unlock(&b->mu);
+			rc = read_answers(c, 1, &e);
+			pthread_mutex_lock(&b->mu);
+			if (rc == INTERRUPTED)
+				rc = 0;
+		}
+		if (!rc && b->len) {
+			struct job j = b->q[b->head];
+			b->head = (b->head + 1) % QUEUE;
+			b->len--;
+			b->running = 1;
+			pthread_mutex_unlock(&b->mu);
+			rc = run_job(c, &j, &e);
+			pthread_mutex_lock(&b->mu);
+			b->running = 0;
+			if (j.type == JOB_PUSH)
+				b->buf[j.buf].busy = 0;
+		} else if (!rc && b->waiting) {
+			pthread_mutex_unlock(&b->mu);
+			rc = read_answers(c, 0, &e);
+			pthread_mutex_lock(&b->mu);
+			if (rc == INTERRUPTED)
+				rc = 0;
+		}
+		if (rc)
+			fail(b, rc, &e);
+		pthread_cond_broadcast(&b->done);
+		pthread_mutex_unlock(&b->mu);
+	}
+}
+
+static void bg_free(struct client_bg *b)
+{
+	pthread_mutex_destroy(&b->mu);
+	pthread_cond_destroy(&b->work);
+	pthread_cond_destroy(&b->done);
+	close(b->wake[0]);
+	close(b->wake[1]);
+	for (int i = 0; i < BUFS; i++) {
+		free(b->buf[i].keys);
+		free(b->buf[i].vals);
+	}
+	free(b->answer);
+	free(b->vals);
+	free(b);
+}
+
+int ps_client_start_async(struct ps_client *c, boar_error *err)
+{
+	if (c->bg || c->link)
+		return 0;
+	struct client_bg *b = calloc(1, sizeof *b);
+	if (!b || !(b->answer = calloc(c->cfg.n_shards, 1))) {
+		free(b);
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	}
+	if (pipe2(b->wake, O_CLOEXEC | O_NONBLOCK)) {
+		free(b->answer);
+		free(b);
+		return boar_fail(err, BOAR_ENET, "no pipe for the client's "
+				 "background thread");
+	}
+	pthread_mutex_init(&b->mu, NULL);
+	pthread_cond_init(&b->work, NULL);
+	pthread_cond_init(&b->done, NULL);
+	c->bg = b;
+	if (pthread_create(&b->thread, NULL, bg_main, c)) {
+		c->bg = NULL;
+		bg_free(b);
+		return boar_fail(err, BOAR_ENOMEM,
+				 "no background thread for the client");
+	}
+	return 0;
+}
+
+/* Stops the thread where it is (between jobs, or waiting for an
+ * answer) and frees it: the client is the caller's again. */
+void client_bg_stop(struct ps_client *c)
+{
+	struct client_bg *b = c->bg;
+	if (!b)
+		return;
+	pthread_mutex_lock(&b->mu);
+	b->stop = 1;
+	pthread_cond_signal(&b->work);
+	pthread_mutex_unlock(&b->mu);
+	if (write(b->wake[1], "", 1) < 0) {
+		/* full: a byte is there already */
+	}
+	pthread_join(b->thread, NULL);
+	c->bg = NULL;
+	c->wake_fd = -1;
+	bg_free(b);
+}
+
+/* Queues j (waits while the queue is full). Under mu. @return 0 or the
+ * sticky error. */
+static int put(struct client_bg *b, struct job j, boar_error *err)
+{
+	while (!b->rc && b->len == QUEUE)
+		pthread_cond_wait(&b->done, &b->mu);
+	if (b->rc)
+		return sticky(b, err);
+	b->q[(b->head + b->len) % QUEUE] = j;
+	b->len++;
+	pthread_cond_signal(&b->work);
+	if (write(b->wake[1], "", 1) < 0) {
+		/* full: the thread will see the queue anyway */
+	}
+	return 0;
+}
+
+static int grow_buf(struct push_buf *p, uint32_t n)
+{
+	if (n <= p->cap)
+		return 0;
+	uint64_t *k = realloc(p->keys, (size_t)n * sizeof *k);
+	if (!k)
+		return -1;
+	p->keys = k;
+	float *v = realloc(p->vals, (size_t)n * sizeof *v);
+	if (!v)
+		return -1;
+	p->vals = v;
+	p->cap = n;
+	return 0;
+}
+
+int client_bg_push(struct ps_client *c, const uint64_t *keys,
+		   const float *deltas, uint32_t n, boar_error *err)
+{
+	struct client_bg *b = c->bg;
+	pthread_mutex_lock(&b->mu);
+	int k = 0;
+	while (!b->rc && b->buf[0].busy && b->buf[1].busy)
+		pthread_cond_wait(&b->done, &b->mu);
+	if (b->rc) {
+		int rc = sticky(b, err);
+		pthread_mutex_unlock(&b->mu);
+		return rc;
+	}
+	k = b->buf[0].busy ? 1 : 0;
+	b->buf[k].busy = 1;
+	pthread_mutex_unlock(&b->mu);
+	/* the buffer is ours until queued: the thread reads only queued
+	 * ones */
+	struct push_buf *p = &b->buf[k];
+	int rc = grow_buf(p, n) ? boar_fail(err, BOAR_ENOMEM, "out of memory")
+				: 0;
+	if (!rc) {
+		memcpy(p->keys, keys, (size_t)n * sizeof *keys);
+		memcpy(p->vals, deltas, (size_t)n * sizeof *deltas);
+		p->n = n;
+	}
+	pthread_mutex_lock(&b->mu);
+	if (rc)
+		p->busy = 0;
+	else
+		rc = put(b, (struct job){ .type = JOB_PUSH, .buf = k }, err);
+	pthread_mutex_unlock(&b->mu);
+	return rc;
+}
+
+int client_bg_clock(struct ps_client *c, boar_error *err)
+{
+	struct client_bg *b = c->bg;
+	pthread_mutex_lock(&b->mu);
+	int rc = put(b, (struct job){ .type = JOB_CLOCK }, err);
+	pthread_mutex_unlock(&b->mu);
+	return rc;
+}
+
+/* The answers' values land in b->vals, the keys' order: grown here, in
+ * the caller's thread, while no answer is awaited (the collect before
+ * this one waited for all of them). */
+int client_bg_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		    boar_error *err)
+{
+	struct client_bg *b = c->bg;
+	if (n > b->vals_cap) {
+		float *v = realloc(b->vals, (size_t)n * sizeof *v);
+		if (!v)
+			return boar_fail(err, BOAR_ENOMEM, "out of memory");
+		b->vals = v;
+		b->vals_cap = n;
+	}
+	pthread_mutex_lock(&b->mu);
+	b->asked = 0;
+	int rc = put(b, (struct job){ .type = JOB_AHEAD, .keys = keys, .n = n },
+		     err);
+	pthread_mutex_unlock(&b->mu);
+	return rc;
+}
+
+int client_bg_drain(const struct ps_client *c, boar_error *err)
+{
+	struct client_bg *b = c->bg;
+	if (!b)
+		return 0;
+	pthread_mutex_lock(&b->mu);
+	while (!b->rc && (b->len || b->running || b->waiting))
+		pthread_cond_wait(&b->done, &b->mu);
+	int rc = sticky(b, err);
+	pthread_mutex_unlock(&b->mu);
+	return rc;
+}
+
+/* Waits for the answers only (pushes and clocks queued before may still
+ * be on their way: the answers either came before them, and the client
+ * adds its own recorded pushes, or were held for this worker's clock and
+ * count them). A shard whose connection broke is asked again, as the
+ * client does without the thread, once everything queued is sent. */
+int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		      float *vals, boar_error *err)
+{
+	struct client_bg *b = c->bg;
+	struct pull_ahead *a = &c->ahead;
+	pthread_mutex_lock(&b->mu);
+	while (!b->rc && (!b->asked || b->waiting))
+		pthread_cond_wait(&b->done, &b->mu);
+	int rc = sticky(b, err), lost = 0;
+	pthread_mutex_unlock(&b->mu);
+	a->on = 0;
+	if (rc)
+		return rc;
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
+		lost |= b->answer[i] == ANS_LOST;
+	if (lost && (rc = client_bg_drain(c, err)))
+		return rc;
+	for (uint32_t i = 0; !rc && i < c->cfg.n_shards; i++) {
+		struct pull_arg *p = &a->arg[i];
+		int redone;
+		switch (b->answer[i]) {
+		case ANS_GOT:
+			client_ahead_add_own(a, keys, p->a, p->b, b->vals);
+			/* fall through */
+		case ANS_HELD:
+			memcpy(vals + p->a, b->vals + p->a,
+			       (size_t)(p->b - p->a) * sizeof *vals);
+			break;
+		case ANS_LOST:
+			rc = client_pull_reply(c, i, p, vals, &redone, err);
+			c->sh[i].ahead_pending = c->sh[i].ahead_lost = 0;
+			break;
+		default:
+			break;
+		}
+	}
+	if (!rc)
+		c->n.keys_pulled += n;
+	return rc;
+}
