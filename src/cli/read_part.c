@@ -15,9 +15,10 @@
 
 /* n bytes at `at` (fewer at the end of the file) into dst: 0, or -1
  * with errno. The library's reader, so short reads mean one thing. */
-static int read_at(int fd, char *dst, size_t n, uint64_t at, size_t *got)
+static int read_at(int fd, char *dst, size_t n, uint64_t at, int threads,
+		   size_t *got)
 {
-	ssize_t k = boar_pread_all(fd, dst, n, at, 1);
+	ssize_t k = boar_pread_all(fd, dst, n, at, threads);
 	if (k < 0) {
 		errno = (int)-k;
 		return -1;
@@ -38,7 +39,7 @@ static int line_start(int fd, uint64_t cut, uint64_t size, uint64_t *out)
 	}
 	for (uint64_t at = cut - 1; at < size;) {
 		size_t got;
-		if (read_at(fd, buf, sizeof buf, at, &got))
+		if (read_at(fd, buf, sizeof buf, at, 1, &got))
 			return -1;
 		if (!got)
 			break;
@@ -85,7 +86,7 @@ static void file_line(int fd, const char *path, const char *name,
 	uint64_t lines = 0;
 	for (uint64_t at = 0; at < lo;) {
 		size_t got, want = lo - at < sizeof buf ? lo - at : sizeof buf;
-		if (read_at(fd, buf, want, at, &got) || !got)
+		if (read_at(fd, buf, want, at, 1, &got) || !got)
 			return;
 		for (size_t i = 0; i < got; i++)
 			lines += buf[i] == '\n';
@@ -109,7 +110,12 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 				 "%s: out of memory for part %u of %u "
 				 "(%zu bytes)",
 				 path, rank, n_parts, n);
-	if (read_at(fd, text, n, info->lo, &got) || got != n) {
+	/* the part on as many threads as a whole file would get (the
+	 * block parser, one thread, took 2.5x the time a worker's share of
+	 * the cores needs, and most of a worker's time to its target) */
+	int threads = parse_threads(o ? o->threads : 0);
+	boar_advise_huge(text, n);
+	if (read_at(fd, text, n, info->lo, threads, &got) || got != n) {
 		free(text);
 		return boar_fail(err, BOAR_EIO, "%s: short read of part %u of "
 						"%u (did the file change?)",
@@ -118,7 +124,8 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 	char name[512];
 	snprintf(name, sizeof name, "%s (part %u/%u from byte %llu)", path,
 		 rank, n_parts, (unsigned long long)info->lo);
-	int rc = boar_dataset_parse_text(text, n, name, o, out, err);
+	int rc = dataset_parse_text_threads(text, n, name, o, threads, out,
+					    err);
 	free(text);
 	if (rc)
 		file_line(fd, path, name, rank, n_parts, info->lo, err);
@@ -146,7 +153,7 @@ int read_part(const char *path, uint32_t rank, uint32_t n_parts,
 					      "reads its part of a file by "
 					      "offset",
 			       path);
-	else if (read_at(fd, (char *)magic, 2, 0, &got) ||
+	else if (read_at(fd, (char *)magic, 2, 0, 1, &got) ||
 		 (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b))
 		rc = boar_fail(err, BOAR_EINVAL, "%s: gzip input cannot be "
 						 "read in parts: unpack it "

@@ -74,4 +74,11 @@ void boar_dataset_adopt_rows(struct boar_dataset *d, uint64_t *row_ptr,
 /* Scans labels (and values) once to fill label_kind and all_ones. */
 void boar_dataset_classify(struct boar_dataset *d);
 
+/* boar_dataset_parse_text on `threads` threads (at least 1): the same
+ * dataset, for a block large enough to be worth splitting. */
+int dataset_parse_text_threads(const char *text, size_t len,
+			       const char *name, const boar_load_options *o,
+			       int threads, boar_dataset **out,
+			       boar_error *err);
+
 #endif

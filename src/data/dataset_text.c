@@ -1,7 +1,9 @@
 /* dataset_text.c - a dataset from text in memory (boar_dataset_parse_text):
  * what a program that gets rows one at a time (a pipe, a socket) hands
  * the parsers, without a file. One block, one thread: meant for a few
- * rows at a time, such as `boar predict` streaming standard input. */
+ * rows at a time, such as `boar predict` streaming standard input;
+ * dataset_parse_text_threads parses a large block (a worker's part of a
+ * file, read_part.c) on several. */
 #include <string.h>
 
 #include "dataset.h"
@@ -12,6 +14,14 @@
 int boar_dataset_parse_text(const char *text, size_t len, const char *name,
 			    const boar_load_options *o, boar_dataset **out,
 			    boar_error *err)
+{
+	return dataset_parse_text_threads(text, len, name, o, 1, out, err);
+}
+
+int dataset_parse_text_threads(const char *text, size_t len,
+			       const char *name, const boar_load_options *o,
+			       int threads, boar_dataset **out,
+			       boar_error *err)
 {
 	boar_load_options def;
 	if (!o) {
@@ -30,7 +40,7 @@ int boar_dataset_parse_text(const char *text, size_t len, const char *name,
 	struct csv_setup *csv = NULL;
 	struct parse_input in = {
 		.path = name, .buf = text, .len = len, .first_block = 1,
-		.threads = 1, .hash_bits = o->hash_bits, .opt = o, .csv = &csv,
+		.threads = threads > 0 ? threads : 1, .hash_bits = o->hash_bits, .opt = o, .csv = &csv,
 	};
 	struct boar_dataset *d = NULL;
 	int ret;
