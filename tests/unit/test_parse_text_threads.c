@@ -1,0 +1,79 @@
+/* test_parse_text_threads.c - a block of text parsed on several threads
+ * (dataset_parse_text_threads, what a worker's --read-part uses) is the
+ * dataset one thread makes, and a bad line is named by the same number. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "boar.h"
+#include "data/dataset.h"
+#include "testutil.h"
+
+/* rows of LIBSVM text, about 4 MiB: several 1 MiB pieces */
+static char *make_text(size_t rows, size_t *len)
+{
+	size_t cap = rows * 120 + 1, n = 0;
+	char *t = malloc(cap);
+	uint32_t s = 12345;
+	for (size_t i = 0; t && i < rows; i++) {
+		n += (size_t)snprintf(t + n, cap - n, "%d", i % 3 ? 1 : -1);
+		uint32_t id = 0;
+		for (int k = 0; k < 8; k++) {
+			s = s * 1103515245u + 12345u;
+			id += 1 + (s >> 16) % 5000;
+			n += (size_t)snprintf(t + n, cap - n, " %u:%.4f", id,
+					      (double)((s >> 8) % 1000) / 999);
+		}
+		t[n++] = '\n';
+	}
+	*len = n;
+	return t;
+}
+
+static int same(const boar_dataset *a, const boar_dataset *b)
+{
+	return a->n_rows == b->n_rows && a->nnz == b->nnz &&
+	       a->dim == b->dim &&
+	       !memcmp(a->row_ptr, b->row_ptr,
+		       (a->n_rows + 1) * sizeof *a->row_ptr) &&
+	       !memcmp(a->idx, b->idx, a->nnz * sizeof *a->idx) &&
+	       !memcmp(a->val, b->val, a->nnz * sizeof *a->val) &&
+	       !memcmp(a->label, b->label, a->n_rows * sizeof *a->label);
+}
+
+int main(void)
+{
+	size_t len;
+	size_t rows = 40000;
+	char *t = make_text(rows, &len);
+	CHECK(t && len > (3u << 20), "text of %zu bytes", len);
+	boar_load_options o;
+	boar_load_options_default(&o);
+	boar_error e;
+	boar_dataset *one = NULL, *many = NULL;
+	CHECK(dataset_parse_text_threads(t, len, "t", &o, 1, &one, &e) == 0,
+	      "1 thread: %s", e.message);
+	CHECK(dataset_parse_text_threads(t, len, "t", &o, 4, &many, &e) == 0,
+	      "4 threads: %s", e.message);
+	CHECK(one && many && one->n_rows == rows && same(one, many),
+	      "4 threads parse the dataset 1 thread does");
+	boar_dataset_free(one);
+	boar_dataset_free(many);
+
+	/* a bad line late in the text (a later thread's piece) */
+	char *bad = strstr(t + len - 2000, "\n") + 1;
+	bad[0] = 'x';
+	uint64_t line = 1;
+	for (const char *p = t; p < bad; p++)
+		line += *p == '\n';
+	for (int th = 1; th <= 4; th += 3) {
+		boar_dataset *d = NULL;
+		CHECK(dataset_parse_text_threads(t, len, "t", &o, th, &d, &e) !=
+			      0 && !d,
+		      "%d threads took a bad line", th);
+		CHECK_EQ_INT(e.line, line);
+	}
+	free(t);
+	return TEST_RESULT();
+}
