@@ -92,6 +92,29 @@ static int shard_stats(struct worker *w, boar_error *err)
 	return 0;
 }
 
+/* The whole model into model (none: it stays in the shards), every
+ * shard's stats, and the shards stopped where asked. */
+static int gather(struct worker *w, float *model, uint64_t n_keys,
+		  int *gathered, boar_error *err)
+{
+	if (!model)
+		return shard_stats(w, err);
+	float *all = malloc((n_keys ? n_keys : 1) * sizeof *all);
+	if (!all)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	int rc = ps_client_gather(w->c, all, err);
+	if (!rc) {
+		memcpy(model, all, n_keys * sizeof *all);
+		*gathered = 1;
+	}
+	free(all);
+	if (rc || (rc = shard_stats(w, err)))
+		return rc;
+	if (w->wc->shutdown)
+		return ps_client_shutdown(w->c, err);
+	return 0;
+}
+
 /* Flush, DONE, and with gather the whole model and every shard's stats.
  * Other workers keep their replica as it is: the shards may be gone as
  * soon as worker 0 has gathered, so they must not ask for more. A model
@@ -105,25 +128,13 @@ static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 	int rc;
 	if ((rc = ps_client_flush(w->c, err)) || (rc = ps_client_done(w->c, err)))
 		return rc;
-	rep->seconds = now_s() - w->t_start;
+	double done = now_s();
+	rep->seconds = done - w->t_start;
 	if (!w->wc->gather)
 		return 0;
-	if (!model)
-		return shard_stats(w, err);
-	float *all = malloc((n_keys ? n_keys : 1) * sizeof *all);
-	if (!all)
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	rc = ps_client_gather(w->c, all, err);
-	if (!rc) {
-		memcpy(model, all, n_keys * sizeof *all);
-		*gathered = 1;
-	}
-	free(all);
-	if (rc || (rc = shard_stats(w, err)))
-		return rc;
-	if (w->wc->shutdown)
-		return ps_client_shutdown(w->c, err);
-	return 0;
+	rc = gather(w, model, n_keys, gathered, err);
+	rep->gather_s = now_s() - done;
+	return rc;
 }
 
 int boar_ps_train(const boar_dataset *train, const boar_options *o_in,

@@ -33,7 +33,8 @@ struct ps_worker_report {
 	uint64_t clocks;
 	uint64_t pulls_ahead; /* clocks whose keys were asked a clock ahead */
 	uint64_t rows;
-	double seconds;
+	double seconds;  /* connect to DONE */
+	double gather_s; /* after DONE: the gather, stats and shutdown */
 	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
 	struct ps_client_counters net;
 	/* gather only: what each shard reports (up to 64 shards) */

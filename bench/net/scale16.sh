@@ -19,7 +19,9 @@
 # as one host's parse times vary by a quarter run to run. RERUN=0 instead subtracts the later epochs' sweep seconds
 # from the first run's wall (their evaluations stay in). The last columns
 # are where worker 0's time went (boar_ps_phase; empty for a build
-# without them). Prints CSV on stdout; logs in OUTDIR.
+# without them), then its fixed costs outside the clocks: reading its part
+# and the test set (load_s) and the gather after DONE (gather_s). Prints
+# CSV on stdout; logs in OUTDIR.
 set -u
 B=$1
 O=$2
@@ -54,8 +56,8 @@ single_to=$single_wall
 if [ "$RERUN" = 1 ] && [ "$sr" != - ]; then
 	single_to=$(median single "$sr" "$O/single-to.json")
 fi
-echo "layout,shards,lanes,workers,threads,sync_every,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,ratio_to_single,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
-echo "single,0,0,1,$C,-,$single_wall,$target,$target,$sr,$single_to,1.00,,,,,,,"
+echo "layout,shards,lanes,workers,threads,sync_every,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,ratio_to_single,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s,load_s,gather_s"
+echo "single,0,0,1,$C,-,$single_wall,$target,$target,$sr,$single_to,1.00,,,,,,,,,"
 
 port=$((20000 + $$ % 20000))
 # cluster S L W T SYNC EPOCHS JSON: S shards of L lanes, W workers of T
@@ -91,6 +93,12 @@ cluster() {
 	awk "BEGIN{print $t1 - $t0}"
 }
 
+# fixed JSON: worker 0's load_s,gather_s (empty for a build without them)
+fixed() {
+	awk "$FIELD"'!/"epoch"/ && /"clocks"/ {
+		printf "%s,%s\n", field("load_s"), field("gather_s") }' "$1"
+}
+
 run_layout() {
 	tag="s${1}l${2}w${3}t${4}y$5"
 	wall=$(cluster "$1" "$2" "$3" "$4" "$5" "$EPOCHS" "$O/$tag.json")
@@ -106,9 +114,10 @@ run_layout() {
 		fi
 		ratio=$(awk "BEGIN{printf \"%.2f\", $to / $single_to}")
 	fi
-	printf "cluster,%s,%s,%s,%s,%s,%.2f,%.4f,%.4f,%s,%s,%s,%s\n" "$1" "$2" \
-		"$3" "$4" "$5" "$wall" "$(last_loss "$O/$tag.json")" "$target" \
-		"$r" "$to" "$ratio" "$(phases "$O/$tag.json")"
+	printf "cluster,%s,%s,%s,%s,%s,%.2f,%.4f,%.4f,%s,%s,%s,%s,%s\n" "$1" \
+		"$2" "$3" "$4" "$5" "$wall" "$(last_loss "$O/$tag.json")" \
+		"$target" "$r" "$to" "$ratio" "$(phases "$O/$tag.json")" \
+		"$(fixed "$O/$tag.json")"
 }
 # LAYOUTS: "S L W T SYNC;..." (default below)
 echo "${LAYOUTS:-2 2 2 6 10000;2 2 2 6 100000;2 2 4 3 100000;4 1 4 3 100000}" |

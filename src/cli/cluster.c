@@ -358,6 +358,7 @@ struct wrun {
 	int binary;
 	int last_epoch;
 	boar_epoch_stats last; /* the last epoch's (its test metrics) */
+	double load_s;         /* reading the training part and the test set */
 };
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
@@ -487,6 +488,8 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		json_uint(&j, "pulls_ahead", rep->pulls_ahead);
 		json_uint(&j, "rows_parsed", parsed);
 		json_num(&j, "seconds", rep->seconds);
+		json_num(&j, "load_s", r->load_s);
+		json_num(&j, "gather_s", rep->gather_s);
 		json_uint(&j, "bytes_sent", rep->net.bytes_sent);
 		json_uint(&j, "keys_pushed", rep->net.keys_pushed);
 		json_uint(&j, "push_bytes", rep->net.push_bytes);
@@ -537,6 +540,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	a->load.threads = 0;
 	struct cluster_input in = { c->read_part, c->rank, c->n_workers,
 				    c->features, c->users, c->items };
+	double t_load = cli_now();
 	if ((rc = cluster_worker_input(a, &in, &train, &part)))
 		return rc;
 	if (a->test_path) {
@@ -554,7 +558,8 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		status = cli_usage("train", "%s", cli_flag_words(bad.message, words, sizeof words));
 		goto out;
 	}
-	struct wrun r = { .a = a, .rank = c->rank };
+	struct wrun r = { .a = a, .rank = c->rank,
+			  .load_s = cli_now() - t_load };
 	r.binary = cluster_binary_metrics(train, a->opt.loss);
 	progress_init(&r.pr, a->quiet || c->rank != 0);
 	a->opt.progress = on_epoch;

@@ -4,7 +4,8 @@
 # about 1/W of the rows, the parts add up to the file exactly, and the
 # gathered model is as accurate as the single-node run (and so as the
 # full-read cluster run, which net_loopback.sh holds to the same bar).
-# Worker 0 says where its time went (keys, pull, ..., sweep, ... refresh).
+# Worker 0 says where its time went (keys, pull, ..., sweep, ... refresh,
+# and reading its part, the gather).
 # Also: a part reader refuses gzip input and ids beyond --features.
 . net/tests/lib.sh
 
@@ -51,6 +52,11 @@ for W in 2 3; do
 	[ -n "$(json_field "$T/w0.out" sweep_s)" ] &&
 		grep -q "seconds in keys .*, sweep .*, refresh" "$T/w0.err" ||
 		fail "W=$W: worker 0 did not say where its time went"
+	# and its fixed costs: reading its part and the test set, the gather
+	awk -v l="$(json_field "$T/w0.out" load_s)" \
+		-v g="$(json_field "$T/w0.out" gather_s)" \
+		'BEGIN { exit !(l != "" && g != "" && l > 0 && g > 0) }' ||
+		fail "W=$W: no load_s or gather_s in worker 0's JSON"
 	got=$(model_accuracy "$T/m$W.model")
 	close_to "W=$W read-part" "$got" "$want"
 	echo "W=$W: parts of $total rows OK, accuracy $got (single node $want)"
