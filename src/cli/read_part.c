@@ -11,6 +11,7 @@
 #include "data/dataset.h"
 #include "base/error.h"
 #include "data/parse_chunks.h"
+#include "data/parse_common.h"
 #include "read_part.h"
 
 /* n bytes at `at` (fewer at the end of the file) into dst: 0, or -1
@@ -98,10 +99,14 @@ static void file_line(int fd, const char *path, const char *name,
 	memcpy(err->message, msg, sizeof msg);
 }
 
-static int parse_range(int fd, const char *path, uint32_t rank,
-		       uint32_t n_parts, uint64_t features,
-		       const boar_load_options *o, boar_dataset **out,
-		       const struct part_info *info, boar_error *err)
+/* The part as one block of text, for what the windowed reader leaves
+ * (a part that starts with blank lines or comments, or a first line
+ * longer than its detection window). */
+static int parse_block(int fd, const char *path, const char *name,
+		       uint32_t rank, uint32_t n_parts,
+		       const boar_load_options *o, int threads,
+		       boar_dataset **out, const struct part_info *info,
+		       boar_error *err)
 {
 	size_t n = (size_t)(info->hi - info->lo), got;
 	char *text = malloc(n ? n : 1);
@@ -110,10 +115,6 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 				 "%s: out of memory for part %u of %u "
 				 "(%zu bytes)",
 				 path, rank, n_parts, n);
-	/* the part on as many threads as a whole file would get (the
-	 * block parser, one thread, took 2.5x the time a worker's share of
-	 * the cores needs, and most of a worker's time to its target) */
-	int threads = parse_threads(o ? o->threads : 0);
 	boar_advise_huge(text, n);
 	if (read_at(fd, text, n, info->lo, threads, &got) || got != n) {
 		free(text);
@@ -121,12 +122,30 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 						"%u (did the file change?)",
 				 path, rank, n_parts);
 	}
-	char name[512];
-	snprintf(name, sizeof name, "%s (part %u/%u from byte %llu)", path,
-		 rank, n_parts, (unsigned long long)info->lo);
 	int rc = dataset_parse_text_threads(text, n, name, o, threads, out,
 					    err);
 	free(text);
+	return rc;
+}
+
+static int parse_range(int fd, const char *path, uint32_t rank,
+		       uint32_t n_parts, uint64_t features,
+		       const boar_load_options *o, boar_dataset **out,
+		       const struct part_info *info, boar_error *err)
+{
+	char name[512];
+	snprintf(name, sizeof name, "%s (part %u/%u from byte %llu)", path,
+		 rank, n_parts, (unsigned long long)info->lo);
+	/* In windows on all the parse threads, as boar_dataset_load reads a
+	 * whole file: the part once went through the one-thread block
+	 * parser (2.5x the time) after a copy of its text into fresh pages
+	 * (their zeroing by the kernel took a third of a worker's cycles). */
+	int threads = parse_threads(o ? o->threads : 0);
+	int rc = boar_parse_file_range(path, name, info->lo, info->hi, o,
+				       threads, out, err);
+	if (rc == 1)
+		rc = parse_block(fd, path, name, rank, n_parts, o, threads, out,
+				 info, err);
 	if (rc)
 		file_line(fd, path, name, rank, n_parts, info->lo, err);
 	if (!rc && (rc = agree_dim(*out, features, path, err))) {

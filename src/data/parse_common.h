@@ -425,6 +425,17 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 			    int *format, struct src_id *id, int *regular,
 			    struct boar_dataset **out, boar_error *err);
 
+/* Bytes [lo, hi) of a regular file (lo a line start, hi one or the
+ * file's end: a worker's part) in windows on `threads` threads, its text
+ * never held whole; messages name `name`, lines counted from lo. Classified
+ * and noted as boar_dataset_parse_text's. @return 0, a BOAR_E* code, or 1
+ * when the range is not for windows (as boar_parse_file_windows): the
+ * caller parses it as a block. */
+int boar_parse_file_range(const char *path, const char *name, uint64_t lo,
+			  uint64_t hi, const boar_load_options *o,
+			  int threads, struct boar_dataset **out,
+			  boar_error *err);
+
 /* The same with blocks of about `block` bytes (tests make them tiny to
  * cross many block boundaries). */
 int boar_parse_file_blocks(const char *path, const boar_load_options *o,

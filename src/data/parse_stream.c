@@ -20,6 +20,7 @@
 #include "feature_names.h"
 #include "format_detect.h"
 #include "gzip_input.h"
+#include "input_spec.h"
 #include "parse_chunks.h"
 #include "parse_common.h"
 
@@ -356,33 +357,36 @@ int boar_parse_file_names(const char *path, const boar_load_options *o,
 	return run_blocks(&L, err);
 }
 
-/* The head of a regular file opened as src, for the windowed reader:
+/* The head of bytes [lo, end) of a regular file opened as src (lo a
+ * line start), for the windowed reader:
  * the format (forced, or detected from the head as the block reader
- * does), or 0 when the file is not for windows (gzip, empty, blank lines
+ * does), or 0 when the text is not for windows (gzip, empty, blank lines
  * before the data: the block reader looks past them for detection; a
  * first line longer than the detection window). *beg: where the text
  * starts (after a byte order mark); *head (malloc'd), *head_len: its
  * first whole lines. */
-static int windows_head(const struct text_source *src, int task, int format,
-			uint64_t *beg, char **head, size_t *head_len)
+static int windows_head(const struct text_source *src, uint64_t lo,
+			uint64_t end, int task, int format, uint64_t *beg,
+			char **head, size_t *head_len)
 {
 	*head = NULL;
-	if (!src->regular || src->id.size == 0)
+	if (!src->regular || end <= lo)
 		return 0;
 	size_t cap = DETECT_WINDOW + 3; /* what the block reader looks at */
-	if (cap > src->id.size)
-		cap = (size_t)src->id.size;
+	if (cap > end - lo)
+		cap = (size_t)(end - lo);
 	char *h = malloc(cap);
-	ssize_t got = h ? boar_pread_all(src->fd, h, cap, 0, 1) : -1;
+	ssize_t got = h ? boar_pread_all(src->fd, h, cap, lo, 1) : -1;
 	int fit = 0;
 	if (got >= 2 && !((unsigned char)h[0] == 0x1f &&
 			  (unsigned char)h[1] == 0x8b)) {
-		*beg = got >= 3 && !memcmp(h, "\xEF\xBB\xBF", 3) ? 3 : 0;
-		char *t = h + *beg;
-		size_t n = (size_t)got - *beg, whole = n;
+		size_t bom = got >= 3 && !memcmp(h, "\xEF\xBB\xBF", 3) ? 3 : 0;
+		*beg = lo + bom;
+		char *t = h + bom;
+		size_t n = (size_t)got - bom, whole = n;
 		if (n > DETECT_WINDOW)
 			n = DETECT_WINDOW;
-		if (*beg + whole < src->id.size || whole > n) {
+		if (*beg + whole < end || whole > n) {
 			const char *nl = memrchr(t, '\n', n);
 			whole = nl ? (size_t)(nl + 1 - t) : 0;
 		}
@@ -433,7 +437,8 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 	uint64_t beg = 0, lines = 0;
 	char *head;
 	size_t head_len = 0;
-	int fmt = windows_head(&src, o->task, *format, &beg, &head, &head_len);
+	int fmt = windows_head(&src, 0, src.id.size, o->task, *format, &beg,
+			       &head, &head_len);
 	struct parse_file f = {
 		.path = path,
 		.fd = src.fd,
@@ -464,6 +469,47 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 	free(head);
 	text_source_close(&src);
 	return ret;
+}
+
+int boar_parse_file_range(const char *path, const char *name, uint64_t lo,
+			  uint64_t hi, const boar_load_options *o,
+			  int threads, struct boar_dataset **out,
+			  boar_error *err)
+{
+	struct text_source src;
+	int ret = text_source_open(path, threads, &src, err);
+	if (ret)
+		return ret;
+	uint64_t beg = lo, lines = 0;
+	char *head;
+	size_t head_len = 0;
+	int fmt = hi <= src.id.size
+			  ? windows_head(&src, lo, hi, o->task, o->format,
+					 &beg, &head, &head_len)
+			  : 0;
+	struct parse_file f = {
+		.path = name,
+		.fd = src.fd,
+		.id = &src.id,
+		.beg = beg,
+		.end = hi,
+		.head = head,
+		.head_len = head_len,
+		.window = PARSE_WINDOW,
+		.min_piece = (size_t)1 << 20,
+		.threads = threads,
+		.hash_bits = o->hash_bits,
+		.max_memory = o->max_memory,
+		.opt = o,
+	};
+	ret = fmt ? parse_format_file(fmt, &f, out, &lines, err) : 1;
+	if (fmt)
+		free(head);
+	text_source_close(&src);
+	if (ret)
+		return ret;
+	boar_dataset_classify(*out);
+	return boar_dataset_note_input(out, fmt, o, err);
 }
 
 int boar_parse_file(const char *path, const boar_load_options *o,

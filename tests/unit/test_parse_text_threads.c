@@ -1,6 +1,7 @@
-/* test_parse_text_threads.c - a block of text parsed on several threads
- * (dataset_parse_text_threads, what a worker's --read-part uses) is the
- * dataset one thread makes, and a bad line is named by the same number. */
+/* test_parse_text_threads.c - what a worker's --read-part parses: a block
+ * of text on several threads (dataset_parse_text_threads) and a byte range
+ * of a file in windows (boar_parse_file_range) make the dataset one
+ * thread makes of the same text, and name a bad line by the same number. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +9,7 @@
 
 #include "boar.h"
 #include "data/dataset.h"
+#include "data/parse_common.h"
 #include "testutil.h"
 
 /* rows of LIBSVM text, about 4 MiB: several 1 MiB pieces */
@@ -58,8 +60,23 @@ int main(void)
 	      "4 threads: %s", e.message);
 	CHECK(one && many && one->n_rows == rows && same(one, many),
 	      "4 threads parse the dataset 1 thread does");
-	boar_dataset_free(one);
 	boar_dataset_free(many);
+
+	/* bytes [lo, hi) of the file: line starts in its middle */
+	const char *f = test_put_file("range.svm", t, len);
+	size_t lo = (size_t)(strchr(t + len / 5, '\n') + 1 - t);
+	size_t hi = (size_t)(strchr(t + len - len / 5, '\n') + 1 - t);
+	boar_dataset *part = NULL, *text = NULL;
+	CHECK(boar_parse_file_range(f, "r", lo, hi, &o, 4, &part, &e) == 0,
+	      "range: %s", e.message);
+	CHECK(dataset_parse_text_threads(t + lo, hi - lo, "r", &o, 1, &text,
+					 &e) == 0,
+	      "range as text: %s", e.message);
+	CHECK(part && text && part->n_rows > rows / 2 && same(part, text),
+	      "the range in windows is the range's text parsed");
+	boar_dataset_free(part);
+	boar_dataset_free(text);
+	boar_dataset_free(one);
 
 	/* a bad line late in the text (a later thread's piece) */
 	char *bad = strstr(t + len - 2000, "\n") + 1;
@@ -74,6 +91,17 @@ int main(void)
 		      "%d threads took a bad line", th);
 		CHECK_EQ_INT(e.line, line);
 	}
+	/* in a range: its line, counted from the range's start */
+	f = test_put_file("bad.svm", t, len);
+	uint64_t before = 1;
+	for (const char *p = t; p < t + lo; p++)
+		before += *p == '\n';
+	boar_dataset *d = NULL;
+	CHECK(boar_parse_file_range(f, "r", lo, len, &o, 4, &d, &e) != 0 && !d,
+	      "a range took a bad line");
+	CHECK_EQ_INT(e.line, line - before + 1);
+	CHECK(!strncmp(e.message, "r:", 2), "named by the range: %s",
+	      e.message);
 	free(t);
 	return TEST_RESULT();
 }
