@@ -219,8 +219,9 @@ $(BUILD)/bench/%: bench/%.c $(INTERNAL) $(NET) $(GPU_TEST) $(BUILD)/.flags-cli
 	$(Q)$(CC) $(BOAR_CFLAGS) -o $@ $< $(TEST_LIBS) $(LDFLAGS)
 
 # The bare loop boar is measured against (../shared/tools/roofline.c; a
-# copy is kept in bench/ so a clean clone can measure).
-$(BUILD)/bench/roofline: bench/tools/roofline.c
+# copy is kept in bench/ so a clean clone can measure, its loop in
+# bare_loop.h, which bench/scale_probe.c times too).
+$(BUILD)/bench/roofline: bench/tools/roofline.c bench/tools/bare_loop.h
 	@mkdir -p $(dir $@)
 	$(CC) -O3 -march=$(MARCH) -fopenmp $< -o $@ -lm
 

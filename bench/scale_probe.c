@@ -18,24 +18,16 @@
  *           every thread writes move between the cores' caches, so shared
  *           against private is the cost of that traffic.
  * Rates are the best of 3 passes, M nnz-updates/s. Data as roofline.c
- * draws it (xorshift per thread, uniform ids, values 1/sqrt(nnz)).
+ * draws it (xorshift per thread, uniform ids, values 1/sqrt(nnz)); the
+ * loop and the data are bench/tools/bare_loop.h's, roofline.c's own.
  */
-#include <math.h>
-#include <omp.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CLOCK_ADDS 400000000ull
+#include "tools/bare_loop.h"
 
-static uint64_t xorshift(uint64_t *s)
-{
-	*s ^= *s << 13;
-	*s ^= *s >> 7;
-	*s ^= *s << 17;
-	return *s;
-}
+#define CLOCK_ADDS 400000000ull
 
 /* G dependent adds per second on each of T threads at once (the mean
  * over the threads; min and max through lo and hi). */
@@ -62,43 +54,6 @@ static double clock_ghz(int T, double *lo, double *hi)
 	return sum / T;
 }
 
-static inline float load(const float *p)
-{
-	float v;
-	__atomic_load(p, &v, __ATOMIC_RELAXED);
-	return v;
-}
-
-static inline void add_racy(float *p, float d)
-{
-	float v = load(p) + d;
-	__atomic_store(p, &v, __ATOMIC_RELAXED);
-}
-
-/* One pass of the bare loop over n rows of k non-zeros; models[t] is
- * thread t's model (all the same pointer for shared). */
-static double pass(int T, float **models, const uint32_t *idx,
-		   const float *val, const float *y, size_t n, size_t k)
-{
-	double t0 = omp_get_wtime();
-#pragma omp parallel num_threads(T)
-	{
-		float *w = models[omp_get_thread_num()];
-#pragma omp for schedule(static)
-		for (size_t i = 0; i < n; i++) {
-			const uint32_t *ix = idx + i * k;
-			const float *vx = val + i * k;
-			float dot = 0;
-			for (size_t j = 0; j < k; j++)
-				dot += load(&w[ix[j]]) * vx[j];
-			float g = 0.1f * y[i] / (1.f + expf(y[i] * dot));
-			for (size_t j = 0; j < k; j++)
-				add_racy(&w[ix[j]], g * vx[j]);
-		}
-	}
-	return n * k / (omp_get_wtime() - t0) / 1e6;
-}
-
 /* Best of 3 passes, models private or shared; first touched by the
  * threads that use them. */
 static double loop_rate(int T, int private_models, const uint32_t *idx,
@@ -122,7 +77,7 @@ static double loop_rate(int T, int private_models, const uint32_t *idx,
 		models[t] = models[0];
 	double best = 0;
 	for (int rep = 0; rep < 3; rep++) {
-		double r = pass(T, models, idx, val, y, n, k);
+		double r = n * k / bare_pass(T, models, idx, val, y, n, k, 0) / 1e6;
 		best = r > best ? r : best;
 	}
 	for (int t = 0; t < copies; t++)
@@ -150,20 +105,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "scale_probe: out of memory\n");
 		return 1;
 	}
-#pragma omp parallel num_threads(T)
-	{
-		uint64_t s = 0x9E3779B97F4A7C15ULL * (uint64_t)(omp_get_thread_num() + 1);
-#pragma omp for schedule(static)
-		for (size_t i = 0; i < n; i++) {
-			y[i] = (xorshift(&s) & 1) ? 1.f : -1.f;
-			for (size_t j = 0; j < k; j++) {
-				double u = (xorshift(&s) >> 11) * 0x1.0p-53;
-				size_t f = (size_t)(d * u);
-				idx[i * k + j] = (uint32_t)(f < d ? f : d - 1);
-				val[i * k + j] = 1.f / sqrtf((float)k);
-			}
-		}
-	}
+	bare_draw(idx, val, y, n, k, d, 0, T);
 	int counts[2] = {1, T};
 	double clk[2], prv[2], shr[2];
 	for (int c = 0; c < (T > 1 ? 2 : 1); c++) {

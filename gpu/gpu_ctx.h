@@ -1,6 +1,7 @@
 /* gpu_ctx.h - the GPU engine's context, shared by its parts (C++ for
  * nvcc, inside the plugin only):
  *   gpu_engine.cu  opening, epochs, the model's way onto and off the card
+ *   gpu_check.cu   what it accepts: devices, data, options, model
  *   gpu_data.cu    the training set on the card: chunks, pinning, slots
  *   gpu_slices.cu  the epoch's order on the host, slices of an epoch, and
  *                  weights by key (for cluster workers)
@@ -61,6 +62,8 @@ struct boar_gpu_ctx {
 
 	/* linear model */
 	uint64_t dim;
+	uint32_t width;      /* weights per feature: K classes, or 1 */
+	float *classes;      /* device copy of the K class labels, or NULL */
 	float *w, *G, *scale;
 	uint32_t *hot;       /* hot feature ids (GPU_HOT_MAX) */
 	uint32_t n_hot;
@@ -145,13 +148,16 @@ int gpu_upload_chunk(struct boar_gpu_ctx *c, int s, uint64_t k,
 /* Device copy of the whole training set, kept for the run. */
 int gpu_upload_resident(struct boar_gpu_ctx *c, boar_error *err);
 
-/* gpu_engine.cu */
+/* gpu_check.cu */
 /* 0 when devices first .. first + n - 1 exist; BOAR_ENODEVICE naming the
  * devices asked for and present otherwise. */
 int gpu_devices_check(int first, int n, boar_error *err);
-/* The data, options and model fit the GPU engine (task, shapes, rank). */
+/* The data, options and model fit the GPU engine (task, shapes, rank,
+ * classes). */
 int gpu_check_shapes(const struct boar_dataset *d, const boar_options *o,
 		     const struct boar_model *m, boar_error *err);
+
+/* gpu_engine.cu */
 /* A sweep's start (the device, the loss accumulator zeroed) and end (all
  * streams done, the loss added to *loss_sum). */
 int gpu_loss_reset(struct boar_gpu_ctx *c, boar_error *err);

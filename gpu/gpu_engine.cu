@@ -86,29 +86,6 @@ void gpu_perm_make(struct gpu_perm_key *key, uint64_t n, uint64_t seed,
 		key->k[i] = (uint32_t)gpu_perm_splitmix64(&s);
 }
 
-int gpu_devices_check(int first, int n, boar_error *err)
-{
-	int present = 0;
-	cudaError_t e = cudaGetDeviceCount(&present);
-	if (e != cudaSuccess) {
-		(void)cudaGetLastError();
-		return boar_fail(err, BOAR_ENODEVICE,
-				 "no usable GPU: no CUDA device or driver found "
-				 "(cudaGetDeviceCount: %s)",
-				 cudaGetErrorString(e));
-	}
-	if (first >= 0 && first + n <= present)
-		return 0;
-	if (n == 1)
-		return boar_fail(err, BOAR_ENODEVICE,
-				 "GPU: device %d requested, %d present", first,
-				 present);
-	return boar_fail(err, BOAR_ENODEVICE,
-			 "GPU: n_gpus %d from gpu_id %d asks for devices %d..%d; "
-			 "%d present",
-			 n, first, first, first + n - 1, present);
-}
-
 /* The update policy on the GPU. With thousands of warps in flight a racy
  * store loses a large share of the updates to frequent coordinates (the
  * MF tests trained measurably worse with it), and on Hopper a
@@ -162,8 +139,10 @@ static int prepare_counts(struct boar_gpu_ctx *c, boar_error *err)
 			   "count kernel launch");
 		}
 	}
-	CK(gpu_pick_hot((const uint32_t *)c->scale, c->dim, thr, c->hot,
-			&c->n_hot, c->sm_count, s0),
+	CK(gpu_pick_hot((const uint32_t *)c->scale, c->dim, thr,
+			c->lv.classes ? gpu_multiclass_hot_max(c->lv.classes)
+				      : GPU_HOT_MAX,
+			c->hot, &c->n_hot, c->sm_count, s0),
 	   "hot feature selection");
 	if (c->lv.reg) {
 		CK(gpu_counts_to_scale(c->scale, c->dim, d->n_rows, c->sm_count, s0),
@@ -241,7 +220,15 @@ static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 {
 	int rc = 0;
 	if (c->task == BOAR_TASK_LINEAR) {
-		size_t n = (c->dim + 1) * sizeof(float);
+		uint64_t coords = (c->dim + 1) * c->width;
+		size_t n = coords * sizeof(float);
+		if (c->width > 1) {
+			size_t nc = c->width * sizeof(float);
+			CK(cudaMalloc(&c->classes, nc), "cudaMalloc(classes)");
+			CK(cudaMemcpy(c->classes, m->classes, nc,
+				      cudaMemcpyHostToDevice),
+			   "cudaMemcpy(classes)");
+		}
 		if (c->lv.adagrad) {
 			/* (w, G) pairs: upload w, then interleave with G = 0. */
 			float *t = NULL;
@@ -249,7 +236,7 @@ static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 			CK(cudaMalloc(&t, n), "cudaMalloc(weights)");
 			cudaError_t e = cudaMemcpy(t, m->w, n, cudaMemcpyHostToDevice);
 			if (e == cudaSuccess)
-				e = gpu_interleave(c->w, t, c->dim + 1, c->sm_count, 0);
+				e = gpu_interleave(c->w, t, coords, c->sm_count, 0);
 			if (e == cudaSuccess)
 				e = cudaDeviceSynchronize();
 			cudaFree(t);
@@ -285,54 +272,6 @@ static int upload_model(struct boar_gpu_ctx *c, const struct boar_model *m,
 	CK(cudaMalloc(&c->loss, sizeof(double)), "cudaMalloc(loss)");
 fail:
 	return rc;
-}
-
-int gpu_check_shapes(const struct boar_dataset *d, const boar_options *o,
-		     const struct boar_model *m, boar_error *err)
-{
-	if (!d || !o || !m)
-		return boar_fail(err, BOAR_EINVAL, "GPU: missing dataset, options or model");
-	if (d->task != m->task)
-		return boar_fail(err, BOAR_EMISMATCH,
-				 "GPU: dataset task %d but model task %d",
-				 d->task, m->task);
-	if (d->task == BOAR_TASK_LINEAR) {
-		if (d->dim > m->dim)
-			return boar_fail(err, BOAR_EMISMATCH,
-					 "GPU: data has %llu features, model %llu",
-					 (unsigned long long)d->dim,
-					 (unsigned long long)m->dim);
-		if (m->dim > (1ULL << 32))
-			return boar_fail(err, BOAR_EINVAL,
-					 "GPU: dimension %llu above 2^32",
-					 (unsigned long long)m->dim);
-		if (m->loss < 0 || m->loss >= BOAR_LOSS_COUNT)
-			return boar_fail(err, BOAR_EINVAL, "GPU: unknown loss %d",
-					 m->loss);
-		if (m->n_classes ||
-		    boar_loss_kind(m->loss) == BOAR_LOSS_KIND_MULTINOMIAL)
-			return boar_fail(err, BOAR_EINVAL,
-					 "GPU: no multiclass models yet");
-		if (!m->w)
-			return boar_fail(err, BOAR_EINVAL, "GPU: model has no weights");
-	} else if (d->task == BOAR_TASK_MF) {
-		if (d->dim > m->dim || d->n_items > m->n_items)
-			return boar_fail(err, BOAR_EMISMATCH,
-					 "GPU: ratings need %llu users x %llu items, model has %llu x %llu",
-					 (unsigned long long)d->dim,
-					 (unsigned long long)d->n_items,
-					 (unsigned long long)m->dim,
-					 (unsigned long long)m->n_items);
-		if (m->rank < 1 || m->rank > GPU_MF_MAX_RANK)
-			return boar_fail(err, BOAR_EINVAL,
-					 "GPU: rank %u outside 1..%d", m->rank,
-					 GPU_MF_MAX_RANK);
-		if (m->has_bias && (!m->bu || !m->bi))
-			return boar_fail(err, BOAR_EINVAL, "GPU: model lacks biases");
-	} else {
-		return boar_fail(err, BOAR_EINVAL, "GPU: unknown task %d", d->task);
-	}
-	return 0;
 }
 
 /* The training set onto the card: resident when it fits beside the model
@@ -427,6 +366,8 @@ extern "C" int boar_gpu_open(const struct boar_dataset *train,
 
 	if (c->task == BOAR_TASK_LINEAR) {
 		c->dim = init->dim;
+		c->width = init->n_classes ? init->n_classes : 1;
+		c->lv.classes = init->n_classes;
 		c->lv.loss = init->loss;
 		c->lv.adagrad = boar_opt_accumulates(o->optimizer);
 		c->loss_param = init->loss_param;
@@ -529,7 +470,10 @@ cudaError_t gpu_launch(struct boar_gpu_ctx *c, int s, uint64_t r0,
 		a.l1 = c->l1;
 		a.l2 = c->l2;
 		a.opt = c->opt;
+		a.loss = c->lv.loss;
 		a.loss_param = c->loss_param;
+		a.classes = c->classes;
+		a.n_classes = c->lv.classes;
 		a.loss_sum = c->loss;
 		a.hot_ids = c->hot;
 		a.n_hot = c->n_hot;
@@ -649,7 +593,8 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 	if (c->multi_mf)
 		return gpu_multi_download(c, m, err);
 	if (m->task != c->task ||
-	    (c->task == BOAR_TASK_LINEAR && (m->dim != c->dim || !m->w)) ||
+	    (c->task == BOAR_TASK_LINEAR &&
+	     (m->dim != c->dim || !m->w || boar_model_width(m) != c->width)) ||
 	    (c->task == BOAR_TASK_MF &&
 	     (m->dim != c->n_users || m->n_items != c->n_items ||
 	      m->rank != c->rank || (c->has_bias && (!m->bu || !m->bi)))))
@@ -659,15 +604,17 @@ extern "C" int boar_gpu_download(boar_gpu_ctx *c, struct boar_model *m,
 	if (c->task == BOAR_TASK_LINEAR && c->lv.adagrad) {
 		/* Separate w from the (w, G) pairs on the device first. */
 		float *t = NULL;
-		size_t n = (c->dim + 1) * sizeof(float);
+		uint64_t coords = (c->dim + 1) * c->width;
+		size_t n = coords * sizeof(float);
 		CK(cudaMalloc(&t, n), "cudaMalloc(weights)");
-		cudaError_t e = gpu_deinterleave(t, c->w, c->dim + 1, c->sm_count, 0);
+		cudaError_t e = gpu_deinterleave(t, c->w, coords, c->sm_count, 0);
 		if (e == cudaSuccess)
 			e = cudaMemcpy(m->w, t, n, cudaMemcpyDeviceToHost);
 		cudaFree(t);
 		CK(e, "downloading weights");
 	} else if (c->task == BOAR_TASK_LINEAR) {
-		CK(cudaMemcpy(m->w, c->w, (c->dim + 1) * sizeof(float),
+		CK(cudaMemcpy(m->w, c->w,
+			      (c->dim + 1) * c->width * sizeof(float),
 			      cudaMemcpyDeviceToHost),
 		   "cudaMemcpy(weights)");
 	} else {
@@ -733,6 +680,7 @@ extern "C" void boar_gpu_close(boar_gpu_ctx *c)
 	if (c->row_weight)
 		cudaFreeHost(c->row_weight);
 	cudaFree(c->w);
+	cudaFree(c->classes);
 	cudaFree(c->G);
 	cudaFree(c->scale);
 	cudaFree(c->hot);

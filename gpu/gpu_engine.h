@@ -62,7 +62,8 @@ int boar_gpu_epoch(boar_gpu_ctx *c, int epoch, double eta, double *loss_sum,
  * consecutive slices copy each chunk about once per epoch.
  *
  * Linear models only (BOAR_EINVAL for matrix factorization). Keys are
- * positions in the host model's w: 0..dim-1 the features, dim the bias.
+ * positions in the host model's w: 0..dim-1 the features, dim the bias;
+ * for K classes (dim + 1) K of them, feature-major (j K + c).
  * With AdaGrad only the weights move; the accumulators stay on the device,
  * the worker's own. Not thread-safe: one host thread drives a context. */
 
@@ -78,8 +79,8 @@ int boar_gpu_order(boar_gpu_ctx *c, int epoch, const uint32_t **order,
 int boar_gpu_sweep(boar_gpu_ctx *c, int epoch, uint64_t begin, uint64_t end,
 		   double eta, double *loss_sum, boar_error *err);
 
-/* Device weights for n keys (each <= dim, distinct for set) from vals, or
- * into vals. n may be the whole model, dim + 1. Synchronous: on return the
+/* Device weights for n keys (positions in w, distinct for set) from vals,
+ * or into vals. n may be the whole model. Synchronous: on return the
  * device (set) or vals (get) holds the values. */
 int boar_gpu_set_weights(boar_gpu_ctx *c, const uint32_t *keys,
 			 const float *vals, uint64_t n, boar_error *err);

@@ -14,7 +14,7 @@
 
 /* Hot-feature selection: a histogram of log2(count) over the features that
  * reach the threshold, then the ids of whole buckets from the top down
- * while they fit, and of the boundary bucket until GPU_HOT_MAX is full. */
+ * while they fit, and of the boundary bucket until max_hot are picked. */
 static __global__ void hot_hist_kernel(const uint32_t *__restrict__ count,
 				uint64_t dim, uint32_t thr, uint32_t *hist)
 {
@@ -36,7 +36,8 @@ static __global__ void hot_hist_kernel(const uint32_t *__restrict__ count,
 
 static __global__ void hot_pick_kernel(const uint32_t *__restrict__ count,
 				uint64_t dim, uint32_t thr, int bstar,
-				int boundary, uint32_t *out, uint32_t *n_out)
+				int boundary, uint32_t max_hot, uint32_t *out,
+				uint32_t *n_out)
 {
 	uint64_t stride = (uint64_t)gridDim.x * blockDim.x;
 	for (uint64_t j = blockIdx.x * (uint64_t)blockDim.x + threadIdx.x;
@@ -48,14 +49,14 @@ static __global__ void hot_pick_kernel(const uint32_t *__restrict__ count,
 		if (boundary ? b != bstar : b <= bstar)
 			continue;
 		uint32_t i = atomicAdd(n_out, 1u);
-		if (i < GPU_HOT_MAX)
+		if (i < max_hot)
 			out[i] = (uint32_t)j;
 	}
 }
 
 cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
-			 uint32_t *hot, uint32_t *n_hot, int sm_count,
-			 cudaStream_t stream)
+			 uint32_t max_hot, uint32_t *hot, uint32_t *n_hot,
+			 int sm_count, cudaStream_t stream)
 {
 	uint32_t *buf = NULL, hist[32], n = 0;
 	cudaError_t e;
@@ -65,6 +66,8 @@ cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
 	if (blocks < 1)
 		blocks = 1;
 	*n_hot = 0;
+	if (max_hot > GPU_HOT_MAX)
+		max_hot = GPU_HOT_MAX;
 	if ((e = cudaMalloc(&buf, 33 * sizeof(uint32_t))) != cudaSuccess)
 		return e;
 	if ((e = cudaMemsetAsync(buf, 0, 33 * sizeof(uint32_t), stream)))
@@ -82,19 +85,20 @@ cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
 		int bstar = -1;
 		uint32_t acc = 0;
 		for (int b = 31; b >= 0; b--) {
-			if (acc + hist[b] > GPU_HOT_MAX) {
+			if (acc + hist[b] > max_hot) {
 				bstar = b;
 				break;
 			}
 			acc += hist[b];
 		}
 		hot_pick_kernel<<<(unsigned)blocks, 256, 0, stream>>>(
-			count, dim, thr, bstar, 0, hot, buf + 32);
+			count, dim, thr, bstar, 0, max_hot, hot, buf + 32);
 		if ((e = cudaGetLastError()))
 			goto out;
 		if (bstar >= 0) {
 			hot_pick_kernel<<<(unsigned)blocks, 256, 0, stream>>>(
-				count, dim, thr, bstar, 1, hot, buf + 32);
+				count, dim, thr, bstar, 1, max_hot, hot,
+				buf + 32);
 			if ((e = cudaGetLastError()))
 				goto out;
 		}
@@ -103,7 +107,7 @@ cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
 			goto out;
 		if ((e = cudaStreamSynchronize(stream)))
 			goto out;
-		*n_hot = n < GPU_HOT_MAX ? n : GPU_HOT_MAX;
+		*n_hot = n < max_hot ? n : max_hot;
 	}
 out:
 	cudaFree(buf);

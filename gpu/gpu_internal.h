@@ -1,8 +1,9 @@
 /* gpu_internal.h - what the CUDA engine's translation units share (C++ only).
  *
  * gpu_engine.cu owns the context (device buffers, streams, chunk plan) and
- * drives an epoch; gpu_linear.cu and gpu_mf.cu hold the sweep kernels and a
- * host launcher each; gpu_features.cu counts features, picks the hot ones
+ * drives an epoch; gpu_linear.cu (binary and regression), gpu_multiclass.cu
+ * (K classes; the two share gpu_sweep.h) and gpu_mf.cu hold the sweep
+ * kernels and a host launcher each; gpu_features.cu counts features, picks the hot ones
  * and converts the AdaGrad layout; gpu_perm.h draws the per-epoch row order. The kernels
  * see one chunk at a time: for data resident on the card the whole training
  * set is one chunk that never moves, for streamed data a chunk is a slice of
@@ -41,14 +42,22 @@ struct gpu_linear_args {
 	/* Positions [p_begin, p_end) of that order are swept: [0, perm.n)
 	 * for a whole epoch, a slice for boar_gpu_sweep. */
 	uint64_t p_begin, p_end;
-	float *w;                /* dim + 1, bias at w[dim]; with AdaGrad
-				    2 (dim + 1): (w, G) pairs, see load_wg */
+	float *w;                /* dim + 1, bias at w[dim]; K classes:
+				    (dim + 1) K, feature-major as the host
+				    model's; with AdaGrad twice that: (w, G)
+				    pairs, see load_wg */
 	float *G;                /* unused (NULL) */
 	const float *reg_scale;  /* n_rows_total / count_j, or NULL */
 	uint64_t dim;
 	float eta, l1, l2;
 	int opt;                 /* BOAR_OPT_*: the rate (math/step.h) */
+	int loss;                /* BOAR_LOSS_* (read by the multiclass
+				    sweep; the binary one is built per loss) */
 	float loss_param;        /* the loss's parameter (Huber's delta) */
+	/* K-class models: the K class labels, ascending (a row's class is
+	 * its label's index), and K; NULL and 0 for a binary model */
+	const float *classes;
+	uint32_t n_classes;
 	double *loss_sum;        /* progressive loss, added once per block */
 	/* Hot coordinates replicated per block (gpu_linear.cu): their ids and
 	 * how many (0..GPU_HOT_MAX); the bias always is. */
@@ -86,7 +95,8 @@ struct gpu_mf_args {
 
 /* Compile-time variants of the linear sweep. */
 struct gpu_linear_variant {
-	int loss;      /* BOAR_LOSS_* (not a multinomial one) */
+	int loss;      /* BOAR_LOSS_* (multinomial only with classes) */
+	uint32_t classes; /* K of a multiclass model (gpu_multiclass.cu), or 0 */
 	int adagrad;   /* the optimizer keeps an accumulator (AdaGrad) */
 	int reg;       /* l1 or l2 in use: read reg_scale */
 	int atomic;    /* 1: atomicAdd deltas, 0: plain stores (racy) */
@@ -127,13 +137,25 @@ cudaError_t gpu_mf_launch(const struct gpu_mf_variant *v,
 uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
 				   uint64_t n, uint32_t rows_per_block,
 				   int sm_count);
+/* The same for K-class models (v->classes > 0), which gpu_linear_launch
+ * and gpu_linear_rows_in_flight hand to gpu_multiclass.cu. */
+cudaError_t gpu_multiclass_launch(const struct gpu_linear_variant *v,
+				  const struct gpu_linear_args *a,
+				  int sm_count, cudaStream_t stream);
+uint64_t gpu_multiclass_rows_in_flight(const struct gpu_linear_variant *v,
+				       uint64_t n, uint32_t rows_per_block,
+				       int sm_count);
+/* Most hot features a K-class sweep replicates: K coordinates each, in
+ * a shared-memory budget (gpu_multiclass.cu). */
+uint32_t gpu_multiclass_hot_max(uint32_t K);
 
 /* Picks the hot features: those whose count reaches `thr`, the most
- * frequent first, at most GPU_HOT_MAX. Writes their ids to hot (device,
- * GPU_HOT_MAX entries) and their number to *n_hot. Synchronizes. */
+ * frequent first, at most max_hot (<= GPU_HOT_MAX). Writes their ids to
+ * hot (device, GPU_HOT_MAX entries) and their number to *n_hot.
+ * Synchronizes. */
 cudaError_t gpu_pick_hot(const uint32_t *count, uint64_t dim, uint32_t thr,
-			 uint32_t *hot, uint32_t *n_hot, int sm_count,
-			 cudaStream_t stream);
+			 uint32_t max_hot, uint32_t *hot, uint32_t *n_hot,
+			 int sm_count, cudaStream_t stream);
 
 /* AdaGrad layout conversions on `stream`: wg[2i] = w[i], wg[2i+1] = 0 for
  * i < n; and back, w[i] = wg[2i]. */

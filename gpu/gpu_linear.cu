@@ -46,6 +46,7 @@
 
 #include "gpu_internal.h"
 #include "gpu_perm.h"
+#include "gpu_sweep.h"
 
 extern "C" {
 #include "boar.h"
@@ -53,149 +54,15 @@ extern "C" {
 #include "math/loss.h"
 #include "math/step.h"
 
-#define LIN_WARPS_PER_BLOCK 8
-#define LIN_BLOCK (32 * LIN_WARPS_PER_BLOCK)
-/* Blocks per SM the register budget must allow (occupancy for latency
- * hiding); -DLIN_MIN_BLOCKS=N to try others. */
-#ifndef LIN_MIN_BLOCKS
-#define LIN_MIN_BLOCKS 1
-#endif
 /* Non-zeros per lane kept in registers: rows up to 64 non-zeros are read
  * once; longer rows re-read the rest (from L1/L2) in the update pass. */
 #define LIN_CACHE 2
-#define FULL_MASK 0xffffffffu
-
-/* The change to one coordinate: w is the value read for the margin, gv its
- * AdaGrad accumulator, rs its regularization scale. Writes the new
- * accumulator increment to *dG. Returns the delta to add to w. With REG,
- * L1 is applied too (its threshold is 0 when l1 is). */
-template <bool ADA, bool REG>
-static __device__ __forceinline__ float coord_delta(
-	const struct coord_params &cp, float d, float x, float w, float gv,
-	float rs, float *dG)
-{
-	float t;
-	float delta = boar_coord_step(&cp, ADA, REG ? REG_L1 : REG_NONE, d * x,
-				      w, gv, rs, dG, &t);
-	if (!REG)
-		return delta;
-	return boar_soft_threshold(w + delta, t) - w;
-}
-
-/* Weights layout. SGD: w[f]. AdaGrad: (w, G) interleaved, w at 2f and its
- * accumulator at 2f + 1, so a coordinate is one 8-byte gather and one
- * float2 atomicAdd instead of two of each (the engine interleaves at upload
- * and separates at download). */
-template <bool ADA>
-static __device__ __forceinline__ void load_wg(const float *w, uint64_t f,
-					       float *wv, float *gv)
-{
-	if (ADA) {
-		float2 v = __ldcg((const float2 *)(w + 2 * f));
-		*wv = v.x;
-		*gv = v.y;
-	} else {
-		*wv = __ldcg(w + f);
-		*gv = 0.0f;
-	}
-}
-
-template <bool ADA, bool ATOMIC>
-static __device__ __forceinline__ void coord_write(float *w, uint64_t f,
-						   float wr, float delta,
-						   float gv, float dG)
-{
-	if (ATOMIC) {
-		if (ADA)
-			gpu_add2(w + 2 * f, delta, dG);
-		else
-			atomicAdd(w + f, delta);
-	} else {
-		if (ADA)
-			__stcg((float2 *)(w + 2 * f), make_float2(wr + delta, gv + dG));
-		else
-			__stcg(w + f, wr + delta);
-	}
-}
-
-#define HOT_EMPTY 0xffffffffu
-
-/* The block's replica of the hot coordinates, in dynamic shared memory:
- * K hot slots and the bias at slot K; keys/vals is the id -> slot table. */
-struct hot_view {
-	float *base, *pend, *gbase, *gpend;
-	uint32_t *keys;
-	uint16_t *vals;
-	uint32_t mask; /* table size - 1 */
-	int K;
-};
-
-static __host__ __device__ uint32_t hot_table_size(uint32_t K)
-{
-	uint32_t t = 1;
-	while (t < 2 * K)
-		t <<= 1;
-	return K ? t : 0;
-}
-
-static __host__ __device__ size_t hot_smem_bytes(uint32_t K)
-{
-	uint32_t t = hot_table_size(K);
-	return 4 * (size_t)(K + 1) * sizeof(float) + t * sizeof(uint32_t) +
-	       t * sizeof(uint16_t);
-}
-
-/* The replica is read and written by all warps of the block at once, by
- * design (Hogwild! inside the block). Every access to it is an atomic, so
- * the race is a defined one and racecheck reports only races nobody
- * meant: a load is an atomicOr with 0, a store an atomicExch. */
-static __device__ __forceinline__ float sh_ld(float *p)
-{
-	return __int_as_float(atomicOr((int *)p, 0));
-}
-
-static __device__ __forceinline__ void sh_st(float *p, float v)
-{
-	atomicExch(p, v);
-}
-
-static __device__ __forceinline__ int hot_find(const struct hot_view &h,
-					       uint32_t f)
-{
-	uint32_t p = gpu_perm_mix32(f) & h.mask;
-	for (;;) {
-		uint32_t k = h.keys[p];
-		if (k == f)
-			return h.vals[p];
-		if (k == HOT_EMPTY)
-			return -1;
-		p = (p + 1) & h.mask;
-	}
-}
-
-/* Publishes slot k's pending change (coordinate f) and reloads its base. */
-template <bool ADA>
-static __device__ __forceinline__ void hot_sync(const struct hot_view &h,
-						int k, uint64_t f, float *w,
-						float alpha)
-{
-	float v = atomicExch(h.pend + k, 0.0f);
-	float g = ADA ? atomicExch(h.gpend + k, 0.0f) : 0.0f;
-	if (v != 0.0f || g != 0.0f)
-		coord_write<ADA, true>(w, f, 0.0f, v * alpha, 0.0f, g);
-	float wv, gv;
-	load_wg<ADA>(w, f, &wv, &gv);
-	sh_st(h.base + k, wv);
-	if (ADA)
-		sh_st(h.gbase + k, gv);
-}
 
 template <int LOSS, bool ADA, bool REG, bool ATOMIC, bool HOT>
 __global__ void __launch_bounds__(LIN_BLOCK, LIN_MIN_BLOCKS)
 linear_sweep(const struct gpu_linear_args a)
 {
 	extern __shared__ float4 smem4[];
-	__shared__ double block_loss[LIN_WARPS_PER_BLOCK];
 	const int lane = threadIdx.x & 31, wib = threadIdx.x >> 5;
 	const uint64_t warp = (blockIdx.x * (uint64_t)blockDim.x + threadIdx.x) >> 5;
 	const uint64_t n_warps = ((uint64_t)gridDim.x * blockDim.x) >> 5;
@@ -204,37 +71,12 @@ linear_sweep(const struct gpu_linear_args a)
 	const float alpha = 1.0f / ((float)gridDim.x * (float)a.concurrent);
 	double loss_acc = 0.0;
 
-	/* Set up the replica: bias at slot K, hot features at 0..K-1. */
+	/* The replica: bias at slot K, hot features at 0..K-1. */
 	struct hot_view h;
 	const int K = HOT ? (int)a.n_hot : 0;
-	{
-		float *f = (float *)smem4;
-		h.base = f;
-		h.pend = f + (K + 1);
-		h.gbase = f + 2 * (K + 1);
-		h.gpend = f + 3 * (K + 1);
-		h.keys = (uint32_t *)(f + 4 * (K + 1));
-		uint32_t t = hot_table_size(K);
-		h.vals = (uint16_t *)(h.keys + t);
-		h.mask = t ? t - 1 : 0;
-		h.K = K;
-		for (uint32_t i = threadIdx.x; i < t; i += blockDim.x)
-			h.keys[i] = HOT_EMPTY;
-		for (int k = threadIdx.x; k <= K; k += blockDim.x) {
-			uint64_t id = k < K ? a.hot_ids[k] : a.dim;
-			load_wg<ADA>(a.w, id, h.base + k, h.gbase + k);
-			h.pend[k] = 0.0f;
-			h.gpend[k] = 0.0f;
-		}
-		__syncthreads();
-		for (int k = threadIdx.x; k < K; k += blockDim.x) {
-			uint32_t id = a.hot_ids[k], p = gpu_perm_mix32(id) & h.mask;
-			while (atomicCAS(h.keys + p, HOT_EMPTY, id) != HOT_EMPTY)
-				p = (p + 1) & h.mask;
-			h.vals[p] = (uint16_t)k;
-		}
-		__syncthreads();
-	}
+	float *unused;
+	hot_setup<ADA>(&h, (float *)smem4, K, 1, 0, &unused, a.hot_ids, a.w,
+		       a.dim);
 	uint32_t rot = wib * 32;
 
 	for (uint64_t base = a.p_begin + warp * 32; base < p_end;
@@ -386,31 +228,16 @@ linear_sweep(const struct gpu_linear_args a)
 		/* Publish: the bias, and 32 hot slots in rotation. */
 		if (lane == 0)
 			hot_sync<ADA>(h, K, a.dim, a.w, alpha);
-		if (HOT && K > 0) {
-			int k = (int)((rot + lane) % (uint32_t)(K > 0 ? K : 1));
-			hot_sync<ADA>(h, k, a.hot_ids[k], a.w, alpha);
-			rot += 32 * LIN_WARPS_PER_BLOCK;
-		}
+		if (HOT)
+			hot_rotate<ADA>(h, &rot, lane, a.hot_ids, a.w, a.dim,
+					alpha);
 		__syncwarp();
 	}
 
 	__syncthreads();
 	/* Final flush of every slot; nobody reads the replica any more. */
-	for (int k = threadIdx.x; k <= K; k += blockDim.x) {
-		uint64_t id = k < K ? a.hot_ids[k] : a.dim;
-		float v = h.pend[k], g = ADA ? h.gpend[k] : 0.0f;
-		if (v != 0.0f || g != 0.0f)
-			coord_write<ADA, true>(a.w, id, 0.0f, v * alpha, 0.0f, g);
-	}
-	if (lane == 0)
-		block_loss[wib] = loss_acc;
-	__syncthreads();
-	if (threadIdx.x == 0) {
-		double t = 0.0;
-		for (int i = 0; i < LIN_WARPS_PER_BLOCK; i++)
-			t += block_loss[i];
-		atomicAdd(a.loss_sum, t);
-	}
+	hot_flush<ADA>(h, a.hot_ids, a.w, a.dim, alpha);
+	block_loss_add(loss_acc, a.loss_sum);
 }
 
 typedef void (*linear_kernel)(const struct gpu_linear_args);
@@ -455,65 +282,31 @@ static linear_kernel pick(const struct gpu_linear_variant *v, int hot)
 	return NULL;
 }
 
-/* Blocks for a sweep of n rows: as many as fit at once (a persistent
- * grid), but no fewer than GPU_ROWS_PER_BLOCK rows each. */
-static uint64_t grid_blocks(linear_kernel k, size_t smem, uint64_t n,
-			    uint32_t rows_per_block, int sm_count,
-			    cudaError_t *err)
-{
-	int per_sm = 0;
-	*err = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, k,
-							     LIN_BLOCK, smem);
-	if (per_sm < 1)
-		per_sm = 1;
-	uint64_t blocks = (uint64_t)per_sm * sm_count;
-	uint64_t rpb = rows_per_block ? rows_per_block : GPU_ROWS_PER_BLOCK;
-	uint64_t need = (n + rpb - 1) / rpb;
-	if (need < blocks)
-		blocks = need;
-	return blocks < 1 ? 1 : blocks;
-}
-
 uint64_t gpu_linear_rows_in_flight(const struct gpu_linear_variant *v,
 				   uint64_t n, uint32_t rows_per_block,
 				   int sm_count)
 {
-	cudaError_t e;
+	if (v->classes)
+		return gpu_multiclass_rows_in_flight(v, n, rows_per_block,
+						     sm_count);
 	linear_kernel k = pick(v, 0);
 	if (!k)
 		return 1;
-	uint64_t b = grid_blocks(k, hot_smem_bytes(0), n,
-				 rows_per_block, sm_count, &e);
-	(void)cudaGetLastError();
-	return b * LIN_WARPS_PER_BLOCK;
+	return sweep_rows_in_flight(k, hot_smem_bytes(0, 1, 0), n,
+				    rows_per_block, sm_count);
 }
 
 cudaError_t gpu_linear_launch(const struct gpu_linear_variant *v,
 			      const struct gpu_linear_args *a, int sm_count,
 			      cudaStream_t stream)
 {
-	int hot = a->n_hot > 0;
+	if (v->classes)
+		return gpu_multiclass_launch(v, a, sm_count, stream);
 	if (a->n_hot > GPU_HOT_MAX)
 		return cudaErrorInvalidValue;
-	linear_kernel k = pick(v, hot);
+	linear_kernel k = pick(v, a->n_hot > 0);
 	if (!k)
 		return cudaErrorInvalidValue;
-	size_t smem = hot_smem_bytes(a->n_hot);
-	cudaError_t e = cudaSuccess;
-	if (smem > 48 * 1024) {
-		e = cudaFuncSetAttribute(k, cudaFuncAttributeMaxDynamicSharedMemorySize,
-					 (int)smem);
-		if (e != cudaSuccess)
-			return e;
-	}
-	if (a->p_end > a->perm.n || a->p_begin > a->p_end)
-		return cudaErrorInvalidValue;
-	if (a->p_begin == a->p_end)
-		return cudaSuccess;
-	uint64_t blocks = grid_blocks(k, smem, a->p_end - a->p_begin,
-				      a->rows_per_block, sm_count, &e);
-	if (e != cudaSuccess)
-		return e;
-	k<<<(unsigned)blocks, LIN_BLOCK, smem, stream>>>(*a);
-	return cudaGetLastError();
+	return sweep_launch(k, hot_smem_bytes(a->n_hot, 1, 0), a, sm_count,
+			    stream);
 }

@@ -123,11 +123,12 @@ static uint64_t g_rows_done(void *e)
 	return UINT64_MAX;
 }
 
-/* no multiclass models, holdout or deterministic mode yet */
+/* no holdout or deterministic mode yet */
 static const struct boar_engine_ops gpu_ops = BOAR_ENGINE_OPS(
 	g, "the GPU engine",
-	BOAR_CAP(MF) | BOAR_CAP(WARM_START) | BOAR_CAP(EARLY_STOP) |
-		BOAR_CAP(SLICES) | BOAR_CAP(MF_ABSOLUTE) | BOAR_CAP(WEIGHTS));
+	BOAR_CAP(MF) | BOAR_CAP(MULTICLASS) | BOAR_CAP(WARM_START) |
+		BOAR_CAP(EARLY_STOP) | BOAR_CAP(SLICES) |
+		BOAR_CAP(MF_ABSOLUTE) | BOAR_CAP(WEIGHTS));
 
 __attribute__((visibility("default"))) const struct boar_engine_ops *
 boar_gpu_plugin_ops(int abi)

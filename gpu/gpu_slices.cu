@@ -149,11 +149,13 @@ static int keys_prepare(struct boar_gpu_ctx *c, const uint32_t *keys,
 				 "GPU: weights by key are for linear models");
 	if (n && (!keys || !vals))
 		return boar_fail(err, BOAR_EINVAL, "GPU: no keys or values");
+	/* keys are positions in w: (dim + 1) * width of them */
+	uint64_t last = (c->dim + 1) * c->width - 1;
 	for (uint64_t i = 0; i < n; i++)
-		if (keys[i] > c->dim)
+		if (keys[i] > last)
 			return boar_fail(err, BOAR_EINVAL,
 					 "GPU: key %u above the model's %llu",
-					 keys[i], (unsigned long long)c->dim);
+					 keys[i], (unsigned long long)last);
 	uint64_t want = n < GPU_KEY_BATCH ? n : GPU_KEY_BATCH;
 	if (want <= c->key_cap)
 		return 0;

@@ -6,76 +6,27 @@
 
 #include "net/shard_w.h"
 
-#define EMPTY UINT32_MAX
 /* Values gathered for a reply per wire_put_vals call (a sparse store
  * looks them up into this buffer first). */
 #define CHUNK 1024
 
 /* ------------------------------------------------- one stripe's table */
 
-static uint64_t tab_home(const struct shard_tab *t, uint32_t off)
+static float tab_get(const struct key_table *t, uint32_t off)
 {
-	return (uint64_t)off * 0x9E3779B97F4A7C15ull >> (64 - t->bits);
-}
-
-/* The slot of off, or the empty one where it would go. */
-static uint64_t tab_probe(const struct shard_tab *t, uint32_t off)
-{
-	uint64_t mask = (1ull << t->bits) - 1, s = tab_home(t, off);
-	while (t->off[s] != EMPTY && t->off[s] != off)
-		s = (s + 1) & mask;
-	return s;
-}
-
-static float tab_get(const struct shard_tab *t, uint32_t off)
-{
-	if (!t->bits)
-		return 0.0f;
-	uint64_t s = tab_probe(t, off);
-	return t->off[s] == off ? t->val[s] : 0.0f;
-}
-
-/* Twice the slots (the first time 2^10), the keys moved over. */
-static int tab_grow(struct shard_tab *t)
-{
-	struct shard_tab n = { .bits = t->bits ? t->bits + 1 : 10,
-			       .used = t->used };
-	uint64_t size = 1ull << n.bits, old = t->bits ? 1ull << t->bits : 0;
-	n.off = malloc(size * sizeof *n.off);
-	n.val = malloc(size * sizeof *n.val);
-	if (!n.off || !n.val) {
-		free(n.off);
-		free(n.val);
-		return -1;
-	}
-	memset(n.off, 0xff, size * sizeof *n.off);
-	for (uint64_t s = 0; s < old; s++)
-		if (t->off[s] != EMPTY) {
-			uint64_t d = tab_probe(&n, t->off[s]);
-			n.off[d] = t->off[s];
-			n.val[d] = t->val[s];
-		}
-	free(t->off);
-	free(t->val);
-	*t = n;
-	return 0;
+	const union key_val *v = key_table_find(t, off);
+	return v ? v->f : 0.0f;
 }
 
 /* Adds v to off's weight (a key absent is 0), or sets it. */
-static int tab_add(struct shard_tab *t, uint32_t off, float v, int set)
+static int tab_add(struct key_table *t, uint32_t off, float v, int set)
 {
 	if (v == 0.0f && !set)
 		return 0; /* nothing to add: an absent key stays absent */
-	if ((t->used + 1) * 3 > (t->bits ? 2ull << t->bits : 0) &&
-	    tab_grow(t)) /* at most 2/3 full */
+	union key_val *w = key_table_insert(t, off);
+	if (!w)
 		return -1;
-	uint64_t s = tab_probe(t, off);
-	if (t->off[s] == EMPTY) {
-		t->off[s] = off;
-		t->val[s] = 0.0f;
-		t->used++;
-	}
-	t->val[s] = set ? v : t->val[s] + v;
+	w->f = set ? v : w->f + v;
 	return 0;
 }
 
@@ -132,10 +83,8 @@ void shard_w_free(struct shard_w *sw)
 		pthread_mutex_destroy(&sw->stripe[i]);
 	pthread_rwlock_destroy(&sw->gate);
 	if (sw->tab)
-		for (unsigned i = 0; i < sw->n_stripes; i++) {
-			free(sw->tab[i].off);
-			free(sw->tab[i].val);
-		}
+		for (unsigned i = 0; i < sw->n_stripes; i++)
+			key_table_free(&sw->tab[i]);
 	free(sw->tab);
 	free(sw->stripe);
 	free(sw->w);
@@ -280,11 +229,9 @@ int shard_w_export(struct shard_w *sw, uint64_t **keys, float **vals,
 	}
 	/* stripes in key order, each one's offsets sorted */
 	for (unsigned i = 0; sw->tab && i < sw->n_stripes; i++) {
-		const struct shard_tab *t = &sw->tab[i];
-		uint64_t k = 0;
-		for (uint64_t s = 0; t->bits && s < 1ull << t->bits; s++)
-			if (t->off[s] != EMPTY)
-				offs[k++] = t->off[s];
+		const struct key_table *t = &sw->tab[i];
+		uint64_t k = t->used;
+		key_table_keys(t, offs);
 		qsort(offs, k, sizeof *offs, cmp_u32);
 		for (uint64_t j = 0; j < k; j++) {
 			float v = tab_get(t, offs[j]);

@@ -25,6 +25,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "base/key_table.h"
 #include "net/wire.h"
 
 #define SHARD_W_STRIPES 256
@@ -32,18 +33,11 @@
  * is one over a quarter of the address space ulimit -v leaves. */
 #define SHARD_W_DENSE_MAX (1ull << 28)
 
-/* One stripe's keys (offsets in the stripe, < 2^31) and weights, open
- * addressing with linear probing; off UINT32_MAX marks an empty slot. */
-struct shard_tab {
-	uint32_t *off;
-	float *val;
-	unsigned bits;  /* 2^bits slots, or 0 before the first key */
-	uint64_t used;
-};
-
 struct shard_w {
 	float *w;              /* dense: hi - lo floats; NULL: sparse */
-	struct shard_tab *tab; /* sparse: one per stripe */
+	/* sparse: one table per stripe, from a key's offset in its stripe
+	 * (< 2^31) to its weight (.f) */
+	struct key_table *tab;
 	uint64_t lo, hi;
 	unsigned shift;     /* stripe of key k: (k - lo) >> shift */
 	unsigned n_stripes;

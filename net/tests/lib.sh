@@ -130,6 +130,40 @@ model_accuracy() {
 	json_field "$T/eval.json" test_accuracy
 }
 
+# model_loss MODEL: test loss of a saved model (boar eval).
+model_loss() {
+	"$BOAR" eval --json -m "$1" "$A9AT" >"$T/eval.json" || fail "eval $1"
+	json_field "$T/eval.json" test_loss
+}
+
+# worker_clocks: $clocks, the clocks worker 0's JSON summary says it made
+# (each worker pushes once per clock, all the same number).
+worker_clocks() {
+	clocks=$(tail -n 1 "$T/w0.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["clocks"])') ||
+		fail "worker 0: no clocks in its JSON summary"
+}
+
+# shard_pushes FILE: the push count a shard said (in its log FILE) when it
+# stopped.
+shard_pushes() {
+	sed -n 's/.* pushes=\([0-9]*\).*/\1/p' "$1" | tail -1
+}
+
+# pushes_resent FILE...: the pushes the workers (their logs FILE...) sent
+# again after a shard died, all together.
+pushes_resent() {
+	sed -n 's/.*(\([0-9]*\) pushes resent.*/\1/p' "$@" | awk '{ s += $1 } END { print s + 0 }'
+}
+
+# like_clean WHAT LOSS CLEAN_LOSS ACC CLEAN_ACC: a run with a fault
+# trained the model of the run without it: test loss within 0.003,
+# accuracy within half a point.
+like_clean() {
+	awk -v a="$2" -v b="$3" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 0.003) }' ||
+		fail "$1: test loss $2, $3 in the run without the fault"
+	close_to "$1" "$4" "$5"
+}
+
 # close_to WHAT GOT WANT: |GOT - WANT| <= 0.005 (half a point).
 close_to() {
 	awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= 0.005) }' ||

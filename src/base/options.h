@@ -34,5 +34,9 @@ int boar_search_options_widen(const boar_search_options *o,
 /* Replaces BOAR_AUTO fields and the AUTO task with concrete values for d.
  * Call only after boar_options_check(o, d, err) returned 0. */
 void boar_options_resolve(boar_options *o, const boar_dataset *d);
+/* The same for MF ratings known by their spread (standard deviation about
+ * their mean) and count only: a cluster worker holding part of them
+ * resolves as one process holding all would (train_cluster_mf.c). */
+void boar_options_resolve_mf(boar_options *o, double spread, uint64_t rows);
 
 #endif

@@ -37,6 +37,14 @@ static inline uint64_t boar_rng_next(boar_rng *r)
 	return boar_splitmix64(&r->s);
 }
 
+/* The generator r after n more draws (splitmix64's state moves by a
+ * constant per draw): random access into a stream. */
+static inline boar_rng boar_rng_skip(boar_rng r, uint64_t n)
+{
+	r.s += n * 0x9E3779B97F4A7C15ULL;
+	return r;
+}
+
 /* Uniform in [0, n) without modulo bias worth caring about (n < 2^32). */
 static inline uint32_t boar_rng_below(boar_rng *r, uint32_t n)
 {

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cluster.h"
+#include "cluster_mf.h"
 #include "commands.h"
 #include "common.h"
 #include "flag_words.h"
@@ -21,7 +22,6 @@
 #include "net/worker.h"
 #include "progress.h"
 #include "ps_model.h"
-#include "read_part.h"
 #include "same_file.h"
 #include "train_args.h"
 
@@ -50,7 +50,7 @@ struct cluster_args {
 	int shutdown_servers;
 	double reconnect_timeout;
 	int read_part;           /* --read-part */
-	uint64_t features;       /* --features N */
+	uint64_t features, users, items; /* --features, --users, --items */
 };
 
 struct copt {
@@ -121,6 +121,8 @@ static const struct copt copts[] = {
 			      "whole file are below N (every worker must "
 			      "build the same model)",
 	  NULL },
+	{ "users", 1, "N", "--read-part on ratings: user ids are below N", NULL },
+	{ "items", 1, "M", "--read-part on ratings: item ids are below M", NULL },
 	{ NULL },
 };
 
@@ -297,11 +299,12 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 		c->shutdown_servers = 1;
 	} else if (!strcmp(name, "read-part")) {
 		c->read_part = 1;
-	} else if (!strcmp(name, "features")) {
+	} else if (!strcmp(name, "features") || !strcmp(name, "users") ||
+		   !strcmp(name, "items")) { /* ids below N */
 		if (parse_u(v, 1ull << 32, &u) || !u)
-			return cli_usage("train", "--features wants "
-						  "N >= 1");
-		c->features = u;
+			return cli_usage("train", "--%s wants N >= 1", name);
+		*(name[0] == 'f' ? &c->features
+				 : name[0] == 'u' ? &c->users : &c->items) = u;
 	} else if (!strcmp(name, "reconnect-timeout")) {
 		if (parse_d(v, &d) || d <= 0)
 			return cli_usage("train", "bad "
@@ -374,6 +377,7 @@ static int on_epoch(const boar_epoch_stats *s, void *ctx)
 			json_num(&j, "test_loss", s->test_loss);
 			json_num(&j, "test_accuracy", s->test_accuracy);
 			json_num(&j, "test_auc", s->test_auc);
+			json_num(&j, "test_rmse", s->test_rmse);
 		}
 		json_end(&j);
 	}
@@ -502,6 +506,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 			json_num(&j, "test_loss", m.loss);
 			json_num(&j, "test_accuracy", m.accuracy);
 			json_num(&j, "test_auc", m.auc);
+			json_num(&j, "test_rmse", m.rmse);
 		} else if (have_last) {
 			json_num(&j, "test_loss", r->last.test_loss);
 			json_num(&j, "test_accuracy", r->last.test_accuracy);
@@ -530,13 +535,10 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	 * so the cores they train on later are free now (one host, 2 shards
 	 * x 2 + 2 workers x 6: parsing was most of the time to the loss) */
 	a->load.threads = 0;
-	if (c->read_part)
-		rc = read_part(a->train_path, c->rank, c->n_workers,
-			       c->features, &a->load, &train, &part, &err);
-	else
-		rc = boar_dataset_load(a->train_path, &a->load, &train, &err);
-	if (rc)
-		return cli_report(&err, rc);
+	struct cluster_input in = { c->read_part, c->rank, c->n_workers,
+				    c->features, c->users, c->items };
+	if ((rc = cluster_worker_input(a, &in, &train, &part)))
+		return rc;
 	if (a->test_path) {
 		boar_load_options lo = a->load;
 		lo.task = boar_dataset_task(train);
@@ -553,8 +555,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		goto out;
 	}
 	struct wrun r = { .a = a, .rank = c->rank };
-	r.binary = boar_loss_describe(a->opt.loss)->kind !=
-		   BOAR_LOSS_KIND_REGRESSION;
+	r.binary = cluster_binary_metrics(train, a->opt.loss);
 	progress_init(&r.pr, a->quiet || c->rank != 0);
 	a->opt.progress = on_epoch;
 	a->opt.progress_ctx = &r;

@@ -69,6 +69,34 @@ static int agree_dim(boar_dataset *d, uint64_t features, const char *path,
 	return 0;
 }
 
+/* A parse error at line L of the part as the file's line: the part's
+ * name in the message ("PATH (part ...):L: why") becomes "PATH:LINE (part
+ * R/W): why", the lines before the part counted now that it failed. */
+static void file_line(int fd, const char *path, const char *name,
+		      uint32_t rank, uint32_t n_parts, uint64_t lo,
+		      boar_error *err)
+{
+	size_t nl = strlen(name);
+	const char *why = strchr(err->message + nl + 1, ':');
+	if (!err->line || strncmp(err->message, name, nl) ||
+	    err->message[nl] != ':' || !why)
+		return;
+	char buf[65536], msg[sizeof err->message];
+	uint64_t lines = 0;
+	for (uint64_t at = 0; at < lo;) {
+		size_t got, want = lo - at < sizeof buf ? lo - at : sizeof buf;
+		if (read_at(fd, buf, want, at, &got) || !got)
+			return;
+		for (size_t i = 0; i < got; i++)
+			lines += buf[i] == '\n';
+		at += got;
+	}
+	err->line += lines;
+	snprintf(msg, sizeof msg, "%s:%llu (part %u/%u)%s", path,
+		 (unsigned long long)err->line, rank, n_parts, why);
+	memcpy(err->message, msg, sizeof msg);
+}
+
 static int parse_range(int fd, const char *path, uint32_t rank,
 		       uint32_t n_parts, uint64_t features,
 		       const boar_load_options *o, boar_dataset **out,
@@ -92,6 +120,8 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 		 rank, n_parts, (unsigned long long)info->lo);
 	int rc = boar_dataset_parse_text(text, n, name, o, out, err);
 	free(text);
+	if (rc)
+		file_line(fd, path, name, rank, n_parts, info->lo, err);
 	if (!rc && (rc = agree_dim(*out, features, path, err))) {
 		boar_dataset_free(*out);
 		*out = NULL;

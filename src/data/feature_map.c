@@ -8,7 +8,6 @@
 #include "base/error.h"
 #include "feature_map.h"
 
-#define EMPTY UINT32_MAX
 /* Less work than this many ids stays on one thread. */
 #define PARALLEL_MIN (1u << 18)
 
@@ -18,81 +17,30 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static uint64_t slot_of(const struct feature_map *fm, uint32_t g)
-{
-	return (uint64_t)g * 0x9E3779B97F4A7C15ull >> (64 - fm->slot_bits);
-}
-
-/* The slot of g, or of the empty one where it would go. */
-static uint64_t probe(const struct feature_map *fm, uint32_t g)
-{
-	uint64_t mask = (1ull << fm->slot_bits) - 1, s = slot_of(fm, g);
-	while (fm->slot_val[s] != EMPTY && fm->slot_key[s] != g)
-		s = (s + 1) & mask;
-	return s;
-}
-
-/* A table of 2^bits empty slots (the old one's keys moved in). */
-static int table_grow(struct feature_map *fm, unsigned bits)
-{
-	uint32_t *ok = fm->slot_key, *ov = fm->slot_val;
-	uint64_t old = ok ? 1ull << fm->slot_bits : 0, size = 1ull << bits;
-	fm->slot_key = malloc(size * sizeof *fm->slot_key);
-	fm->slot_val = malloc(size * sizeof *fm->slot_val);
-	if (!fm->slot_key || !fm->slot_val) {
-		free(ok);
-		free(ov);
-		return -1;
-	}
-	memset(fm->slot_val, 0xff, size * sizeof *fm->slot_val);
-	fm->slot_bits = bits;
-	for (uint64_t s = 0; s < old; s++)
-		if (ov[s] != EMPTY) {
-			uint64_t t = probe(fm, ok[s]);
-			fm->slot_key[t] = ok[s];
-			fm->slot_val[t] = ov[s];
-		}
-	free(ok);
-	free(ov);
-	return 0;
-}
-
 /* Every id of the datasets into the hash table (one thread: the table
  * grows as it fills), then listed and sorted. */
 static int build_table(struct feature_map *fm,
 		       const struct boar_dataset *const *d, int nd)
 {
-	uint64_t n = 0;
-	if (table_grow(fm, 12))
+	struct key_table *t = &fm->tab;
+	if (key_table_grow(t, 12))
 		return -1;
 	for (int i = 0; i < nd; i++) {
 		if (!d[i])
 			continue;
-		for (uint64_t k = 0; k < d[i]->nnz; k++) {
-			uint32_t g = d[i]->idx[k];
-			if (g >= fm->dim)
-				continue;
-			uint64_t s = probe(fm, g);
-			if (fm->slot_val[s] != EMPTY)
-				continue;
-			fm->slot_key[s] = g;
-			fm->slot_val[s] = 0;
-			if (++n * 2 > 1ull << fm->slot_bits &&
-			    table_grow(fm, fm->slot_bits + 1))
+		for (uint64_t k = 0; k < d[i]->nnz; k++)
+			if (d[i]->idx[k] < fm->dim &&
+			    !key_table_insert(t, d[i]->idx[k]))
 				return -1;
-		}
 	}
-	fm->n = n;
+	uint64_t n = fm->n = t->used;
 	fm->global = malloc((n ? n : 1) * sizeof *fm->global);
 	if (!fm->global)
 		return -1;
-	uint64_t m = 0;
-	for (uint64_t s = 0; s < 1ull << fm->slot_bits; s++)
-		if (fm->slot_val[s] != EMPTY)
-			fm->global[m++] = fm->slot_key[s];
+	key_table_keys(t, fm->global);
 	qsort(fm->global, n, sizeof *fm->global, cmp_u32);
 	for (uint64_t j = 0; j < n; j++)
-		fm->slot_val[probe(fm, fm->global[j])] = (uint32_t)j;
+		key_table_find(t, fm->global[j])->u = (uint32_t)j;
 	return 0;
 }
 
@@ -173,8 +121,7 @@ void feature_map_free(struct feature_map *fm)
 	free(fm->global);
 	free(fm->bits);
 	free(fm->rank);
-	free(fm->slot_key);
-	free(fm->slot_val);
+	key_table_free(&fm->tab);
 	memset(fm, 0, sizeof *fm);
 }
 
@@ -186,7 +133,8 @@ uint32_t feature_map_local(const struct feature_map *fm, uint32_t g)
 		uint64_t w = fm->bits[g / 64] & ((2ull << (g & 63)) - 1);
 		return fm->rank[g / 64] + (uint32_t)__builtin_popcountll(w) - 1;
 	}
-	return fm->slot_val[probe(fm, g)];
+	const union key_val *v = key_table_find(&fm->tab, g);
+	return v ? v->u : UINT32_MAX; /* not in the map */
 }
 
 int feature_map_view(const struct feature_map *fm,

@@ -21,6 +21,7 @@
 
 #include <stdint.h>
 
+#include "base/key_table.h"
 #include "dataset.h"
 
 struct feature_map {
@@ -30,8 +31,7 @@ struct feature_map {
 	/* global -> local: a bitmap and its ranks, or a hash table */
 	uint64_t *bits;   /* dim bits, or NULL */
 	uint32_t *rank;   /* per bitmap word: bits set before it */
-	uint32_t *slot_key, *slot_val; /* open addressing, 2^slot_bits */
-	unsigned slot_bits;
+	struct key_table tab; /* global -> local (.u) */
 };
 
 /* The features below dim used by the rows of d[0..nd) (NULL entries

@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "engine.h"
 #include "base/error.h"
+#include "math/loss.h"
 #include "math/row_weight.h"
 #include "math/step.h"
 #include "model/model.h"
@@ -177,17 +178,9 @@ static int compute_row_classes(struct boar_engine *e)
 	const struct boar_model *m = e->m;
 	if (!(e->row_class = malloc(d->n_rows * sizeof *e->row_class)))
 		return BOAR_ENOMEM;
-	for (uint64_t r = 0; r < d->n_rows; r++) {
-		uint32_t lo = 0, hi = m->n_classes;
-		while (hi - lo > 1) {
-			uint32_t mid = (lo + hi) / 2;
-			if (m->classes[mid] <= d->label[r])
-				lo = mid;
-			else
-				hi = mid;
-		}
-		e->row_class[r] = lo;
-	}
+	for (uint64_t r = 0; r < d->n_rows; r++)
+		e->row_class[r] = boar_class_index(m->classes, m->n_classes,
+						   d->label[r]);
 	return 0;
 }
 

@@ -340,6 +340,11 @@ void boar_options_resolve_task(boar_options *o, int task)
 	resolve(o, task, 1.0, UINT64_MAX);
 }
 
+void boar_options_resolve_mf(boar_options *o, double spread, uint64_t rows)
+{
+	resolve(o, BOAR_TASK_MF, spread > 1e-6 ? spread : 1.0, rows);
+}
+
 void boar_options_resolve(boar_options *o, const boar_dataset *d)
 {
 	resolve(o, d->task, d->task == BOAR_TASK_MF ? rating_std(d) : 1.0,

@@ -49,8 +49,10 @@
 #include "model/model_input.h"
 #include "train.h"
 #include "train_cluster.h"
+#include "train_cluster_mf.h"
 
-/* Cluster training runs data-parallel linear models from zero weights.
+/* Cluster training runs data-parallel linear models from zero weights
+ * (matrix factorization: train_cluster_mf.c).
  * Not optimizer normalized: the engine would convert the whole model
  * between its two spaces around every clock's sweep (engine_norm.c). */
 #define CLUSTER_CAPS                                                        \
@@ -497,6 +499,8 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	int rc = transport_check(t, err);
 	if (rc)
 		return rc;
+	if (train->task == BOAR_TASK_MF) /* its own clocks: the rows they touch */
+		return boar_train_ps_mf(train, o, t, out, err);
 	struct cluster c = {.t = t, .dim = train->dim};
 	if (t->size > offsetof(boar_ps_transport, local_rows))
 		c.local_rows = t->local_rows;

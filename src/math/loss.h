@@ -199,24 +199,84 @@ BOAR_SOFTMAX_DEF_(boar_softmax_f, float, expf, logf)
 BOAR_SOFTMAX_DEF_(boar_softmax_d, double, exp, log)
 #undef BOAR_SOFTMAX_DEF_
 
+/* The class index of a label: its position among the model's K class
+ * labels, ascending (a label between two classes takes the lower one;
+ * training data holds only the model's labels). One search for the CPU
+ * engine's rows (engine.c) and the GPU's (gpu_multiclass.cu). */
+BOAR_HD uint32_t boar_class_index(const float *classes, uint32_t K,
+				  float label)
+{
+	uint32_t lo = 0, hi = K;
+	while (hi - lo > 1) {
+		uint32_t mid = (lo + hi) / 2;
+		if (classes[mid] <= label)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* A K-class row's softmax normalizer: the largest margin mx and
+ * sum = sum_c boar_softmax_term(m_c, mx), so that nothing overflows. */
+struct boar_softmax_norm {
+	float mx, sum;
+};
+
+BOAR_HD float boar_softmax_term(float m, float mx)
+{
+	return expf(m - mx);
+}
+
+/* Class c's share of a K-class row's loss, and *d = dloss/dm_c, from its
+ * margin m, whether c is the row's class (is_y), and for softmax its term
+ * e = boar_softmax_term(m, n.mx) and the row's normalizer n (unused by
+ * one-vs-rest). One-vs-rest (BINARY losses): class c's binary loss, the
+ * row positive iff is_y. MULTINOMIAL (softmax): d = p_c - [is_y] with
+ * p_c = e / sum, and the row's class holds the whole loss -log p_y =
+ * mx + log(sum) - m_y. A row's loss is boar_multiclass_total of its
+ * classes' shares: engines that spread the classes over threads (the
+ * GPU's lanes) reduce mx, sum and the shares themselves and call these
+ * per class; boar_multiclass_loss is the same in one loop. */
+BOAR_HD float boar_multiclass_class(int loss, float param, float m, int is_y,
+				    float e, struct boar_softmax_norm n,
+				    float *d)
+{
+	if (boar_loss_kind(loss) != BOAR_LOSS_KIND_MULTINOMIAL)
+		return boar_loss_eval(loss, m, is_y ? 1.0f : -1.0f, param, d);
+	*d = e / n.sum - (is_y ? 1.0f : 0.0f);
+	return is_y ? n.mx + logf(n.sum) - m : 0.0f;
+}
+
+/* The row's loss from the sum of its classes' shares: softmax's capped at
+ * BOAR_LOSS_CAP. */
+BOAR_HD double boar_multiclass_total(int loss, double shares)
+{
+	if (boar_loss_kind(loss) != BOAR_LOSS_KIND_MULTINOMIAL)
+		return shares;
+	return shares < BOAR_LOSS_CAP ? shares : BOAR_LOSS_CAP;
+}
+
 /* Loss of a K-class row of class y given its margins m; d receives
- * dloss/dm_c. One-vs-rest (BINARY losses): class c sees the row as
- * positive iff c == y. MULTINOMIAL (softmax): -log p_y, capped at
- * BOAR_LOSS_CAP, and d_c = p_c - [c == y]. */
+ * dloss/dm_c (boar_multiclass_class for every class). */
 BOAR_HD double boar_multiclass_loss(int loss, float param, const float *m,
 				    uint32_t K, uint32_t y, float *d)
 {
-	if (boar_loss_kind(loss) != BOAR_LOSS_KIND_MULTINOMIAL) {
-		double l = 0;
+	struct boar_softmax_norm n = {0.0f, 1.0f};
+	int softmax = boar_loss_kind(loss) == BOAR_LOSS_KIND_MULTINOMIAL;
+	if (softmax) {
+		n.mx = m[0];
+		for (uint32_t c = 1; c < K; c++)
+			n.mx = m[c] > n.mx ? m[c] : n.mx;
+		n.sum = 0.0f;
 		for (uint32_t c = 0; c < K; c++)
-			l += boar_loss_eval(loss, m[c], c == y ? 1.0f : -1.0f,
-					    param, &d[c]);
-		return l;
+			n.sum += (d[c] = boar_softmax_term(m[c], n.mx));
 	}
-	float lse = boar_softmax_f(m, K, d);
-	float l = lse - m[y];
-	d[y] -= 1.0f;
-	return l < BOAR_LOSS_CAP ? l : BOAR_LOSS_CAP;
+	double l = 0;
+	for (uint32_t c = 0; c < K; c++)
+		l += boar_multiclass_class(loss, param, m[c], c == y,
+					   softmax ? d[c] : 0.0f, n, &d[c]);
+	return boar_multiclass_total(loss, l);
 }
 
 #endif

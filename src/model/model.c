@@ -69,12 +69,12 @@ struct boar_model *boar_model_alloc_multiclass(int loss, uint64_t dim,
 void boar_model_init_factors(struct boar_model *m, double init_scale,
 			     uint64_t seed, double mean_rating)
 {
-	float a = (float)(init_scale / sqrt((double)m->rank));
-	boar_rng r = boar_rng_make(seed, 1, 1);
+	struct boar_factor_init fi = boar_factor_init_make(init_scale, m->rank,
+							  seed);
 	for (uint64_t k = 0; k < m->dim * m->rank; k++)
-		m->P[k] = a * (float)(2 * boar_rng_unit(&r) - 1);
+		m->P[k] = boar_factor_init_at(&fi, k);
 	for (uint64_t k = 0; k < m->n_items * m->rank; k++)
-		m->Q[k] = a * (float)(2 * boar_rng_unit(&r) - 1);
+		m->Q[k] = boar_factor_init_at(&fi, m->dim * m->rank + k);
 	m->mu = m->has_bias ? (float)mean_rating : 0.0f;
 }
 

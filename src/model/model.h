@@ -11,9 +11,11 @@
 #ifndef BOAR_MODEL_H
 #define BOAR_MODEL_H
 
+#include <math.h>
 #include <stdint.h>
 
 #include "boar.h"
+#include "base/rng.h"
 #include "data/feature_slot.h"
 
 struct boar_model {
@@ -79,6 +81,29 @@ static inline uint32_t boar_model_width(const struct boar_model *m)
 
 /* Draws MF factors uniformly in [-a, a], a = init_scale / sqrt(rank), from
  * the seed, and sets mu (used only with biases). */
+/* The draws of boar_model_init_factors one by one: draw k is P's k-th
+ * factor (row-major) for k < users * rank, else Q's (k - users * rank)-th,
+ * so a cluster worker computes the initial rows it touches without the
+ * whole model (train_cluster_mf.c). */
+struct boar_factor_init {
+	boar_rng base;
+	float a;
+};
+static inline struct boar_factor_init
+boar_factor_init_make(double init_scale, uint32_t rank, uint64_t seed)
+{
+	struct boar_factor_init f = {
+		.base = boar_rng_make(seed, 1, 1),
+		.a = (float)(init_scale / sqrt((double)rank)),
+	};
+	return f;
+}
+static inline float boar_factor_init_at(const struct boar_factor_init *f,
+					uint64_t k)
+{
+	boar_rng r = boar_rng_skip(f->base, k);
+	return f->a * (float)(2 * boar_rng_unit(&r) - 1);
+}
 void boar_model_init_factors(struct boar_model *m, double init_scale,
 			     uint64_t seed, double mean_rating);
 

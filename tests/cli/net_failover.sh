@@ -18,11 +18,6 @@
 # the primary trains on alone.
 . net/tests/lib.sh
 
-eval_loss() {
-	"$BOAR" eval --json -m "$1" "$A9AT" >"$T/eval.json" || fail "eval $1"
-	json_field "$T/eval.json" test_loss
-}
-
 # backup I S EXTRA...: the backup of shard I (stderr $T/bI.err, port
 # BPORT_I, pid BPID_I). Its primary's address (--replica-of) is only
 # logged, and not known yet: the primary starts next, on a port the
@@ -54,11 +49,6 @@ wait_epoch() {
 	done
 	for _f in "$T"/*.err; do echo "== $_f"; tail -n 5 "$_f"; done
 	fail "worker 0 did not reach epoch $1"
-}
-
-# pushes FILE: the push count a shard said when it stopped.
-pushes() {
-	sed -n 's/.* pushes=\([0-9]*\).*/\1/p' "$1" | tail -1
 }
 
 # options that cannot work are refused, naming the option
@@ -114,10 +104,9 @@ run() {
 	else
 		wait $p0 $p1 2>/dev/null
 	fi
-	clocks=$(tail -n 1 "$T/w0.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["clocks"])') ||
-		fail "worker 0: no clocks in its JSON summary"
+	worker_clocks
 	for i in 0 1; do
-		n=$(pushes "$T/b$i.err")
+		n=$(shard_pushes "$T/b$i.err")
 		[ "$n" = $((2 * clocks)) ] ||
 			{ cat "$T/b$i.err"; fail "$1 run: backup $i holds $n pushes, the 2 workers made $((2 * clocks)) ($clocks clocks each)"; }
 	done
@@ -142,7 +131,7 @@ wait $BPID_0 2>/dev/null
 run clean
 grep -q "lost" "$T/s0.err" "$T/s1.err" &&
 	{ cat "$T/s0.err" "$T/s1.err"; fail "a primary lost its backup in the clean run"; }
-clean_loss=$(eval_loss "$T/clean.model")
+clean_loss=$(model_loss "$T/clean.model")
 clean_acc=$(model_accuracy "$T/clean.model")
 
 run kill
@@ -160,12 +149,10 @@ for w in 0 1; do
 	grep -Eq ", [1-9][0-9]* failovers" "$T/w$w.err" ||
 		{ cat "$T/w$w.err"; fail "worker $w did not fail over"; }
 done
-loss=$(eval_loss "$T/kill.model")
+loss=$(model_loss "$T/kill.model")
 acc=$(model_accuracy "$T/kill.model")
-awk -v a="$loss" -v b="$clean_loss" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 0.003) }' ||
-	fail "test loss $loss after the kills, $clean_loss without them"
-close_to "primaries killed" "$acc" "$clean_acc"
-resent=$(sed -n 's/.*(\([0-9]*\) pushes resent.*/\1/p' "$T/w0.err" "$T/w1.err" | awk '{ s += $1 } END { print s + 0 }')
+like_clean "primaries killed" "$loss" "$clean_loss" "$acc" "$clean_acc"
+resent=$(pushes_resent "$T/w0.err" "$T/w1.err")
 echo "both primaries killed -9, no restart: each backup holds 2 x $clocks" \
 	"pushes, $resent resent; take-over (links closed -> first pull" \
 	"answered): $takeover; test loss $loss (clean run $clean_loss)," \

@@ -11,11 +11,6 @@
 # the kill (within 0.003 and half a point).
 . net/tests/lib.sh
 
-eval_loss() {
-	"$BOAR" eval --json -m "$1" "$A9AT" >"$T/eval.json" || fail "eval $1"
-	json_field "$T/eval.json" test_loss
-}
-
 # one run: 1 shard (checkpoints only at the start and the end, so every
 # push after the first lives in the log), 2 workers; KILL=1 kills it
 run() {
@@ -46,7 +41,7 @@ run() {
 }
 
 run clean
-clean_loss=$(eval_loss "$T/clean.model")
+clean_loss=$(model_loss "$T/clean.model")
 clean_acc=$(model_accuracy "$T/clean.model")
 
 run kill
@@ -54,17 +49,14 @@ grep -q "replayed [1-9][0-9]* records of the push log" "$T/s0.err" ||
 	{ cat "$T/s0.err"; fail "the restarted shard did not replay its push log"; }
 grep -Eq "[1-9][0-9]* reconnects" "$T/w0.err" ||
 	{ cat "$T/w0.err"; fail "worker 0 did not reconnect"; }
-clocks=$(tail -n 1 "$T/w0.out" | python3 -c 'import json,sys; print(json.load(sys.stdin)["clocks"])') ||
-	fail "worker 0: no clocks in its JSON summary"
-pushes=$(sed -n 's/.* pushes=\([0-9]*\).*/\1/p' "$T/s0.err" | tail -1)
+worker_clocks
+pushes=$(shard_pushes "$T/s0.err")
 [ "$pushes" = $((2 * clocks)) ] ||
 	{ cat "$T/s0.err"; fail "the shard holds $pushes pushes, the 2 workers made $((2 * clocks)) ($clocks clocks each)"; }
-loss=$(eval_loss "$T/kill.model")
+loss=$(model_loss "$T/kill.model")
 acc=$(model_accuracy "$T/kill.model")
-awk -v a="$loss" -v b="$clean_loss" 'BEGIN { d = a - b; if (d < 0) d = -d; exit !(a != "" && d <= 0.003) }' ||
-	fail "test loss $loss after the kill, $clean_loss without it"
-close_to "shard killed" "$acc" "$clean_acc"
-resent=$(sed -n 's/.*(\([0-9]*\) pushes resent.*/\1/p' "$T/w0.err" "$T/w1.err" | awk '{ s += $1 } END { print s + 0 }')
+like_clean "shard killed" "$loss" "$clean_loss" "$acc" "$clean_acc"
+resent=$(pushes_resent "$T/w0.err" "$T/w1.err")
 echo "shard killed -9 and restarted: $pushes pushes held = 2 x $clocks clocks," \
 	"$resent resent; test loss $loss (clean run $clean_loss), accuracy $acc ($clean_acc)"
 exit 0

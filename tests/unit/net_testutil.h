@@ -1,6 +1,7 @@
 /* net_testutil.h - what the tests of net/ share (header only, as
  * testutil.h): a real shard on its own thread behind a free loopback port,
- * a client of one shard, and blocking frame I/O for scripted peers.
+ * a client of one shard, and blocking frame I/O and greetings for
+ * scripted peers.
  */
 #ifndef BOAR_NET_TESTUTIL_H
 #define BOAR_NET_TESTUTIL_H
@@ -64,6 +65,88 @@ static inline int net_test_read_frame(int fd, struct wire_msg *m)
 		return -1;
 	return wire_decode_frame(buf, WIRE_HDR_LEN + h.length,
 				 WIRE_MAX_PAYLOAD, m);
+}
+
+/* Writes o's frames to a blocking socket and empties o. */
+static inline void net_test_send(int fd, struct wire_out *o)
+{
+	if (write(fd, o->buf, o->len) != (ssize_t)o->len)
+		perror("write");
+	wire_out_reset(o);
+}
+
+/* A scripted shard's connection to one peer: its socket, the frame read
+ * last, a frame being built. */
+struct net_test_peer {
+	int fd;
+	struct wire_msg m;
+	struct wire_out o;
+};
+
+static inline void net_test_peer_init(struct net_test_peer *p)
+{
+	memset(p, 0, sizeof *p);
+	p->fd = -1;
+	wire_out_init(&p->o);
+}
+
+/* The scripted shard's greeting (a connection it held is closed first):
+ * accepts one connection on lfd, reads its HELLO (left in p->m) and
+ * answers WELCOME (shard 0 of 1, keys [0, dim), no secret) and READY
+ * (holding pushes up to seq; durable: it logs them). @return 0, or -1
+ * (no connection, or a peer that did not say HELLO, closed). */
+static inline int net_test_peer_accept(struct net_test_peer *p, int lfd,
+				       uint64_t dim, uint64_t seq,
+				       int durable)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	p->fd = accept(lfd, NULL, NULL);
+	if (p->fd < 0)
+		return -1;
+	if (net_test_read_frame(p->fd, &p->m) || p->m.type != WIRE_HELLO) {
+		close(p->fd);
+		p->fd = -1;
+		return -1;
+	}
+	uint8_t zero[WIRE_NONCE_LEN] = { 0 };
+	wire_begin(&p->o, WIRE_WELCOME, 0);
+	wire_put_u32(&p->o, 0);
+	wire_put_u32(&p->o, 1);
+	wire_put_u64(&p->o, 0);
+	wire_put_u64(&p->o, dim);
+	wire_put_u64(&p->o, 0);
+	wire_put_u8(&p->o, 0);
+	wire_put_bytes(&p->o, zero, WIRE_NONCE_LEN);
+	wire_put_bytes(&p->o, zero, WIRE_MAC_LEN);
+	wire_end(&p->o);
+	wire_put_ready(&p->o, 0, seq, durable);
+	net_test_send(p->fd, &p->o);
+	return 0;
+}
+
+/* The next frame into p->m. @return 0, or -1 at the connection's end. */
+static inline int net_test_peer_read(struct net_test_peer *p)
+{
+	return net_test_read_frame(p->fd, &p->m);
+}
+
+/* Answers the STATS request in p->m with zero counts. */
+static inline void net_test_peer_answer_stats(struct net_test_peer *p)
+{
+	struct wire_stats st = { 0 };
+	wire_put_stats(&p->o, p->m.req, &st);
+	net_test_send(p->fd, &p->o);
+}
+
+/* Closes the connection, frees the frames. */
+static inline void net_test_peer_free(struct net_test_peer *p)
+{
+	if (p->fd >= 0)
+		close(p->fd);
+	wire_out_free(&p->o);
+	wire_msg_free(&p->m);
+	p->fd = -1;
 }
 
 /* A worker's HELLO into o (rank 0 of 1, keys [0, dim), clock 0), as a

@@ -2,7 +2,7 @@
  * small problem to the same model.
  *
  * Both engines call the same math (src/math/), so for every loss of
- * BOAR_LOSS_MAP the GPU runs (all but the multinomial ones) and every
+ * BOAR_LOSS_MAP (softmax as a 2-class model) and every
  * optimizer of BOAR_OPTIMIZER_MAP, with and without L2, the per-epoch
  * training losses and the final weights must agree. They cannot agree bit
  * for bit: the CPU visits rows in its shuffled order one at a time (one
@@ -286,8 +286,10 @@ static void streamed_weights(const boar_dataset *plain)
 		       l_w = rw.loss[EPOCHS - 1];
 		/* The losses, not the models: the streamed sweep's
 		 * atomics land in another order every run (H200: weights
-		 * of 1 against none, loss 0.3% apart, models 7.8%). */
-		CHECK(fabs(l_u - l_1) <= 0.01 * l_u,
+		 * of 1 against none, loss 0.3% apart, models 7.8%; in
+		 * another run 2.5% apart, with nothing changed in the
+		 * binary sweep). */
+		CHECK(fabs(l_u - l_1) <= 0.04 * l_u,
 		      "streamed, weights of 1: loss %.5f against %.5f "
 		      "without weights", l_1, l_u);
 		CHECK(fabs(l_w - l_u) > 0.3 * l_u,
@@ -313,9 +315,10 @@ int main(int argc, char **argv)
 		     *counts = make_data(COUNTS);
 	int only_weighted = argc > 1 && !strcmp(argv[1], "weighted");
 	for (int loss = 0; loss < BOAR_LOSS_COUNT && !only_weighted; loss++) {
+		/* softmax on these +-1 labels is a 2-class model (the
+		 * K-class sweep at its narrowest; more classes:
+		 * test_gpu_multiclass) */
 		const boar_loss_desc *l = boar_loss_describe(loss);
-		if (l->kind == BOAR_LOSS_KIND_MULTINOMIAL)
-			continue; /* the GPU engine has no multiclass models */
 		for (int opt = 0; opt < BOAR_OPT_CODES; opt++) {
 			/* normalized is the CPU engine's alone (the GPU's
 			 * capabilities refuse it) */

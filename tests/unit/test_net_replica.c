@@ -27,13 +27,6 @@
 
 #define DIM 100
 
-static void send_out(int fd, struct wire_out *o)
-{
-	if (write(fd, o->buf, o->len) != (ssize_t)o->len)
-		perror("write");
-	wire_out_reset(o);
-}
-
 static void sleep_ms(int ms)
 {
 	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
@@ -41,24 +34,6 @@ static void sleep_ms(int ms)
 }
 
 /* -------------------------------------------- primary, scripted backup */
-
-/* WELCOME (shard 0 of 1, keys [0, DIM), no secret) and READY. */
-static void welcome(int fd, struct wire_out *o)
-{
-	uint8_t zero[WIRE_NONCE_LEN] = { 0 };
-	wire_begin(o, WIRE_WELCOME, 0);
-	wire_put_u32(o, 0);
-	wire_put_u32(o, 1);
-	wire_put_u64(o, 0);
-	wire_put_u64(o, DIM);
-	wire_put_u64(o, 0);
-	wire_put_u8(o, 0);
-	wire_put_bytes(o, zero, WIRE_NONCE_LEN);
-	wire_put_bytes(o, zero, WIRE_MAC_LEN);
-	wire_end(o);
-	wire_put_ready(o, 0, 0, 0);
-	send_out(fd, o);
-}
 
 struct backup_script {
 	int lfd;
@@ -75,38 +50,30 @@ struct backup_script {
 static void *scripted_backup(void *arg)
 {
 	struct backup_script *sc = arg;
-	struct wire_msg m = { 0 };
-	struct wire_out o;
-	wire_out_init(&o);
-	int fd = accept(sc->lfd, NULL, NULL);
-	if (fd < 0 || net_test_read_frame(fd, &m) || m.type != WIRE_HELLO)
+	struct net_test_peer p;
+	net_test_peer_init(&p);
+	if (net_test_peer_accept(&p, sc->lfd, DIM, 0, 0))
 		goto out;
-	sc->hello_flag_ok = (m.flags & WIRE_F_REPLICA) && m.rank == 0;
-	welcome(fd, &o);
-	while (!net_test_read_frame(fd, &m)) {
-		if (m.type == WIRE_PUSH && sc->n_push < 8) {
-			sc->seqs[sc->n_push] = m.seq;
-			sc->vals[sc->n_push++] = m.n_vals ? m.vals[0] : -1;
-		} else if (m.type == WIRE_STATS && !sc->stats_seen) {
+	sc->hello_flag_ok = (p.m.flags & WIRE_F_REPLICA) && p.m.rank == 0;
+	while (!net_test_peer_read(&p)) {
+		if (p.m.type == WIRE_PUSH && sc->n_push < 8) {
+			sc->seqs[sc->n_push] = p.m.seq;
+			sc->vals[sc->n_push++] = p.m.n_vals ? p.m.vals[0] : -1;
+		} else if (p.m.type == WIRE_STATS && !sc->stats_seen) {
 			sc->stats_seen = 1;
 			sleep_ms(300); /* the worker's answer must wait */
 			sc->pulled_before_ack = atomic_load(sc->pulled);
 			if (sc->garble) {
 				static const uint8_t junk[16] = "not a frame!";
-				if (write(fd, junk, sizeof junk) < 0)
+				if (write(p.fd, junk, sizeof junk) < 0)
 					perror("write");
 			} else {
-				struct wire_stats st = { 0 };
-				wire_put_stats(&o, m.req, &st);
-				send_out(fd, &o);
+				net_test_peer_answer_stats(&p);
 			}
 		}
 	}
 out:
-	if (fd >= 0)
-		close(fd);
-	wire_out_free(&o);
-	wire_msg_free(&m);
+	net_test_peer_free(&p);
 	return NULL;
 }
 
@@ -200,7 +167,7 @@ static int hello(int fd, int link, struct wire_msg *m)
 	wire_put_u64(&o, 0);
 	wire_put_bytes(&o, n, sizeof n);
 	wire_end(&o);
-	send_out(fd, &o);
+	net_test_send(fd, &o);
 	wire_out_free(&o);
 	if (net_test_read_frame(fd, m))
 		return -1;
@@ -235,7 +202,7 @@ static void link_push(int fd, uint64_t seq, float v)
 	wire_put_keys(&o, &k, 1);
 	wire_put_vals(&o, &v, 1, 0);
 	wire_end(&o);
-	send_out(fd, &o);
+	net_test_send(fd, &o);
 	wire_out_free(&o);
 }
 
@@ -263,7 +230,7 @@ static void test_take_over(void)
 	wire_begin(&o, WIRE_STATS, 0);
 	wire_put_u32(&o, 5);
 	wire_end(&o);
-	send_out(fd, &o);
+	net_test_send(fd, &o);
 	wire_out_free(&o);
 	CHECK(net_test_read_frame(fd, &m) == 0 &&
 	      m.type == WIRE_STATS_REPLY && m.stats.pushes == 2,
@@ -315,19 +282,12 @@ static void test_take_over(void)
 static void *silent_primary(void *arg)
 {
 	int lfd = *(int *)arg;
-	struct wire_msg m = { 0 };
-	struct wire_out o;
-	wire_out_init(&o);
-	int fd = accept(lfd, NULL, NULL);
-	if (fd >= 0 && !net_test_read_frame(fd, &m) && m.type == WIRE_HELLO) {
-		welcome(fd, &o);
-		while (!net_test_read_frame(fd, &m))
+	struct net_test_peer p;
+	net_test_peer_init(&p);
+	if (!net_test_peer_accept(&p, lfd, DIM, 0, 0))
+		while (!net_test_peer_read(&p))
 			;
-	}
-	if (fd >= 0)
-		close(fd);
-	wire_out_free(&o);
-	wire_msg_free(&m);
+	net_test_peer_free(&p);
 	return NULL;
 }
 
@@ -354,7 +314,7 @@ static void *link_then_close(void *arg)
 			wire_begin(&o, WIRE_STATS, 0);
 			wire_put_u32(&o, 1);
 			wire_end(&o);
-			send_out(fd, &o);
+			net_test_send(fd, &o);
 			ls->ok = !net_test_read_frame(fd, &m) &&
 				 m.type == WIRE_STATS_REPLY;
 			sleep_ms(ls->hold_ms);

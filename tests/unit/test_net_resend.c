@@ -15,42 +15,6 @@
 
 #define DIM 100
 
-static void send_out(int fd, struct wire_out *o)
-{
-	if (write(fd, o->buf, o->len) != (ssize_t)o->len)
-		perror("write");
-	wire_out_reset(o);
-}
-
-/* HELLO in, WELCOME + READY (durable, holding pushes up to seq) out. */
-static int greet(int fd, uint64_t seq)
-{
-	struct wire_msg m = { 0 };
-	struct wire_out o;
-	wire_out_init(&o);
-	int rc = net_test_read_frame(fd, &m);
-	if (!rc && m.type == WIRE_HELLO) {
-		uint8_t zero[WIRE_NONCE_LEN] = { 0 };
-		wire_begin(&o, WIRE_WELCOME, 0);
-		wire_put_u32(&o, 0);
-		wire_put_u32(&o, 1);
-		wire_put_u64(&o, 0);
-		wire_put_u64(&o, DIM);
-		wire_put_u64(&o, 0);
-		wire_put_u8(&o, 0);
-		wire_put_bytes(&o, zero, WIRE_NONCE_LEN);
-		wire_put_bytes(&o, zero, WIRE_MAC_LEN);
-		wire_end(&o);
-		wire_put_ready(&o, 0, seq, 1);
-		send_out(fd, &o);
-	} else {
-		rc = -1;
-	}
-	wire_out_free(&o);
-	wire_msg_free(&m);
-	return rc;
-}
-
 struct script {
 	int lfd;
 	uint64_t seqs[8]; /* of the pushes seen on the second connection */
@@ -61,47 +25,38 @@ struct script {
 static void *scripted_shard(void *arg)
 {
 	struct script *sc = arg;
-	struct wire_msg m = { 0 };
-	struct wire_out o;
-	wire_out_init(&o);
-	int fd = accept(sc->lfd, NULL, NULL);
-	if (fd < 0 || greet(fd, 0))
+	struct net_test_peer p;
+	net_test_peer_init(&p);
+	/* READY durable: the client keeps pushes until they are logged */
+	if (net_test_peer_accept(&p, sc->lfd, DIM, 0, 1))
 		goto out;
 	/* three pushes, seq 1..3 (a CLOCK may come first), then STATS */
 	for (uint64_t want = 1;;) {
-		if (net_test_read_frame(fd, &m))
+		if (net_test_peer_read(&p))
 			goto out;
-		if (m.type == WIRE_STATS && want == 4)
+		if (p.m.type == WIRE_STATS && want == 4)
 			break;
-		if (m.type == WIRE_PUSH && m.seq != want++) {
+		if (p.m.type == WIRE_PUSH && p.m.seq != want++) {
 			fprintf(stderr, "first life: push seq %llu\n",
-				(unsigned long long)m.seq);
+				(unsigned long long)p.m.seq);
 			goto out;
 		}
 	}
-	close(fd); /* dies before answering: only push 1 was logged */
-	fd = accept(sc->lfd, NULL, NULL);
-	if (fd < 0 || greet(fd, 1))
+	/* dies before answering, and comes back holding push 1 alone */
+	if (net_test_peer_accept(&p, sc->lfd, DIM, 1, 1))
 		goto out;
-	for (;;) {
-		if (net_test_read_frame(fd, &m))
-			break;
-		if (m.type == WIRE_STATS) {
-			struct wire_stats st = { 0 };
-			wire_put_stats(&o, m.req, &st);
-			send_out(fd, &o);
+	while (!net_test_peer_read(&p)) {
+		if (p.m.type == WIRE_STATS) {
+			net_test_peer_answer_stats(&p);
 			sc->stats_after = sc->n;
-		} else if (m.type == WIRE_PUSH && sc->n < 8) {
-			sc->seqs[sc->n] = m.seq;
-			sc->first[sc->n++] = m.n_vals ? m.vals[0] : 0;
+		} else if (p.m.type == WIRE_PUSH && sc->n < 8) {
+			sc->seqs[sc->n] = p.m.seq;
+			sc->first[sc->n++] = p.m.n_vals ? p.m.vals[0] : 0;
 		}
 	}
 	sc->ok = 1;
 out:
-	if (fd >= 0)
-		close(fd);
-	wire_out_free(&o);
-	wire_msg_free(&m);
+	net_test_peer_free(&p);
 	return NULL;
 }
 
@@ -161,7 +116,7 @@ static void raw_push(int fd, struct wire_out *o)
 	wire_put_keys(o, &k, 1);
 	wire_put_vals(o, &v, 1, 0);
 	wire_end(o);
-	send_out(fd, o);
+	net_test_send(fd, o);
 }
 
 /* The same numbered push twice into a real shard that logs pushes (it
@@ -188,7 +143,7 @@ static void test_dedup(void)
 	wire_out_init(&o);
 	CHECK(net_connect("127.0.0.1", sh.port, &fd, &err) == 0, "connect");
 	net_test_put_hello(&o, DIM, 1);
-	send_out(fd, &o);
+	net_test_send(fd, &o);
 	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_WELCOME,
 	      "WELCOME");
 	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_READY &&
@@ -202,7 +157,7 @@ static void test_dedup(void)
 	wire_put_u64(&o, 0);
 	wire_put_keys(&o, &k, 1);
 	wire_end(&o);
-	send_out(fd, &o);
+	net_test_send(fd, &o);
 	CHECK(net_test_read_frame(fd, &m) == 0 && m.type == WIRE_PULL_REPLY &&
 	      m.n_vals == 1 && m.vals[0] == 1.0f,
 	      "pulled %g after the same push twice (want 1)",

@@ -1,0 +1,230 @@
+/* cluster_mf_local.c - a cluster MF worker's local problem
+ * (train_cluster_mf.h): which ratings are its own, its users and items
+ * renumbered densely, and its clocks with the rows each one touches.
+ *
+ * Renumbering keeps the engine's arrays (factors, AdaGrad sums) the size
+ * of the worker's working set, not the model's: a worker holding a tenth
+ * of the users holds a tenth of P. The maps from global ids cost 4 bytes
+ * per user and item of the model while they are built (one factor column
+ * of the dense model) and are freed before training.
+ *
+ * The clocks are fixed for the whole run (as LIBMF's blocks are): the
+ * worker's ratings are shuffled once and cut into equal slices, and each
+ * slice's users and items are listed once, so finding a clock's keys
+ * costs nothing per epoch. Within a clock the engine draws a fresh block
+ * order every epoch.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/error.h"
+#include "base/rng.h"
+#include "train_cluster_mf.h"
+
+#define ABSENT UINT32_MAX
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Whether the ratings of user u of the whole file are this worker's: a
+ * hash of seed and u, so every worker, holding the same file, agrees on
+ * the partition, and each user's row has one writer (train_cluster_mf.c:
+ * private rows). */
+static int mine(uint64_t seed, uint32_t u, uint32_t rank, uint32_t n_workers)
+{
+	uint64_t s = seed ^ (u * 0xA24BAED4963EE407ULL);
+	return (uint32_t)(((boar_splitmix64(&s) >> 32) * n_workers) >> 32) ==
+	       rank;
+}
+
+/* Local ids in global order: map[g] for the ids present, gl[local]. */
+static int renumber(const uint32_t *ids, uint64_t n, uint64_t n_global,
+		    uint32_t **map_out, uint32_t **gl_out, uint32_t *count)
+{
+	uint32_t *map = malloc((n_global ? n_global : 1) * sizeof *map);
+	if (!map)
+		return BOAR_ENOMEM;
+	memset(map, 0xff, n_global * sizeof *map);
+	for (uint64_t j = 0; j < n; j++)
+		map[ids[j]] = 0;
+	uint32_t m = 0;
+	for (uint64_t g = 0; g < n_global; g++)
+		if (map[g] != ABSENT)
+			map[g] = m++;
+	uint32_t *gl = malloc((m ? m : 1) * sizeof *gl);
+	if (!gl) {
+		free(map);
+		return BOAR_ENOMEM;
+	}
+	for (uint64_t g = 0; g < n_global; g++)
+		if (map[g] != ABSENT)
+			gl[map[g]] = (uint32_t)g;
+	*map_out = map;
+	*gl_out = gl;
+	*count = m;
+	return 0;
+}
+
+/* The worker's ratings, copied out of train, with global ids: counted,
+ * then copied. */
+static int pick_ratings(const boar_dataset *train, int local_rows,
+			uint32_t rank, uint32_t n_workers, uint64_t seed,
+			struct mf_local *l)
+{
+	uint64_t hseed = boar_rng_make(seed, 5, 0).s, n = 0;
+	for (uint64_t j = 0; j < train->n_rows; j++)
+		n += local_rows || mine(hseed, train->user[j], rank, n_workers);
+	struct boar_dataset *d = &l->d;
+	d->user = malloc((n ? n : 1) * sizeof *d->user);
+	d->item = malloc((n ? n : 1) * sizeof *d->item);
+	d->label = malloc((n ? n : 1) * sizeof *d->label);
+	if (!d->user || !d->item || !d->label)
+		return BOAR_ENOMEM;
+	n = 0;
+	for (uint64_t j = 0; j < train->n_rows; j++) {
+		if (!local_rows && !mine(hseed, train->user[j], rank, n_workers))
+			continue;
+		d->user[n] = train->user[j];
+		d->item[n] = train->item[j];
+		d->label[n++] = train->label[j];
+	}
+	d->n_rows = d->nnz = n;
+	return 0;
+}
+
+/* Clock k's distinct local ids of one side, ascending, appended to out
+ * from *at; stamp[id] remembers the last clock that listed id. */
+static uint64_t list_clock(const uint32_t *ids, const uint32_t *rows,
+			   uint64_t b, uint64_t e, uint32_t *stamp, uint32_t k,
+			   uint32_t *out)
+{
+	uint64_t m = 0;
+	for (uint64_t p = b; p < e; p++) {
+		uint32_t id = ids[rows[p]];
+		if (stamp[id] != k + 1) {
+			stamp[id] = k + 1;
+			out[m++] = id;
+		}
+	}
+	qsort(out, m, sizeof *out, cmp_u32);
+	return m;
+}
+
+static int cut_clocks(struct mf_local *l, uint32_t rank, uint64_t seed,
+		      uint64_t sync_every)
+{
+	uint64_t n = l->d.n_rows, C = (n + sync_every - 1) / sync_every;
+	if (!C)
+		C = 1;
+	if (C > UINT32_MAX - 1)
+		C = UINT32_MAX - 1;
+	l->clocks = C;
+	l->rows = malloc((n ? n : 1) * sizeof *l->rows);
+	l->at = malloc((C + 1) * sizeof *l->at);
+	l->cu = malloc((n ? n : 1) * sizeof *l->cu);
+	l->ci = malloc((n ? n : 1) * sizeof *l->ci);
+	l->cu_at = malloc((C + 1) * sizeof *l->cu_at);
+	l->ci_at = malloc((C + 1) * sizeof *l->ci_at);
+	uint32_t *su = calloc(l->nu + 1, sizeof *su);
+	uint32_t *si = calloc(l->ni + 1, sizeof *si);
+	int rc = BOAR_ENOMEM;
+	if (!l->rows || !l->at || !l->cu || !l->ci || !l->cu_at || !l->ci_at ||
+	    !su || !si)
+		goto out;
+	for (uint64_t j = 0; j < n; j++)
+		l->rows[j] = (uint32_t)j;
+	boar_rng r = boar_rng_make(seed, 6, rank);
+	boar_shuffle_u32(l->rows, n, &r);
+	l->cu_at[0] = l->ci_at[0] = 0;
+	l->max_rows = 0;
+	for (uint64_t k = 0; k < C; k++) {
+		uint64_t b = n * k / C, e = n * (k + 1) / C;
+		l->at[k] = b;
+		uint64_t mu = list_clock(l->d.user, l->rows, b, e, su,
+					 (uint32_t)k, l->cu + l->cu_at[k]);
+		uint64_t mi = list_clock(l->d.item, l->rows, b, e, si,
+					 (uint32_t)k, l->ci + l->ci_at[k]);
+		l->cu_at[k + 1] = l->cu_at[k] + mu;
+		l->ci_at[k + 1] = l->ci_at[k] + mi;
+		if (mu + mi > l->max_rows)
+			l->max_rows = mu + mi;
+	}
+	l->at[C] = n;
+	rc = 0;
+out:
+	free(su);
+	free(si);
+	return rc;
+}
+
+int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
+		   uint32_t n_workers, uint64_t seed, uint64_t sync_every,
+		   struct mf_local *l, boar_error *err)
+{
+	memset(l, 0, sizeof *l);
+	struct boar_dataset *d = &l->d;
+	d->task = BOAR_TASK_MF;
+	d->label_kind = BOAR_LABELS_REAL;
+	uint32_t *umap = NULL, *imap = NULL;
+	int rc = pick_ratings(train, local_rows, rank, n_workers, seed, l);
+	if (!rc)
+		rc = renumber(d->user, d->n_rows, train->dim, &umap, &l->gu,
+			      &l->nu);
+	if (!rc)
+		rc = renumber(d->item, d->n_rows, train->n_items, &imap,
+			      &l->gi, &l->ni);
+	if (!rc) {
+		for (uint64_t j = 0; j < d->n_rows; j++) {
+			d->user[j] = umap[d->user[j]];
+			d->item[j] = imap[d->item[j]];
+		}
+		d->dim = l->nu;
+		d->n_items = l->ni;
+	}
+	free(umap);
+	free(imap);
+	if (!rc)
+		rc = cut_clocks(l, rank, seed, sync_every ? sync_every : 1000);
+	if (rc) {
+		mf_local_free(l);
+		return boar_fail(err, BOAR_ENOMEM,
+				 "out of memory for the worker's ratings");
+	}
+	return 0;
+}
+
+void mf_local_drop_users(struct mf_local *l, const uint8_t *drop)
+{
+	uint64_t n = 0, b = 0;
+	l->max_rows = 0;
+	for (uint64_t k = 0; k < l->clocks; k++) {
+		uint64_t e = l->cu_at[k + 1];
+		for (uint64_t p = b; p < e; p++)
+			if (!drop[l->cu[p]])
+				l->cu[n++] = l->cu[p];
+		b = e;
+		l->cu_at[k + 1] = n;
+		uint64_t rows = n - l->cu_at[k] + l->ci_at[k + 1] - l->ci_at[k];
+		if (rows > l->max_rows)
+			l->max_rows = rows;
+	}
+}
+
+void mf_local_free(struct mf_local *l)
+{
+	free(l->d.user);
+	free(l->d.item);
+	free(l->d.label);
+	free(l->gu);
+	free(l->gi);
+	free(l->rows);
+	free(l->at);
+	free(l->cu);
+	free(l->ci);
+	free(l->cu_at);
+	free(l->ci_at);
+	memset(l, 0, sizeof *l);
+}

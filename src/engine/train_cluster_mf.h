@@ -1,0 +1,117 @@
+/* train_cluster_mf.h - matrix factorization trained by the parameter
+ * server (engine-internal): train_cluster_mf.c runs the clocks against
+ * the transport, cluster_mf_local.c builds a worker's local problem (its
+ * ratings, its users and items renumbered, its clocks), cluster_mf_agree.c
+ * makes workers that read parts agree on the file's statistics and on
+ * whose users are private. The design is at the top of train_cluster_mf.c.
+ */
+#ifndef BOAR_ENGINE_TRAIN_CLUSTER_MF_H
+#define BOAR_ENGINE_TRAIN_CLUSTER_MF_H
+
+#include <stdint.h>
+
+#include "boar.h"
+#include "data/dataset.h"
+#include "model/model.h"
+
+/* A worker's ratings as a dataset of its own: users and items numbered
+ * 0..nu-1 and 0..ni-1 in the order of their global ids (so a clock's keys
+ * come out ascending), and the ratings cut into clocks. */
+struct mf_local {
+	struct boar_dataset d;  /* task MF; user, item, label owned here */
+	uint32_t *gu, *gi;      /* local id -> global id */
+	uint32_t nu, ni;
+	uint64_t clocks;
+	uint32_t *rows;         /* clock k: rows[at[k] .. at[k + 1]) of d */
+	uint64_t *at;           /* clocks + 1 */
+	/* clock k's users cu[cu_at[k] .. cu_at[k + 1]) and items likewise,
+	 * local ids ascending */
+	uint32_t *cu, *ci;
+	uint64_t *cu_at, *ci_at;
+	uint64_t max_rows;      /* users + items of the largest clock */
+};
+
+/* Worker `rank` of `n_workers`' problem from train (its part of the
+ * ratings where local_rows, else its 1/n_workers of them, chosen by a
+ * hash of seed and position so that the workers' shares partition the
+ * file), cut into clocks of about sync_every ratings, shuffled by seed.
+ * Global ids must be below train->dim (users) and train->n_items.
+ * @return 0, or BOAR_ENOMEM with err. */
+int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
+		   uint32_t n_workers, uint64_t seed, uint64_t sync_every,
+		   struct mf_local *l, boar_error *err);
+/* Takes the users with drop[local id] set out of every clock's list
+ * (their rows are private: not moved per clock). */
+void mf_local_drop_users(struct mf_local *l, const uint8_t *drop);
+void mf_local_free(struct mf_local *l);
+
+/* The keys of a row (S = rank + 3 of them): its factors, then these. */
+#define SLOT_BIAS(R) (R)
+#define SLOT_SUM(R) ((R) + 1)     /* its AdaGrad sum */
+#define SLOT_HOLDERS(R) ((R) + 2) /* users: how many workers hold ratings
+				     of the user (--read-part) */
+
+/* A worker's state (train_cluster_mf.c). */
+struct mfc {
+	const boar_ps_transport *t;
+	boar_options o;      /* resolved */
+	int local_rows;      /* t->local_rows: the data is this worker's part */
+	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
+			  boar_error *err);
+	uint64_t U, I;       /* the model's users and items */
+	uint32_t R, S;       /* rank; keys per row (R + 3) */
+	uint32_t w;          /* slots moved per row */
+	uint32_t off[2];     /* the slots moved after the factors */
+	struct boar_factor_init fi;
+	float mu;
+	struct mf_local l;
+	struct boar_model *lm;     /* the worker's rows, local ids */
+	float *P0, *Q0;            /* their initial factors */
+	struct boar_engine **eng;  /* one per clock */
+	float *sums;               /* AdaGrad row sums, shared by them */
+	uint64_t n_keys, stats_key;
+	uint64_t *keys, *ahead_keys, nk, ahead_nk;
+	int64_t ahead_k;           /* clock asked ahead, or -1 */
+	float *vals, *before;
+	uint64_t cap;
+	uint64_t *test_keys, n_test_keys; /* what an evaluation pulls */
+	/* Private users (this worker holds all their ratings): not moved
+	 * per clock; pu[0..npu) local ids, their keys, and their values as
+	 * last pulled or pushed. */
+	uint8_t *is_private;       /* per local user */
+	uint32_t *pu;
+	uint64_t npu, npk;
+	uint64_t *pkeys;
+	float *pvals, *pbefore;
+	double phase[BOAR_PS_PHASES], mark;
+};
+
+/* Rows of the layout: users u[0..nu) then items i[0..ni), local ids
+ * ascending (so their keys are). */
+struct mf_rows {
+	const uint32_t *u, *i;
+	uint64_t nu, ni;
+};
+
+enum mf_walk { WALK_KEYS, WALK_LOAD, WALK_STORE };
+
+/* The rows' slots in key order: their keys into keys (KEYS); the values
+ * vals pulled into the worker's model, remembered in before (LOAD); or
+ * what changed since before into vals, before then updated (STORE).
+ * @return the number of keys. */
+uint64_t mf_walk(struct mfc *c, const struct mf_rows *rs, enum mf_walk mode,
+		 uint64_t *keys, float *vals, float *before);
+
+/* --read-part: every worker's count, mean and mean square of its ratings
+ * (mine) summed into all (count, mean, mean square of the whole file),
+ * and which of this worker's users no other worker holds (is_private).
+ * Waits for every worker, at any staleness (cluster_mf_agree.c). */
+int mf_agree(struct mfc *c, const double mine[3], double all[3],
+	     boar_error *err);
+
+/* Cluster training of an MF dataset (boar_train_ps hands it over). */
+int boar_train_ps_mf(const boar_dataset *train, const boar_options *o,
+		     const boar_ps_transport *t, boar_model **out,
+		     boar_error *err);
+
+#endif
