@@ -358,7 +358,7 @@ struct wrun {
 	int binary;
 	int last_epoch;
 	boar_epoch_stats last; /* the last epoch's (its test metrics) */
-	double load_s;         /* reading the training part and the test set */
+	double load_s; /* reading the training data (or part) and test set */
 };
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
@@ -533,24 +533,19 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
 		return cli_report(&err, rc);
 	struct part_info part = { 0 };
-	/* A worker parses on all cores, whatever its training --threads: its
-	 * shards (and any other worker of the host) wait for the data too,
-	 * so the cores they train on later are free now (one host, 2 shards
-	 * x 2 + 2 workers x 6: parsing was most of the time to the loss) */
+	/* A worker parses on all cores (--read-part too), whatever its
+	 * --threads: its shards (and any other worker of the host) wait for
+	 * the data too, so the cores they train on later are free now (2x2
+	 * shards + 2x6 workers on one host: parsing was most of the time) */
 	a->load.threads = 0;
 	struct cluster_input in = { c->read_part, c->rank, c->n_workers,
 				    c->features, c->users, c->items };
 	double t_load = cli_now();
 	if ((rc = cluster_worker_input(a, &in, &train, &part)))
 		return rc;
-	if (a->test_path) {
-		boar_load_options lo = a->load;
-		lo.task = boar_dataset_task(train);
-		if ((rc = boar_dataset_load(a->test_path, &lo, &test, &err))) {
-			status = cli_report(&err, rc);
-			goto out;
-		}
-		a->opt.test = test;
+	if ((rc = cluster_worker_test(a, train, &test))) {
+		status = rc;
+		goto out;
 	}
 	boar_error bad;
 	char words[sizeof bad.message];

@@ -1,6 +1,6 @@
 /* cluster_mf.c - what a cluster worker starts from (cluster_mf.h): its
- * training data, and for ratings the shape of the MF model every worker
- * must agree on.
+ * training data and test set, and for ratings the shape of the MF model
+ * every worker must agree on.
  *
  * The shards' key layout is made from the model's users and items
  * (src/engine/train_cluster_mf.c), so every worker must build the same
@@ -66,6 +66,21 @@ int cluster_worker_input(const struct train_args *a,
 		*train = NULL;
 	}
 	return rc;
+}
+
+int cluster_worker_test(struct train_args *a, const boar_dataset *train,
+			boar_dataset **test)
+{
+	boar_error err = { 0 };
+	if (!a->test_path)
+		return 0;
+	boar_load_options lo = a->load;
+	lo.task = boar_dataset_task(train);
+	int rc = boar_dataset_load(a->test_path, &lo, test, &err);
+	if (rc)
+		return cli_report(&err, rc);
+	a->opt.test = *test;
+	return 0;
 }
 
 int cluster_binary_metrics(const boar_dataset *train, int loss)

@@ -1,6 +1,6 @@
 /* cluster_mf.h - what a cluster worker starts from: its training data
- * (its part of the file, or all of it) and, for ratings, the model's
- * shape every worker must agree on. */
+ * (its part of the file, or all of it), its test set and, for ratings,
+ * the model's shape every worker must agree on. */
 #ifndef BOAR_CLI_CLUSTER_MF_H
 #define BOAR_CLI_CLUSTER_MF_H
 
@@ -25,6 +25,12 @@ struct cluster_input {
 int cluster_worker_input(const struct train_args *a,
 			 const struct cluster_input *in, boar_dataset **train,
 			 struct part_info *part);
+
+/* The test set (a->test_path; none without one) read for train's task,
+ * on all cores as the training data, into *test and a->opt.test.
+ * @return 0, or the exit status (reported on stderr). */
+int cluster_worker_test(struct train_args *a, const boar_dataset *train,
+			boar_dataset **test);
 
 /* Whether a worker's progress shows accuracy and AUC (a binary or
  * multiclass loss on rows) rather than RMSE (regression, ratings). */

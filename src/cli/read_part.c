@@ -140,7 +140,7 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 	 * whole file: the part once went through the one-thread block
 	 * parser (2.5x the time) after a copy of its text into fresh pages
 	 * (their zeroing by the kernel took a third of a worker's cycles). */
-	int threads = parse_threads(o ? o->threads : 0);
+	int threads = parse_threads(o->threads);
 	int rc = boar_parse_file_range(path, name, info->lo, info->hi, o,
 				       threads, out, err);
 	if (rc == 1)
