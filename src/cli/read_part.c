@@ -138,8 +138,8 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 		 rank, n_parts, (unsigned long long)info->lo);
 	/* In windows on all the parse threads, as boar_dataset_load reads a
 	 * whole file: the part once went through the one-thread block
-	 * parser (2.5x the time) after a copy of its text into fresh pages
-	 * (their zeroing by the kernel took a third of a worker's cycles). */
+	 * parser after a copy of its text into fresh pages (the copy and
+	 * the kernel's zeroing of them: a third of a worker's cycles). */
 	int threads = parse_threads(o->threads);
 	int rc = boar_parse_file_range(path, name, info->lo, info->hi, o,
 				       threads, out, err);
