@@ -410,6 +410,8 @@ static void refused(void)
 	boar_error err;
 	o.deterministic = 1;
 	int rc = boar_train(d, &o, &m, &err);
+	if (rc == BOAR_ENOGPU || rc == BOAR_ENODEVICE)
+		TEST_SKIP("no GPU engine here: %s", err.message);
 	CHECK(rc == BOAR_EINVAL && strstr(err.message, "deterministic"),
 	      "deterministic softmax on the GPU: rc %d (%s)", rc, err.message);
 	boar_model_free(m);
