@@ -24,11 +24,8 @@ int main(void)
 	o.gpu_plugin = "/nonexistent/libboar-gpu.so.0";
 	CHECK(boar_engine_warm_start(&o) == NULL, "no plugin: nothing to start");
 
-	static char plugin[4096];
-	const char *build = getenv("BUILD");
-	if (!build || snprintf(plugin, sizeof plugin, "%s/libboar-gpu.so.0",
-			       build) >= (int)sizeof plugin ||
-	    access(plugin, R_OK))
+	const char *plugin = test_gpu_plugin();
+	if (!plugin || access(plugin, R_OK))
 		TEST_SKIP("no GPU plugin in the build directory");
 	o.gpu_plugin = plugin;
 	void *w = boar_engine_warm_start(&o);

@@ -28,25 +28,11 @@
 
 #include "boar.h"
 #include "testutil.h"
+#include "gpu_agree.h"
 
 #define N_ROWS 4000
 #define DIM 64
 #define NNZ 8
-#define EPOCHS 5
-
-/* A 64-bit LCG's top bits: deterministic data on every platform. */
-static uint64_t lcg = 7;
-
-static double unif(void)
-{
-	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (lcg >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static uint32_t below(uint32_t n)
-{
-	return (uint32_t)(unif() * n);
-}
 
 enum labels { CLASSES, REAL, COUNTS };
 
@@ -88,46 +74,6 @@ static boar_dataset *make_data(enum labels kind)
 		exit(1);
 	}
 	return d;
-}
-
-struct run {
-	double loss[EPOCHS];
-	int epochs;
-};
-
-static int on_epoch(const boar_epoch_stats *s, void *ctx)
-{
-	struct run *r = ctx;
-	if (s->epoch >= 1 && s->epoch <= EPOCHS)
-		r->loss[s->epoch - 1] = s->train_loss;
-	r->epochs = s->epoch;
-	return 0;
-}
-
-/* Trains on `device`; NULL when the device cannot (the reason printed). */
-static boar_model *train(const boar_dataset *d, boar_options o, int device,
-			 struct run *r)
-{
-	boar_model *m = NULL;
-	boar_error err;
-	memset(r, 0, sizeof *r);
-	o.device = device;
-	/* The plugin sits in the build directory, not beside the test
-	 * (tests/run-tests exports BUILD). */
-	static char plugin[4096];
-	const char *build = getenv("BUILD");
-	if (build && snprintf(plugin, sizeof plugin, "%s/libboar-gpu.so.0",
-			      build) < (int)sizeof plugin)
-		o.gpu_plugin = plugin;
-	o.progress = on_epoch;
-	o.progress_ctx = r;
-	int rc = boar_train(d, &o, &m, &err);
-	if (device == BOAR_DEVICE_GPU &&
-	    (rc == BOAR_ENOGPU || rc == BOAR_ENODEVICE))
-		TEST_SKIP("no GPU here: %s", err.message);
-	CHECK(rc == 0, "%s training: %s", device ? "GPU" : "CPU",
-	      err.message);
-	return rc ? NULL : m;
 }
 
 /* How far apart two models are as a whole: ||w_a - w_b|| / ||w_a||. */
@@ -183,23 +129,6 @@ static void compare(const char *name, const boar_dataset *d,
 		    const boar_options *o, double later_tol, double w_tol)
 {
 	compare_keep(name, d, o, later_tol, w_tol, NULL, NULL);
-}
-
-/* The options every comparison starts from: one thread against the GPU,
- * atomic updates, the step each optimizer takes here. */
-static boar_options agree_options(int loss, int opt, int l2)
-{
-	boar_options o;
-	boar_options_default(&o);
-	o.loss = loss;
-	o.optimizer = opt;
-	o.update = BOAR_UPDATE_ATOMIC;
-	o.epochs = EPOCHS;
-	o.eta = opt == BOAR_OPT_SGD ? 0.05 : 0.1;
-	o.l2 = l2 ? 1e-3 : 0;
-	o.threads = 1;
-	o.seed = 3;
-	return o;
 }
 
 /* The classes' rows with weight w[r] on row r. */

@@ -28,26 +28,13 @@
 #include "gpu/gpu_engine.h"
 #include "model/model.h"
 #include "testutil.h"
+#include "gpu_agree.h"
 
 #define N_ROWS 4000
 #define N_TEST 2000
 #define NNZ 8
-#define EPOCHS 5
 #define MAX_K 40
 #define MAX_DIM 1024
-
-static uint64_t lcg;
-
-static double unif(void)
-{
-	lcg = lcg * 6364136223846793005ULL + 1442695040888963407ULL;
-	return (lcg >> 11) * (1.0 / 9007199254740992.0);
-}
-
-static uint32_t below(uint32_t n)
-{
-	return (uint32_t)(unif() * n);
-}
 
 /* Rows of NNZ ascending ids (one from each eighth of dim) with values in
  * [-1, 1], labelled 0..K-1 by the argmax of a hidden K-class model's
@@ -99,49 +86,6 @@ static boar_dataset *make_data(uint32_t K, uint32_t dim, uint64_t n,
 	return d;
 }
 
-struct run {
-	double loss[EPOCHS];
-	int epochs;
-};
-
-static int on_epoch(const boar_epoch_stats *s, void *ctx)
-{
-	struct run *r = ctx;
-	if (s->epoch >= 1 && s->epoch <= EPOCHS)
-		r->loss[s->epoch - 1] = s->train_loss;
-	r->epochs = s->epoch;
-	return 0;
-}
-
-/* The plugin sits in the build directory (tests/run-tests exports BUILD). */
-static void use_plugin(boar_options *o)
-{
-	static char plugin[4096];
-	const char *build = getenv("BUILD");
-	if (build && snprintf(plugin, sizeof plugin, "%s/libboar-gpu.so.0",
-			      build) < (int)sizeof plugin)
-		o->gpu_plugin = plugin;
-}
-
-static boar_model *train(const boar_dataset *d, boar_options o, int device,
-			 struct run *r)
-{
-	boar_model *m = NULL;
-	boar_error err;
-	memset(r, 0, sizeof *r);
-	o.device = device;
-	use_plugin(&o);
-	o.progress = on_epoch;
-	o.progress_ctx = r;
-	int rc = boar_train(d, &o, &m, &err);
-	if (device == BOAR_DEVICE_GPU &&
-	    (rc == BOAR_ENOGPU || rc == BOAR_ENODEVICE))
-		TEST_SKIP("no GPU here: %s", err.message);
-	CHECK(rc == 0, "%s training: %s", device ? "GPU" : "CPU",
-	      err.message);
-	return rc ? NULL : m;
-}
-
 /* How far apart two K-class models are: ||w_a - w_b|| / ||w_a||. Softmax
  * predicts the same when a feature's K weights all move by one amount, so
  * for it each feature's (and the biases') mean over the classes is taken
@@ -182,21 +126,6 @@ static boar_metrics evaluate(const boar_model *m, const boar_dataset *t)
 	int rc = boar_evaluate(m, t, &r, 1, &err);
 	CHECK(rc == 0, "evaluate: %s", err.message);
 	return r;
-}
-
-static boar_options mc_options(int loss, int opt, int l2)
-{
-	boar_options o;
-	boar_options_default(&o);
-	o.loss = loss;
-	o.optimizer = opt;
-	o.update = BOAR_UPDATE_ATOMIC;
-	o.epochs = EPOCHS;
-	o.eta = opt == BOAR_OPT_SGD ? 0.05 : 0.1;
-	o.l2 = l2 ? 1e-3 : 0;
-	o.threads = 1;
-	o.seed = 3;
-	return o;
 }
 
 /* Tolerances. Training losses as test_gpu_cpu_agree's: epoch 1 (the
@@ -265,7 +194,7 @@ static void agree(uint32_t K, uint32_t dim)
 				/* one L2 case per loss beyond K = 3 */
 				if (K > 3 && l2 && opt == BOAR_OPT_SGD)
 					continue;
-				boar_options o = mc_options(LOSSES[l], opt, l2);
+				boar_options o = agree_options(LOSSES[l], opt, l2);
 				char name[96];
 				snprintf(name, sizeof name, "K=%u dim=%u %s %s%s",
 					 K, dim,
@@ -293,7 +222,7 @@ static void weighted(void)
 	CHECK(boar_dataset_set_weights(d, w, N_ROWS, &err) == 0, "weights: %s",
 	      err.message);
 	float lab = 1, val = 3;
-	boar_options o = mc_options(BOAR_LOSS_SOFTMAX, BOAR_OPT_ADAGRAD, 0);
+	boar_options o = agree_options(BOAR_LOSS_SOFTMAX, BOAR_OPT_ADAGRAD, 0);
 	o.class_weight_labels = &lab;
 	o.class_weight_values = &val;
 	o.n_class_weights = 1;
@@ -323,7 +252,7 @@ static void streamed(void)
 	boar_dataset *d = make_data(10, 1024, N_ROWS, 7);
 	boar_dataset *t = make_data(10, 1024, N_TEST, 99);
 	for (size_t l = 0; l < sizeof LOSSES / sizeof *LOSSES; l++) {
-		boar_options o = mc_options(LOSSES[l], BOAR_OPT_ADAGRAD, 0);
+		boar_options o = agree_options(LOSSES[l], BOAR_OPT_ADAGRAD, 0);
 		struct run rr, rs;
 		boar_model *mr = train(d, o, BOAR_DEVICE_GPU, &rr);
 		o.gpu_chunk_bytes = 16 << 10;
@@ -359,7 +288,7 @@ static void keys(void)
 		classes[c] = (float)c;
 	struct boar_model *m =
 		boar_model_alloc_multiclass(BOAR_LOSS_SOFTMAX, dim, K, classes);
-	boar_options o = mc_options(BOAR_LOSS_SOFTMAX, BOAR_OPT_ADAGRAD, 0);
+	boar_options o = agree_options(BOAR_LOSS_SOFTMAX, BOAR_OPT_ADAGRAD, 0);
 	boar_options_resolve_task(&o, BOAR_TASK_LINEAR);
 	boar_gpu_ctx *g = NULL;
 	boar_error err;
@@ -403,9 +332,9 @@ static void keys(void)
 static void refused(void)
 {
 	boar_dataset *d = make_data(3, 64, N_ROWS, 7);
-	boar_options o = mc_options(BOAR_LOSS_SOFTMAX, BOAR_OPT_ADAGRAD, 0);
+	boar_options o = agree_options(BOAR_LOSS_SOFTMAX, BOAR_OPT_ADAGRAD, 0);
 	o.device = BOAR_DEVICE_GPU;
-	use_plugin(&o);
+	o.gpu_plugin = test_gpu_plugin();
 	boar_model *m = NULL;
 	boar_error err;
 	o.deterministic = 1;

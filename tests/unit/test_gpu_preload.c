@@ -97,11 +97,8 @@ static void same_losses(const char *what, const struct losses *a,
 
 int main(void)
 {
-	static char plugin[4096];
-	const char *build = getenv("BUILD");
-	if (!build || snprintf(plugin, sizeof plugin, "%s/libboar-gpu.so.0",
-			       build) >= (int)sizeof plugin ||
-	    access(plugin, R_OK))
+	const char *plugin = test_gpu_plugin();
+	if (!plugin || access(plugin, R_OK))
 		TEST_SKIP("no GPU plugin in the build directory");
 	snprintf(test_dir, sizeof test_dir, "%s/boar-gpu-preload.XXXXXX",
 		 getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
