@@ -18,18 +18,12 @@
 
 #include "base/error.h"
 #include "train_cluster_mf.h"
+#include "cluster_clock.h"
 
 /* How long workers wait for each other to say their ratings' mean. */
 #define AGREE_TIMEOUT_S 600.0
 /* Keys per pull or push of the holder counts. */
 #define HOLDER_BATCH (1u << 20)
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static void sleep_ms(long ms)
 {
@@ -55,14 +49,14 @@ static int agree_moments(struct mfc *c, const double mine[3], double all[3],
 		k[i] = c->stats_key + i;
 	if (!rc)
 		rc = t->push(t->ctx, keys, v, 3, err);
-	double t0 = now_s();
+	double t0 = cluster_now_s();
 	for (uint32_t missing = W; !rc && missing;) {
 		if ((rc = t->pull(t->ctx, k, n, got, err)))
 			break;
 		missing = 0;
 		for (uint32_t r = 0; r < W; r++)
 			missing += got[3 * r] < 0.5f;
-		if (missing && now_s() - t0 > AGREE_TIMEOUT_S)
+		if (missing && cluster_now_s() - t0 > AGREE_TIMEOUT_S)
 			rc = boar_fail(err, BOAR_ETIMEOUT,
 				       "cluster training: %u of %u workers did "
 				       "not report their ratings in %.0f s",

@@ -50,6 +50,7 @@
 #include "train.h"
 #include "train_cluster.h"
 #include "train_cluster_mf.h"
+#include "cluster_clock.h"
 
 /* Cluster training runs data-parallel linear models from zero weights
  * (matrix factorization: train_cluster_mf.c).
@@ -61,19 +62,10 @@
 			   BOAR_CAP(DETERMINISTIC) | BOAR_CAP(NORMALIZED)))
 
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 /* The time since the last mark goes to phase p. */
 static void lap(struct cluster *c, enum boar_ps_phase p)
 {
-	double t = now_s();
-	c->phase[p] += t - c->mark;
-	c->mark = t;
+	cluster_lap(c->phase, &c->mark, p);
 }
 
 /* Room for cap keys as the model knows them (none without a map). */
@@ -235,7 +227,7 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 			boar_error *err)
 {
 	struct cluster *c = ctx;
-	c->mark = now_s();
+	c->mark = cluster_now_s();
 	uint64_t k = b == c->first ? 0 : c->next;
 	c->next = k + 1;
 	if (k >= c->clocks || b != cluster_clock_begin(c, k) ||
@@ -321,7 +313,7 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 			   boar_error *err)
 {
 	struct cluster *c = ctx;
-	double t0 = now_s();
+	double t0 = cluster_now_s();
 	int rc = settle_ahead(c, err);
 	for (uint64_t lo = 0; !rc && lo < c->n_keys;) {
 		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
@@ -332,7 +324,7 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 				err);
 		lo += n;
 	}
-	c->phase[BOAR_PS_REFRESH] += now_s() - t0;
+	c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
 	return rc;
 }
 

@@ -81,6 +81,7 @@
 #include "model/model.h"
 #include "model/model_input.h"
 #include "train_cluster_mf.h"
+#include "cluster_clock.h"
 
 /* What MF training in the cluster can do: a run from fresh factors with
  * the CPU engine's sweeps. Not early stopping (nor the holdout it
@@ -92,18 +93,9 @@
 			   BOAR_CAP(WARM_START) | BOAR_CAP(DETERMINISTIC) | \
 			   BOAR_CAP(MF_NONNEG)))
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
 static void lap(struct mfc *c, enum boar_ps_phase p)
 {
-	double t = now_s();
-	c->phase[p] += t - c->mark;
-	c->mark = t;
+	cluster_lap(c->phase, &c->mark, p);
 }
 
 /* The options as the cluster runs them, refused by name where it
@@ -358,7 +350,7 @@ static int run_clock(struct mfc *c, int epoch, uint64_t k, int64_t next,
 {
 	const boar_ps_transport *t = c->t;
 	struct mf_rows rs = clock_rows(c, k);
-	c->mark = now_s();
+	c->mark = cluster_now_s();
 	if (c->ahead_k == (int64_t)k) {
 		uint64_t *s = c->keys;
 		c->keys = c->ahead_keys;
@@ -473,7 +465,7 @@ static int list_test_keys(struct mfc *c, boar_error *err)
  * whole shape, made on first use: the other rows stay initial). */
 static int refresh(struct mfc *c, struct boar_model **m, boar_error *err)
 {
-	double t0 = now_s();
+	double t0 = cluster_now_s();
 	int rc = 0;
 	if (!*m && !(*m = whole_model(c)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -487,7 +479,7 @@ static int refresh(struct mfc *c, struct boar_model **m, boar_error *err)
 		if (!rc)
 			keys_into_model(c, *m, c->test_keys + lo, 0, c->vals, n);
 	}
-	c->phase[BOAR_PS_REFRESH] += now_s() - t0;
+	c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
 	return rc;
 }
 
