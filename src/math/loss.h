@@ -181,20 +181,23 @@ BOAR_HD double boar_loss_response(int loss, double m)
 }
 
 /* p[c] = exp(m[c]) / sum exp(m); returns log(sum exp(m)), computed from
- * the largest margin so that nothing overflows. p may be m. The double
- * evaluation's; the float sweeps take a row's normalizer and terms class
- * by class (boar_multiclass_class below). */
-BOAR_HD double boar_softmax_d(const double *m, uint32_t K, double *p)
-{
-	double mx = m[0], sum = 0;
-	for (uint32_t c = 1; c < K; c++)
-		mx = m[c] > mx ? m[c] : mx;
-	for (uint32_t c = 0; c < K; c++)
-		sum += (p[c] = exp(m[c] - mx));
-	for (uint32_t c = 0; c < K; c++)
-		p[c] /= sum;
-	return mx + log(sum);
-}
+ * the largest margin so that nothing overflows. p may be m. One body for
+ * the float sweep and the double evaluation. */
+#define BOAR_SOFTMAX_DEF_(NAME, T, EXP, LOG)                              \
+	BOAR_HD T NAME(const T *m, uint32_t K, T *p)                       \
+	{                                                                  \
+		T mx = m[0], sum = 0;                                      \
+		for (uint32_t c = 1; c < K; c++)                           \
+			mx = m[c] > mx ? m[c] : mx;                        \
+		for (uint32_t c = 0; c < K; c++)                           \
+			sum += (p[c] = EXP(m[c] - mx));                    \
+		for (uint32_t c = 0; c < K; c++)                           \
+			p[c] /= sum;                                       \
+		return mx + LOG(sum);                                      \
+	}
+BOAR_SOFTMAX_DEF_(boar_softmax_f, float, expf, logf)
+BOAR_SOFTMAX_DEF_(boar_softmax_d, double, exp, log)
+#undef BOAR_SOFTMAX_DEF_
 
 /* The class index of a label: its position among the model's K class
  * labels, ascending (a label between two classes takes the lower one;
