@@ -47,6 +47,8 @@ struct ps_client_config {
 	double reconnect_timeout;   /* seconds; 0: 30 */
 	int f16;                    /* push values as float16 */
 	float threshold;            /* significance filter; 0: off */
+	int threads;                /* for copying and merging a pull's
+				       values (the worker's); 0: 1 */
 };
 
 struct ps_client_counters {

@@ -30,21 +30,41 @@ static int grow(void **p, uint32_t need, uint32_t *cap, size_t size)
 	return 0;
 }
 
+/* Room for one more run. */
+static struct own_run *new_run(struct pull_ahead *a)
+{
+	if (grow((void **)&a->runs, a->n_runs + 1, &a->runs_cap,
+		 sizeof *a->runs))
+		return NULL;
+	return &a->runs[a->n_runs];
+}
+
 int client_ahead_record(struct ps_client *c, const uint64_t *keys,
 			const float *deltas, uint32_t n)
 {
 	struct pull_ahead *a = &c->ahead;
-	uint32_t cap = a->cap, rcap = a->runs_cap;
-	if (grow((void **)&a->pk, a->np + n, &cap, sizeof *a->pk) ||
-	    grow((void **)&a->pv, a->np + n, &a->cap, sizeof *a->pv) ||
-	    grow((void **)&a->run_end, a->n_runs + 1, &rcap,
-		 sizeof *a->run_end))
+	uint32_t cap = a->cap;
+	struct own_run *r = new_run(a);
+	if (!r || grow((void **)&a->pk, a->np + n, &cap, sizeof *a->pk) ||
+	    grow((void **)&a->pv, a->np + n, &a->cap, sizeof *a->pv))
 		return -1;
-	a->runs_cap = rcap;
 	memcpy(a->pk + a->np, keys, n * sizeof *keys);
 	memcpy(a->pv + a->np, deltas, n * sizeof *deltas);
+	*r = (struct own_run){ .k = NULL, .v = NULL, .n = n, .at = a->np };
 	a->np += n;
-	a->run_end[a->n_runs++] = a->np;
+	a->n_runs++;
+	return 0;
+}
+
+int client_ahead_record_ref(struct ps_client *c, const uint64_t *keys,
+			    const float *deltas, uint32_t n)
+{
+	struct pull_ahead *a = &c->ahead;
+	struct own_run *r = new_run(a);
+	if (!r)
+		return -1;
+	*r = (struct own_run){ .k = keys, .v = deltas, .n = n };
+	a->n_runs++;
 	return 0;
 }
 
@@ -89,23 +109,53 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 	return 0;
 }
 
-/* Adds the recorded pushes to the values of keys[lo..hi) (both sorted:
- * one merge per push). */
+/* Adds one run's deltas to the values of keys[lo..hi) (both sorted: a
+ * merge that starts where the run reaches keys[lo]). */
+static void add_run(const struct pull_ahead *a, const struct own_run *r,
+		    const uint64_t *keys, uint32_t lo, uint32_t hi,
+		    float *vals)
+{
+	const uint64_t *pk = r->k ? r->k : a->pk + r->at;
+	const float *pv = r->k ? r->v : a->pv + r->at;
+	if (lo >= hi)
+		return;
+	uint32_t j = client_lower_bound(pk, 0, r->n, keys[lo]);
+	for (uint32_t i = lo; i < hi && j < r->n;) {
+		if (pk[j] < keys[i])
+			j++;
+		else if (pk[j] > keys[i])
+			i++;
+		else
+			vals[i++] += pv[j++];
+	}
+}
+
 void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
 			  uint32_t lo, uint32_t hi, float *vals)
 {
-	uint32_t start = 0;
-	for (uint32_t r = 0; r < a->n_runs; r++) {
-		uint32_t j = start, end = a->run_end[r];
-		for (uint32_t i = lo; i < hi && j < end;) {
-			if (a->pk[j] < keys[i])
-				j++;
-			else if (a->pk[j] > keys[i])
-				i++;
-			else
-				vals[i++] += a->pv[j++];
-		}
-		start = end;
+	for (uint32_t r = 0; r < a->n_runs; r++)
+		add_run(a, &a->runs[r], keys, lo, hi, vals);
+}
+
+/* The copy out of the answer and the merge of the worker's own pushes
+ * (each as long as the clock's keys: most of a clock's pull wait once
+ * the answer is read ahead) on the worker's threads, a slice of keys
+ * each. */
+void client_ahead_finish_vals(const struct pull_ahead *a,
+			      const uint64_t *keys, uint32_t lo, uint32_t hi,
+			      const float *from, float *vals, int add_own,
+			      int threads)
+{
+	uint32_t n = hi - lo;
+	int parts = threads > 1 && n >= 65536 ? threads : 1;
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+	for (int t = 0; t < parts; t++) {
+		uint32_t b = lo + (uint32_t)((uint64_t)n * t / parts);
+		uint32_t e = lo + (uint32_t)((uint64_t)n * (t + 1) / parts);
+		if (from != vals)
+			memcpy(vals + b, from + b, (size_t)(e - b) * sizeof *vals);
+		if (add_own)
+			client_ahead_add_own(a, keys, b, e, vals);
 	}
 }
 
@@ -126,7 +176,8 @@ int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
 			continue;
 		rc = client_pull_reply(c, i, p, vals, &redone, err);
 		if (!rc && !redone && !(c->msg.flags & WIRE_F_HELD))
-			client_ahead_add_own(a, keys, p->a, p->b, vals);
+			client_ahead_finish_vals(a, keys, p->a, p->b, vals,
+						 vals, 1, c->cfg.threads);
 	}
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 		c->sh[i].ahead_pending = c->sh[i].ahead_lost = 0;

@@ -43,12 +43,14 @@ struct job {
 	uint32_t n;
 };
 
-/* A push's keys and deltas, copied: the caller may reuse its own. */
+/* A push's keys and deltas, copied: the caller may reuse its own. The
+ * copy is also the record of the push for a pull asked ahead (pinned:
+ * kept until that pull is collected), so a push is copied once. */
 struct push_buf {
 	uint64_t *keys;
 	float *vals;
 	uint32_t n, cap;
-	int busy;
+	int busy, pinned;
 };
 
 /* What became of a shard's answer to the pull asked ahead. */
@@ -93,7 +95,7 @@ static void fail(struct client_bg *b, int rc, const boar_error *e)
 	b->len = 0;
 	b->waiting = 0;
 	for (int i = 0; i < BUFS; i++)
-		b->buf[i].busy = 0;
+		b->buf[i].busy = b->buf[i].pinned = 0;
 	pthread_cond_broadcast(&b->done);
 }
 
@@ -336,21 +338,26 @@ int client_bg_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err)
 {
 	struct client_bg *b = c->bg;
+	struct push_buf *q = b->buf;
 	pthread_mutex_lock(&b->mu);
-	int k = 0;
-	while (!b->rc && b->buf[0].busy && b->buf[1].busy)
+	/* one buffer at most is pinned (by the pull ahead still out), so
+	 * the other comes free once sent */
+	while (!b->rc && (q[0].busy || q[0].pinned) &&
+	       (q[1].busy || q[1].pinned))
 		pthread_cond_wait(&b->done, &b->mu);
 	if (b->rc) {
 		int rc = sticky(b, err);
 		pthread_mutex_unlock(&b->mu);
 		return rc;
 	}
-	k = b->buf[0].busy ? 1 : 0;
-	b->buf[k].busy = 1;
+	int k = q[0].busy || q[0].pinned ? 1 : 0;
+	int pin = c->ahead.on && !q[0].pinned && !q[1].pinned;
+	q[k].busy = 1;
+	q[k].pinned = pin;
 	pthread_mutex_unlock(&b->mu);
 	/* the buffer is ours until queued: the thread reads only queued
 	 * ones */
-	struct push_buf *p = &b->buf[k];
+	struct push_buf *p = &q[k];
 	int rc = grow_buf(p, n) ? boar_fail(err, BOAR_ENOMEM, "out of memory")
 				: 0;
 	if (!rc) {
@@ -358,13 +365,30 @@ int client_bg_push(struct ps_client *c, const uint64_t *keys,
 		memcpy(p->vals, deltas, (size_t)n * sizeof *deltas);
 		p->n = n;
 	}
+	/* a second push before the collect (none in the drivers) is
+	 * recorded by a copy of its own */
+	if (!rc && c->ahead.on &&
+	    (pin ? client_ahead_record_ref(c, p->keys, p->vals, n)
+		 : client_ahead_record(c, keys, deltas, n)))
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 	pthread_mutex_lock(&b->mu);
 	if (rc)
-		p->busy = 0;
+		p->busy = p->pinned = 0;
 	else
 		rc = put(b, (struct job){ .type = JOB_PUSH, .buf = k }, err);
 	pthread_mutex_unlock(&b->mu);
 	return rc;
+}
+
+/* The pull ahead is collected: its record of the pushes goes, and the
+ * buffer it pinned may take the next push. */
+static void unpin(struct client_bg *b)
+{
+	pthread_mutex_lock(&b->mu);
+	for (int i = 0; i < BUFS; i++)
+		b->buf[i].pinned = 0;
+	pthread_cond_broadcast(&b->done);
+	pthread_mutex_unlock(&b->mu);
 }
 
 int client_bg_clock(struct ps_client *c, boar_error *err)
@@ -427,8 +451,10 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	int rc = sticky(b, err), lost = 0;
 	pthread_mutex_unlock(&b->mu);
 	a->on = 0;
-	if (rc)
+	if (rc) {
+		unpin(b);
 		return rc;
+	}
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 		lost |= b->answer[i] == ANS_LOST;
 	if (lost && (rc = client_bg_drain(c, err)))
@@ -438,11 +464,10 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		int redone;
 		switch (b->answer[i]) {
 		case ANS_GOT:
-			client_ahead_add_own(a, keys, p->a, p->b, b->vals);
-			/* fall through */
-		case ANS_HELD:
-			memcpy(vals + p->a, b->vals + p->a,
-			       (size_t)(p->b - p->a) * sizeof *vals);
+		case ANS_HELD: /* a held answer counts the pushes already */
+			client_ahead_finish_vals(a, keys, p->a, p->b, b->vals,
+						 vals, b->answer[i] == ANS_GOT,
+						 c->cfg.threads);
 			break;
 		case ANS_LOST:
 			rc = client_pull_reply(c, i, p, vals, &redone, err);
@@ -452,6 +477,7 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 			break;
 		}
 	}
+	unpin(b);
 	if (!rc)
 		c->n.keys_pulled += n;
 	return rc;

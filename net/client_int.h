@@ -58,15 +58,24 @@ struct pull_arg {
 	uint64_t clock;
 };
 
+/* One push recorded while a pull ahead is out: its keys and deltas at
+ * k, v (a background thread's push buffer, pinned until the collect), or
+ * (k NULL) copied into pk, pv from index at. */
+struct own_run {
+	const uint64_t *k;
+	const float *v;
+	uint32_t n, at;
+};
+
 /* The pull asked a clock ahead, and this worker's pushes since. */
 struct pull_ahead {
 	int on;
 	const uint64_t *keys;
 	uint32_t n;
 	struct pull_arg *arg;   /* n_shards */
-	uint64_t *pk;           /* pushed keys, in runs (one per push call) */
+	uint64_t *pk;           /* copied pushes' keys and deltas */
 	float *pv;
-	uint32_t *run_end;
+	struct own_run *runs;   /* one per push call */
 	uint32_t np, cap, n_runs, runs_cap;
 };
 
@@ -145,6 +154,12 @@ int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
 /* Adds the recorded pushes to vals of keys[lo..hi). */
 void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
 			  uint32_t lo, uint32_t hi, float *vals);
+/* vals[lo..hi) = from[lo..hi) plus the recorded pushes (from may be
+ * vals), on up to `threads` threads. */
+void client_ahead_finish_vals(const struct pull_ahead *a,
+			      const uint64_t *keys, uint32_t lo, uint32_t hi,
+			      const float *from, float *vals, int add_own,
+			      int threads);
 /* A push's frames, unrecorded (ps_client_push less the bookkeeping). */
 int client_push_send(struct ps_client *c, const uint64_t *keys,
 		     const float *deltas, uint32_t n, boar_error *err);
@@ -164,10 +179,13 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 int client_bg_drain(const struct ps_client *c, boar_error *err);
 void client_bg_stop(struct ps_client *c);
 
-/* Records a push made while a pull ahead is in flight. @return 0 or -1
- * out of memory. */
+/* Records a push made while a pull ahead is in flight: copied, or (ref)
+ * by reference to arrays that stay as they are until the collect.
+ * @return 0 or -1 out of memory. */
 int client_ahead_record(struct ps_client *c, const uint64_t *keys,
 			const float *deltas, uint32_t n);
+int client_ahead_record_ref(struct ps_client *c, const uint64_t *keys,
+			    const float *deltas, uint32_t n);
 /* Index of the first key >= bound in keys[lo..n). */
 uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 			    uint64_t bound);

@@ -87,7 +87,7 @@ void ps_client_free(struct ps_client *c)
 	free(c->ahead.arg);
 	free(c->ahead.pk);
 	free(c->ahead.pv);
-	free(c->ahead.run_end);
+	free(c->ahead.runs);
 	wire_out_free(&c->out);
 	wire_msg_free(&c->msg);
 	free(c);

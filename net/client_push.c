@@ -84,10 +84,11 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err)
 {
 	c->n.keys_offered += n;
+	if (c->bg) /* copies the push once, a record for the pull ahead too */
+		return client_bg_push(c, keys, deltas, n, err);
 	if (c->ahead.on && client_ahead_record(c, keys, deltas, n))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	return c->bg ? client_bg_push(c, keys, deltas, n, err)
-		     : client_push_send(c, keys, deltas, n, err);
+	return client_push_send(c, keys, deltas, n, err);
 }
 
 int client_push_send(struct ps_client *c, const uint64_t *keys,

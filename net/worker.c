@@ -17,6 +17,7 @@ struct worker {
 	struct ps_client *c;
 	struct ps_worker_report *rep;
 	double t_start;
+	int threads; /* the engine's: the client merges pulls on them */
 };
 
 static double now_s(void)
@@ -37,6 +38,7 @@ static int w_connect(void *ctx, uint64_t n_keys, boar_error *err)
 	struct worker *w = ctx;
 	w->cc = w->wc->net;
 	w->cc.dim = n_keys;
+	w->cc.threads = w->threads;
 	w->t_start = now_s();
 	int rc = ps_client_connect(&w->cc, &w->c, err);
 	/* pushes and answers cross the links while the engine sweeps */
@@ -142,7 +144,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		  struct ps_worker_report *rep, boar_error *err)
 {
 	memset(rep, 0, sizeof *rep);
-	struct worker w = { .wc = wc, .rep = rep };
+	struct worker w = { .wc = wc, .rep = rep, .threads = o_in->threads };
 	boar_ps_transport t = {
 		.size = sizeof t,
 		.ctx = &w,

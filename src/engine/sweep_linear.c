@@ -183,8 +183,11 @@ sweep_body(const struct linear_args *a, const uint32_t *order, uint64_t begin,
 		}
 		if (i + PREFETCH_WEIGHTS < end) {
 			uint32_t rp = order[i + PREFETCH_WEIGHTS];
-			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++)
+			for (uint64_t k = row_ptr[rp]; k < row_ptr[rp + 1]; k++) {
 				__builtin_prefetch(&w[ST * (uint64_t)idx[k]], 0);
+				if (adagrad && ST == 1) /* sums apart */
+					__builtin_prefetch(&a->G[idx[k]], 0);
+			}
 		}
 		uint32_t r = order[i];
 		uint64_t lo = row_ptr[r], hi = row_ptr[r + 1];
