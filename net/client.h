@@ -49,6 +49,12 @@ struct ps_client_config {
 	float threshold;            /* significance filter; 0: off */
 	int threads;                /* for copying and merging a pull's
 				       values (the worker's); 0: 1 */
+	/* The model starts at zero on every shard (a linear model): a pull
+	 * before this worker's first clock and push, where every shard's
+	 * READY said so too (clock 0, none of its pushes held), is answered
+	 * here with zeros, a value the SSP bound allows at clock 0 whatever
+	 * the others pushed since (ps_client_pull). */
+	int zero_start;
 };
 
 struct ps_client_counters {

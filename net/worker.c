@@ -18,6 +18,7 @@ struct worker {
 	struct ps_worker_report *rep;
 	double t_start;
 	int threads; /* the engine's: the client merges pulls on them */
+	int zero_start; /* a linear model: the shards start at zero */
 };
 
 static double now_s(void)
@@ -39,6 +40,7 @@ static int w_connect(void *ctx, uint64_t n_keys, boar_error *err)
 	w->cc = w->wc->net;
 	w->cc.dim = n_keys;
 	w->cc.threads = w->threads;
+	w->cc.zero_start = w->zero_start;
 	w->t_start = now_s();
 	int rc = ps_client_connect(&w->cc, &w->c, err);
 	/* pushes and answers cross the links while the engine sweeps */
@@ -144,7 +146,12 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		  struct ps_worker_report *rep, boar_error *err)
 {
 	memset(rep, 0, sizeof *rep);
-	struct worker w = { .wc = wc, .rep = rep, .threads = o_in->threads };
+	struct worker w = {
+		.wc = wc,
+		.rep = rep,
+		.threads = o_in->threads,
+		.zero_start = boar_dataset_task(train) == BOAR_TASK_LINEAR,
+	};
 	boar_ps_transport t = {
 		.size = sizeof t,
 		.ctx = &w,
