@@ -56,8 +56,8 @@ single_to=$single_wall
 if [ "$RERUN" = 1 ] && [ "$sr" != - ]; then
 	single_to=$(median single "$sr" "$O/single-to.json")
 fi
-echo "layout,shards,lanes,workers,threads,sync_every,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,ratio_to_single,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s,load_s,gather_s"
-echo "single,0,0,1,$C,-,$single_wall,$target,$target,$sr,$single_to,1.00,,,,,,,,,"
+echo "layout,shards,lanes,workers,threads,sync_every,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,ratio_to_single,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s,load_s,gather_s,setup_s"
+echo "single,0,0,1,$C,-,$single_wall,$target,$target,$sr,$single_to,1.00,,,,,,,,,,"
 
 port=$((20000 + $$ % 20000))
 # cluster S L W T SYNC EPOCHS JSON: S shards of L lanes, W workers of T
@@ -93,10 +93,12 @@ cluster() {
 	awk "BEGIN{print $t1 - $t0}"
 }
 
-# fixed JSON: worker 0's load_s,gather_s (empty for a build without them)
+# fixed JSON: worker 0's load_s,gather_s,setup_s (empty for a build
+# without them)
 fixed() {
 	awk "$FIELD"'!/"epoch"/ && /"clocks"/ {
-		printf "%s,%s\n", field("load_s"), field("gather_s") }' "$1"
+		printf "%s,%s,%s\n", field("load_s"), field("gather_s"),
+			field("setup_s") }' "$1"
 }
 
 run_layout() {

@@ -361,6 +361,8 @@ struct wrun {
 	int last_epoch;
 	boar_epoch_stats last; /* the last epoch's (its test metrics) */
 	double load_s; /* reading the training data (or part) and test set */
+	double setup_s; /* boar_ps_train outside its clocks and gather: the
+			   feature map, the engine, freeing them */
 };
 
 static int on_epoch(const boar_epoch_stats *s, void *ctx)
@@ -492,6 +494,7 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		json_num(&j, "seconds", rep->seconds);
 		json_num(&j, "load_s", r->load_s);
 		json_num(&j, "gather_s", rep->gather_s);
+		json_num(&j, "setup_s", r->setup_s);
 		json_uint(&j, "bytes_sent", rep->net.bytes_sent);
 		json_uint(&j, "keys_pushed", rep->net.keys_pushed);
 		json_uint(&j, "push_bytes", rep->net.push_bytes);
@@ -609,7 +612,9 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		.local_rows = c->read_part,
 	};
 	struct ps_worker_report rep;
+	double t_train = cli_now();
 	rc = boar_ps_train(train, &a->opt, &wc, &model, &rep, &err);
+	r.setup_s = cli_now() - t_train - rep.seconds - rep.gather_s;
 	progress_done(&r.pr);
 	if (rc) {
 		status = cli_report(&err, rc);

@@ -306,6 +306,42 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 	return rc;
 }
 
+/* The refresh where the next epoch's first clock was collected already
+ * (settle_ahead): its keys' values, in c->before, are those of a pull now
+ * (after this worker's pushes), so only the other keys are pulled, into
+ * c->delta (free between a push and the next sweep). Its clock holds most
+ * of a dense model's keys (870k of 2^20 in bench/net/scale16.sh), so an
+ * evaluation then pulls an eighth of them. */
+static int refresh_around_ahead(struct cluster *c, const struct train_run *r,
+				boar_error *err)
+{
+	float *w = r->m->w;
+	const uint64_t *have = c->ahead_keys, nh = c->ahead_nk;
+	const float *before = c->before;
+#pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
+	if (nh >= PARALLEL_MIN)
+	for (uint64_t i = 0; i < nh; i++)
+		w[have[i]] = before[i];
+	int rc = 0;
+	for (uint64_t lo = 0, h = 0; !rc && lo < c->n_keys;) {
+		uint64_t n = 0;
+		for (; lo < c->n_keys && n < c->cap; lo++) {
+			if (h < nh && have[h] == lo)
+				h++;
+			else
+				c->keys[n++] = lo;
+		}
+		if (!n)
+			break;
+		cluster_to_global(c, r, c->keys, c->gkeys, n);
+		rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)n, c->delta,
+				err);
+		for (uint64_t i = 0; !rc && i < n; i++)
+			w[c->keys[i]] = c->delta[i];
+	}
+	return rc;
+}
+
 /* Every key of the engine into the host model, in pulls of at most cap
  * keys: the whole model where there is no map, else every weight the
  * worker's rows and test rows use (all an evaluation reads). */
@@ -315,6 +351,11 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 	struct cluster *c = ctx;
 	double t0 = cluster_now_s();
 	int rc = settle_ahead(c, err);
+	if (!rc && c->ahead_got) {
+		rc = refresh_around_ahead(c, r, err);
+		c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
+		return rc;
+	}
 	for (uint64_t lo = 0; !rc && lo < c->n_keys;) {
 		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
 		for (uint64_t i = 0; i < n; i++)
@@ -461,15 +502,17 @@ static int make_views(const boar_dataset *train, const boar_dataset *test,
 {
 	const struct boar_dataset *ds[2] = { train, test };
 	*fm_used = 0;
-	if (train->task != BOAR_TASK_LINEAR)
+	/* The views cost a copy of the ids (4 bytes per non-zero); the
+	 * engine saves at least 16 bytes (weight, AdaGrad sum, ...) per
+	 * feature unused: renumber only where that saves more, which a
+	 * model of at most a quarter as many features as the ids never
+	 * does (then the map is not even built: a pass over every id) */
+	uint64_t ids = train->nnz + (test ? test->nnz : 0);
+	if (train->task != BOAR_TASK_LINEAR || train->dim * 16 <= ids * 4)
 		return 0;
 	int rc = feature_map_build(fm, train->dim, ds, 2, threads, err);
 	if (rc)
 		return rc;
-	/* The views cost a copy of the ids (4 bytes per non-zero); the
-	 * engine saves at least 16 bytes (weight, AdaGrad sum, ...) per
-	 * feature unused: renumber only where that saves more. */
-	uint64_t ids = train->nnz + (test ? test->nnz : 0);
 	if ((train->dim - fm->n) * 16 <= ids * 4) {
 		feature_map_free(fm);
 		return 0;
