@@ -334,6 +334,20 @@ static int grow_buf(struct push_buf *p, uint32_t n)
 	return 0;
 }
 
+/* keys and deltas into p, on the worker's threads (12 bytes a key: a
+ * dense clock's 10 MB took a thread a millisecond or more). */
+static void copy_push(struct push_buf *p, const uint64_t *keys,
+		      const float *deltas, uint32_t n, int threads)
+{
+	int parts = threads > 1 && n >= 65536 ? threads : 1;
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+	for (int t = 0; t < parts; t++) {
+		size_t b = (size_t)n * t / parts, e = (size_t)n * (t + 1) / parts;
+		memcpy(p->keys + b, keys + b, (e - b) * sizeof *keys);
+		memcpy(p->vals + b, deltas + b, (e - b) * sizeof *deltas);
+	}
+}
+
 int client_bg_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err)
 {
@@ -361,8 +375,7 @@ int client_bg_push(struct ps_client *c, const uint64_t *keys,
 	int rc = grow_buf(p, n) ? boar_fail(err, BOAR_ENOMEM, "out of memory")
 				: 0;
 	if (!rc) {
-		memcpy(p->keys, keys, (size_t)n * sizeof *keys);
-		memcpy(p->vals, deltas, (size_t)n * sizeof *deltas);
+		copy_push(p, keys, deltas, n, c->cfg.threads);
 		p->n = n;
 	}
 	/* a second push before the collect (none in the drivers) is

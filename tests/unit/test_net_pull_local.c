@@ -1,0 +1,180 @@
+/* test_net_pull_local.c - what a worker's client does for a pull without
+ * the shards: a linear model's first clock answered with zeros
+ * (ps_client_config.zero_start) only while the SSP bound and
+ * read-my-writes allow it, and a dense pull asked ahead whose answer gets
+ * the worker's own pushes added on several threads (the push buffer of
+ * the client's thread doubling as their record).
+ */
+#include <stdlib.h>
+
+#include "net_testutil.h"
+#include "testutil.h"
+
+/* A client as worker rank of n over keys [0, dim), started async where
+ * asked. @return it, or NULL (*err). */
+static struct ps_client *try_client(unsigned port, uint32_t rank, uint32_t n,
+				    uint64_t dim, int zero_start, int threads,
+				    int async, boar_error *err)
+{
+	char a[64];
+	snprintf(a, sizeof a, "127.0.0.1:%u", port);
+	const char *addrs[1] = { a };
+	struct ps_client_config cfg = {
+		.addrs = addrs,
+		.n_shards = 1,
+		.rank = rank,
+		.n_workers = n,
+		.dim = dim,
+		.reconnect_timeout = 2,
+		.threads = threads,
+		.zero_start = zero_start,
+	};
+	struct ps_client *c = NULL;
+	if (ps_client_connect(&cfg, &c, err))
+		return NULL;
+	if (async && ps_client_start_async(c, err)) {
+		ps_client_free(c);
+		return NULL;
+	}
+	return c;
+}
+
+static struct ps_client *client(unsigned port, uint32_t rank, uint32_t n,
+				uint64_t dim, int zero_start, int threads,
+				int async)
+{
+	boar_error err;
+	struct ps_client *c = try_client(port, rank, n, dim, zero_start,
+					 threads, async, &err);
+	CHECK(c != NULL, "connect: %s", err.message);
+	return c;
+}
+
+static uint64_t shard_pulls(const struct net_test_shard *sh)
+{
+	struct wire_stats st;
+	ps_server_stats(sh->s, &st);
+	return st.pulls;
+}
+
+/* Worker 1 pushed before worker 0's first pull: zeros at clock 0 (the
+ * bound asks for nobody's pushes yet) without a request; after its own
+ * push and clock the shard's values; a restarted worker 0 (READY says
+ * the shard holds pushes of its rank) asks the shard. */
+static void zero_start(void)
+{
+	struct net_test_shard sh;
+	struct ps_config pc = { .shard = 0, .n_shards = 1, .staleness = 3,
+				.heartbeat_timeout = 5 };
+	if (net_test_shard_start(&sh, pc)) {
+		test_failures++;
+		return;
+	}
+	boar_error err;
+	uint64_t k[2] = { 1, 2 };
+	float five[2] = { 5, 5 }, one[2] = { 1, 1 }, v[2] = { -1, -1 };
+	struct ps_client *w1 = client(sh.port, 1, 2, 16, 0, 1, 0);
+	CHECK(w1 && ps_client_push(w1, k, five, 2, &err) == 0, "push 1");
+	CHECK(w1 && ps_client_pull(w1, k, 2, v, &err) == 0 && v[0] == 5,
+	      "worker 1 (no zero_start) read %g, want 5", v[0]);
+	uint64_t pulls = shard_pulls(&sh);
+	struct ps_client *w0 = client(sh.port, 0, 2, 16, 1, 1, 1);
+	CHECK(w0 && ps_client_pull(w0, k, 2, v, &err) == 0, "pull: %s",
+	      err.message);
+	CHECK(v[0] == 0 && v[1] == 0, "clock 0 read %g %g, want 0 0", v[0],
+	      v[1]);
+	CHECK(shard_pulls(&sh) == pulls, "the first pull went to the shard");
+	CHECK(w0 && ps_client_push(w0, k, one, 2, &err) == 0, "push 0");
+	CHECK(w0 && ps_client_pull(w0, k, 2, v, &err) == 0 && v[0] == 6 &&
+		      v[1] == 6,
+	      "after its push worker 0 read %g %g, want 6 6", v[0], v[1]);
+	ps_client_free(w0); /* dies: its rank's push stays in the shard */
+	struct ps_client *again = NULL;
+	for (int i = 0; i < 50 && !again; i++) /* till the old one is gone */
+		if (!(again = try_client(sh.port, 0, 2, 16, 1, 1, 1, &err)))
+			usleep(100000);
+	CHECK(again != NULL, "reconnect: %s", err.message);
+	CHECK(again && ps_client_pull(again, k, 2, v, &err) == 0 &&
+		      v[0] == 6 && v[1] == 6,
+	      "a restarted worker read %g %g at clock 0, want 6 6", v[0],
+	      v[1]);
+	ps_client_free(again);
+	ps_client_free(w1);
+	net_test_shard_stop(&sh);
+}
+
+#define DENSE 300000
+
+/* A dense clock, as the linear driver makes them: ask ahead for every
+ * key, push twice before the collect (the first push's buffer is the
+ * record, the second is copied), change the caller's arrays, clock,
+ * collect on 4 threads: the shard's values before plus both pushes,
+ * exactly what a pull then reads. */
+static void dense_merge(void)
+{
+	struct net_test_shard sh;
+	struct ps_config pc = { .shard = 0, .n_shards = 1,
+				.staleness = SSP_INF, .heartbeat_timeout = 5 };
+	if (net_test_shard_start(&sh, pc)) {
+		test_failures++;
+		return;
+	}
+	boar_error err;
+	struct ps_client *c = client(sh.port, 0, 1, DENSE, 0, 4, 1);
+	uint64_t *all = malloc(DENSE * sizeof *all);
+	uint64_t *even = malloc(DENSE / 2 * sizeof *even);
+	uint64_t *four = malloc(DENSE / 4 * sizeof *four);
+	float *de = malloc(DENSE / 2 * sizeof *de);
+	float *df = malloc(DENSE / 4 * sizeof *df);
+	float *v = malloc(DENSE * sizeof *v), *p = malloc(DENSE * sizeof *p);
+	if (!c || !all || !even || !four || !de || !df || !v || !p) {
+		test_failures++;
+		goto out;
+	}
+	for (uint64_t i = 0; i < DENSE; i++)
+		all[i] = i;
+	for (int clock = 0; clock < 3; clock++) {
+		for (uint64_t i = 0; i < DENSE / 2; i++) {
+			even[i] = 2 * i;
+			de[i] = 1;
+		}
+		for (uint64_t i = 0; i < DENSE / 4; i++) {
+			four[i] = 4 * i;
+			df[i] = 2;
+		}
+		CHECK(ps_client_pull_ahead(c, all, DENSE, &err) == 0,
+		      "ahead: %s", err.message);
+		CHECK(ps_client_push(c, even, de, DENSE / 2, &err) == 0,
+		      "push even");
+		CHECK(ps_client_push(c, four, df, DENSE / 4, &err) == 0,
+		      "push four");
+		for (uint64_t i = 0; i < DENSE / 2; i++)
+			even[i] = 1, de[i] = 100; /* copied by the client */
+		CHECK(ps_client_clock(c, &err) == 0, "clock");
+		CHECK(ps_client_pull_collect(c, all, DENSE, v, &err) == 0,
+		      "collect: %s", err.message);
+		CHECK(ps_client_pull(c, all, DENSE, p, &err) == 0, "pull");
+		uint64_t bad = 0;
+		float n = (float)clock + 1;
+		for (uint64_t i = 0; i < DENSE; i++) {
+			float want = i % 4 == 0 ? 3 * n : i % 2 == 0 ? n : 0;
+			bad += v[i] != want || p[i] != want;
+		}
+		CHECK(bad == 0, "clock %d: %llu keys differ from the pushes",
+		      clock, (unsigned long long)bad);
+	}
+out:
+	ps_client_free(c);
+	free(all), free(even), free(four), free(de), free(df), free(v);
+	free(p);
+	net_test_shard_stop(&sh);
+}
+
+int main(void)
+{
+	if (!net_test_loopback())
+		TEST_SKIP("no loopback networking");
+	zero_start();
+	dense_merge();
+	return TEST_RESULT();
+}
