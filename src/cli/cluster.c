@@ -436,9 +436,11 @@ static void say_worker(const struct cluster_args *c, const struct train_args *a,
 		if (rep->shard[i].max_staleness > max_st)
 			max_st = rep->shard[i].max_staleness;
 	boar_metrics m = { 0 };
-	/* kept in the shards: the last epoch's metrics (the head has none) */
+	/* kept in the shards: the last epoch's metrics (the head has none);
+	 * on all the cores: the other workers are done (the gather waited
+	 * for them) */
 	int have_m = c->rank == 0 && test && !rep->model_sharded &&
-		     !boar_evaluate(model, test, &m, a->opt.threads, NULL);
+		     !boar_evaluate(model, test, &m, 0, NULL);
 	int have_last = c->rank == 0 && rep->model_sharded && r->last.has_test;
 	/* Bytes per update: push traffic over the key updates the worker
 	 * computed (the filter makes the two key counts differ). */
