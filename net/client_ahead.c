@@ -1,13 +1,16 @@
 /* client_ahead.c - a pull asked a clock ahead, so that the shards answer
  * while the worker sweeps the current clock (client.h).
  *
- * The request goes out before this clock's pushes, labelled with the next
- * clock. A shard that may answer it at once does, before those pushes
- * reach it; one that must hold it (the SSP rule) holds it also until the
- * asker's own CLOCK arrives, so the answer then counts them (WIRE_F_HELD).
- * The client records its pushes in between and adds them to answers given
- * at once, so either way the values are those of a pull made after the
- * pushes: read-my-writes and the bound of the next clock both hold.
+ * The request goes out before this clock's pushes (with a background
+ * thread, also before the pushes and clocks it still has queued: they
+ * were the longest part of the wait with short clocks), labelled with the
+ * next clock. A shard that may answer it at once does, before those
+ * pushes reach it; one that must hold it (the SSP rule) holds it also
+ * until the asker's own CLOCK arrives, so the answer then counts them
+ * (WIRE_F_HELD). The client records its pushes sent after the request
+ * and adds them to answers given at once, so either way the values are
+ * those of a pull made after the pushes: read-my-writes and the bound of
+ * the next clock both hold.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -69,10 +72,10 @@ int client_ahead_record_ref(struct ps_client *c, const uint64_t *keys,
 }
 
 int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
-		     boar_error *err)
+		     uint64_t clock, boar_error *err)
 {
 	struct pull_ahead *a = &c->ahead;
-	int rc = client_pull_send(c, keys, n, c->clock + 1, a->arg, err);
+	int rc = client_pull_send(c, keys, n, clock, a->arg, err);
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
@@ -97,15 +100,15 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 				 "a pull asked ahead is not collected");
 	if (!a->arg && !(a->arg = malloc(S * sizeof *a->arg)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	a->np = 0; /* the thread's queue may add pushes it jumps over */
+	a->n_runs = 0;
 	int rc = c->bg ? client_bg_ahead(c, keys, n, err)
-		       : client_ahead_ask(c, keys, n, err);
+		       : client_ahead_ask(c, keys, n, c->clock + 1, err);
 	if (rc)
 		return rc;
 	a->on = 1;
 	a->keys = keys;
 	a->n = n;
-	a->np = 0;
-	a->n_runs = 0;
 	return 0;
 }
 

@@ -41,6 +41,7 @@ struct job {
 	int buf; /* JOB_PUSH: which push buffer */
 	const uint64_t *keys;
 	uint32_t n;
+	uint64_t clock; /* JOB_AHEAD: the clock it is for */
 };
 
 /* A push's keys and deltas, copied: the caller may reuse its own. The
@@ -57,7 +58,8 @@ struct push_buf {
 enum answer { ANS_NONE, ANS_WAIT, ANS_GOT, ANS_HELD, ANS_LOST };
 
 #define QUEUE 16
-#define BUFS 2 /* a push being sent, the next one queued */
+/* a push being sent, the next one queued; at most BUFS - 1 pinned */
+#define BUFS 3
 
 struct client_bg {
 	pthread_t thread;
@@ -71,6 +73,7 @@ struct client_bg {
 	int rc;      /* the first failure, sticky */
 	boar_error err;
 	struct push_buf buf[BUFS];
+	uint64_t clock;   /* the caller's: the client's once all is sent */
 	int asked;        /* the pull ahead queued last went out */
 	uint32_t waiting; /* answers still to read */
 	uint8_t *answer;  /* enum answer, per shard */
@@ -118,7 +121,7 @@ static int run_job(struct ps_client *c, const struct job *j, boar_error *e)
 	case JOB_CLOCK:
 		return client_clock_send(c, e);
 	case JOB_AHEAD: {
-		int rc = client_ahead_ask(c, j->keys, j->n, e);
+		int rc = client_ahead_ask(c, j->keys, j->n, j->clock, e);
 		if (rc)
 			return rc;
 		uint32_t waiting = 0;
@@ -271,6 +274,7 @@ int ps_client_start_async(struct ps_client *c, boar_error *err)
 	pthread_mutex_init(&b->mu, NULL);
 	pthread_cond_init(&b->work, NULL);
 	pthread_cond_init(&b->done, NULL);
+	b->clock = c->clock;
 	c->bg = b;
 	if (pthread_create(&b->thread, NULL, bg_main, c)) {
 		c->bg = NULL;
@@ -334,6 +338,23 @@ static int grow_buf(struct push_buf *p, uint32_t n)
 	return 0;
 }
 
+/* A buffer neither being sent nor pinned, or -1. Under mu. */
+static int free_buf(const struct client_bg *b)
+{
+	for (int i = 0; i < BUFS; i++)
+		if (!b->buf[i].busy && !b->buf[i].pinned)
+			return i;
+	return -1;
+}
+
+static int pinned(const struct client_bg *b)
+{
+	int n = 0;
+	for (int i = 0; i < BUFS; i++)
+		n += b->buf[i].pinned;
+	return n;
+}
+
 /* keys and deltas into p, on the worker's threads (12 bytes a key: a
  * dense clock's 10 MB took a thread a millisecond or more). */
 static void copy_push(struct push_buf *p, const uint64_t *keys,
@@ -354,18 +375,17 @@ int client_bg_push(struct ps_client *c, const uint64_t *keys,
 	struct client_bg *b = c->bg;
 	struct push_buf *q = b->buf;
 	pthread_mutex_lock(&b->mu);
-	/* one buffer at most is pinned (by the pull ahead still out), so
-	 * the other comes free once sent */
-	while (!b->rc && (q[0].busy || q[0].pinned) &&
-	       (q[1].busy || q[1].pinned))
+	/* BUFS - 1 buffers at most are pinned (by the pull ahead still
+	 * out), so another comes free once sent */
+	int k;
+	while (!b->rc && (k = free_buf(b)) < 0)
 		pthread_cond_wait(&b->done, &b->mu);
 	if (b->rc) {
 		int rc = sticky(b, err);
 		pthread_mutex_unlock(&b->mu);
 		return rc;
 	}
-	int k = q[0].busy || q[0].pinned ? 1 : 0;
-	int pin = c->ahead.on && !q[0].pinned && !q[1].pinned;
+	int pin = c->ahead.on && pinned(b) < BUFS - 1;
 	q[k].busy = 1;
 	q[k].pinned = pin;
 	pthread_mutex_unlock(&b->mu);
@@ -378,8 +398,8 @@ int client_bg_push(struct ps_client *c, const uint64_t *keys,
 		copy_push(p, keys, deltas, n, c->cfg.threads);
 		p->n = n;
 	}
-	/* a second push before the collect (none in the drivers) is
-	 * recorded by a copy of its own */
+	/* pushes beyond the pins (none in the drivers) are recorded by a
+	 * copy of their own */
 	if (!rc && c->ahead.on &&
 	    (pin ? client_ahead_record_ref(c, p->keys, p->vals, n)
 		 : client_ahead_record(c, keys, deltas, n)))
@@ -409,8 +429,40 @@ int client_bg_clock(struct ps_client *c, boar_error *err)
 	struct client_bg *b = c->bg;
 	pthread_mutex_lock(&b->mu);
 	int rc = put(b, (struct job){ .type = JOB_CLOCK }, err);
+	if (!rc)
+		b->clock++;
 	pthread_mutex_unlock(&b->mu);
 	return rc;
+}
+
+/* The pull ahead j goes before every job still queued (the pushes and
+ * clocks of the clock before, which a shard would apply before it could
+ * answer): the pushes it jumps over are recorded as sent after it, by
+ * reference where a pin is left, and it carries the caller's next clock
+ * (the CLOCKs it jumps over have not moved the client's). Under mu, with
+ * room in the queue. @return 0 or -1 out of memory. */
+static int put_first(struct ps_client *c, struct job j)
+{
+	struct client_bg *b = c->bg;
+	for (unsigned i = 0; i < b->len; i++) {
+		const struct job *q = &b->q[(b->head + i) % QUEUE];
+		struct push_buf *p = &b->buf[q->buf];
+		if (q->type != JOB_PUSH)
+			continue;
+		int pin = !p->pinned && pinned(b) < BUFS - 1;
+		if (pin ? client_ahead_record_ref(c, p->keys, p->vals, p->n)
+			: client_ahead_record(c, p->keys, p->vals, p->n))
+			return -1;
+		p->pinned |= pin;
+	}
+	b->head = (b->head + QUEUE - 1) % QUEUE;
+	b->q[b->head] = j;
+	b->len++;
+	pthread_cond_signal(&b->work);
+	if (write(b->wake[1], "", 1) < 0) {
+		/* full: the thread will see the queue anyway */
+	}
+	return 0;
 }
 
 /* The answers' values land in b->vals, the keys' order: grown here, in
@@ -428,9 +480,16 @@ int client_bg_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		b->vals_cap = n;
 	}
 	pthread_mutex_lock(&b->mu);
-	b->asked = 0;
-	int rc = put(b, (struct job){ .type = JOB_AHEAD, .keys = keys, .n = n },
-		     err);
+	while (!b->rc && b->len == QUEUE)
+		pthread_cond_wait(&b->done, &b->mu);
+	int rc = sticky(b, err);
+	if (!rc) {
+		b->asked = 0;
+		struct job j = { .type = JOB_AHEAD, .keys = keys, .n = n,
+				 .clock = b->clock + 1 };
+		if (put_first(c, j))
+			rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+	}
 	pthread_mutex_unlock(&b->mu);
 	return rc;
 }

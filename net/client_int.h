@@ -147,10 +147,11 @@ int client_pull_reply(struct ps_client *c, uint32_t i, struct pull_arg *arg,
 int client_take_pull_reply(struct ps_client *c, uint32_t i,
 			   const struct pull_arg *p, float *vals,
 			   boar_error *err);
-/* The pull ahead's requests for keys[0..n) at the next clock into
- * c->ahead.arg (allocated), its shards marked pending or lost. */
+/* The pull ahead's requests for keys[0..n) at `clock` (the caller's
+ * next) into c->ahead.arg (allocated), its shards marked pending or
+ * lost. */
 int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
-		     boar_error *err);
+		     uint64_t clock, boar_error *err);
 /* Adds the recorded pushes to vals of keys[lo..hi). */
 void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
 			  uint32_t lo, uint32_t hi, float *vals);

@@ -1,9 +1,10 @@
 /* test_net_pull_local.c - what a worker's client does for a pull without
  * the shards: a linear model's first clock answered with zeros
  * (ps_client_config.zero_start) only while the SSP bound and
- * read-my-writes allow it, and a dense pull asked ahead whose answer gets
- * the worker's own pushes added on several threads (the push buffer of
- * the client's thread doubling as their record).
+ * read-my-writes allow it, and a dense pull asked ahead (before the
+ * pushes and clock the client's thread still has queued) whose answer
+ * gets the worker's own pushes added on several threads (the push
+ * buffers of the client's thread doubling as their record).
  */
 #include <stdlib.h>
 
@@ -105,16 +106,20 @@ static void zero_start(void)
 
 #define DENSE 300000
 
-/* A dense clock, as the linear driver makes them: ask ahead for every
- * key, push twice before the collect (the first push's buffer is the
- * record, the second is copied), change the caller's arrays, clock,
- * collect on 4 threads: the shard's values before plus both pushes,
- * exactly what a pull then reads. */
-static void dense_merge(void)
+/* Dense clocks, as the linear driver makes them: push the clock before's
+ * deltas and clock (the client's thread still sending them or holding
+ * them queued: the pull ahead goes before those queued), ask ahead for
+ * every key, push this clock's (recorded by reference to the push
+ * buffer), change the caller's arrays, clock, collect on 4 threads: the
+ * shard's values before plus every push, exactly what a pull then reads,
+ * whether the shard answered at once (staleness inf) or held the answer
+ * for the worker's clock (staleness 0). */
+static void dense_merge(uint64_t staleness)
 {
 	struct net_test_shard sh;
 	struct ps_config pc = { .shard = 0, .n_shards = 1,
-				.staleness = SSP_INF, .heartbeat_timeout = 5 };
+				.staleness = staleness,
+				.heartbeat_timeout = 5 };
 	if (net_test_shard_start(&sh, pc)) {
 		test_failures++;
 		return;
@@ -133,7 +138,7 @@ static void dense_merge(void)
 	}
 	for (uint64_t i = 0; i < DENSE; i++)
 		all[i] = i;
-	for (int clock = 0; clock < 3; clock++) {
+	for (int clock = 0; clock < 4; clock++) {
 		for (uint64_t i = 0; i < DENSE / 2; i++) {
 			even[i] = 2 * i;
 			de[i] = 1;
@@ -142,10 +147,11 @@ static void dense_merge(void)
 			four[i] = 4 * i;
 			df[i] = 2;
 		}
-		CHECK(ps_client_pull_ahead(c, all, DENSE, &err) == 0,
-		      "ahead: %s", err.message);
 		CHECK(ps_client_push(c, even, de, DENSE / 2, &err) == 0,
 		      "push even");
+		CHECK(ps_client_clock(c, &err) == 0, "clock");
+		CHECK(ps_client_pull_ahead(c, all, DENSE, &err) == 0,
+		      "ahead: %s", err.message);
 		CHECK(ps_client_push(c, four, df, DENSE / 4, &err) == 0,
 		      "push four");
 		for (uint64_t i = 0; i < DENSE / 2; i++)
@@ -160,9 +166,14 @@ static void dense_merge(void)
 			float want = i % 4 == 0 ? 3 * n : i % 2 == 0 ? n : 0;
 			bad += v[i] != want || p[i] != want;
 		}
-		CHECK(bad == 0, "clock %d: %llu keys differ from the pushes",
-		      clock, (unsigned long long)bad);
+		CHECK(bad == 0,
+		      "staleness %llu, clock %d: %llu keys differ from the "
+		      "pushes",
+		      (unsigned long long)staleness, clock,
+		      (unsigned long long)bad);
 	}
+	CHECK(c && ps_client_current_clock(c) == 8, "clock %llu, want 8",
+	      (unsigned long long)(c ? ps_client_current_clock(c) : 0));
 out:
 	ps_client_free(c);
 	free(all), free(even), free(four), free(de), free(df), free(v);
@@ -175,6 +186,7 @@ int main(void)
 	if (!net_test_loopback())
 		TEST_SKIP("no loopback networking");
 	zero_start();
-	dense_merge();
+	dense_merge(SSP_INF);
+	dense_merge(0);
 	return TEST_RESULT();
 }
