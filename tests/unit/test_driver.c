@@ -199,16 +199,32 @@ static void same_as_train(const boar_dataset *d, const boar_options *o,
  * its order drawn ahead); with a test set, evaluated between epochs, the
  * refresh comes while the next epoch's first pull is asked (and takes
  * that pull's values for its keys). */
+struct losses {
+	double test[16];
+	int n;
+};
+
+static int note_loss(const boar_epoch_stats *s, void *ctx)
+{
+	struct losses *l = ctx;
+	if (l->n < 16)
+		l->test[l->n++] = s->test_loss;
+	return 0;
+}
+
 static void ahead_same(const boar_dataset *d, const boar_options *base,
 		       uint64_t clocks)
 {
 	boar_model *m[2] = { NULL, NULL };
 	struct mem_ps p[2] = { { 0 }, { 0 } };
+	struct losses l[2] = { { { 0 }, 0 }, { { 0 }, 0 } };
 	uint64_t rows = boar_dataset_rows(d);
 	boar_options o = *base;
 	o.test = d;
+	o.progress = note_loss;
 	for (int i = 0; i < 2; i++) {
 		boar_error err;
+		o.progress_ctx = &l[i];
 		boar_ps_transport t =
 			transport(&p[i], 0, 1, (rows + clocks - 1) / clocks);
 		if (!i)
@@ -220,6 +236,11 @@ static void ahead_same(const boar_dataset *d, const boar_options *base,
 	}
 	CHECK_EQ_INT(p[0].aheads, 0);
 	CHECK_EQ_INT(p[1].aheads, o.epochs * clocks - 1);
+	/* the evaluations saw the same model every epoch */
+	CHECK_EQ_INT(l[0].n, o.epochs);
+	CHECK(l[0].n == l[1].n &&
+		      !memcmp(l[0].test, l[1].test, l[0].n * sizeof *l[0].test),
+	      "the test losses per epoch differ with pulls ahead");
 	/* an evaluation's refresh pulls only what the next epoch's first
 	 * clock, collected already, lacks */
 	CHECK(p[1].pulls <= p[0].pulls, "%llu pulls with pulls ahead, %llu "
