@@ -366,8 +366,8 @@ static int loopback(const char *addr)
  * shard is on loopback, so that all the workers (each connects to every
  * shard) share this host: then its share of the cores (at least its
  * --threads). 4 workers of 16 threads each parsing on one 16-core host
- * took 0.28-0.30 s for their quarters where 2 took 0.20 s for halves: the
- * windows' barriers wait for threads the others' threads crowd out. */
+ * took 0.25-0.34 s for their quarters where 2 took 0.17-0.21 s for
+ * halves; with the share, 0.14-0.22 s (bench/RESULTS-net.md). */
 static int part_threads(const struct cluster_args *c, const char *const *addrs,
 			uint32_t n_shards, int threads)
 {
