@@ -28,10 +28,14 @@
  * as its weights, except a binary model's bias, whose sum each thread
  * keeps in its replica slot (sweep_replica.h) and which stands for T
  * times as much (T threads): every thread's slot is loaded with G / T,
- * and what the threads added since is pushed. With one thread the
- * engine's sums go through the shard and back as they are (before + the
- * sweep's increment: the same float the single node keeps, up to a
- * rounding tie), so one worker of one thread trains as the single node.
+ * and what the threads added since is pushed. With one worker of one
+ * thread the sums come back as before + (after - before) in float, which
+ * is after except where the sum rounds at a tie (early, while a sum still
+ * grows by more than itself per clock); no float increment can carry
+ * after back then when its last bit is odd. So such a worker trains the
+ * model of --adagrad-sums local (the single node's sums) to about 1e-5
+ * relative in its weights, the same test loss to 4 digits (a9a; 1M
+ * rows on the 16-core host: the same loss curve).
  * Only the CPU engine: the GPU engine's sums stay its own (the transport
  * then connects with N keys, as before).
  */
