@@ -11,6 +11,7 @@
 
 #include "cluster.h"
 #include "cluster_mf.h"
+#include "cluster_parse.h"
 #include "commands.h"
 #include "common.h"
 #include "flag_words.h"
@@ -200,31 +201,6 @@ void cluster_train_help(FILE *out)
 	      "r; rank r >= S is worker r - S of P - S.\n  Worker 0 gathers "
 	      "the model (-m FILE) and stops the shards.\n",
 	      out);
-}
-
-static int parse_u(const char *s, unsigned long long max,
-		   unsigned long long *out)
-{
-	char *end;
-	if (!s || !*s || *s == '-')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_d(const char *s, double *out)
-{
-	char *end;
-	if (!s || !*s)
-		return -1;
-	double v = strtod(s, &end);
-	if (*end || !(v >= 0) || v > 1e12)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* One cluster option `name` with its value v (NULL for a flag) into *c.
