@@ -402,6 +402,7 @@ weak_part() {
 				t=$(cluster "$lw" "$lf" "$SYNC" "$STALENESS" 0 "$r" \
 					"$O/weak-$1-w$WW-$nm-to.json")
 				t=$(printf %.3f "$t")
+				echo "weak $1 $nm round $i: $r epochs, $t s" >&2
 				[ "$runs" = - ] && runs=$t || runs="$runs;$t"
 				eval "runs_$nm=\$runs"
 			done
