@@ -57,7 +57,10 @@
 # Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
 # least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
 # EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s)
-# WORKER_OPTS (more options for every worker, e.g. --f16).
+# WORKER_OPTS (more options for every worker, e.g. --f16). HASH=k: every
+# training run (single node and workers) hashes the ids into 2^(log2 of
+# the model's features + k) slots (--hash-bits), which scatters the
+# power-law head over the shards' key ranges.
 # CSV columns after the phases: the model's features; worker 0's load_s,
 # gather_s and seconds (connect to end); the test loss after each epoch
 # of the EPOCHS-epoch run ("l1;l2;..."); the timed runs' seconds in the
@@ -236,9 +239,17 @@ TE=$D/test.svm
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$O/secret"
 
 # ------------------------------------------------------------------- runs
+# hash_opt: --hash-bits for a model of CF features with HASH set, else
+# nothing
+hash_opt() {
+	[ -n "${HASH:-}" ] || return 0
+	awk -v f="$CF" -v k="$HASH" 'BEGIN { b = 0
+		while (2 ^ b < f) b++
+		print "--hash-bits", b + k }'
+}
 single() { # FILE EPOCHS OUT: wall seconds on stdout
 	t0=$(now)
-	taskset -c "0-$((CORES - 1))" "$B" train --threads "$CORES" \
+	taskset -c "0-$((CORES - 1))" "$B" train --threads "$CORES" $(hash_opt) \
 		--epochs "$2" --json --test "$TE" -q "$1" >"$3" \
 		2>>"$O/single.err"
 	t1=$(now)
@@ -269,7 +280,7 @@ cluster() {
 	for r in $(seq $((W - 1)) -1 0); do
 		set -- --ps "$ps" --worker "$r/$W" --read-part --threads "$THREADS" \
 			--epochs "$E" --sync-every "$Y" --features "$CF" \
-			--secret-file "$O/secret" -q ${WORKER_OPTS:-}
+			--secret-file "$O/secret" -q $(hash_opt) ${WORKER_OPTS:-}
 		[ "$r" = 0 ] && set -- "$@" --shutdown-servers --json --test "$TE"
 		c=$(cores "$r")
 		[ "$G" = 1 ] && [ "$r" = $((W - 1)) ] && [ "$W" -gt 1 ] && c=$((r * K))
@@ -402,7 +413,8 @@ weak_part() {
 				t=$(cluster "$lw" "$lf" "$SYNC" "$STALENESS" 0 "$r" \
 					"$O/weak-$1-w$WW-$nm-to.json")
 				t=$(printf %.3f "$t")
-				echo "weak $1 $nm round $i: $r epochs, $t s" >&2
+				l=$(last_loss "$O/weak-$1-w$WW-$nm-to.json")
+				echo "weak $1 $nm round $i: $r epochs, $t s, loss $l, target $lt" >&2
 				[ "$runs" = - ] && runs=$t || runs="$runs;$t"
 				eval "runs_$nm=\$runs"
 			done
