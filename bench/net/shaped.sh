@@ -200,11 +200,14 @@ tc_stats() {
 # ------------------------------------------------------------------- data
 D=${DATA:-$O/data}
 mkdir -p "$D"
-# the most rows any part trains on
+# the most rows any part trains on (ROWS x max(WEAK))
 maxw=1
 for w in $WEAK; do [ "$w" -gt "$maxw" ] && maxw=$w; done
 weak_model() { case " $WEAK_MODELS " in *" $1 "*) return 0 ;; esac; return 1; }
-case " $PARTS " in *" weak "*) weak_model fixed || maxw=1 ;; *) maxw=1 ;; esac
+# The test set is the TEST_ROWS after ROWS x max(WEAK) rows whatever the
+# parts and models run, so that every run on these FEATURES shares one
+# test set (its loss moves by ~1e-3 from one 100k sample to another, as
+# much as an epoch late in a run).
 big=$((ROWS * maxw))
 if [ ! -s "$D/test.svm" ] || [ ! -s "$D/train-$big.svm" ]; then
 	"$B" gen --rows $((big + TEST_ROWS)) --features "$FEATURES" \
