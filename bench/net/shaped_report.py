@@ -224,12 +224,33 @@ def svg_lines(path, title, xlabel, ylabel, series, xs_ticks, ideal=None, zero=Tr
         f.write("\n".join(o) + "\n")
 
 
+def read_runs(path):
+    """[(variant, rows)]: one run's CSV, or several runs' lines each
+    prefixed with its variant ("LANES=2,part,rate,..."), tables only."""
+    with open(path) as f:
+        lines = [l for l in f if l.strip() and not l.startswith("#")]
+    if not lines or lines[0].startswith("part,"):
+        return [(None, list(csv.DictReader(lines)))]
+    groups = {}
+    for l in lines:
+        v, rest = l.split(",", 1)
+        groups.setdefault(v, []).append(rest)
+    return [(v, list(csv.DictReader(ls))) for v, ls in groups.items()]
+
+
 def main():
     if len(sys.argv) < 2:
         sys.exit("usage: shaped_report.py SHAPED.csv [OUTDIR]")
-    with open(sys.argv[1]) as f:
-        rows = [r for r in csv.DictReader(l for l in f if not l.startswith("#"))]
-    out = sys.argv[2] if len(sys.argv) > 2 else None
+    runs = read_runs(sys.argv[1])
+    if len(runs) > 1 or runs[0][0]:
+        for v, rows in runs:
+            print("## %s\n" % v)
+            report(rows, None)
+        return
+    report(runs[0][1], sys.argv[2] if len(sys.argv) > 2 else None)
+
+
+def report(rows, out):
     for r in rows:
         if r["part"] == "single":
             print("Single node, %s rows%s: final test loss %s (the target), reached at epoch %s, "
