@@ -85,6 +85,17 @@ def single_of(rows, r):
                  and s.get("features") == r.get("features")), None)
 
 
+def short_rows(n):
+    n = int(n)
+    return "%gM" % (n / 1e6) if n >= 1000000 else "%gk" % (n / 1e3)
+
+
+def short_dim(d):
+    """"2^20" for 1048576, else the number."""
+    d = int(d or 0)
+    return "2^%d" % (d.bit_length() - 1) if d and d & (d - 1) == 0 else str(d)
+
+
 def weak_round_table(rows):
     """The weak part in rounds (weak_base, weak, weak_scaled rows): time to
     the single node's final loss, each W-worker layout against the 1-worker
@@ -301,8 +312,9 @@ def report(rows, out):
           ((r["part"] == "single" and (r["rows"], r.get("features")) not in fixed) or
            (r["part"] in ("weak_base", "weak_scaled") and r["rate"] == rate0))]
     if cs:
-        lines = [("%s %s x %s rows, %s feat." % ("single" if r["part"] == "single" else "cluster",
-                                                 r["workers"], r["rows"], r.get("features", "")),
+        lines = [("%s, %s rows, %s" % ("single node" if r["part"] == "single" else
+                                       "%s worker%s" % (r["workers"], "s" * (r["workers"] != "1")),
+                                       short_rows(r["rows"]), short_dim(r.get("features"))),
                   [(i + 1, l) for i, l in enumerate(values(r["losses"]))]) for r in cs]
         svg_lines(os.path.join(out, "shaped-weak-curves.svg"),
                   "Test loss after each epoch (single nodes; weak layouts at %s)"
