@@ -57,7 +57,9 @@
 # Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
 # least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
 # EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s)
-# WORKER_OPTS (more options for every worker, e.g. --f16). HASH=k: every
+# WORKER_OPTS (more options for every worker, e.g. --f16). PERF=perf
+# binary: shard 0 and worker 0 run under perf record (JSON.s0.perf,
+# JSON.w0.perf; paths without spaces). HASH=k: every
 # training run (single node and workers) hashes the ids into 2^(log2 of
 # the model's features + k) slots (--hash-bits), which scatters the
 # power-law head over the shards' key ranges.
@@ -259,6 +261,13 @@ single() { # FILE EPOCHS OUT: wall seconds on stdout
 	awk "BEGIN{print $t1 - $t0}"
 }
 
+# perf_of I FILE: with PERF (a perf binary) and I = 0, the words that run
+# a command under `perf record` into FILE (shard 0 and worker 0 of every
+# cluster run profiled, per thread: perf report -s tid,sym)
+perf_of() {
+	[ -n "${PERF:-}" ] && [ "$1" = 0 ] && echo "$PERF record -q -F 999 -o $2 --"
+}
+
 # cluster W FILE SYNC STALE STRAGGLE EPOCHS JSON: M shards + W workers;
 # STRAGGLE=1: the last worker's threads share one core. Wall seconds on
 # stdout.
@@ -273,7 +282,8 @@ cluster() {
 	t0=$(now)
 	spids=""
 	for i in $(seq 0 $((M - 1))); do
-		ip netns exec "$NS-m$i" taskset -c "$(cores "$i")" "$B" serve \
+		ip netns exec "$NS-m$i" taskset -c "$(cores "$i")" \
+			$(perf_of "$i" "$J.s0.perf") "$B" serve \
 			--shard "$i/$M" --listen "$(addr "$i"):$port" \
 			--staleness "$S" --threads "$LANES" \
 			--secret-file "$O/secret" -q 2>>"$O/serve.err" &
@@ -288,7 +298,8 @@ cluster() {
 		c=$(cores "$r")
 		[ "$G" = 1 ] && [ "$r" = $((W - 1)) ] && [ "$W" -gt 1 ] && c=$((r * K))
 		if [ "$r" = 0 ]; then
-			ip netns exec "$NS-m0" taskset -c "$c" timeout "${RUN_TIMEOUT:-120}" \
+			ip netns exec "$NS-m0" taskset -c "$c" $(perf_of 0 "$J.w0.perf") \
+				timeout "${RUN_TIMEOUT:-120}" \
 				"$B" train "$@" "$F" >"$J" 2>>"$O/worker.err"
 		else
 			ip netns exec "$NS-m$r" taskset -c "$c" timeout "${RUN_TIMEOUT:-120}" \
