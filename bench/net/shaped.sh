@@ -53,16 +53,18 @@
 #            most 8) machines of 2 cores (1 shard lane + 1 worker thread)
 #
 # Data: `boar gen` (FEATURES features, NNZ non-zeros, power-law ids), a
-# 100k-row test set after the largest training set; DATA=DIR reuses one.
+# TEST_ROWS (100k) test set after ROWS x max(WEAK) rows, whatever the
+# parts (one test set per feature space); the scaled sets in DATA/scaled-W
+# with test sets of their own; DATA=DIR reuses them.
 # Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
 # least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
 # EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s)
-# WORKER_OPTS (more options for every worker, e.g. --f16). PERF=perf
-# binary: shard 0 and worker 0 run under perf record (JSON.s0.perf,
-# JSON.w0.perf; paths without spaces). HASH=k: every
-# training run (single node and workers) hashes the ids into 2^(log2 of
-# the model's features + k) slots (--hash-bits), which scatters the
-# power-law head over the shards' key ranges.
+# WORKER_OPTS (more options for every worker, e.g. --f16).
+# HASH=k: every training run (single node and workers) hashes the ids
+# into 2^(log2 of the model's features + k) slots (--hash-bits), which
+# scatters the power-law head over the shards' key ranges.
+# PERF=a perf binary: shard 0 and worker 0 of every cluster run under
+# perf record (JSON.s0.perf, JSON.w0.perf; paths without spaces).
 # CSV columns after the phases: the model's features; worker 0's load_s,
 # gather_s and seconds (connect to end); the test loss after each epoch
 # of the EPOCHS-epoch run ("l1;l2;..."); the timed runs' seconds in the
