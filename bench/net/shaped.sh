@@ -59,7 +59,6 @@
 # Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
 # least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
 # EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s)
-# WORKER_OPTS (more options for every worker, e.g. --f16).
 # HASH=k: every training run (single node and workers) hashes the ids
 # into 2^(log2 of the model's features + k) slots (--hash-bits), which
 # scatters the power-law head over the shards' key ranges.
@@ -70,6 +69,9 @@
 # of the EPOCHS-epoch run ("l1;l2;..."); the timed runs' seconds in the
 # order run (their median is to_target_s; in the weak part run i of every
 # layout is round i).
+# WORKER_OPTS (more options for every worker, e.g. --f16) LATENCY (0: us
+# added to a round trip between machines, half on each machine's input by
+# bench/net/delay_link.sh, NFQUEUE to NFQ_DELAY: for kernels without netem).
 # The CSV goes to bench/net/shaped_report.py for tables and plots.
 set -u
 B=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -87,6 +89,8 @@ THREADS0=${THREADS:-}
 [ "$((CORES / NM))" -ge 1 ] || { echo "shaped.sh: $CORES cores for $NM machines" >&2; exit 2; }
 RATES=${RATES:-"10gbit 25gbit"}
 DELAY=${DELAY:-25us}
+LATENCY=${LATENCY:-0}
+NFQ_DELAY=${NFQ_DELAY:-$(dirname "$B")/bench/nfq_delay}
 MTU=${MTU:-9000}
 ROWS=${ROWS:-1000000}
 TEST_ROWS=${TEST_ROWS:-100000}
@@ -157,6 +161,13 @@ net_up() {
 		NETEM=1
 		tc -n "$NS-m0" qdisc del dev eth0 root
 	fi
+}
+
+delay_up() { # LATENCY/2 on every machine's input (the daemons end with cleanup)
+	for i in $(seq 0 $((NM - 1))); do
+		sh "$here/delay_link.sh" start "$NS-m$i" "$(awk "BEGIN{print $LATENCY / 2}")" \
+			"$NFQ_DELAY" "$O/delay.log" || return 1
+	done
 }
 
 # bytes RATE: RATE ("10gbit", "25gbit", "800mbit") in bytes per second
@@ -476,6 +487,8 @@ has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 net_up || { echo "shaped.sh: cannot build the namespaces and veth links" >&2; exit 77; }
 shape "${RATES%% *}" || { echo "shaped.sh: tc cannot shape veth with tbf" >&2; exit 77; }
+[ "$LATENCY" = 0 ] || delay_up || { echo "shaped.sh: cannot add LATENCY" >&2; exit 77; }
+echo "# added round trip between machines: $LATENCY us" >&2
 machines "$M"
 echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; strong1: $M1 machines x $((CORES / M1)) cores; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel, no added latency"); MTU $MTU" >&2
 echo "part,rate,rows,workers,threads,sync_every,staleness,straggler,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s,features,load_s,gather_s,seconds,losses,runs"
