@@ -490,7 +490,7 @@ shape "${RATES%% *}" || { echo "shaped.sh: tc cannot shape veth with tbf" >&2; e
 [ "$LATENCY" = 0 ] || delay_up || { echo "shaped.sh: cannot add LATENCY" >&2; exit 77; }
 echo "# added round trip between machines: $LATENCY us" >&2
 machines "$M"
-echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; strong1: $M1 machines x $((CORES / M1)) cores; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel, no added latency"); MTU $MTU" >&2
+echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; strong1: $M1 machines x $((CORES / M1)) cores; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel"); MTU $MTU" >&2
 echo "part,rate,rows,workers,threads,sync_every,staleness,straggler,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s,features,load_s,gather_s,seconds,losses,runs"
 
 f1=$(train "$ROWS")
