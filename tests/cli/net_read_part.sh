@@ -6,7 +6,8 @@
 # full-read cluster run, which net_loopback.sh holds to the same bar).
 # Worker 0 says where its time went (keys, pull, ..., sweep, ... refresh,
 # and reading its part, the gather).
-# Also: a part reader refuses gzip input and ids beyond --features.
+# Also: a part reader refuses gzip input and ids beyond --features, and
+# names a bad line by the file's own number.
 . net/tests/lib.sh
 
 want=$(single_accuracy)
@@ -72,4 +73,18 @@ grep -q "gzip input cannot be read in parts" "$T/gz.err" ||
 	--features 10 "$A9A" 2>"$T/feat.err" && fail "ids beyond --features were taken"
 grep -q "features says the ids are below 10" "$T/feat.err" ||
 	fail "--features: unclear error: $(cat "$T/feat.err")"
+
+# A bad line deep in worker 1's part is named by the file's own line, in
+# the words a single-node run on the whole file uses for it.
+head -30000 "$A9A" >"$T/bad"
+echo "1 3:1 abc:1" >>"$T/bad"
+tail -n +30001 "$A9A" >>"$T/bad"
+"$BOAR" train $COMMON --ps 127.0.0.1:1 --worker 1/2 --read-part \
+	--features $feat "$T/bad" 2>"$T/bad.err" && fail "a bad line was taken"
+whole="$T/bad:30001: bad index in 'abc:1': expected a positive integer before ':'"
+[ "$(cat "$T/bad.err")" = "boar: $whole" ] ||
+	fail "bad line in part 1: unclear error: $(cat "$T/bad.err")"
+"$BOAR" train $COMMON "$T/bad" 2>"$T/single.err" && fail "single node took it"
+grep -qF "boar: $whole" "$T/single.err" ||
+	fail "the single node says otherwise: $(cat "$T/single.err")"
 exit 0
