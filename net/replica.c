@@ -99,8 +99,10 @@ static void notify(struct replica *r, uint32_t rank)
 
 /* The backup is out of the chain: said once; every link's thread closes
  * its link and ends, every waiting lane goes on, every kept answer may
- * go. Called with no lock held. */
-static void lose(struct replica *r, const boar_error *e)
+ * go (with wake, the lanes are told; else their next tick sends them:
+ * a caller under the shard's lock, which cfg.acked takes). Called with
+ * none of the replica's locks held. */
+static void lose(struct replica *r, const boar_error *e, int wake)
 {
 	if (atomic_exchange(&r->lost, 1))
 		return;
@@ -113,7 +115,8 @@ static void lose(struct replica *r, const boar_error *e)
 		pthread_cond_broadcast(&r->links[i].cv);
 		pthread_mutex_unlock(&r->links[i].mu);
 	}
-	notify(r, UINT32_MAX);
+	if (wake)
+		notify(r, UINT32_MAX);
 }
 
 /* Sends a batch of queued frames, in order. @return 0 or a code (*e). */
@@ -181,7 +184,7 @@ static void *link_main(void *arg)
 	}
 	pthread_mutex_unlock(&l->mu);
 	if (rc)
-		lose(r, &e);
+		lose(r, &e, 1);
 	if (atomic_load(&r->lost)) { /* it misses what follows: stop it */
 		ps_client_stop_link(l->c);
 		ps_client_free(l->c);
@@ -240,8 +243,8 @@ void replica_join(struct replica *r, uint32_t rank, uint32_t n_workers,
 		rc = boar_fail(&e, BOAR_ENOMEM, "no thread for the link");
 	l->started = !rc;
 	pthread_mutex_unlock(&l->mu);
-	if (rc)
-		lose(r, &e);
+	if (rc) /* under the shard's lock (join) */
+		lose(r, &e, 0);
 }
 
 /* The link of rank, locked, or NULL (no backup any more, or no link). */
@@ -295,7 +298,7 @@ void replica_forward(struct replica *r, uint32_t rank, int type,
 		boar_error e;
 		boar_fail(&e, BOAR_ENOMEM, "out of memory for the frames to "
 					   "forward");
-		lose(r, &e);
+		lose(r, &e, 1);
 	}
 }
 

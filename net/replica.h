@@ -62,7 +62,9 @@ struct replica_config {
 int replica_create(const struct replica_config *cfg, struct replica **out,
 		   boar_error *err);
 /* Worker `rank` joined the primary at `clock`: its link is opened if it is
- * not (the first call sizes the set for n_workers and dim). */
+ * not (the first call sizes the set for n_workers and dim), and its thread
+ * started. Under the shard's lock: a backup lost here lets the kept
+ * answers go at the lanes' next tick. */
 void replica_join(struct replica *r, uint32_t rank, uint32_t n_workers,
 		  uint64_t dim, uint64_t clock);
 /* Queues one frame of worker `rank` (plain payload) for the backup and
