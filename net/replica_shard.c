@@ -1,7 +1,10 @@
 /* replica_shard.c - chain replication's part in a shard's protocol: a
  * primary opens links to its backup and forwards its workers' frames
- * (replica.h); a backup takes only those links until they have all
- * closed, then takes over and serves the workers.
+ * (replica.h), and keeps each answer to a worker (unsealed, in order
+ * behind the ones kept before it) until the backup holds the pushes the
+ * answer acknowledges, its lane serving other frames meanwhile; a backup
+ * takes only those links until they have all closed, then takes over
+ * and serves the workers.
  *
  * A backup refuses workers while its primary lives (WIRE_ERR_STANDBY:
  * they retry, on the primary too), so the two never both take pushes.
