@@ -1,8 +1,9 @@
 #!/bin/sh
 # What a backup costs a clean run (issue 13, chain replication): a9a, one
-# shard, 2 workers on loopback, no kill; the shard alone (`plain`) and the
-# shard with a backup (`replica`: serve --backup / --replica-of, workers
-# with --ps-backup), alternating, ROUNDS rounds per sync interval. Wall
+# shard (one lane), WORKERS (2) workers on loopback, no kill; the shard
+# alone (`plain`) and the shard with a backup (`replica`: serve --backup /
+# --replica-of, workers with --ps-backup), alternating, ROUNDS (5) rounds
+# per sync interval of SYNCS ("500 100"). Wall
 # time from the start of the shards to the end of worker 0 (whose final
 # test loss is read too). CSV under $OUT, medians on stdout.
 #
@@ -15,6 +16,7 @@ OUT=${OUT:-bench/results/$(date -u +%Y%m%d)-$(hostname)/net}
 ROUNDS=${ROUNDS:-5}
 SYNCS=${SYNCS:-500 100}
 EPOCHS=${EPOCHS:-10}
+WORKERS=${WORKERS:-2}
 mkdir -p "$OUT"
 opts="--threads 1 --epochs $EPOCHS --seed 7 --quiet"
 tmp=$(mktemp -d)
@@ -48,11 +50,13 @@ run() {
 	else
 		start_shard primary
 	fi
+	for w in $(seq $((WORKERS - 1))); do
+		"$BOAR" train $opts --sync-every "$2" --ps 127.0.0.1:$port \
+			$extra --worker $w/$WORKERS datasets/a9a 2>/dev/null &
+	done
 	"$BOAR" train $opts --sync-every "$2" --ps 127.0.0.1:$port $extra \
-		--worker 1/2 datasets/a9a 2>/dev/null &
-	"$BOAR" train $opts --sync-every "$2" --ps 127.0.0.1:$port $extra \
-		--worker 0/2 --json --shutdown-servers --test datasets/a9a.t \
-		datasets/a9a >"$tmp/w0.json"
+		--worker 0/$WORKERS --json --shutdown-servers \
+		--test datasets/a9a.t datasets/a9a >"$tmp/w0.json"
 	wait
 	t1=$(date +%s.%N)
 	loss=$(tail -n 1 "$tmp/w0.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["test_loss"])')
