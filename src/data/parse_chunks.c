@@ -103,11 +103,10 @@ size_t split_lines(const char *buf, size_t len, size_t max_pieces,
 				      text_line_start, (void *)buf, starts);
 }
 
-int line_origin_lines(struct line_origin *o, uint64_t *lines)
+uint64_t line_in_file(struct line_origin *o, uint64_t line)
 {
-	*lines = 0;
-	if (!o)
-		return 0;
+	if (!o || !line)
+		return line;
 	char buf[1 << 16];
 	for (uint64_t at = 0; !o->counted && at < o->at;) {
 		size_t want = o->at - at < sizeof buf ? (size_t)(o->at - at)
@@ -124,6 +123,5 @@ int line_origin_lines(struct line_origin *o, uint64_t *lines)
 	}
 	if (!o->counted)
 		o->counted = 1;
-	*lines = o->lines;
-	return o->counted < 0 ? -1 : 0;
+	return o->counted < 0 ? 0 : o->lines + line;
 }

@@ -148,10 +148,11 @@ struct line_origin {
 	int counted;    /* 0 not yet, 1 counted, -1 unreadable */
 };
 
-/* The lines before o's range into *lines (0 for NULL). @return 0, or -1
- * when the bytes before it cannot be read (an error then names no line,
+/* Line `line` of o's range (1-based) as the file's line: line plus the
+ * lines before the range (none for a NULL o); 0 for line 0, or when the
+ * bytes before the range cannot be read (an error then names no line,
  * rather than a wrong one). */
-int line_origin_lines(struct line_origin *o, uint64_t *lines);
+uint64_t line_in_file(struct line_origin *o, uint64_t line);
 
 /* Where the next line starts at or after byte `at` (just after a '\n'),
  * end when no '\n' comes before it, or -errno. */

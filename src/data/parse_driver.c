@@ -227,12 +227,11 @@ static int first_error(const struct row_piece *pc, size_t n,
 	uint64_t before = line_base;
 	for (size_t k = 0; k < n; k++) {
 		if (pc[k].err_code) {
-			uint64_t line = pc[k].err_line, o;
-			if (line_origin_lines(origin, &o))
-				line = 0;
+			uint64_t line = pc[k].err_line ? before + pc[k].err_line
+						       : 0;
 			return boar_fail_line(err, pc[k].err_code, path,
-					      line ? o + before + line : 0,
-					      "%s", pc[k].err_msg);
+					      line_in_file(origin, line), "%s",
+					      pc[k].err_msg);
 		}
 		before += pc[k].lines;
 	}

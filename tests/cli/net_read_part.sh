@@ -87,4 +87,16 @@ whole="$T/bad:30001: bad index in 'abc:1': expected a positive integer before ':
 "$BOAR" train $COMMON "$T/bad" 2>"$T/single.err" && fail "single node took it"
 grep -qF "boar: $whole" "$T/single.err" ||
 	fail "the single node says otherwise: $(cat "$T/single.err")"
+# A CSV part's first line is where its layout is read: a bad one there is
+# the file's line too.
+awk 'BEGIN { for (i = 0; i < 2000; i++) print i % 2 "," i "," 2 * i }' >"$T/c.csv"
+size=$(wc -c <"$T/c.csv")
+first=$(awk -v cut=$((size / 2)) '{ if (at >= cut) { print NR; exit } at += length($0) + 1 }' "$T/c.csv")
+sed -i "${first}s/^./\"/" "$T/c.csv"
+"$BOAR" train $COMMON --format csv --ps 127.0.0.1:1 --worker 1/2 --read-part \
+	--features 10 "$T/c.csv" 2>"$T/csv.err" && fail "a bad CSV line was taken"
+"$BOAR" train $COMMON --format csv "$T/c.csv" 2>"$T/csv1.err" && fail "single node took it"
+grep -q "c.csv:$first: field 1: unterminated quote" "$T/csv.err" &&
+	cmp -s "$T/csv.err" "$T/csv1.err" ||
+	fail "bad CSV line $first in part 1: $(cat "$T/csv.err") (single node: $(cat "$T/csv1.err"))"
 exit 0
