@@ -136,8 +136,8 @@ static int send_batch(struct link *l, const uint8_t *b, size_t n,
 	return 0;
 }
 
-/* A link's thread: sends what the lanes queued, then, if an answer
- * waits, one STATS, whose reply acknowledges every push sent before it
+/* A link's thread: sends what the lanes queued, then, if it sent pushes
+ * since, one STATS, whose reply acknowledges every push sent before it
  * (the backup handles a link's frames in order). Ends when the replica
  * is freed (after sending what was queued) or the backup is lost. */
 static void *link_main(void *arg)
@@ -165,17 +165,22 @@ static void *link_main(void *arg)
 			sent = upto;
 		} else if (l->stop) {
 			break; /* nobody waits for an answer any more */
-		} else if (l->want > l->acked) {
+		} else if (sent > l->acked) {
+			/* asked at once, not when an answer is ready: the
+			 * reply is then often in before the worker's next
+			 * request, and its answer need not wait */
 			uint64_t upto = sent;
 			struct wire_stats st;
 			pthread_mutex_unlock(&l->mu);
 			rc = ps_client_stats(l->c, r->cfg.shard, &st, &e);
 			pthread_mutex_lock(&l->mu);
 			if (!rc) {
+				int waited = l->want > l->acked;
 				l->acked = upto;
 				pthread_cond_broadcast(&l->cv);
 				pthread_mutex_unlock(&l->mu);
-				notify(r, l->rank);
+				if (waited) /* an answer was kept for it */
+					notify(r, l->rank);
 				pthread_mutex_lock(&l->mu);
 			}
 		} else {
@@ -308,10 +313,8 @@ uint64_t replica_ticket(struct replica *r, uint32_t rank)
 	if (!l)
 		return 0;
 	uint64_t t = l->queued > l->acked ? l->queued : 0;
-	if (t > l->want) {
+	if (t > l->want) /* the thread has them queued, or asks already */
 		l->want = t;
-		pthread_cond_signal(&l->cv);
-	}
 	pthread_mutex_unlock(&l->mu);
 	return t;
 }

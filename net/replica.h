@@ -14,14 +14,16 @@
  * the backup has answered a STATS sent after every push of R forwarded
  * so far. Nothing waits for that on a serving thread: each link has a
  * thread of its own that sends what the lanes queue (replica_forward
- * copies the frame and returns), and a lane that has an answer for R
- * takes a ticket (replica_ticket: the pushes of R forwarded so far),
- * keeps the answer (replica_shard.c) and goes on serving; the link's
- * thread sends one STATS for all the tickets taken while the last was
- * out, and once the backup answered it, says so (cfg.acked), and the
- * lane sends the answers whose ticket it covers (replica_acked), in
- * order. One round trip per batch of answers, not per push or per answer,
- * and none on a lane.
+ * copies the frame and returns) and, after each batch of pushes, one
+ * STATS (answered after every frame before it), so the backup has often
+ * acknowledged a worker's pushes before its next request comes. A lane
+ * that has an answer for R takes a ticket (replica_ticket: the pushes
+ * of R forwarded so far); if the backup has not acknowledged them yet,
+ * it keeps the answer (replica_shard.c) and goes on serving, and when
+ * the STATS that covers them is answered the link's thread says so
+ * (cfg.acked) and the lane sends the answers their tickets allow
+ * (replica_acked), in order. One round trip per batch of pushes, none
+ * on a lane.
  *
  * When the primary dies its links close; the backup (replica_shard.c)
  * then takes the workers, which reconnect to it (client.h: backups), and

@@ -3,10 +3,10 @@
  * Forward, then acknowledge: a real primary with a scripted backup on a
  * raw socket. The worker pushes three numbered pushes and pulls; the
  * backup must see the link's HELLO marked WIRE_F_REPLICA, the pushes with
- * the worker's own numbers and values, then a STATS, and the worker's
- * pull must not be answered while the backup sits on that STATS. A backup
- * whose answer is garbage is lost, with its address in the log, and the
- * primary goes on alone.
+ * the worker's own numbers and values, and STATS after them, and the
+ * worker's pull must not be answered while the backup sits on the
+ * first. A backup whose answer is garbage is lost, with its address in
+ * the log, and the primary goes on alone.
  *
  * Take-over: a real backup with a scripted primary. It refuses a worker
  * (WIRE_ERR_STANDBY) before and while a link lives, takes the link's
@@ -14,8 +14,10 @@
  * READY saying the last push it holds, pulls their sum, and a link may
  * not come back. A shard that is not a backup refuses a link.
  *
- * Pipelined: while the backup sits on worker 0's STATS, the primary's
- * one lane still serves worker 1 (forwards, acknowledges, answers).
+ * Pipelined: a push is acknowledged by the backup without waiting for an
+ * answer to need it; while the backup sits on worker 0's STATS, the
+ * primary's one lane still serves worker 1 (forwards, acknowledges,
+ * answers).
  *
  * A primary gone silent (no answer, connection open): the worker asks
  * the backup every 2 s while it waits; it stays while the backup still
@@ -73,6 +75,8 @@ static void *scripted_backup(void *arg)
 			} else {
 				net_test_peer_answer_stats(&p);
 			}
+		} else if (p.m.type == WIRE_STATS) {
+			net_test_peer_answer_stats(&p);
 		}
 	}
 out:
@@ -136,8 +140,13 @@ static void test_forward_then_ack(int garble)
 	close(sc.lfd);
 	CHECK(sc.hello_flag_ok, "the link's HELLO is not marked a replica "
 	      "of worker 0");
-	CHECK(sc.n_push == 3 && sc.seqs[0] == 1 && sc.seqs[1] == 2 &&
-	      sc.seqs[2] == 3 && sc.vals[0] == 1 && sc.vals[2] == 3,
+	/* (a backup lost at its first STATS, which may come after the first
+	 * push, gets no more) */
+	int want = garble ? sc.n_push : 3;
+	CHECK(sc.n_push == want && sc.n_push >= 1 && sc.seqs[0] == 1 &&
+	      sc.vals[0] == 1 &&
+	      (want < 3 || (sc.seqs[1] == 2 && sc.seqs[2] == 3 &&
+			    sc.vals[2] == 3)),
 	      "the backup got %d pushes (seqs %llu %llu %llu)", sc.n_push,
 	      (unsigned long long)sc.seqs[0], (unsigned long long)sc.seqs[1],
 	      (unsigned long long)sc.seqs[2]);
@@ -224,9 +233,10 @@ static void *pull_one(void *arg)
 	return NULL;
 }
 
-/* While the backup has not acknowledged worker 0's push, worker 0's
- * answer waits, and the shard's one lane serves worker 1 meanwhile:
- * its push, forwarded, acknowledged and answered before worker 0's. */
+/* A forwarded push is asked to be acknowledged at once. While the backup
+ * has not acknowledged worker 0's push, worker 0's answer waits, and the
+ * shard's one lane serves worker 1 meanwhile: its push, forwarded,
+ * acknowledged and answered before worker 0's. */
 static void test_pipelined(void)
 {
 	unsigned bport;
@@ -255,13 +265,16 @@ static void test_pipelined(void)
 		uint64_t k0 = 7, k1 = 8;
 		float one = 1, two = 2, got = 0;
 		CHECK(ps_client_push(w0, &k0, &one, 1, &err) == 0, "push 0");
-		struct pull_arg pa = { .c = w0, .key = k0 };
-		pthread_t pt;
-		pthread_create(&pt, NULL, pull_one, &pa);
+		/* asked at once, before any answer waits for it */
 		for (int ms = 0; !atomic_load(&tl.stats0_seen) && ms < 3000;
 		     ms += 5)
 			sleep_ms(5);
-		CHECK(atomic_load(&tl.stats0_seen), "no STATS for worker 0");
+		CHECK(atomic_load(&tl.stats0_seen), "the backup was not asked "
+		      "to acknowledge worker 0's push");
+		struct pull_arg pa = { .c = w0, .key = k0 };
+		pthread_t pt;
+		pthread_create(&pt, NULL, pull_one, &pa);
+		sleep_ms(50); /* its pull is in, and kept */
 		CHECK(ps_client_push(w1, &k1, &two, 1, &err) == 0, "push 1");
 		CHECK(ps_client_pull(w1, &k1, 1, &got, &err) == 0, "pull 1: %s",
 		      err.message);
