@@ -22,6 +22,7 @@
 # without them), then its fixed costs outside the clocks: reading its part
 # and the test set (load_s) and the gather after DONE (gather_s). Prints
 # CSV on stdout; logs in OUTDIR.
+# WORKER_OPTS: more options for every worker (e.g. --adagrad-sums local).
 set -u
 B=$1
 O=$2
@@ -77,11 +78,11 @@ cluster() {
 	done
 	for r in $(seq 1 $((W - 1))); do
 		timeout ${RUN_TIMEOUT:-60} "$B" train --ps "$ps" --worker "$r/$W" --read-part \
-			--threads "$T" --epochs "$E" --sync-every "$SYNC" -q \
+			--threads "$T" --epochs "$E" --sync-every "$SYNC" -q ${WORKER_OPTS:-} \
 			"$D/train.svm" 2>>"$O/worker.err" &
 	done
 	timeout ${RUN_TIMEOUT:-60} "$B" train --ps "$ps" --worker "0/$W" --read-part \
-		--threads "$T" --epochs "$E" --sync-every "$SYNC" -q \
+		--threads "$T" --epochs "$E" --sync-every "$SYNC" -q ${WORKER_OPTS:-} \
 		--shutdown-servers --json --test "$D/test.svm" "$D/train.svm" \
 		>"$J" 2>>"$O/worker.err"
 	t1=$(now)
