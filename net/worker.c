@@ -168,7 +168,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.phase_seconds = rep->phase,
 		.pull_ahead = w_pull_ahead,
 		.model_sharded = &rep->model_sharded,
-		.local_sums = wc->local_sums,
+		.shared_sums = wc->shared_sums,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

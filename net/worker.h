@@ -27,8 +27,8 @@ struct ps_worker_config {
 					(pulls every key); else o->test is
 					not used */
 	int local_rows;              /* the data is this worker's part */
-	int local_sums;              /* AdaGrad's sums kept per worker
-					(boar_ps_transport.local_sums) */
+	int shared_sums;             /* AdaGrad's sums in the shards
+					(boar_ps_transport.shared_sums) */
 };
 
 struct ps_worker_report {

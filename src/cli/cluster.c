@@ -54,7 +54,7 @@ struct cluster_args {
 	int shutdown_servers;
 	double reconnect_timeout;
 	int read_part;           /* --read-part */
-	int local_sums;          /* --adagrad-sums local */
+	int shared_sums;         /* --adagrad-sums shared */
 	uint64_t features, users, items; /* --features, --users, --items */
 };
 
@@ -122,12 +122,14 @@ static const struct copt copts[] = {
 				"range); each row is still swept once per "
 				"epoch by one worker",
 	  NULL },
-	{ "adagrad-sums", 1, "shared|local", "AdaGrad's sums of squared "
-					     "gradients: in the shards beside "
+	{ "adagrad-sums", 1, "local|shared", "AdaGrad's sums of squared "
+					     "gradients: each worker's own "
+					     "(steps about sqrt(W) times "
+					     "longer), or in the shards beside "
 					     "the weights (steps as on one "
-					     "node), or each worker's own "
-					     "(about sqrt(W) times longer)",
-	  "shared" },
+					     "node, twice the traffic: for 8 "
+					     "or more workers)",
+	  "local" },
 	{ "features", 1, "N", "--read-part on unhashed ids: the ids of the "
 			      "whole file are below N (every worker must "
 			      "build the same model)",
@@ -289,7 +291,7 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 		if (strcmp(v, "shared") && strcmp(v, "local"))
 			return cli_usage("train", "--adagrad-sums wants "
 						  "shared or local");
-		c->local_sums = !strcmp(v, "local");
+		c->shared_sums = !strcmp(v, "shared");
 	} else if (!strcmp(name, "features") || !strcmp(name, "users") ||
 		   !strcmp(name, "items")) { /* ids below N */
 		if (parse_u(v, 1ull << 32, &u) || !u)
@@ -429,7 +431,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		.shutdown = c->rank == 0 && (cluster || c->shutdown_servers),
 		.eval_every_epoch = c->rank == 0 && test != NULL,
 		.local_rows = c->read_part,
-		.local_sums = c->local_sums,
+		.shared_sums = c->shared_sums,
 	};
 	struct ps_worker_report rep;
 	double t_train = cli_now();

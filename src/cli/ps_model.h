@@ -19,7 +19,7 @@
  * u64 length of the head that follows, the head (boar_model_save's
  * bytes). Version 1: copies 0, the shards hold the weights' keys alone;
  * version 2 (AdaGrad's sums shared beside the weights): copies 2, they
- * hold twice as many (boar_ps_transport.local_sums), which a reader of
+ * hold twice as many (boar_ps_transport.shared_sums), which a reader of
  * version 1 would connect with the wrong count for.
  */
 #ifndef BOAR_CLI_PS_MODEL_H

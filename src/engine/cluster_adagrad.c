@@ -67,7 +67,7 @@ int cluster_sums_start(struct cluster *c, const struct train_run *r,
 {
 	struct boar_engine *e = r->eng;
 	c->key_copies = 1;
-	if (c->local_sums || !boar_opt_accumulates(r->o.optimizer) ||
+	if (!c->shared_sums || !boar_opt_accumulates(r->o.optimizer) ||
 	    r->ops != &boar_engine_cpu_ops || !e || !e->accum || e->wg)
 		return 0;
 	struct cluster_sums *s = calloc(1, sizeof *s);

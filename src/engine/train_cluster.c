@@ -449,7 +449,7 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, phase_seconds) &&
 		   t->size != offsetof(boar_ps_transport, pull_ahead) &&
 		   t->size != offsetof(boar_ps_transport, model_sharded) &&
-		   t->size != offsetof(boar_ps_transport, local_sums)))
+		   t->size != offsetof(boar_ps_transport, shared_sums)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -576,9 +576,9 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 				   : NULL;
 	c.can_shard = sharded_out != NULL;
 	/* a caller of an older size connects with the weights' keys alone */
-	c.local_sums = t->size > offsetof(boar_ps_transport, local_sums)
-			       ? t->local_sums
-			       : 1;
+	c.shared_sums = t->size > offsetof(boar_ps_transport, shared_sums)
+				? t->shared_sums
+				: 0;
 	const struct train_hook hook = {
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,

@@ -54,8 +54,8 @@ struct cluster {
 	uint64_t cap;
 	/* AdaGrad's sums shared through the servers (cluster_adagrad.c):
 	 * key_copies 2 (gkeys, before and delta hold the clock's sums after
-	 * its weights), else 1; local_sums: the transport's local_sums. */
-	int local_sums, key_copies;
+	 * its weights), else 1; shared_sums: the transport's shared_sums. */
+	int shared_sums, key_copies;
 	struct cluster_sums *sums;
 	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
 	double mark;                  /* when the last phase ended */

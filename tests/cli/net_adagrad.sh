@@ -1,5 +1,6 @@
 #!/bin/sh
-# AdaGrad's sums shared through the shards (src/engine/cluster_adagrad.c).
+# AdaGrad's sums shared through the shards (--adagrad-sums shared;
+# src/engine/cluster_adagrad.c).
 #
 # 1. Four one-thread workers (--read-part, 2 clocks a worker an epoch,
 #    staleness 3) on generated power-law data end 5 epochs at the single
@@ -65,7 +66,8 @@ rm -rf "$T/ckpt"
 : >"$T/s0.err"
 serve 0 1 --staleness 1 --checkpoint "$T/ckpt" --checkpoint-every 1000
 s0=$SPID
-worker 0 1 1 --sync-every 2000 --epochs 2 --shutdown-servers -m "$T/a.model"
+worker 0 1 1 --sync-every 2000 --epochs 2 --adagrad-sums shared \
+	--shutdown-servers -m "$T/a.model"
 wait_ok $WPID "worker (checkpoint run)"
 wait_ok $s0 "shard (checkpoint run)"
 python3 - "$T/ckpt/shard-0-of-1.ckpt" "$T/a.model" <<'PY' || fail "checkpoint round trip"
