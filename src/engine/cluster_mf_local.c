@@ -29,15 +29,26 @@ static int cmp_u32(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Block (of n) of id g under hash seed hseed: (hash * n) >> 32, so the
+ * blocks are even in expectation whatever the ids' order. */
+static uint32_t hash_block(uint64_t hseed, uint32_t g, uint32_t n)
+{
+	uint64_t s = hseed ^ (g * 0xA24BAED4963EE407ULL);
+	return (uint32_t)(((boar_splitmix64(&s) >> 32) * n) >> 32);
+}
+
 /* Whether the ratings of user u of the whole file are this worker's: a
  * hash of seed and u, so every worker, holding the same file, agrees on
  * the partition, and each user's row has one writer (train_cluster_mf.c:
  * private rows). */
 static int mine(uint64_t seed, uint32_t u, uint32_t rank, uint32_t n_workers)
 {
-	uint64_t s = seed ^ (u * 0xA24BAED4963EE407ULL);
-	return (uint32_t)(((boar_splitmix64(&s) >> 32) * n_workers) >> 32) ==
-	       rank;
+	return hash_block(seed, u, n_workers) == rank;
+}
+
+uint32_t mf_block_of(uint64_t seed, int item, uint32_t g, uint32_t n)
+{
+	return hash_block(boar_rng_make(seed, 7 + item, 0).s, g, n);
 }
 
 /* Local ids in global order: map[g] for the ids present, gl[local]. */
@@ -160,9 +171,73 @@ out:
 	return rc;
 }
 
+/* Strata cells: cell b*W + a holds the ratings of user block a and item
+ * block b (counting sort by cell, then shuffled within each), cu its
+ * users; bi lists each item block's items. The workers sweep the cells
+ * so that no two touch one block at once (train_cluster_mf.c). */
+int mf_local_cut_cells(struct mf_local *l, uint32_t rank, uint32_t W,
+		       uint64_t seed)
+{
+	uint64_t n = l->d.n_rows, C = (uint64_t)W * W;
+	uint32_t *ib = malloc(((uint64_t)l->ni + 1) * sizeof *ib);
+	uint32_t *ub32 = malloc(((uint64_t)l->nu + 1) * sizeof *ub32);
+	uint32_t *su = calloc(l->nu + 1, sizeof *su);
+	l->blocks = W;
+	l->clocks = C;
+	l->rows = malloc((n ? n : 1) * sizeof *l->rows);
+	l->at = calloc(C + 1, sizeof *l->at);
+	l->cu = malloc((n ? n : 1) * sizeof *l->cu);
+	l->cu_at = calloc(C + 1, sizeof *l->cu_at);
+	l->bi = malloc(((uint64_t)l->ni + 1) * sizeof *l->bi);
+	l->bi_at = calloc((uint64_t)W + 1, sizeof *l->bi_at);
+	int rc = BOAR_ENOMEM;
+	if (!ib || !ub32 || !su || !l->rows || !l->at || !l->cu ||
+	    !l->cu_at || !l->bi || !l->bi_at)
+		goto out;
+	for (uint32_t u = 0; u < l->nu; u++)
+		ub32[u] = mf_block_of(seed, 0, l->gu[u], W);
+	for (uint32_t i = 0; i < l->ni; i++) {
+		ib[i] = mf_block_of(seed, 1, l->gi[i], W);
+		l->bi_at[ib[i] + 1]++;
+	}
+	for (uint32_t b = 0; b < W; b++)
+		l->bi_at[b + 1] += l->bi_at[b];
+	for (uint32_t i = 0, b; i < l->ni; i++) /* ascending within a block */
+		l->bi[l->bi_at[(b = ib[i])]++] = i;
+	for (uint32_t b = W; b > 0; b--) /* back to the starts */
+		l->bi_at[b] = l->bi_at[b - 1];
+	l->bi_at[0] = 0;
+	for (uint64_t j = 0; j < n; j++)
+		l->at[ib[l->d.item[j]] * W + ub32[l->d.user[j]] + 1]++;
+	for (uint64_t k = 0; k < C; k++)
+		l->at[k + 1] += l->at[k];
+	for (uint64_t j = 0; j < n; j++)
+		l->rows[l->at[ib[l->d.item[j]] * W + ub32[l->d.user[j]]]++] =
+			(uint32_t)j;
+	for (uint64_t k = C; k > 0; k--)
+		l->at[k] = l->at[k - 1];
+	l->at[0] = 0;
+	boar_rng r = boar_rng_make(seed, 6, rank);
+	l->max_rows = 0;
+	for (uint64_t k = 0; k < C; k++) {
+		boar_shuffle_u32(l->rows + l->at[k], l->at[k + 1] - l->at[k], &r);
+		uint64_t m = list_clock(l->d.user, l->rows, l->at[k],
+					l->at[k + 1], su, (uint32_t)k,
+					l->cu + l->cu_at[k]);
+		l->cu_at[k + 1] = l->cu_at[k] + m;
+	}
+	mf_local_drop_users(l, NULL);
+	rc = 0;
+out:
+	free(ib);
+	free(ub32);
+	free(su);
+	return rc;
+}
+
 int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
 		   uint32_t n_workers, uint64_t seed, uint64_t sync_every,
-		   struct mf_local *l, boar_error *err)
+		   int strata, struct mf_local *l, boar_error *err)
 {
 	memset(l, 0, sizeof *l);
 	struct boar_dataset *d = &l->d;
@@ -186,7 +261,9 @@ int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
 	}
 	free(umap);
 	free(imap);
-	if (!rc)
+	if (!rc && strata)
+		rc = mf_local_cut_cells(l, rank, n_workers, seed);
+	else if (!rc)
 		rc = cut_clocks(l, rank, seed, sync_every ? sync_every : 1000);
 	if (rc) {
 		mf_local_free(l);
@@ -203,14 +280,19 @@ void mf_local_drop_users(struct mf_local *l, const uint8_t *drop)
 	for (uint64_t k = 0; k < l->clocks; k++) {
 		uint64_t e = l->cu_at[k + 1];
 		for (uint64_t p = b; p < e; p++)
-			if (!drop[l->cu[p]])
+			if (!drop || !drop[l->cu[p]])
 				l->cu[n++] = l->cu[p];
 		b = e;
 		l->cu_at[k + 1] = n;
-		uint64_t rows = n - l->cu_at[k] + l->ci_at[k + 1] - l->ci_at[k];
+		uint64_t rows = n - l->cu_at[k];
+		if (!l->blocks)
+			rows += l->ci_at[k + 1] - l->ci_at[k];
 		if (rows > l->max_rows)
 			l->max_rows = rows;
 	}
+	for (uint32_t q = 0; q < l->blocks; q++)
+		if (l->bi_at[q + 1] - l->bi_at[q] > l->max_rows)
+			l->max_rows = l->bi_at[q + 1] - l->bi_at[q];
 }
 
 void mf_local_free(struct mf_local *l)
@@ -226,5 +308,7 @@ void mf_local_free(struct mf_local *l)
 	free(l->ci);
 	free(l->cu_at);
 	free(l->ci_at);
+	free(l->bi);
+	free(l->bi_at);
 	memset(l, 0, sizeof *l);
 }

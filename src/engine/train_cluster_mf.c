@@ -15,38 +15,39 @@
  *
  * A worker holds only its ratings (its --read-part, or the ratings of a
  * hash-chosen 1/W of the file's users) with its users and items
- * renumbered densely (cluster_mf_local.c), and cuts them into fixed
- * clocks of about sync_every ratings. A user whose ratings this worker
- * alone holds (every user without --read-part; with it, those the
+ * renumbered densely (cluster_mf_local.c). A user whose ratings this
+ * worker alone holds (every user without --read-part; with it, those the
  * workers' holder counts say so: cluster_mf_agree.c) has a private row:
  * one writer, so it stays in the worker and travels once an epoch (with
- * the epoch's last clock, so that evaluations and the gather see it),
- * not every clock: a rating's user is seldom in the clock before, so
- * moving it every clock was half the traffic and stale for nothing (one
- * worker, one shard: the same RMSE to the last digit, 2.2x faster
- * epochs). Each clock the worker pulls the shared rows that clock
- * touches (keys ascending, asked a clock ahead where the transport can),
- * runs the CPU engine's MF sweep over that clock's ratings on its threads
- * (sweep_mf.c: Hogwild!, or DSGD strata on the threads when the clock is
- * large; one engine per clock, opened once, sharing the worker's model),
- * and pushes every pulled value's change: shards add them, SSP bounds
- * the staleness.
+ * the epoch's last clock, so that evaluations and the gather see it).
  *
- * Why Hogwild!/SSP and not DSGD strata across workers: strata need each
- * worker to hold the ratings of one user block and, in turn, every item
- * block: a worker that parsed a byte range of the file holds ratings of
- * any user and item, so strata would need a shuffle of the ratings
- * between workers, which a key -> float transport does not carry, and a
- * barrier per stratum (W per epoch) where SSP lets a fast worker run s
- * clocks ahead. Conflicts are what the linear cluster has: two workers
+ * Where the transport has a barrier (wait_clock), the workers train in
+ * DSGD strata (cluster_mf_strata.c): users and items in W blocks each,
+ * each worker sweeping one cell of its ratings per clock so that no two
+ * touch one block at once, an item block held by one worker for W
+ * clocks and moved twice per epoch. Their steps are a sequential
+ * sweep's in some order, so the RMSE per epoch follows the single
+ * node's at any W, and what crosses the network per epoch is the item
+ * factors twice (plus the shared users' rows of each cell, for a part of
+ * a file not grouped by user), where fixed clocks of sync_every ratings
+ * moved every item row a clock touched both ways every clock (16-core
+ * host, 4M ratings: 1 worker 17x slower than one process, 2 and 4
+ * workers slower than 1: bench/RESULTS-net.md).
+ *
+ * Without a barrier, the fixed clocks remain: each clock the worker
+ * pulls the shared rows that clock touches (keys ascending, asked a
+ * clock ahead where the transport can), runs the CPU engine's MF sweep
+ * over that clock's ratings on its threads, and pushes every pulled value's
+ * change: shards add them, SSP bounds the staleness. Two workers
  * updating the same item row in one clock each push the sum of their
  * steps from the same stale value, and the shard adds them, as a
- * sequential sweep would add the steps while a clock gives each item
- * a few ratings; with tens per item per clock the W summed deltas
- * overshoot (4 workers x 50000 ratings on 5000 items diverged for three
- * epochs), so --sync-every must shrink as workers are added. Measured
- * against the single node (bench/RESULTS-net.md, "Matrix factorization
- * in the cluster").
+ * sequential sweep would add the steps while a clock gives each item a
+ * few ratings; with tens per item per clock the W summed deltas
+ * overshoot, so --sync-every must shrink as workers are added.
+ *
+ * In both, each clock (a strata cell, or a slice) has an engine of its
+ * own over its ratings (sweep_mf.c: Hogwild!, or DSGD strata on the
+ * threads when it is large), opened once, sharing the worker's model.
  *
  * AdaGrad's per-row sums (math/mf_step.h) are sharded beside their row
  * and pushed as deltas like the factors: a sum counts the squared
@@ -182,6 +183,13 @@ static int open_local(struct mfc *c, boar_error *err)
 	c->ahead_keys = malloc(c->cap * sizeof *c->ahead_keys);
 	c->vals = malloc(c->cap * sizeof *c->vals);
 	c->before = malloc(c->cap * sizeof *c->before);
+	if (l->blocks) {
+		c->bkeys = malloc(c->cap * sizeof *c->bkeys);
+		c->bvals = malloc(c->cap * sizeof *c->bvals);
+		c->bbefore = malloc(c->cap * sizeof *c->bbefore);
+		if (!c->bkeys || !c->bvals || !c->bbefore)
+			return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	}
 	if (!c->lm || !c->P0 || !c->Q0 || !c->eng || !c->keys ||
 	    !c->ahead_keys || !c->vals || !c->before)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -232,6 +240,9 @@ static void close_local(struct mfc *c)
 	free(c->ahead_keys);
 	free(c->vals);
 	free(c->before);
+	free(c->bkeys);
+	free(c->bvals);
+	free(c->bbefore);
 	free(c->test_keys);
 	free(c->is_private);
 	free(c->pu);
@@ -315,8 +326,7 @@ static int pull_private(struct mfc *c, boar_error *err)
 	return rc;
 }
 
-/* What the private rows changed since they last travelled, pushed. */
-static int push_private(struct mfc *c, boar_error *err)
+int mf_push_private(struct mfc *c, boar_error *err)
 {
 	struct mf_rows rs = {.u = c->pu, .nu = c->npu};
 	mf_walk(c, &rs, WALK_STORE, NULL, c->pvals, c->pbefore);
@@ -382,7 +392,7 @@ static int run_clock(struct mfc *c, int epoch, uint64_t k, int64_t next,
 	rc = t->push(t->ctx, c->keys, c->vals, (uint32_t)c->nk, err);
 	/* the private rows once an epoch, before its last clock ticks */
 	if (!rc && k + 1 == c->l.clocks && c->npu)
-		rc = push_private(c, err);
+		rc = mf_push_private(c, err);
 	lap(c, BOAR_PS_PUSH);
 	if (!rc)
 		rc = t->clock(t->ctx, rows, err);
@@ -510,6 +520,8 @@ static int epoch_clocks(struct mfc *c, int epoch, double eta, double *loss,
 {
 	uint64_t C = c->l.clocks;
 	int more = epoch < c->o.epochs && !c->o.test;
+	if (c->l.blocks)
+		return mf_strata_epoch(c, epoch, eta, loss, err);
 	for (uint64_t k = 0; k < C; k++) {
 		int64_t next = k + 1 < C ? (int64_t)(k + 1) : more ? 0 : -1;
 		int rc = run_clock(c, epoch, k, next, eta, loss, err);
@@ -538,6 +550,11 @@ static int epochs(struct mfc *c, struct boar_model **m, boar_error *err)
 					 "training diverged in epoch %d "
 					 "(non-finite loss); lower eta",
 					 epoch);
+		/* strata: every worker's epoch in before it is evaluated */
+		c->mark = cluster_now_s();
+		if (c->o.test && c->l.blocks && (rc = mf_barrier(c, err)))
+			return rc;
+		lap(c, BOAR_PS_CLOCK);
 		if (c->o.test && (rc = evaluate(c, m, &st, err)))
 			return rc;
 		if (c->o.progress && c->o.progress(&st, c->o.progress_ctx))
@@ -604,6 +621,8 @@ static void transport_extras(struct mfc *c, const boar_ps_transport *t)
 		c->local_rows = t->local_rows;
 	if (t->size > offsetof(boar_ps_transport, pull_ahead))
 		c->pull_ahead = t->pull_ahead;
+	if (t->size > offsetof(boar_ps_transport, wait_clock))
+		c->wait_clock = t->wait_clock;
 	if (t->size > offsetof(boar_ps_transport, model_sharded) &&
 	    t->model_sharded)
 		*t->model_sharded = 0; /* always gathered */
@@ -636,7 +655,8 @@ static int connect_and_open(struct mfc *c, const boar_dataset *train,
 {
 	const boar_ps_transport *t = c->t;
 	int rc = mf_local_build(train, c->local_rows, t->rank, t->n_workers,
-				c->o.seed, t->sync_every, &c->l, err);
+				c->o.seed, t->sync_every, c->wait_clock != NULL,
+				&c->l, err);
 	if (rc)
 		return rc;
 	c->U = train->dim;

@@ -730,6 +730,14 @@ typedef struct boar_ps_transport {
 	 * servers (`boar predict --ps`). Else 0, and *out as before. Without
 	 * this field such a model is gathered anyway. */
 	int *model_sharded;
+	/* NULL, or: returns once every worker still training has ticked
+	 * `clock` clocks, the pushes it made before them applied on every
+	 * server (a barrier; workers that finished or were dropped do not
+	 * hold it). With it, matrix factorization trains in DSGD strata:
+	 * W workers sweep W x W blocks of users x items so that no two
+	 * touch one block at once, an item block travels twice per W
+	 * clocks instead of every clock, and sync_every is not used. */
+	int (*wait_clock)(void *ctx, uint64_t clock, boar_error *err);
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */
