@@ -45,14 +45,16 @@ static void lap(struct mfc *c, enum boar_ps_phase p)
 	cluster_lap(c->phase, &c->mark, p);
 }
 
-/* A permutation of 0..W-1 for this epoch, the same in every worker. */
-static void draw_order(uint32_t *p, uint32_t W, uint64_t seed, int epoch,
-		       int side)
+void mf_strata_order(uint32_t W, uint64_t seed, int epoch, uint32_t *P,
+		     uint32_t *Q)
 {
-	for (uint32_t i = 0; i < W; i++)
-		p[i] = i;
-	boar_rng r = boar_rng_make(seed, 9 + side, (uint64_t)epoch);
-	boar_shuffle_u32(p, W, &r);
+	for (int side = 0; side < 2; side++) {
+		uint32_t *p = side ? Q : P;
+		for (uint32_t i = 0; i < W; i++)
+			p[i] = i;
+		boar_rng r = boar_rng_make(seed, 9 + side, (uint64_t)epoch);
+		boar_shuffle_u32(p, W, &r);
+	}
 }
 
 int mf_barrier(struct mfc *c, boar_error *err)
@@ -177,8 +179,7 @@ int mf_strata_epoch(struct mfc *c, int epoch, double eta, double *loss,
 	uint32_t *P = malloc(2 * (uint64_t)W * sizeof *P), *Q = P + W;
 	if (!P)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	draw_order(P, W, c->o.seed, epoch, 1);
-	draw_order(Q, W, c->o.seed, epoch, 0);
+	mf_strata_order(W, c->o.seed, epoch, P, Q);
 	int rc = 0;
 	for (uint32_t g = 0; !rc && g < W; g++)
 		rc = run_group(c, epoch, (r + P[g]) % W, Q, g + 1 == W, eta,

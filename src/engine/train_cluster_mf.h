@@ -137,6 +137,11 @@ int mf_push_private(struct mfc *c, boar_error *err);
 int mf_strata_epoch(struct mfc *c, int epoch, double eta, double *loss,
 		    boar_error *err);
 int mf_barrier(struct mfc *c, boar_error *err);
+/* The epoch's order, the same in every worker: in group g worker r owns
+ * item block (r + P[g]) mod W, and in its clock h sweeps the cell of
+ * user block (r + Q[h]) mod W (P, Q permutations of 0..W-1). */
+void mf_strata_order(uint32_t W, uint64_t seed, int epoch, uint32_t *P,
+		     uint32_t *Q);
 
 /* --read-part: every worker's count, mean and mean square of its ratings
  * (mine) summed into all (count, mean, mean square of the whole file),
