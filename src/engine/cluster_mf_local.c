@@ -171,67 +171,83 @@ out:
 	return rc;
 }
 
+/* ids 0..n-1 listed by their block blk[id] (of W): out[at[b] ..
+ * at[b + 1]) block b's, ascending; ids with blk UINT32_MAX left out. */
+static void group_by_block(const uint32_t *blk, uint32_t n, uint32_t W,
+			   uint32_t *out, uint64_t *at)
+{
+	memset(at, 0, ((uint64_t)W + 1) * sizeof *at);
+	for (uint32_t i = 0; i < n; i++)
+		if (blk[i] != ABSENT)
+			at[blk[i] + 1]++;
+	for (uint32_t b = 0; b < W; b++)
+		at[b + 1] += at[b];
+	for (uint32_t i = 0; i < n; i++)
+		if (blk[i] != ABSENT)
+			out[at[blk[i]]++] = i;
+	for (uint32_t b = W; b > 0; b--) /* back to the starts */
+		at[b] = at[b - 1];
+	at[0] = 0;
+}
+
 /* Strata cells: cell b*W + a holds the ratings of user block a and item
- * block b (counting sort by cell, then shuffled within each), cu its
- * users; bi lists each item block's items. The workers sweep the cells
- * so that no two touch one block at once (train_cluster_mf.c). */
+ * block b (counting sort by cell, then shuffled within each), cu and ci
+ * its users and items; bi lists each item block's items. The workers
+ * sweep the cells so that no two touch one block at once
+ * (cluster_mf_strata.c). */
 int mf_local_cut_cells(struct mf_local *l, uint32_t rank, uint32_t W,
 		       uint64_t seed)
 {
 	uint64_t n = l->d.n_rows, C = (uint64_t)W * W;
 	uint32_t *ib = malloc(((uint64_t)l->ni + 1) * sizeof *ib);
-	uint32_t *ub32 = malloc(((uint64_t)l->nu + 1) * sizeof *ub32);
 	uint32_t *su = calloc(l->nu + 1, sizeof *su);
+	uint32_t *si = calloc(l->ni + 1, sizeof *si);
 	l->blocks = W;
 	l->clocks = C;
+	l->ub = malloc(((uint64_t)l->nu + 1) * sizeof *l->ub);
 	l->rows = malloc((n ? n : 1) * sizeof *l->rows);
 	l->at = calloc(C + 1, sizeof *l->at);
 	l->cu = malloc((n ? n : 1) * sizeof *l->cu);
+	l->ci = malloc((n ? n : 1) * sizeof *l->ci);
 	l->cu_at = calloc(C + 1, sizeof *l->cu_at);
+	l->ci_at = calloc(C + 1, sizeof *l->ci_at);
 	l->bi = malloc(((uint64_t)l->ni + 1) * sizeof *l->bi);
 	l->bi_at = calloc((uint64_t)W + 1, sizeof *l->bi_at);
 	int rc = BOAR_ENOMEM;
-	if (!ib || !ub32 || !su || !l->rows || !l->at || !l->cu ||
-	    !l->cu_at || !l->bi || !l->bi_at)
+	if (!ib || !su || !si || !l->ub || !l->rows || !l->at || !l->cu ||
+	    !l->ci || !l->cu_at || !l->ci_at || !l->bi || !l->bi_at)
 		goto out;
 	for (uint32_t u = 0; u < l->nu; u++)
-		ub32[u] = mf_block_of(seed, 0, l->gu[u], W);
-	for (uint32_t i = 0; i < l->ni; i++) {
+		l->ub[u] = mf_block_of(seed, 0, l->gu[u], W);
+	for (uint32_t i = 0; i < l->ni; i++)
 		ib[i] = mf_block_of(seed, 1, l->gi[i], W);
-		l->bi_at[ib[i] + 1]++;
-	}
-	for (uint32_t b = 0; b < W; b++)
-		l->bi_at[b + 1] += l->bi_at[b];
-	for (uint32_t i = 0, b; i < l->ni; i++) /* ascending within a block */
-		l->bi[l->bi_at[(b = ib[i])]++] = i;
-	for (uint32_t b = W; b > 0; b--) /* back to the starts */
-		l->bi_at[b] = l->bi_at[b - 1];
-	l->bi_at[0] = 0;
+	group_by_block(ib, l->ni, W, l->bi, l->bi_at);
 	for (uint64_t j = 0; j < n; j++)
-		l->at[ib[l->d.item[j]] * W + ub32[l->d.user[j]] + 1]++;
+		l->at[ib[l->d.item[j]] * W + l->ub[l->d.user[j]] + 1]++;
 	for (uint64_t k = 0; k < C; k++)
 		l->at[k + 1] += l->at[k];
 	for (uint64_t j = 0; j < n; j++)
-		l->rows[l->at[ib[l->d.item[j]] * W + ub32[l->d.user[j]]]++] =
+		l->rows[l->at[ib[l->d.item[j]] * W + l->ub[l->d.user[j]]]++] =
 			(uint32_t)j;
-	for (uint64_t k = C; k > 0; k--)
+	for (uint64_t k = C; k > 0; k--) /* back to the starts */
 		l->at[k] = l->at[k - 1];
 	l->at[0] = 0;
 	boar_rng r = boar_rng_make(seed, 6, rank);
-	l->max_rows = 0;
 	for (uint64_t k = 0; k < C; k++) {
-		boar_shuffle_u32(l->rows + l->at[k], l->at[k + 1] - l->at[k], &r);
-		uint64_t m = list_clock(l->d.user, l->rows, l->at[k],
-					l->at[k + 1], su, (uint32_t)k,
-					l->cu + l->cu_at[k]);
-		l->cu_at[k + 1] = l->cu_at[k] + m;
+		uint64_t b = l->at[k], e = l->at[k + 1];
+		boar_shuffle_u32(l->rows + b, e - b, &r);
+		l->cu_at[k + 1] = l->cu_at[k] +
+				  list_clock(l->d.user, l->rows, b, e, su,
+					     (uint32_t)k, l->cu + l->cu_at[k]);
+		l->ci_at[k + 1] = l->ci_at[k] +
+				  list_clock(l->d.item, l->rows, b, e, si,
+					     (uint32_t)k, l->ci + l->ci_at[k]);
 	}
-	mf_local_drop_users(l, NULL);
-	rc = 0;
+	rc = mf_local_drop_users(l, NULL);
 out:
 	free(ib);
-	free(ub32);
 	free(su);
+	free(si);
 	return rc;
 }
 
@@ -273,7 +289,26 @@ int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
 	return 0;
 }
 
-void mf_local_drop_users(struct mf_local *l, const uint8_t *drop)
+/* Strata: the shared users (drop unset) by block into bu, bu_at. */
+static int list_shared_users(struct mf_local *l, const uint8_t *drop)
+{
+	uint32_t *blk = malloc(((uint64_t)l->nu + 1) * sizeof *blk);
+	free(l->bu);
+	free(l->bu_at);
+	l->bu = malloc(((uint64_t)l->nu + 1) * sizeof *l->bu);
+	l->bu_at = malloc(((uint64_t)l->blocks + 1) * sizeof *l->bu_at);
+	if (!blk || !l->bu || !l->bu_at) {
+		free(blk);
+		return BOAR_ENOMEM;
+	}
+	for (uint32_t u = 0; u < l->nu; u++)
+		blk[u] = drop && drop[u] ? ABSENT : l->ub[u];
+	group_by_block(blk, l->nu, l->blocks, l->bu, l->bu_at);
+	free(blk);
+	return 0;
+}
+
+int mf_local_drop_users(struct mf_local *l, const uint8_t *drop)
 {
 	uint64_t n = 0, b = 0;
 	l->max_rows = 0;
@@ -284,15 +319,24 @@ void mf_local_drop_users(struct mf_local *l, const uint8_t *drop)
 				l->cu[n++] = l->cu[p];
 		b = e;
 		l->cu_at[k + 1] = n;
-		uint64_t rows = n - l->cu_at[k];
-		if (!l->blocks)
-			rows += l->ci_at[k + 1] - l->ci_at[k];
+		uint64_t us = n - l->cu_at[k], is = l->ci_at[k + 1] - l->ci_at[k];
+		uint64_t rows = l->blocks ? (us > is ? us : is) : us + is;
 		if (rows > l->max_rows)
 			l->max_rows = rows;
 	}
-	for (uint32_t q = 0; q < l->blocks; q++)
-		if (l->bi_at[q + 1] - l->bi_at[q] > l->max_rows)
-			l->max_rows = l->bi_at[q + 1] - l->bi_at[q];
+	if (!l->blocks)
+		return 0;
+	if (list_shared_users(l, drop))
+		return BOAR_ENOMEM;
+	for (uint32_t q = 0; q < l->blocks; q++) {
+		uint64_t is = l->bi_at[q + 1] - l->bi_at[q];
+		uint64_t us = l->bu_at[q + 1] - l->bu_at[q];
+		if (is > l->max_rows)
+			l->max_rows = is;
+		if (us > l->max_rows)
+			l->max_rows = us;
+	}
+	return 0;
 }
 
 void mf_local_free(struct mf_local *l)
@@ -310,5 +354,8 @@ void mf_local_free(struct mf_local *l)
 	free(l->ci_at);
 	free(l->bi);
 	free(l->bi_at);
+	free(l->bu);
+	free(l->bu_at);
+	free(l->ub);
 	memset(l, 0, sizeof *l);
 }

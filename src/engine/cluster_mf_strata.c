@@ -5,28 +5,32 @@
  * Users and items are cut into W blocks each (W workers; a hash of the
  * seed and the global id, the same in every worker), so a worker's
  * ratings fall into W x W cells (cluster_mf_local.c). An epoch is W
- * groups of W clocks: in group g worker r owns item block
- * b = (r + P[g]) mod W, and in its clock h the cell of user block
- * a = (r + Q[h]) mod W (P, Q permutations drawn per epoch from the seed,
- * the same in every worker), so at any clock no two workers touch one
- * item block or one user block: their steps are those of one sequential
- * sweep in some order (Gemulla et al., KDD 2011), whatever part of the
- * file each worker read. What crosses the network:
+ * groups of W clocks: in group g worker r owns the outer side's block
+ * o = (r + P[g]) mod W, and in its clock h the cell of the inner side's
+ * block (r + Q[h]) mod W (P, Q permutations drawn per epoch from the
+ * seed, the same in every worker), so at any clock no two workers touch
+ * one item block or one user block: their steps are those of one
+ * sequential sweep in some order (Gemulla et al., KDD 2011), whatever
+ * part of the file each worker read. The outer side is the items, or the
+ * users where the workers hold more shared users than items
+ * (cluster_mf_agree.c: a part of a file not grouped by user). What
+ * crosses the network:
  *
- * - an item block's rows, pulled when the group starts and pushed (their
- *   change) when it ends: every item row twice per epoch, where clocks of
- *   sync_every ratings moved it both ways every clock that touched it;
- * - a cell's shared users (held by several workers: --read-part of a file
- *   not grouped by user), pulled before its sweep and pushed after;
+ * - an outer block's rows (items, or shared users), pulled when the
+ *   group starts and pushed (their change) when it ends: each row twice
+ *   per epoch, where clocks of sync_every ratings moved every row a clock
+ *   touched both ways every clock;
+ * - a cell's inner rows (its shared users, or its items), pulled before
+ *   its sweep and pushed after;
  * - the private users, once an epoch for the evaluation and the gather
  *   (train_cluster_mf.c).
  *
  * The ownership hand-over is the barrier: before a group starts, and
  * before a cell with shared users, the worker waits until every worker
  * has ticked as many clocks as it has (so their pushes of the earlier
- * clocks are in). A clock without shared users needs none: its users are
- * this worker's alone and its item block is its own for the group, so a
- * worker whose users are all private waits only W times an epoch.
+ * clocks are in). A clock without inner rows to move needs none (its
+ * users private, its items the group's), so a worker whose users are
+ * all private waits only W times an epoch.
  */
 #include <stdlib.h>
 
@@ -92,33 +96,47 @@ static int move_rows(struct mfc *c, const struct mf_rows *rs, int push,
 	return rc;
 }
 
-static struct mf_rows block_items(const struct mfc *c, uint32_t b)
+/* Outer block o's rows: its items, or (outer_users) its shared users. */
+static struct mf_rows outer_rows(const struct mfc *c, uint32_t o)
 {
 	const struct mf_local *l = &c->l;
-	struct mf_rows rs = {.i = l->bi + l->bi_at[b],
-			     .ni = l->bi_at[b + 1] - l->bi_at[b]};
+	struct mf_rows rs = {0};
+	if (c->outer_users) {
+		rs.u = l->bu + l->bu_at[o];
+		rs.nu = l->bu_at[o + 1] - l->bu_at[o];
+	} else {
+		rs.i = l->bi + l->bi_at[o];
+		rs.ni = l->bi_at[o + 1] - l->bi_at[o];
+	}
 	return rs;
 }
 
-static struct mf_rows cell_users(const struct mfc *c, uint64_t k)
+/* Cell k's rows of the inner side: its shared users, or its items. */
+static struct mf_rows inner_rows(const struct mfc *c, uint64_t k)
 {
 	const struct mf_local *l = &c->l;
-	struct mf_rows rs = {.u = l->cu + l->cu_at[k],
-			     .nu = l->cu_at[k + 1] - l->cu_at[k]};
+	struct mf_rows rs = {0};
+	if (c->outer_users) {
+		rs.i = l->ci + l->ci_at[k];
+		rs.ni = l->ci_at[k + 1] - l->ci_at[k];
+	} else {
+		rs.u = l->cu + l->cu_at[k];
+		rs.nu = l->cu_at[k + 1] - l->cu_at[k];
+	}
 	return rs;
 }
 
-/* Cell k: its shared users in (after the barrier), its sweep, their
+/* Cell k: its inner rows in (after the barrier), its sweep, their
  * changes out. */
 static int run_cell(struct mfc *c, int epoch, uint64_t k, double eta,
 		    double *loss, boar_error *err)
 {
-	struct mf_rows us = cell_users(c, k);
-	int rc = 0;
-	if (us.nu) {
+	struct mf_rows in = inner_rows(c, k);
+	int moves = in.nu + in.ni > 0, rc = 0;
+	if (moves) {
 		rc = mf_barrier(c, err);
 		lap(c, BOAR_PS_CLOCK);
-		if (rc || (rc = move_rows(c, &us, 0, c->keys, c->vals,
+		if (rc || (rc = move_rows(c, &in, 0, c->keys, c->vals,
 					  c->before, err)))
 			return rc;
 	}
@@ -129,8 +147,8 @@ static int run_cell(struct mfc *c, int epoch, uint64_t k, double eta,
 					  "(non-finite loss); lower eta",
 				 epoch);
 	lap(c, BOAR_PS_SWEEP);
-	if (us.nu)
-		rc = move_rows(c, &us, 1, c->keys, c->vals, c->before, err);
+	if (moves)
+		rc = move_rows(c, &in, 1, c->keys, c->vals, c->before, err);
 	return rc;
 }
 
@@ -144,23 +162,25 @@ static int tick(struct mfc *c, uint64_t k, boar_error *err)
 	return rc;
 }
 
-/* Group g: item block b in, its W cells, the block out. */
-static int run_group(struct mfc *c, int epoch, uint32_t b, const uint32_t *Q,
+/* A group: outer block o in, its W cells, o out. */
+static int run_group(struct mfc *c, int epoch, uint32_t o, const uint32_t *Q,
 		     int last, double eta, double *loss, boar_error *err)
 {
 	uint32_t W = c->l.blocks, r = c->t->rank;
-	struct mf_rows items = block_items(c, b);
+	struct mf_rows out = outer_rows(c, o);
 	c->mark = cluster_now_s();
 	int rc = mf_barrier(c, err);
 	lap(c, BOAR_PS_CLOCK);
 	if (!rc)
-		rc = move_rows(c, &items, 0, c->bkeys, c->bvals, c->bbefore,
-			       err);
+		rc = move_rows(c, &out, 0, c->bkeys, c->bvals, c->bbefore, err);
 	for (uint32_t h = 0; !rc && h < W; h++) {
-		uint64_t k = (uint64_t)b * W + (r + Q[h]) % W;
+		uint32_t q = (r + Q[h]) % W;
+		/* cell b*W + a of user block a, item block b */
+		uint64_t k = c->outer_users ? (uint64_t)q * W + o
+					    : (uint64_t)o * W + q;
 		rc = run_cell(c, epoch, k, eta, loss, err);
 		if (!rc && h + 1 == W)
-			rc = move_rows(c, &items, 1, c->bkeys, c->bvals,
+			rc = move_rows(c, &out, 1, c->bkeys, c->bvals,
 				       c->bbefore, err);
 		/* the private rows once an epoch, before its last tick */
 		if (!rc && h + 1 == W && last && c->npu)

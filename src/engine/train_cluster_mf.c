@@ -6,7 +6,7 @@
  * and item i's is [(U + i)*S, ...) (U users, I items: the model's
  * shape), each row holding its rank factors, then its bias, its AdaGrad
  * sum and (users) how many workers hold its ratings; after the rows come
- * 3 keys per worker for the agreement below. A shard holds the factors
+ * AGREE_KEYS per worker for the agreement below. A shard holds the factors
  * *minus their initial values*, so a fresh shard (zeros) is the initial
  * model without anyone pushing it:
  * the initial factors are boar_model_init_factors' draws, which a worker
@@ -664,12 +664,13 @@ static int connect_and_open(struct mfc *c, const boar_dataset *train,
 	c->R = (uint32_t)c->o.rank;
 	c->S = c->R + 3;
 	c->stats_key = (c->U + c->I) * c->S;
-	c->n_keys = c->stats_key + 3ull * t->n_workers;
+	c->n_keys = c->stats_key + (uint64_t)AGREE_KEYS * t->n_workers;
 	c->fi = boar_factor_init_make(c->o.init_scale, c->R, c->o.seed);
 	if ((rc = t->connect(t->ctx, c->n_keys, err)) ||
 	    (rc = resolve_for_file(c, train, err)))
 		return rc;
-	mf_local_drop_users(&c->l, c->is_private);
+	if (mf_local_drop_users(&c->l, c->is_private))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	pick_slots(c);
 	if ((rc = open_local(c, err)))
 		return rc;

@@ -36,10 +36,11 @@ struct mf_local {
 				   (strata: the most users of a cell or
 				   items of a block) */
 	uint32_t blocks;        /* strata: W blocks a side; 0: clocks */
-	/* strata: item block b's items bi[bi_at[b] .. bi_at[b + 1]), local
-	 * ids ascending (ci, ci_at then unused) */
-	uint32_t *bi;
-	uint64_t *bi_at;
+	/* strata: item block b's items bi[bi_at[b] .. bi_at[b + 1]) and
+	 * user block a's shared users bu[bu_at[a] .. bu_at[a + 1]), local
+	 * ids ascending; ub[u]: user u's block */
+	uint32_t *bi, *bu, *ub;
+	uint64_t *bi_at, *bu_at;
 };
 
 /* Worker `rank` of `n_workers`' problem from train (its part of the
@@ -53,16 +54,19 @@ int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
 		   uint32_t n_workers, uint64_t seed, uint64_t sync_every,
 		   int strata, struct mf_local *l, boar_error *err);
 /* Instead of clocks (mf_local_build calls it): the ratings cut into
- * n_workers^2 strata cells, shuffled within each by seed; cu lists each
- * cell's users, bi each item block's items. @return 0 or BOAR_ENOMEM. */
+ * n_workers^2 strata cells, shuffled within each by seed; cu and ci list
+ * each cell's users and items, bi each item block's items (bu, the user
+ * blocks' shared users, comes with mf_local_drop_users). @return 0 or
+ * BOAR_ENOMEM. */
 int mf_local_cut_cells(struct mf_local *l, uint32_t rank, uint32_t n_workers,
 		       uint64_t seed);
 /* The block (of n) of global user (item 0) or item (item 1) id g. */
 uint32_t mf_block_of(uint64_t seed, int item, uint32_t g, uint32_t n);
 /* Takes the users with drop[local id] set out of every clock's list
- * (their rows are private: not moved per clock; drop NULL: none) and
- * sets max_rows. */
-void mf_local_drop_users(struct mf_local *l, const uint8_t *drop);
+ * (their rows are private: not moved per clock; drop NULL: none), lists
+ * the rest by block (strata) and sets max_rows. @return 0 or
+ * BOAR_ENOMEM. */
+int mf_local_drop_users(struct mf_local *l, const uint8_t *drop);
 void mf_local_free(struct mf_local *l);
 
 /* The keys of a row (S = rank + 3 of them): its factors, then these. */
@@ -70,6 +74,9 @@ void mf_local_free(struct mf_local *l);
 #define SLOT_SUM(R) ((R) + 1)     /* its AdaGrad sum */
 #define SLOT_HOLDERS(R) ((R) + 2) /* users: how many workers hold ratings
 				     of the user (--read-part) */
+/* Keys per worker after the rows, for the agreement: its ratings' count,
+ * mean and mean square, its shared users and items (cluster_mf_agree.c). */
+#define AGREE_KEYS 5
 
 /* A worker's state (train_cluster_mf.c). */
 struct mfc {
@@ -81,6 +88,7 @@ struct mfc {
 	/* the transport's barrier: strata (cluster_mf_strata.c) */
 	int (*wait_clock)(void *ctx, uint64_t clock, boar_error *err);
 	uint64_t ticks, waited;    /* clocks ticked; the last barrier's */
+	int outer_users;           /* strata: user blocks stay for a group */
 	uint64_t U, I;       /* the model's users and items */
 	uint32_t R, S;       /* rank; keys per row (R + 3) */
 	uint32_t w;          /* slots moved per row */

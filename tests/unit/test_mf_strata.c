@@ -1,8 +1,9 @@
 /* test_mf_strata.c - matrix factorization in the cluster as DSGD strata
  * (src/engine/cluster_mf_strata.c, cluster_mf_local.c):
  * - a worker's cells partition its ratings, each cell's ratings are of
- *   its user block and item block, its user list is exactly its distinct
- *   users ascending, and the item blocks list every item once, ascending;
+ *   its user block and item block, its user and item lists are exactly
+ *   its distinct users and items ascending, the item blocks list every
+ *   item once, ascending, and the user blocks every shared user;
  * - the epoch's order gives the W workers W distinct item blocks and W
  *   distinct user blocks at every clock, and each worker every cell once;
  * - trained by two workers (threads) over an in-memory parameter server
@@ -45,6 +46,20 @@ static boar_dataset *ratings(uint64_t n, uint64_t seed)
 	return d;
 }
 
+/* list[0..n) is exactly the ids with set[id], ascending. */
+static void same_ids(const uint8_t *set, uint32_t m, const uint32_t *list,
+		     uint64_t n, const char *what)
+{
+	uint64_t want = 0;
+	for (uint32_t i = 0; i < m; i++)
+		want += set[i];
+	CHECK(n == want, "%s: %llu listed, %llu expected", what,
+	      (unsigned long long)n, (unsigned long long)want);
+	for (uint64_t p = 0; p < n; p++)
+		CHECK(list[p] < m && set[list[p]] && (!p || list[p] > list[p - 1]),
+		      "%s: %u listed wrongly", what, list[p]);
+}
+
 static void cells_partition(const boar_dataset *d, uint32_t W, uint32_t r)
 {
 	struct mf_local l;
@@ -56,10 +71,11 @@ static void cells_partition(const boar_dataset *d, uint32_t W, uint32_t r)
 	CHECK_EQ_INT(l.blocks, W);
 	CHECK_EQ_INT(l.clocks, (uint64_t)W * W);
 	uint8_t *seen = calloc(l.d.n_rows + 1, 1);
-	uint8_t *in = calloc(l.nu + 1, 1);
+	uint8_t *in = calloc(l.nu + 1, 1), *ii = calloc(l.ni + 1, 1);
 	for (uint64_t k = 0; k < l.clocks; k++) {
 		uint32_t a = (uint32_t)(k % W), b = (uint32_t)(k / W);
 		memset(in, 0, l.nu + 1);
+		memset(ii, 0, l.ni + 1);
 		for (uint64_t p = l.at[k]; p < l.at[k + 1]; p++) {
 			uint32_t j = l.rows[p];
 			CHECK(!seen[j], "W %u: rating %u in two cells", W, j);
@@ -68,15 +84,26 @@ static void cells_partition(const boar_dataset *d, uint32_t W, uint32_t r)
 				      mf_block_of(7, 1, l.gi[l.d.item[j]], W) == b,
 			      "W %u: rating %u in the wrong cell", W, j);
 			in[l.d.user[j]] = 1;
+			ii[l.d.item[j]] = 1;
 		}
-		uint64_t m = 0;
-		for (uint32_t u = 0; u < l.nu; u++)
-			m += in[u];
-		CHECK_EQ_INT(l.cu_at[k + 1] - l.cu_at[k], m);
-		for (uint64_t p = l.cu_at[k]; p < l.cu_at[k + 1]; p++)
-			CHECK(in[l.cu[p]] && (p == l.cu_at[k] || l.cu[p] > l.cu[p - 1]),
-			      "W %u: cell %llu's users", W, (unsigned long long)k);
+		same_ids(in, l.nu, l.cu + l.cu_at[k], l.cu_at[k + 1] - l.cu_at[k],
+			 "a cell's users");
+		same_ids(ii, l.ni, l.ci + l.ci_at[k], l.ci_at[k + 1] - l.ci_at[k],
+			 "a cell's items");
 	}
+	/* every third user private: the rest listed by block */
+	uint8_t *drop = calloc(l.nu + 1, 1);
+	for (uint32_t u = 0; u < l.nu; u += 3)
+		drop[u] = 1;
+	CHECK(mf_local_drop_users(&l, drop) == 0, "drop users");
+	for (uint32_t a = 0; a < W; a++) {
+		for (uint32_t u = 0; u < l.nu; u++)
+			in[u] = !drop[u] && l.ub[u] == a;
+		same_ids(in, l.nu, l.bu + l.bu_at[a], l.bu_at[a + 1] - l.bu_at[a],
+			 "a user block's shared users");
+	}
+	free(drop);
+	free(ii);
 	for (uint64_t j = 0; j < l.d.n_rows; j++)
 		CHECK(seen[j], "W %u: rating %llu in no cell", W,
 		      (unsigned long long)j);
