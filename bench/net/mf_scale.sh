@@ -6,7 +6,9 @@
 #
 # Data: `boar gen --task mf` ROWS + TEST ratings of USERS x ITEMS, rank
 # RANK, seed 5 (random order, so with --read-part nearly every user is
-# held by every worker); the first ROWS train, the rest test. The single
+# held by every worker); the first ROWS train, the rest test; ORDER=user
+# trains on them sorted by user (as a ratings log grouped by user: with
+# --read-part only the users cut by a part boundary are shared). The single
 # node: `boar train --threads CORES --early-stop 0`. Each layout "WxT"
 # of LAYOUTS: SHARDS shards (LANES lanes, staleness STALENESS) and W
 # workers of T threads, SYNC/W ratings per clock (used by builds without
@@ -20,11 +22,12 @@
 # NET=shaped (needs root, ip, tc): every worker and shard on a "machine"
 # of its own (network namespace, CORES/MACHINES cores by taskset), the
 # machines joined through a bridge by veth links shaped with tbf to RATE
-# (10gbit) each way; shard i runs on machine i, worker r on machine r.
+# (10gbit) each way; shard i runs on machine i, worker r on machine r;
+# the frames are authenticated (a secret file), as off loopback they must.
 # Knobs: ROWS (4000000) TEST (400000) USERS (100000) ITEMS (20000) RANK
 # (16) EPOCHS (5) SHARDS (2) LANES (2) SYNC (40000) STALENESS (1)
 # LAYOUTS ("1x12 2x6 4x3 1x3 2x3") REPEAT (3) CORES (nproc) MACHINES (4)
-# RATE WORKER_OPTS.
+# RATE ORDER (random) WORKER_OPTS; SINGLE=0 skips the single node.
 set -u
 B=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
 O=$2
@@ -60,10 +63,16 @@ if [ ! -s "$D/test.txt" ]; then
 	tail -n "$TEST" "$D/all.txt" >"$D/test.txt"
 	rm -f "$D/all.txt"
 fi
+F=$D/train.txt
+if [ "${ORDER:-random}" = user ]; then
+	F=$D/train-user.txt
+	[ -s "$F" ] || sort -s -n -k1,1 "$D/train.txt" >"$F" || exit 1
+fi
 MF="--epochs $EPOCHS --rank $RANK --seed 7 -q"
 
 # ------------------------------------------------- machines (NET=shaped)
 NS=mfb$$
+AUTH=""
 on() { shift; "$@"; } # on MACHINE CMD...: CMD on that machine (loopback: here)
 host() { echo 127.0.0.1; }
 if [ "$NET" = shaped ]; then
@@ -105,13 +114,16 @@ if [ "$NET" = shaped ]; then
 			{ echo "mf_scale.sh: cannot build or shape the links" >&2; exit 77; }
 	done
 	echo "# $MACHINES machines x $K cores, links $RATE each way (tbf)" >&2
+	# not loopback: the shards want a shared secret
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$O/secret"
+	AUTH="--secret-file $O/secret"
 fi
 
 # ------------------------------------------------------------------- runs
 single() { # OUT: wall seconds on stdout
 	t0=$(now)
 	"$B" train --threads "$CORES" $MF --early-stop 0 --json \
-		--test "$D/test.txt" "$D/train.txt" >"$1" 2>>"$O/single.err"
+		--test "$D/test.txt" "$F" >"$1" 2>>"$O/single.err"
 	t1=$(now)
 	awk "BEGIN{print $t1 - $t0}"
 }
@@ -131,20 +143,20 @@ cluster() {
 	for i in $(seq 0 $((SHARDS - 1))); do
 		on "$i" "$B" serve --shard "$i/$SHARDS" --listen \
 			"$(host "$i"):$((port + i))" --staleness "$STALENESS" \
-			--threads "$LANES" -q 2>>"$O/serve.err" &
+			--threads "$LANES" $AUTH -q 2>>"$O/serve.err" &
 		pids="$pids $!"
 	done
 	for r in $(seq 1 $((W - 1))); do
 		on "$r" timeout "${RUN_TIMEOUT:-300}" "$B" train --ps "$ps" \
 			--worker "$r/$W" --threads "$T" --sync-every \
-			$((SYNC / W)) $part $MF ${WORKER_OPTS:-} "$D/train.txt" \
+			$((SYNC / W)) $part $MF $AUTH ${WORKER_OPTS:-} "$F" \
 			2>>"$O/worker.err" &
 		pids="$pids $!"
 	done
 	on 0 timeout "${RUN_TIMEOUT:-300}" "$B" train --ps "$ps" \
 		--worker "0/$W" --threads "$T" --sync-every $((SYNC / W)) $part \
-		$MF ${WORKER_OPTS:-} --shutdown-servers --json \
-		--test "$D/test.txt" "$D/train.txt" >"$J" 2>>"$O/worker.err"
+		$MF $AUTH ${WORKER_OPTS:-} --shutdown-servers --json \
+		--test "$D/test.txt" "$F" >"$J" 2>>"$O/worker.err"
 	t1=$(now)
 	sleep 0.2
 	kill $pids 2>/dev/null
@@ -158,12 +170,14 @@ rmses() {
 		END { print "" }' "$1"
 }
 
-echo "layout,workers,threads,read_part,net,wall_s,rmse_per_epoch,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
+echo "layout,workers,threads,read_part,order,net,wall_s,rmse_per_epoch,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
+if [ "${SINGLE:-1}" = 1 ]; then
 wall=$(median single "$O/single.json")
-echo "single,0,$CORES,-,-,$(printf %.2f "$wall"),$(rmses "$O/single.json"),,,,,,,"
+echo "single,0,$CORES,-,${ORDER:-random},-,$(printf %.2f "$wall"),$(rmses "$O/single.json"),,,,,,,"
+fi
 for lay in $LAYOUTS; do
 	W=${lay%x*} T=${lay#*x}
 	J="$O/w${W}t$T.json"
 	wall=$(median cluster "$W" "$T" "$J")
-	echo "$lay,$W,$T,$READ_PART,$NET,$(printf %.2f "$wall"),$(rmses "$J"),$(phases "$J")"
+	echo "$lay,$W,$T,$READ_PART,${ORDER:-random},$NET,$(printf %.2f "$wall"),$(rmses "$J"),$(phases "$J")"
 done
