@@ -183,7 +183,7 @@ static int run_group(struct mfc *c, int epoch, uint32_t o, const uint32_t *Q,
 			rc = move_rows(c, &out, 1, c->bkeys, c->bvals,
 				       c->bbefore, err);
 		/* the private rows once an epoch, before its last tick */
-		if (!rc && h + 1 == W && last && c->npu)
+		if (!rc && h + 1 == W && last && mf_private_travels(c))
 			rc = mf_push_private(c, err);
 		lap(c, BOAR_PS_PUSH);
 		if (!rc)

@@ -19,7 +19,10 @@
  * worker alone holds (every user without --read-part; with it, those the
  * workers' holder counts say so: cluster_mf_agree.c) has a private row:
  * one writer, so it stays in the worker and travels once an epoch (with
- * the epoch's last clock, so that evaluations and the gather see it).
+ * the epoch's last clock, so that worker 0's evaluations see it; worker
+ * 0's own, which its evaluations read locally, once at the end for the
+ * gather). With one worker an evaluation pulls nothing: every row is the
+ * worker's own.
  *
  * Where the transport has a barrier (wait_clock), the workers train in
  * DSGD strata (cluster_mf_strata.c): users and items in W blocks each,
@@ -326,6 +329,11 @@ static int pull_private(struct mfc *c, boar_error *err)
 	return rc;
 }
 
+int mf_private_travels(const struct mfc *c)
+{
+	return c->npu && c->t->rank != 0;
+}
+
 int mf_push_private(struct mfc *c, boar_error *err)
 {
 	struct mf_rows rs = {.u = c->pu, .nu = c->npu};
@@ -391,7 +399,7 @@ static int run_clock(struct mfc *c, int epoch, uint64_t k, int64_t next,
 	lap(c, BOAR_PS_LOCAL);
 	rc = t->push(t->ctx, c->keys, c->vals, (uint32_t)c->nk, err);
 	/* the private rows once an epoch, before its last clock ticks */
-	if (!rc && k + 1 == c->l.clocks && c->npu)
+	if (!rc && k + 1 == c->l.clocks && mf_private_travels(c))
 		rc = mf_push_private(c, err);
 	lap(c, BOAR_PS_PUSH);
 	if (!rc)
@@ -441,38 +449,78 @@ static void keys_into_model(const struct mfc *c, struct boar_model *m,
 	}
 }
 
-/* The rows the test set reads (ids of the model's shape), as their
- * keys (factors, bias) ascending into c->test_keys: all an evaluation
- * pulls. */
+/* Whether the worker's own copy of a local row is its latest value (one
+ * writer, this worker): its private users; with one worker, every row. */
+static int own_row(const struct mfc *c, int item, uint32_t id)
+{
+	return c->t->n_workers == 1 || (!item && c->is_private[id]);
+}
+
+/* The rows the test set reads (ids of the model's shape) that are not
+ * the worker's own, as their keys (factors, bias) ascending into
+ * c->test_keys: all an evaluation pulls. With one worker a row it does
+ * not hold was never written: it stays initial, unpulled. */
 static int list_test_keys(struct mfc *c, boar_error *err)
 {
 	const struct boar_dataset *t = c->o.test;
+	const struct mf_local *l = &c->l;
 	uint8_t *used = calloc(c->U + c->I + 1, 1);
 	if (!used)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	uint64_t rows = 0;
 	for (uint64_t r = 0; r < t->n_rows; r++) {
-		uint64_t u = t->user[r], i = c->U + t->item[r];
-		if (u < c->U && !used[u])
-			rows += used[u] = 1;
-		if (t->item[r] < c->I && !used[i])
-			rows += used[i] = 1;
+		if (t->user[r] < c->U)
+			used[t->user[r]] = 1;
+		if (t->item[r] < c->I)
+			used[c->U + t->item[r]] = 1;
 	}
+	for (uint32_t u = 0; u < l->nu; u++)
+		if (own_row(c, 0, u))
+			used[l->gu[u]] = 0;
+	for (uint32_t i = 0; i < l->ni; i++)
+		if (own_row(c, 1, i))
+			used[c->U + l->gi[i]] = 0;
+	uint64_t rows = 0;
+	for (uint64_t row = 0; c->t->n_workers > 1 && row < c->U + c->I; row++)
+		rows += used[row];
 	uint32_t w = c->R + (c->o.mf_biases != 0);
 	c->test_keys = malloc((rows * w + 1) * sizeof *c->test_keys);
 	if (!c->test_keys) {
 		free(used);
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	}
-	for (uint64_t row = 0; row < c->U + c->I; row++)
+	for (uint64_t row = 0; rows && row < c->U + c->I; row++)
 		for (uint32_t j = 0; used[row] && j < w; j++)
 			c->test_keys[c->n_test_keys++] = row * c->S + j;
 	free(used);
 	return 0;
 }
 
-/* The rows the test set reads, fresh from the shards, into *m (the
- * whole shape, made on first use: the other rows stay initial). */
+/* The worker's rows over the whole model m: all of them (what a worker
+ * that does not gather hands back, its replica), or only its own
+ * (own_row: an evaluation's). */
+static void local_into(const struct mfc *c, struct boar_model *m, int own)
+{
+	const struct mf_local *l = &c->l;
+	uint64_t R = c->R;
+	for (uint32_t u = 0; u < l->nu; u++) {
+		if (own && !own_row(c, 0, u))
+			continue;
+		memcpy(&m->P[l->gu[u] * R], &c->lm->P[u * R], R * sizeof *m->P);
+		if (m->has_bias)
+			m->bu[l->gu[u]] = c->lm->bu[u];
+	}
+	for (uint32_t i = 0; i < l->ni; i++) {
+		if (own && !own_row(c, 1, i))
+			continue;
+		memcpy(&m->Q[l->gi[i] * R], &c->lm->Q[i * R], R * sizeof *m->Q);
+		if (m->has_bias)
+			m->bi[l->gi[i]] = c->lm->bi[i];
+	}
+}
+
+/* The rows the test set reads, fresh from the shards or the worker's own,
+ * into *m (the whole shape, made on first use: the other rows stay
+ * initial). */
 static int refresh(struct mfc *c, struct boar_model **m, boar_error *err)
 {
 	double t0 = cluster_now_s();
@@ -489,6 +537,8 @@ static int refresh(struct mfc *c, struct boar_model **m, boar_error *err)
 		if (!rc)
 			keys_into_model(c, *m, c->test_keys + lo, 0, c->vals, n);
 	}
+	if (!rc)
+		local_into(c, *m, 1);
 	c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
 	return rc;
 }
@@ -566,24 +616,6 @@ static int epochs(struct mfc *c, struct boar_model **m, boar_error *err)
 	return 0;
 }
 
-/* This worker's rows over the initial model: what a worker that does not
- * gather hands back (its replica). */
-static void local_rows_into(const struct mfc *c, struct boar_model *m)
-{
-	const struct mf_local *l = &c->l;
-	uint64_t R = c->R;
-	for (uint32_t u = 0; u < l->nu; u++) {
-		memcpy(&m->P[l->gu[u] * R], &c->lm->P[u * R], R * sizeof *m->P);
-		if (m->has_bias)
-			m->bu[l->gu[u]] = c->lm->bu[u];
-	}
-	for (uint32_t i = 0; i < l->ni; i++) {
-		memcpy(&m->Q[l->gi[i] * R], &c->lm->Q[i * R], R * sizeof *m->Q);
-		if (m->has_bias)
-			m->bi[l->gi[i]] = c->lm->bi[i];
-	}
-}
-
 /* The transport's end: the gathered model (worker 0), or the replica. */
 static int finish(struct mfc *c, const boar_dataset *train,
 		  struct boar_model **m, boar_error *err)
@@ -594,7 +626,10 @@ static int finish(struct mfc *c, const boar_dataset *train,
 		return boar_fail(err, BOAR_ENOMEM,
 				 "out of memory for the gathered model");
 	int rc = 0;
-	if (c->ahead_k >= 0) /* asked for an epoch a stop then skipped */
+	/* worker 0's private rows, read by nobody else, go for the gather */
+	if (c->npu && c->t->rank == 0)
+		rc = mf_push_private(c, err);
+	if (!rc && c->ahead_k >= 0) /* asked for an epoch a stop then skipped */
 		rc = c->t->pull(c->t->ctx, c->ahead_keys,
 				(uint32_t)c->ahead_nk, c->vals, err);
 	c->ahead_k = -1;
@@ -607,7 +642,7 @@ static int finish(struct mfc *c, const boar_dataset *train,
 	if (!rc && gathered)
 		keys_into_model(c, *m, NULL, 0, all, c->stats_key);
 	else if (!rc)
-		local_rows_into(c, *m);
+		local_into(c, *m, 0);
 	free(all);
 	if (!rc)
 		rc = boar_model_note_input(*m, train, err);

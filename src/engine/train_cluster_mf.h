@@ -136,8 +136,10 @@ uint64_t mf_walk(struct mfc *c, const struct mf_rows *rs, enum mf_walk mode,
 		 uint64_t *keys, float *vals, float *before);
 
 /* What the private rows changed since they last travelled, pushed
- * (train_cluster_mf.c). */
+ * (train_cluster_mf.c); whether they travel every epoch (for worker 0's
+ * evaluations: not worker 0's own, pushed once at the end). */
 int mf_push_private(struct mfc *c, boar_error *err);
+int mf_private_travels(const struct mfc *c);
 
 /* Strata (cluster_mf_strata.c): one epoch of W groups of W clocks; and
  * the barrier, waiting until every worker has ticked as many clocks as
