@@ -191,31 +191,35 @@ static void group_by_block(const uint32_t *blk, uint32_t n, uint32_t W,
 }
 
 /* Strata cells: cell b*W + a holds the ratings of user block a and item
- * block b (counting sort by cell, then shuffled within each), cu and ci
- * its users and items; bi lists each item block's items. The workers
- * sweep the cells so that no two touch one block at once
+ * block b (counting sort by cell, then shuffled within each), cut into
+ * `rounds` parts, clock k*rounds + j being cell k's j-th part; cu and ci
+ * list each part's users and items; bi lists each item block's items.
+ * The workers sweep the cells so that no two touch one block at once
  * (cluster_mf_strata.c). */
 int mf_local_cut_cells(struct mf_local *l, uint32_t rank, uint32_t W,
 		       uint64_t seed)
 {
-	uint64_t n = l->d.n_rows, C = (uint64_t)W * W;
+	uint32_t R = W > 1 ? MF_STRATA_ROUNDS : 1;
+	uint64_t n = l->d.n_rows, C = (uint64_t)W * W, NP = C * R;
 	uint32_t *ib = malloc(((uint64_t)l->ni + 1) * sizeof *ib);
 	uint32_t *su = calloc(l->nu + 1, sizeof *su);
 	uint32_t *si = calloc(l->ni + 1, sizeof *si);
+	uint64_t *cat = calloc(C + 1, sizeof *cat);
 	l->blocks = W;
-	l->clocks = C;
+	l->rounds = R;
+	l->clocks = NP;
 	l->ub = malloc(((uint64_t)l->nu + 1) * sizeof *l->ub);
 	l->rows = malloc((n ? n : 1) * sizeof *l->rows);
-	l->at = calloc(C + 1, sizeof *l->at);
+	l->at = calloc(NP + 1, sizeof *l->at);
 	l->cu = malloc((n ? n : 1) * sizeof *l->cu);
 	l->ci = malloc((n ? n : 1) * sizeof *l->ci);
-	l->cu_at = calloc(C + 1, sizeof *l->cu_at);
-	l->ci_at = calloc(C + 1, sizeof *l->ci_at);
+	l->cu_at = calloc(NP + 1, sizeof *l->cu_at);
+	l->ci_at = calloc(NP + 1, sizeof *l->ci_at);
 	l->bi = malloc(((uint64_t)l->ni + 1) * sizeof *l->bi);
 	l->bi_at = calloc((uint64_t)W + 1, sizeof *l->bi_at);
 	int rc = BOAR_ENOMEM;
-	if (!ib || !su || !si || !l->ub || !l->rows || !l->at || !l->cu ||
-	    !l->ci || !l->cu_at || !l->ci_at || !l->bi || !l->bi_at)
+	if (!ib || !su || !si || !cat || !l->ub || !l->rows || !l->at ||
+	    !l->cu || !l->ci || !l->cu_at || !l->ci_at || !l->bi || !l->bi_at)
 		goto out;
 	for (uint32_t u = 0; u < l->nu; u++)
 		l->ub[u] = mf_block_of(seed, 0, l->gu[u], W);
@@ -223,31 +227,38 @@ int mf_local_cut_cells(struct mf_local *l, uint32_t rank, uint32_t W,
 		ib[i] = mf_block_of(seed, 1, l->gi[i], W);
 	group_by_block(ib, l->ni, W, l->bi, l->bi_at);
 	for (uint64_t j = 0; j < n; j++)
-		l->at[ib[l->d.item[j]] * W + l->ub[l->d.user[j]] + 1]++;
+		cat[ib[l->d.item[j]] * W + l->ub[l->d.user[j]] + 1]++;
 	for (uint64_t k = 0; k < C; k++)
-		l->at[k + 1] += l->at[k];
+		cat[k + 1] += cat[k];
 	for (uint64_t j = 0; j < n; j++)
-		l->rows[l->at[ib[l->d.item[j]] * W + l->ub[l->d.user[j]]]++] =
+		l->rows[cat[ib[l->d.item[j]] * W + l->ub[l->d.user[j]]]++] =
 			(uint32_t)j;
 	for (uint64_t k = C; k > 0; k--) /* back to the starts */
-		l->at[k] = l->at[k - 1];
-	l->at[0] = 0;
+		cat[k] = cat[k - 1];
+	cat[0] = 0;
 	boar_rng r = boar_rng_make(seed, 6, rank);
 	for (uint64_t k = 0; k < C; k++) {
-		uint64_t b = l->at[k], e = l->at[k + 1];
-		boar_shuffle_u32(l->rows + b, e - b, &r);
-		l->cu_at[k + 1] = l->cu_at[k] +
+		uint64_t len = cat[k + 1] - cat[k];
+		boar_shuffle_u32(l->rows + cat[k], len, &r);
+		for (uint32_t j = 0; j < R; j++)
+			l->at[k * R + j] = cat[k] + len * j / R;
+	}
+	l->at[NP] = n;
+	for (uint64_t p = 0; p < NP; p++) {
+		uint64_t b = l->at[p], e = l->at[p + 1];
+		l->cu_at[p + 1] = l->cu_at[p] +
 				  list_clock(l->d.user, l->rows, b, e, su,
-					     (uint32_t)k, l->cu + l->cu_at[k]);
-		l->ci_at[k + 1] = l->ci_at[k] +
+					     (uint32_t)p, l->cu + l->cu_at[p]);
+		l->ci_at[p + 1] = l->ci_at[p] +
 				  list_clock(l->d.item, l->rows, b, e, si,
-					     (uint32_t)k, l->ci + l->ci_at[k]);
+					     (uint32_t)p, l->ci + l->ci_at[p]);
 	}
 	rc = mf_local_drop_users(l, NULL);
 out:
 	free(ib);
 	free(su);
 	free(si);
+	free(cat);
 	return rc;
 }
 

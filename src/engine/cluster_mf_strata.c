@@ -4,7 +4,9 @@
  *
  * Users and items are cut into W blocks each (W workers; a hash of the
  * seed and the global id, the same in every worker), so a worker's
- * ratings fall into W x W cells (cluster_mf_local.c). An epoch is W
+ * ratings fall into W x W cells (cluster_mf_local.c). An epoch is
+ * MF_STRATA_ROUNDS rounds (each sweeping a part of every cell: whole
+ * cells one after another fit factors that the next cells undo) of W
  * groups of W clocks: in group g worker r owns the outer side's block
  * o = (r + P[g]) mod W, and in its clock h the cell of the inner side's
  * block (r + Q[h]) mod W (P, Q permutations drawn per epoch from the
@@ -18,8 +20,8 @@
  *
  * - an outer block's rows (items, or shared users), pulled when the
  *   group starts and pushed (their change) when it ends: each row twice
- *   per epoch, where clocks of sync_every ratings moved every row a clock
- *   touched both ways every clock;
+ *   per round, where clocks of sync_every ratings moved every row a
+ *   clock touched both ways every clock;
  * - a cell's inner rows (its shared users, or its items), pulled before
  *   its sweep and pushed after;
  * - the private users, once an epoch for the evaluation and the gather
@@ -30,7 +32,7 @@
  * has ticked as many clocks as it has (so their pushes of the earlier
  * clocks are in). A clock without inner rows to move needs none (its
  * users private, its items the group's), so a worker whose users are
- * all private waits only W times an epoch.
+ * all private waits only W times a round.
  */
 #include <stdlib.h>
 
@@ -162,9 +164,10 @@ static int tick(struct mfc *c, uint64_t k, boar_error *err)
 	return rc;
 }
 
-/* A group: outer block o in, its W cells, o out. */
-static int run_group(struct mfc *c, int epoch, uint32_t o, const uint32_t *Q,
-		     int last, double eta, double *loss, boar_error *err)
+/* A group of round j: outer block o in, its W cells' j-th parts, o out. */
+static int run_group(struct mfc *c, int epoch, uint32_t j, uint32_t o,
+		     const uint32_t *Q, int last, double eta, double *loss,
+		     boar_error *err)
 {
 	uint32_t W = c->l.blocks, r = c->t->rank;
 	struct mf_rows out = outer_rows(c, o);
@@ -175,9 +178,10 @@ static int run_group(struct mfc *c, int epoch, uint32_t o, const uint32_t *Q,
 		rc = move_rows(c, &out, 0, c->bkeys, c->bvals, c->bbefore, err);
 	for (uint32_t h = 0; !rc && h < W; h++) {
 		uint32_t q = (r + Q[h]) % W;
-		/* cell b*W + a of user block a, item block b */
-		uint64_t k = c->outer_users ? (uint64_t)q * W + o
-					    : (uint64_t)o * W + q;
+		/* cell b*W + a of user block a, item block b; its part j */
+		uint64_t cell = c->outer_users ? (uint64_t)q * W + o
+					       : (uint64_t)o * W + q;
+		uint64_t k = cell * c->l.rounds + j;
 		rc = run_cell(c, epoch, k, eta, loss, err);
 		if (!rc && h + 1 == W)
 			rc = move_rows(c, &out, 1, c->bkeys, c->bvals,
@@ -195,15 +199,19 @@ static int run_group(struct mfc *c, int epoch, uint32_t o, const uint32_t *Q,
 int mf_strata_epoch(struct mfc *c, int epoch, double eta, double *loss,
 		    boar_error *err)
 {
-	uint32_t W = c->l.blocks, r = c->t->rank;
+	uint32_t W = c->l.blocks, r = c->t->rank, R = c->l.rounds;
 	uint32_t *P = malloc(2 * (uint64_t)W * sizeof *P), *Q = P + W;
 	if (!P)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	mf_strata_order(W, c->o.seed, epoch, P, Q);
 	int rc = 0;
-	for (uint32_t g = 0; !rc && g < W; g++)
-		rc = run_group(c, epoch, (r + P[g]) % W, Q, g + 1 == W, eta,
-			       loss, err);
+	for (uint32_t j = 0; !rc && j < R; j++) {
+		/* a fresh order per round, the same in every worker */
+		mf_strata_order(W, c->o.seed, (epoch - 1) * (int)R + (int)j + 1,
+				P, Q);
+		for (uint32_t g = 0; !rc && g < W; g++)
+			rc = run_group(c, epoch, j, (r + P[g]) % W, Q,
+				       j + 1 == R && g + 1 == W, eta, loss, err);
+	}
 	free(P);
 	return rc;
 }

@@ -1,16 +1,18 @@
 /* test_mf_strata.c - matrix factorization in the cluster as DSGD strata
  * (src/engine/cluster_mf_strata.c, cluster_mf_local.c):
- * - a worker's cells partition its ratings, each cell's ratings are of
- *   its user block and item block, its user and item lists are exactly
- *   its distinct users and items ascending, the item blocks list every
- *   item once, ascending, and the user blocks every shared user;
+ * - a worker's cells partition its ratings (each in its rounds' parts),
+ *   each cell's ratings are of its user block and item block, a part's
+ *   user and item lists are exactly its distinct users and items
+ *   ascending, the item blocks list every item once, ascending, and the
+ *   user blocks every shared user;
  * - the epoch's order gives the W workers W distinct item blocks and W
  *   distinct user blocks at every clock, and each worker every cell once;
  * - trained by two workers (threads) over an in-memory parameter server
  *   with a barrier, each holding half the users (whole file) or half the
  *   ratings (its part: users shared), the test RMSE is the single node's
- *   within 3% (+0.001; 15% with fixed clocks), with W x W clocks an epoch; without the barrier the
- *   transport gets fixed clocks of sync_every ratings as before.
+ *   within 3% (+0.001; 15% with fixed clocks), with W x W x rounds clocks
+ *   an epoch; without the barrier the transport gets fixed clocks of
+ *   sync_every ratings as before.
  */
 #include <pthread.h>
 #include <stdlib.h>
@@ -68,12 +70,18 @@ static void cells_partition(const boar_dataset *d, uint32_t W, uint32_t r)
 	CHECK(rc == 0, "build: %s", err.message);
 	if (rc)
 		return;
+	uint32_t R = W > 1 ? MF_STRATA_ROUNDS : 1;
 	CHECK_EQ_INT(l.blocks, W);
-	CHECK_EQ_INT(l.clocks, (uint64_t)W * W);
+	CHECK_EQ_INT(l.rounds, R);
+	CHECK_EQ_INT(l.clocks, (uint64_t)W * W * R);
 	uint8_t *seen = calloc(l.d.n_rows + 1, 1);
 	uint8_t *in = calloc(l.nu + 1, 1), *ii = calloc(l.ni + 1, 1);
 	for (uint64_t k = 0; k < l.clocks; k++) {
-		uint32_t a = (uint32_t)(k % W), b = (uint32_t)(k / W);
+		uint32_t a = (uint32_t)(k / R % W), b = (uint32_t)(k / R / W);
+		uint64_t len = l.at[k - k % R + R] - l.at[k - k % R];
+		CHECK(l.at[k + 1] - l.at[k] <= len / R + 1,
+		      "W %u: part %llu is not a round's share of its cell", W,
+		      (unsigned long long)k);
 		memset(in, 0, l.nu + 1);
 		memset(ii, 0, l.ni + 1);
 		for (uint64_t p = l.at[k]; p < l.at[k + 1]; p++) {
@@ -347,7 +355,7 @@ int main(void)
 		printf("strata %d: %.4f (single %.4f)\n", part, got, want);
 		CHECK(got <= want * 1.03 + 0.001, "strata, %s: RMSE %.4f, single %.4f",
 		      part ? "parts" : "whole file", got, want);
-		CHECK_EQ_INT(clocks, 4 * EPOCHS);
+		CHECK_EQ_INT(clocks, 4 * MF_STRATA_ROUNDS * EPOCHS);
 		CHECK(waits > 0, "strata: the barrier was never asked");
 		got = two_workers(d, test, &o, 0, part, &clocks, &waits);
 		printf("clocks %d: %.4f\n", part, got);
