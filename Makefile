@@ -225,8 +225,13 @@ $(BUILD)/bench/roofline: bench/tools/roofline.c bench/tools/bare_loop.h
 	@mkdir -p $(dir $@)
 	$(CC) -O3 -march=$(MARCH) -fopenmp $< -o $@ -lm
 
+# The delay line of bench/net/delay_link.sh (netfilter only, no boar code).
+$(BUILD)/bench/nfq_delay: bench/net/nfq_delay.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 -O2 -Wall $< -o $@
+
 test-bin: $(UNIT_BIN)
-bench-bin: $(BENCH_BIN) $(BUILD)/bench/roofline
+bench-bin: $(BENCH_BIN) $(BUILD)/bench/roofline $(BUILD)/bench/nfq_delay
 
 demo: deps all
 	@sh datasets/demo.sh $(CLI)

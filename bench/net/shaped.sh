@@ -30,10 +30,20 @@
 #
 # Parts (PARTS, default "strong weak stale strong1"), at each rate of RATES:
 #   strong   W in STRONG (1 2 4) workers on M (4) machines, the ROWS rows
-#   weak     W in WEAK (4) workers on W x ROWS rows, to the single node's
-#            loss on those rows ("weak"), and for the epochs the 1-worker
-#            strong run needed on ROWS rows ("weak_epochs": the same work
-#            per worker; compare with that run's time)
+#   weak     W in WEAK (4) workers on W x ROWS rows against 1 worker on
+#            ROWS rows (FEATURES features), each to the single node's loss
+#            on its own rows, in rounds (1 worker, then each model of
+#            WEAK_MODELS, REPEAT times) so that host drift hits all alike.
+#            WEAK_MODELS (default "scaled fixed"): "scaled" (weak_scaled)
+#            is Gustafson's weak scaling, the problem per worker fixed:
+#            W x ROWS rows over W x FEATURES features, same NNZ and skew
+#            (the power law id = D u^2 has the same per-feature counts at
+#            every relative position id/D when rows/D is fixed), its own
+#            test set; "fixed" (weak) keeps the FEATURES model, so the
+#            rows per feature grow W-fold and the single node's loss keeps
+#            falling where the 1x one overfits. WEAK_SAME=1 (default) also
+#            times the fixed model for the epochs the 1-worker run needed
+#            ("weak_epochs": the same work per worker).
 #   stale    4 workers, staleness in SWEEP (0 1 3 inf), STALE_SYNC rows per
 #            clock (more clocks, so the bound matters), the last worker a
 #            straggler (its THREADS threads on one core); plus one run
@@ -43,11 +53,25 @@
 #            most 8) machines of 2 cores (1 shard lane + 1 worker thread)
 #
 # Data: `boar gen` (FEATURES features, NNZ non-zeros, power-law ids), a
-# 100k-row test set after the largest training set; DATA=DIR reuses one.
+# TEST_ROWS (100k) test set after ROWS x max(WEAK) rows, whatever the
+# parts (one test set per feature space); the scaled sets in DATA/scaled-W
+# with test sets of their own; DATA=DIR reuses them.
 # Knobs: CORES (nproc) M (4) M1 LANES (1) THREADS (CORES/M - LANES, at
 # least 1) RATES ("10gbit 25gbit") DELAY (25us) MTU (9000) ROWS (1000000)
 # EPOCHS (5) REPEAT (3) SYNC (100000) STALENESS (3) RUN_TIMEOUT (120 s)
-# WORKER_OPTS (more options for every worker, e.g. --f16).
+# HASH=k: every training run (single node and workers) hashes the ids
+# into 2^(log2 of the model's features + k) slots (--hash-bits), which
+# scatters the power-law head over the shards' key ranges.
+# PERF=a perf binary: shard 0 and worker 0 of every cluster run under
+# perf record (JSON.s0.perf, JSON.w0.perf; paths without spaces).
+# CSV columns after the phases: the model's features; worker 0's load_s,
+# gather_s and seconds (connect to end); the test loss after each epoch
+# of the EPOCHS-epoch run ("l1;l2;..."); the timed runs' seconds in the
+# order run (their median is to_target_s; in the weak part run i of every
+# layout is round i).
+# WORKER_OPTS (more options for every worker, e.g. --f16) LATENCY (0: us
+# added to a round trip between machines, half on each machine's input by
+# bench/net/delay_link.sh, NFQUEUE to NFQ_DELAY: for kernels without netem).
 # The CSV goes to bench/net/shaped_report.py for tables and plots.
 set -u
 B=$(cd "$(dirname "$1")" && pwd)/$(basename "$1")
@@ -65,6 +89,8 @@ THREADS0=${THREADS:-}
 [ "$((CORES / NM))" -ge 1 ] || { echo "shaped.sh: $CORES cores for $NM machines" >&2; exit 2; }
 RATES=${RATES:-"10gbit 25gbit"}
 DELAY=${DELAY:-25us}
+LATENCY=${LATENCY:-0}
+NFQ_DELAY=${NFQ_DELAY:-$(dirname "$B")/bench/nfq_delay}
 MTU=${MTU:-9000}
 ROWS=${ROWS:-1000000}
 TEST_ROWS=${TEST_ROWS:-100000}
@@ -81,6 +107,8 @@ WEAK=${WEAK:-4}
 SWEEP=${SWEEP:-"0 1 3 inf"}
 STALE_SYNC=${STALE_SYNC:-20000}
 REPEAT_STALE=${REPEAT_STALE:-1}
+WEAK_MODELS=${WEAK_MODELS:-"scaled fixed"}
+WEAK_SAME=${WEAK_SAME:-1}
 STALE_RATES=${STALE_RATES:-${RATES%% *}}
 . "$here/target_lib.sh"
 
@@ -135,6 +163,13 @@ net_up() {
 	fi
 }
 
+delay_up() { # LATENCY/2 on every machine's input (the daemons end with cleanup)
+	for i in $(seq 0 $((NM - 1))); do
+		sh "$here/delay_link.sh" start "$NS-m$i" "$(awk "BEGIN{print $LATENCY / 2}")" \
+			"$NFQ_DELAY" "$O/delay.log" || return 1
+	done
+}
+
 # bytes RATE: RATE ("10gbit", "25gbit", "800mbit") in bytes per second
 bytes() {
 	echo "$1" | awk '{ n = $1 + 0; u = tolower($1); sub(/^[0-9.]+/, "", u)
@@ -180,10 +215,14 @@ tc_stats() {
 # ------------------------------------------------------------------- data
 D=${DATA:-$O/data}
 mkdir -p "$D"
-# the most rows any part trains on
+# the most rows any part trains on (ROWS x max(WEAK))
 maxw=1
 for w in $WEAK; do [ "$w" -gt "$maxw" ] && maxw=$w; done
-case " $PARTS " in *" weak "*) ;; *) maxw=1 ;; esac
+weak_model() { case " $WEAK_MODELS " in *" $1 "*) return 0 ;; esac; return 1; }
+# The test set is the TEST_ROWS after ROWS x max(WEAK) rows whatever the
+# parts and models run, so that every run on these FEATURES shares one
+# test set (its loss moves by ~1e-3 from one 100k sample to another, as
+# much as an epoch late in a run).
 big=$((ROWS * maxw))
 if [ ! -s "$D/test.svm" ] || [ ! -s "$D/train-$big.svm" ]; then
 	"$B" gen --rows $((big + TEST_ROWS)) --features "$FEATURES" \
@@ -197,16 +236,49 @@ train() {
 	[ -s "$D/train-$1.svm" ] || head -n "$1" "$D/train-$big.svm" >"$D/train-$1.svm"
 	echo "$D/train-$1.svm"
 }
+# scaled W: the weak-scaling set for W workers, W x ROWS rows over W x
+# FEATURES features with a test set of its own, in $D/scaled-W (made once)
+scaled() {
+	sd=$D/scaled-$1
+	sn=$((ROWS * $1))
+	mkdir -p "$sd"
+	if [ ! -s "$sd/test.svm" ] || [ ! -s "$sd/train-$sn.svm" ]; then
+		"$B" gen --rows $((sn + TEST_ROWS)) --features $((FEATURES * $1)) \
+			--nnz "$NNZ" --skew 1 -q -o "$sd/all.svm" || exit 1
+		head -n "$sn" "$sd/all.svm" >"$sd/train-$sn.svm"
+		tail -n "$TEST_ROWS" "$sd/all.svm" >"$sd/test.svm"
+		rm -f "$sd/all.svm"
+	fi
+}
+# data set: the model's features (CF) and test set (TE) of the runs that
+# follow; runs are in subshells, which see them
+CF=$FEATURES
+TE=$D/test.svm
 head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$O/secret"
 
 # ------------------------------------------------------------------- runs
+# hash_opt: --hash-bits for a model of CF features with HASH set, else
+# nothing
+hash_opt() {
+	[ -n "${HASH:-}" ] || return 0
+	awk -v f="$CF" -v k="$HASH" 'BEGIN { b = 0
+		while (2 ^ b < f) b++
+		print "--hash-bits", b + k }'
+}
 single() { # FILE EPOCHS OUT: wall seconds on stdout
 	t0=$(now)
-	taskset -c "0-$((CORES - 1))" "$B" train --threads "$CORES" \
-		--epochs "$2" --json --test "$D/test.svm" -q "$1" >"$3" \
+	taskset -c "0-$((CORES - 1))" "$B" train --threads "$CORES" $(hash_opt) \
+		--epochs "$2" --json --test "$TE" -q "$1" >"$3" \
 		2>>"$O/single.err"
 	t1=$(now)
 	awk "BEGIN{print $t1 - $t0}"
+}
+
+# perf_of I FILE: with PERF (a perf binary) and I = 0, the words that run
+# a command under `perf record` into FILE (shard 0 and worker 0 of every
+# cluster run profiled, per thread: perf report -s tid,sym)
+perf_of() {
+	[ -n "${PERF:-}" ] && [ "$1" = 0 ] && echo "$PERF record -q -F 999 -o $2 --"
 }
 
 # cluster W FILE SYNC STALE STRAGGLE EPOCHS JSON: M shards + W workers;
@@ -223,7 +295,8 @@ cluster() {
 	t0=$(now)
 	spids=""
 	for i in $(seq 0 $((M - 1))); do
-		ip netns exec "$NS-m$i" taskset -c "$(cores "$i")" "$B" serve \
+		ip netns exec "$NS-m$i" taskset -c "$(cores "$i")" \
+			$(perf_of "$i" "$J.s0.perf") "$B" serve \
 			--shard "$i/$M" --listen "$(addr "$i"):$port" \
 			--staleness "$S" --threads "$LANES" \
 			--secret-file "$O/secret" -q 2>>"$O/serve.err" &
@@ -232,13 +305,14 @@ cluster() {
 	wpids=""
 	for r in $(seq $((W - 1)) -1 0); do
 		set -- --ps "$ps" --worker "$r/$W" --read-part --threads "$THREADS" \
-			--epochs "$E" --sync-every "$Y" --features "$FEATURES" \
-			--secret-file "$O/secret" -q ${WORKER_OPTS:-}
-		[ "$r" = 0 ] && set -- "$@" --shutdown-servers --json --test "$D/test.svm"
+			--epochs "$E" --sync-every "$Y" --features "$CF" \
+			--secret-file "$O/secret" -q $(hash_opt) ${WORKER_OPTS:-}
+		[ "$r" = 0 ] && set -- "$@" --shutdown-servers --json --test "$TE"
 		c=$(cores "$r")
 		[ "$G" = 1 ] && [ "$r" = $((W - 1)) ] && [ "$W" -gt 1 ] && c=$((r * K))
 		if [ "$r" = 0 ]; then
-			ip netns exec "$NS-m0" taskset -c "$c" timeout "${RUN_TIMEOUT:-120}" \
+			ip netns exec "$NS-m0" taskset -c "$c" $(perf_of 0 "$J.w0.perf") \
+				timeout "${RUN_TIMEOUT:-120}" \
 				"$B" train "$@" "$F" >"$J" 2>>"$O/worker.err"
 		else
 			ip netns exec "$NS-m$r" taskset -c "$c" timeout "${RUN_TIMEOUT:-120}" \
@@ -256,29 +330,40 @@ cluster() {
 
 # layout TAG TARGET REP W FILE SYNC STALE STRAGGLE: a run of EPOCHS
 # epochs, then REP runs of the epochs to TARGET; prints "wall,final loss,
-# target,epoch reached,to target (median),phases"
+# target,epoch reached,to target (median),phases,extra columns"
 layout() {
 	tag=$1 tgt=$2 rep=$3 W=$4 F=$5 Y=$6 S=$7 G=$8
 	wall=$(cluster "$W" "$F" "$Y" "$S" "$G" "$EPOCHS" "$O/$tag.json")
 	r=$(reach "$tgt" "$O/$tag.json")
-	to=-
+	runs=-
 	if [ "$r" != - ]; then
-		to=$(REPEAT=$rep median cluster "$W" "$F" "$Y" "$S" "$G" "$r" \
+		runs=$(REPEAT=$rep timed cluster "$W" "$F" "$Y" "$S" "$G" "$r" \
 			"$O/$tag-to.json")
 	fi
-	printf "%.2f,%.4f,%.4f,%s,%s,%s\n" "$wall" "$(last_loss "$O/$tag.json")" \
-		"$tgt" "$r" "$to" "$(phases "$O/$tag.json")"
+	probe_cols "$O/$tag.json" "$wall" "$tgt" "$r" "$runs"
 }
 
-# target FILE TAG: the single node's final loss on FILE and its time to
-# it; sets tgt and tgt_s
+# probe_cols JSON WALL TARGET REACHED RUNS: a row's columns from wall on,
+# for the EPOCHS-epoch run JSON and the timed RUNS ("-": none)
+probe_cols() {
+	to=-
+	[ "$5" = - ] || to=$(med "$5")
+	printf "%.2f,%.4f,%.4f,%s,%s,%s,%s,%s,%s,%s\n" "$2" "$(last_loss "$1")" \
+		"$3" "$4" "$to" "$(phases "$1")" "$CF" "$(fixed_costs "$1")" \
+		"$(losses "$1")" "$5"
+}
+
+# target FILE ROWS TAG: the single node's final loss on FILE (ROWS rows,
+# CF features, test set TE) and its time to it; sets tgt and tgt_s
 target() {
-	wall=$(single "$1" "$EPOCHS" "$O/single-$2.json")
-	tgt=$(last_loss "$O/single-$2.json")
-	r=$(reach "$tgt" "$O/single-$2.json")
-	tgt_s=$(median single "$1" "$r" "$O/single-$2-to.json")
-	printf "single,-,%s,1,%s,-,-,0,%.2f,%.4f,%.4f,%s,%s,,,,,,,\n" "$2" \
-		"$CORES" "$wall" "$tgt" "$tgt" "$r" "$tgt_s"
+	wall=$(single "$1" "$EPOCHS" "$O/single-$3.json")
+	tgt=$(last_loss "$O/single-$3.json")
+	r=$(reach "$tgt" "$O/single-$3.json")
+	runs=$(timed single "$1" "$r" "$O/single-$3-to.json")
+	tgt_s=$(med "$runs")
+	printf "single,-,%s,1,%s,-,-,0,%.2f,%.4f,%.4f,%s,%s,,,,,,,,%s,,,,%s,%s\n" \
+		"$2" "$CORES" "$wall" "$tgt" "$tgt" "$r" "$tgt_s" "$CF" \
+		"$(losses "$O/single-$3.json")" "$runs"
 }
 
 # loss_at EPOCH JSON: the test loss after EPOCH
@@ -314,25 +399,76 @@ strong_part() {
 	done
 }
 
-# weak_part RATE: W in WEAK workers on W x ROWS rows, to the single node's
-# loss on those rows ("weak"), and for the epochs one worker needed on ROWS
-# rows ("weak_epochs": the same work per worker; its losses are the
-# cluster's and the single node's after those epochs)
+# weak_layout NAME: the run of weak layout NAME (base: 1 worker on ROWS
+# rows; fixed, scaled: WW workers on WW x ROWS rows): sets lw (workers),
+# lf (training file), lt (target), CF and TE
+weak_layout() {
+	CF=$FEATURES
+	TE=$D/test.svm
+	case $1 in
+	base) lw=1 lf=$f1 lt=$tgt1 ;;
+	fixed)
+		lw=$WW lf=$(train $((ROWS * WW)))
+		eval "lt=\$tgt_$((ROWS * WW))" ;;
+	scaled)
+		lw=$WW lf=$D/scaled-$WW/train-$((ROWS * WW)).svm
+		CF=$((FEATURES * WW)) TE=$D/scaled-$WW/test.svm
+		eval "lt=\$tgts_$((ROWS * WW))" ;;
+	esac
+}
+
+# weak_part RATE: for WW in WEAK, an EPOCHS-epoch run of each layout (1
+# worker on ROWS rows, then WW workers on each model of WEAK_MODELS) gives
+# the epoch it reaches its target at; then REPEAT rounds, each timing
+# every layout once for those epochs, in turn
 weak_part() {
-	for w in $WEAK; do
-		[ "$w" -le "$M" ] || continue
-		n=$((ROWS * w))
-		eval "t=\$tgt_$n"
-		f=$(train $n)
-		row weak "$1" "$n" "$w" "$SYNC" "$STALENESS" 0 \
-			"weak-$1-w$w" "$t" "$REPEAT" "$w" "$f" "$SYNC" "$STALENESS" 0
-		e=${r1:--}
+	for WW in $WEAK; do
+		[ "$WW" -le "$M" ] || continue
+		names="base $WEAK_MODELS"
+		for nm in $names; do
+			weak_layout "$nm"
+			j=$O/weak-$1-w$WW-$nm.json
+			wall=$(cluster "$lw" "$lf" "$SYNC" "$STALENESS" 0 "$EPOCHS" "$j")
+			r=$(reach "$lt" "$j")
+			eval "wall_$nm=\$wall r_$nm=\$r runs_$nm=-"
+		done
+		for i in $(seq "$REPEAT"); do
+			for nm in $names; do
+				eval "r=\$r_$nm runs=\$runs_$nm"
+				[ "$r" = - ] && continue
+				weak_layout "$nm"
+				t=$(cluster "$lw" "$lf" "$SYNC" "$STALENESS" 0 "$r" \
+					"$O/weak-$1-w$WW-$nm-to.json")
+				t=$(printf %.3f "$t")
+				l=$(last_loss "$O/weak-$1-w$WW-$nm-to.json")
+				echo "weak $1 $nm round $i: $r epochs, $t s, loss $l, target $lt" >&2
+				[ "$runs" = - ] && runs=$t || runs="$runs;$t"
+				eval "runs_$nm=\$runs"
+			done
+		done
+		for nm in $names; do
+			weak_layout "$nm"
+			eval "r=\$r_$nm runs=\$runs_$nm wall=\$wall_$nm"
+			case $nm in
+			base) part=weak_base rows=$ROWS ;;
+			fixed) part=weak rows=$((ROWS * WW)) ;;
+			*) part=weak_$nm rows=$((ROWS * WW)) ;;
+			esac
+			echo "$part,$1,$rows,$lw,$THREADS,$SYNC,$STALENESS,0,$(probe_cols \
+				"$O/weak-$1-w$WW-$nm.json" "$wall" "$lt" "$r" "$runs")"
+		done
+		weak_model fixed && [ "$WEAK_SAME" = 1 ] || continue
+		# the fixed model for the epochs the one worker needed
+		e=$r_base
 		[ "$e" = - ] && e=$EPOCHS
-		secs=$(median cluster "$w" "$f" "$SYNC" "$STALENESS" 0 "$e" \
-			"$O/weak-$1-w$w-e$e.json")
-		echo "weak_epochs,$1,$n,$w,$THREADS,$SYNC,$STALENESS,0,-,$(loss_at "$e" \
-			"$O/weak-$1-w$w.json"),$(loss_at "$e" "$O/single-$n.json"),$e,$secs,,,,,,,"
+		weak_layout fixed
+		secs=$(median cluster "$WW" "$lf" "$SYNC" "$STALENESS" 0 "$e" \
+			"$O/weak-$1-w$WW-e$e.json")
+		echo "weak_epochs,$1,$((ROWS * WW)),$WW,$THREADS,$SYNC,$STALENESS,0,-,$(loss_at "$e" \
+			"$O/weak-$1-w$WW-fixed.json"),$(loss_at "$e" "$O/single-$((ROWS * WW)).json"),$e,$secs,,,,,,,,$CF,,,,,"
 	done
+	CF=$FEATURES
+	TE=$D/test.svm
 }
 
 # stale_part RATE: 4 workers (at most M), STALE_SYNC rows per clock, evenly
@@ -351,17 +487,29 @@ has() { case " $PARTS " in *" $1 "*) return 0 ;; esac; return 1; }
 
 net_up || { echo "shaped.sh: cannot build the namespaces and veth links" >&2; exit 77; }
 shape "${RATES%% *}" || { echo "shaped.sh: tc cannot shape veth with tbf" >&2; exit 77; }
+[ "$LATENCY" = 0 ] || delay_up || { echo "shaped.sh: cannot add LATENCY" >&2; exit 77; }
+echo "# added round trip between machines: $LATENCY us" >&2
 machines "$M"
-echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; strong1: $M1 machines x $((CORES / M1)) cores; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel, no added latency"); MTU $MTU" >&2
-echo "part,rate,rows,workers,threads,sync_every,staleness,straggler,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s"
+echo "# $M machines x $K cores ($(cores 0), ...): 1 shard x $LANES lanes + worker x $THREADS threads each; strong1: $M1 machines x $((CORES / M1)) cores; netem: $([ $NETEM = 1 ] && echo "$DELAY per egress" || echo "not in this kernel"); MTU $MTU" >&2
+echo "part,rate,rows,workers,threads,sync_every,staleness,straggler,wall_s,final_test_loss,target_loss,epoch_reached,to_target_s,keys_s,pull_s,local_s,sweep_s,push_s,clock_s,refresh_s,features,load_s,gather_s,seconds,losses,runs"
 
 f1=$(train "$ROWS")
-target "$f1" "$ROWS"
+target "$f1" "$ROWS" "$ROWS"
 tgt1=$tgt
 if has weak; then
 	for w in $WEAK; do
-		target "$(train $((ROWS * w)))" $((ROWS * w))
-		eval "tgt_$((ROWS * w))=\$tgt"
+		n=$((ROWS * w))
+		if weak_model fixed; then
+			target "$(train $n)" $n $n
+			eval "tgt_$n=\$tgt"
+		fi
+		if weak_model scaled; then
+			scaled "$w"
+			CF=$((FEATURES * w)) TE=$D/scaled-$w/test.svm
+			target "$D/scaled-$w/train-$n.svm" $n "${n}s"
+			eval "tgts_$n=\$tgt"
+			CF=$FEATURES TE=$D/test.svm
+		fi
 	done
 fi
 

@@ -7,7 +7,19 @@ now() { date +%s.%N; }
 
 # median CMD...: the median of REPEAT runs of CMD (each prints seconds)
 median() {
-	for i in $(seq "$REPEAT"); do "$@"; done | sort -g |
+	med "$(timed "$@")"
+}
+
+# timed CMD...: REPEAT runs of CMD (each prints seconds), their seconds in
+# the order run, "t1;t2;..." (the spread, and rounds to pair up)
+timed() {
+	for i in $(seq "$REPEAT"); do "$@"; done |
+		awk '{ printf "%s%.3f", (NR > 1 ? ";" : ""), $1 } END { print "" }'
+}
+
+# med "t1;t2;...": their median
+med() {
+	echo "$1" | tr ';' '\n' | sort -g |
 		awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'
 }
 
@@ -43,4 +55,18 @@ phases() {
 		printf "%s,%s,%s,%s,%s,%s,%s\n", field("keys_s"),
 			field("pull_s"), field("local_s"), field("sweep_s"),
 			field("push_s"), field("clock_s"), field("refresh_s") }' "$1"
+}
+# fixed_costs JSON: worker 0's seconds outside the clocks: reading its part
+# and the test set (load_s), the gather after DONE (gather_s), and its
+# whole run from connecting to the end (seconds), as CSV
+fixed_costs() {
+	awk "$FIELD"'!/"epoch"/ && /"clocks"/ {
+		printf "%s,%s,%s\n", field("load_s"), field("gather_s"),
+			field("seconds") }' "$1"
+}
+# losses JSON: the test loss after each epoch, "l1;l2;..."
+losses() {
+	awk "$FIELD"'/"epoch"/ { l = field("test_loss")
+		if (l != "") printf "%s%.4f", (n++ ? ";" : ""), l }
+	END { print "" }' "$1"
 }
