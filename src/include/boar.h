@@ -735,8 +735,8 @@ typedef struct boar_ps_transport {
 	 * server (a barrier; workers that finished or were dropped do not
 	 * hold it). With it, matrix factorization trains in DSGD strata:
 	 * W workers sweep W x W blocks of users x items so that no two
-	 * touch one block at once, an item block travels twice per W
-	 * clocks instead of every clock, and sync_every is not used. */
+	 * touch one block at once, a block of rows travels twice per group
+	 * of W clocks instead of every clock, and sync_every is not used. */
 	int (*wait_clock)(void *ctx, uint64_t clock, boar_error *err);
 } boar_ps_transport;
 
