@@ -59,6 +59,21 @@ static int refuse(struct lane *ln, uint32_t slot, int code, const char *why)
 	return 0; /* already closing: the loop need not drop it again */
 }
 
+/* A peer whose model has another number of keys than the shard's: both
+ * counts, and the usual cause (AdaGrad's sums shared beside the weights
+ * double the keys: train_cluster.c) named. */
+static int refuse_dim(struct lane *ln, uint32_t slot, uint64_t got,
+		      uint64_t want)
+{
+	char why[200];
+	snprintf(why, sizeof why,
+		 "model dimension differs from the shard's: %llu keys, the "
+		 "shard holds %llu (another model, or the other "
+		 "--adagrad-sums layout: shared sums double the keys)",
+		 (unsigned long long)got, (unsigned long long)want);
+	return refuse(ln, slot, BOAR_EMISMATCH, why);
+}
+
 /* Counts a pull the SSP rule allows (with s->mu held). */
 static void count_pull(struct ps_server *s, uint32_t n_keys, uint64_t gap)
 {
@@ -247,8 +262,7 @@ static int join(struct lane *ln, uint32_t slot)
 	     ps_checkpoint(s, &e))) /* the base the push log builds on */
 		return refuse(ln, slot, e.code, e.message);
 	if (c->dim != s->dim)
-		return refuse(ln, slot, BOAR_EMISMATCH,
-			      "model dimension differs from the shard's");
+		return refuse_dim(ln, slot, c->dim, s->dim);
 	if (c->n_workers != s->n_workers)
 		return refuse(ln, slot, BOAR_EMISMATCH,
 			      "number of workers differs from the shard's");
@@ -277,8 +291,7 @@ static int on_hello(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 	uint64_t lo, hi;
 	uint64_t dim = s->have_workers ? s->dim : s->cfg.dim;
 	if (dim && m->dim != dim)
-		return refuse(ln, slot, BOAR_EMISMATCH,
-			      "model dimension differs from the shard's");
+		return refuse_dim(ln, slot, m->dim, dim);
 	if (s->have_workers && m->n_workers != s->n_workers)
 		return refuse(ln, slot, BOAR_EMISMATCH,
 			      "number of workers differs from the shard's");

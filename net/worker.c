@@ -37,6 +37,7 @@ static int w_connect(void *ctx, uint64_t n_keys, boar_error *err)
 	struct worker *w = ctx;
 	w->cc = w->wc->net;
 	w->cc.dim = n_keys;
+	w->rep->keys = n_keys;
 	w->t_start = now_s();
 	int rc = ps_client_connect(&w->cc, &w->c, err);
 	/* pushes and answers cross the links while the engine sweeps */
@@ -182,6 +183,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.phase_seconds = rep->phase,
 		.pull_ahead = w_pull_ahead,
 		.model_sharded = &rep->model_sharded,
+		.local_sums = wc->local_sums,
 		.wait_clock = w_wait_clock,
 	};
 	boar_options o = *o_in;

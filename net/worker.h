@@ -27,6 +27,8 @@ struct ps_worker_config {
 					(pulls every key); else o->test is
 					not used */
 	int local_rows;              /* the data is this worker's part */
+	int local_sums;              /* AdaGrad's sums kept per worker
+					(boar_ps_transport.local_sums) */
 };
 
 struct ps_worker_report {
@@ -43,6 +45,9 @@ struct ps_worker_report {
 	/* the model was too large to gather and stays in the shards
 	 * (boar_ps_transport.model_sharded): *out is its head */
 	int model_sharded;
+	/* keys the shards hold: the model's weights, or twice as many with
+	 * AdaGrad's sums beside them */
+	uint64_t keys;
 };
 
 /* Trains on `train` with options o (o->progress, if set, is called after

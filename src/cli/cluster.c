@@ -11,6 +11,7 @@
 
 #include "cluster.h"
 #include "cluster_mf.h"
+#include "cluster_parse.h"
 #include "commands.h"
 #include "common.h"
 #include "flag_words.h"
@@ -50,6 +51,7 @@ struct cluster_args {
 	int shutdown_servers;
 	double reconnect_timeout;
 	int read_part;           /* --read-part */
+	int local_sums;          /* --adagrad-sums local */
 	uint64_t features, users, items; /* --features, --users, --items */
 };
 
@@ -117,6 +119,12 @@ static const struct copt copts[] = {
 				"range); each row is still swept once per "
 				"epoch by one worker",
 	  NULL },
+	{ "adagrad-sums", 1, "shared|local", "AdaGrad's sums of squared "
+					     "gradients: in the shards beside "
+					     "the weights (steps as on one "
+					     "node), or each worker's own "
+					     "(about sqrt(W) times longer)",
+	  "shared" },
 	{ "features", 1, "N", "--read-part on unhashed ids: the ids of the "
 			      "whole file are below N (every worker must "
 			      "build the same model)",
@@ -193,31 +201,6 @@ void cluster_train_help(FILE *out)
 	      "r; rank r >= S is worker r - S of P - S.\n  Worker 0 gathers "
 	      "the model (-m FILE) and stops the shards.\n",
 	      out);
-}
-
-static int parse_u(const char *s, unsigned long long max,
-		   unsigned long long *out)
-{
-	char *end;
-	if (!s || !*s || *s == '-')
-		return -1;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (*end || v > max)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int parse_d(const char *s, double *out)
-{
-	char *end;
-	if (!s || !*s)
-		return -1;
-	double v = strtod(s, &end);
-	if (*end || !(v >= 0) || v > 1e12)
-		return -1;
-	*out = v;
-	return 0;
 }
 
 /* One cluster option `name` with its value v (NULL for a flag) into *c.
@@ -299,6 +282,11 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 		c->shutdown_servers = 1;
 	} else if (!strcmp(name, "read-part")) {
 		c->read_part = 1;
+	} else if (!strcmp(name, "adagrad-sums")) {
+		if (strcmp(v, "shared") && strcmp(v, "local"))
+			return cli_usage("train", "--adagrad-sums wants "
+						  "shared or local");
+		c->local_sums = !strcmp(v, "local");
 	} else if (!strcmp(name, "features") || !strcmp(name, "users") ||
 		   !strcmp(name, "items")) { /* ids below N */
 		if (parse_u(v, 1ull << 32, &u) || !u)
@@ -578,6 +566,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		.shutdown = c->rank == 0 && (cluster || c->shutdown_servers),
 		.eval_every_epoch = c->rank == 0 && test != NULL,
 		.local_rows = c->read_part,
+		.local_sums = c->local_sums,
 	};
 	struct ps_worker_report rep;
 	rc = boar_ps_train(train, &a->opt, &wc, &model, &rep, &err);
@@ -590,6 +579,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		.n_workers = c->n_workers,
 		.n_shards = n_shards,
 		.dim = boar_dataset_features(train),
+		.keys = rep.keys,
 	};
 	if (c->rank == 0 && a->model_out &&
 	    (rc = rep.model_sharded

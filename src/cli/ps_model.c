@@ -109,8 +109,11 @@ int ps_model_write(const char *path, const boar_model *head,
 	int rc = head_bytes(path, head, &body, &len, err);
 	if (rc)
 		return rc;
+	uint64_t weights = (info->dim + 1) * boar_model_width(head);
+	uint32_t copies = info->keys > weights ? 2 : 0;
 	memcpy(hdr, MAGIC, 8);
-	put32(hdr + 8, 1);
+	put32(hdr + 8, copies ? 2 : 1);
+	put32(hdr + 28, copies);
 	put32(hdr + 12, (uint32_t)head->hash_bits);
 	put32(hdr + 16, (uint32_t)head->slot_ids);
 	put32(hdr + 20, info->n_workers);
@@ -141,8 +144,11 @@ static int read_info(const char *path, const uint8_t *b, size_t len,
 	info->n_workers = get32(b + 20);
 	info->n_shards = get32(b + 24);
 	info->dim = get64(b + 32);
-	if (get32(b + 8) != 1)
+	uint32_t version = get32(b + 8), copies = get32(b + 28);
+	if (version != 1 && version != 2)
 		bad = "version";
+	else if (copies != (version == 2 ? 2u : 0u))
+		bad = "copies";
 	else if (info->hash_bits < 0 || info->hash_bits > 32)
 		bad = "hash_bits";
 	else if (info->slot_ids != 0 && info->slot_ids != 1)
@@ -156,6 +162,7 @@ static int read_info(const char *path, const uint8_t *b, size_t len,
 		bad = "dim";
 	else if (get64(b + 40) != len - HEAD_BYTES)
 		bad = "head length";
+	info->keys = copies ? copies : 1; /* times the weights, once known */
 	if (bad)
 		return boar_fail(err, BOAR_ECORRUPT,
 				 "%s: corrupt sharded model: field %s", path,
@@ -206,6 +213,7 @@ int ps_model_read(const char *path, boar_model **head,
 	}
 	(*head)->hash_bits = info->hash_bits;
 	(*head)->slot_ids = info->slot_ids;
+	info->keys *= (info->dim + 1) * boar_model_width(*head);
 	return 0;
 }
 
@@ -301,8 +309,7 @@ int ps_rows_pull(const struct ps_where *where, const char *model_path,
 	if (rc)
 		return rc;
 	if (!(rc = feature_map_view(&r->fm, d, &r->view, 0, err)) &&
-	    !(rc = connect_shards(where, model_path, info,
-				  (info->dim + 1) * boar_model_width(head), &c,
+	    !(rc = connect_shards(where, model_path, info, info->keys, &c,
 				  err)) &&
 	    !(rc = pull_weights(c, head, info, &r->fm, &r->m, err)))
 		rc = ps_client_done(c, err);

@@ -14,9 +14,13 @@
  * whole model. Such a file without --ps is refused by name, never scored
  * with the bias alone.
  *
- * Layout (little-endian): "BOARPSM1", u32 version 1, u32 hash_bits, u32
- * slot_ids, u32 n_workers, u32 n_shards, u32 0, u64 dim (features), u64
- * length of the head that follows, the head (boar_model_save's bytes).
+ * Layout (little-endian): "BOARPSM1", u32 version, u32 hash_bits, u32
+ * slot_ids, u32 n_workers, u32 n_shards, u32 copies, u64 dim (features),
+ * u64 length of the head that follows, the head (boar_model_save's
+ * bytes). Version 1: copies 0, the shards hold the weights' keys alone;
+ * version 2 (AdaGrad's sums shared beside the weights): copies 2, they
+ * hold twice as many (boar_ps_transport.local_sums), which a reader of
+ * version 1 would connect with the wrong count for.
  */
 #ifndef BOAR_CLI_PS_MODEL_H
 #define BOAR_CLI_PS_MODEL_H
@@ -31,6 +35,9 @@ struct ps_model_info {
 	int hash_bits, slot_ids;
 	uint32_t n_workers, n_shards;
 	uint64_t dim;
+	/* keys the shards hold (write: the worker's report; 0 or the
+	 * weights' count: the weights alone); read: the weights' or twice */
+	uint64_t keys;
 };
 
 /* Whether path starts as a model kept in the shards. */

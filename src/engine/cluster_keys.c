@@ -221,8 +221,11 @@ uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
 void cluster_to_global(const struct cluster *c, const struct train_run *r,
 		       const uint64_t *keys, uint64_t *out, uint64_t n)
 {
-	if (!c->fm)
-		return; /* out is keys */
+	if (!c->fm) { /* out is keys, or room for them and their sums */
+		if (out != keys)
+			memcpy(out, keys, n * sizeof *out);
+		return;
+	}
 	const uint32_t *g = c->fm->global;
 	uint64_t K = c->width, m = c->fm->n, dim = c->dim;
 #pragma omp parallel for num_threads(threads_of(r)) schedule(static) \

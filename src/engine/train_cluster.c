@@ -50,6 +50,7 @@
 #include "train.h"
 #include "train_cluster.h"
 #include "train_cluster_mf.h"
+#include "cluster_adagrad.h"
 #include "cluster_clock.h"
 
 /* Cluster training runs data-parallel linear models from zero weights
@@ -68,11 +69,14 @@ static void lap(struct cluster *c, enum boar_ps_phase p)
 	cluster_lap(c->phase, &c->mark, p);
 }
 
-/* Room for cap keys as the model knows them (none without a map). */
+/* Room for cap keys as the model knows them, and their sums' keys
+ * (none without a map or sums). */
 static uint64_t *global_keys(const struct cluster *c, uint64_t *local,
 			     uint64_t cap)
 {
-	return c->fm ? malloc(cap * sizeof(uint64_t)) : local;
+	return c->fm || c->key_copies > 1
+		       ? malloc(cap * c->key_copies * sizeof(uint64_t))
+		       : local;
 }
 
 /* The schedule: the same number of clocks per epoch on every worker, and
@@ -133,6 +137,9 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 			c->clock_of = NULL;
 		}
 	}
+	int rc = cluster_sums_start(c, r, err);
+	if (rc)
+		return rc;
 	c->keys = malloc(cap * sizeof *c->keys);
 	c->gkeys = global_keys(c, c->keys, cap);
 	c->ahead_k = NO_CLOCK;
@@ -146,11 +153,12 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	    (!(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)) ||
 	     !(c->ahead_gkeys = global_keys(c, c->ahead_keys, cap))))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	c->before = malloc(cap * sizeof *c->before);
-	c->delta = malloc(cap * sizeof *c->delta);
+	c->before = malloc(cap * c->key_copies * sizeof *c->before);
+	c->delta = malloc(cap * c->key_copies * sizeof *c->delta);
 	if (!c->seen || !c->keys || !c->gkeys || !c->before || !c->delta)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	return t->connect(t->ctx, (c->dim + 1) * c->width, err);
+	return t->connect(t->ctx, (c->dim + 1) * c->width * c->key_copies,
+			  err);
 }
 
 /* Clock k's keys into c->ahead_keys, asked for now (the transport's
@@ -164,9 +172,11 @@ static int ask_ahead(struct cluster *c, const struct train_run *r,
 	c->ahead_keys = c->keys;
 	c->keys = cur;
 	cluster_to_global(c, r, c->ahead_keys, c->ahead_gkeys, c->ahead_nk);
+	if (c->sums)
+		cluster_sums_keys(c, c->ahead_gkeys, c->ahead_nk);
 	lap(c, BOAR_PS_KEYS);
 	int rc = c->pull_ahead(c->t->ctx, c->ahead_gkeys,
-			       (uint32_t)c->ahead_nk, err);
+			       (uint32_t)(c->ahead_nk * c->key_copies), err);
 	lap(c, BOAR_PS_PULL);
 	c->ahead_k = rc ? NO_CLOCK : k;
 	return rc;
@@ -179,8 +189,9 @@ static int settle_ahead(struct cluster *c, boar_error *err)
 {
 	if (c->ahead_k == NO_CLOCK || c->ahead_got)
 		return 0;
-	int rc = c->t->pull(c->t->ctx, c->ahead_gkeys, (uint32_t)c->ahead_nk,
-			    c->before, err);
+	int rc = c->t->pull(c->t->ctx, c->ahead_gkeys,
+			    (uint32_t)(c->ahead_nk * c->key_copies), c->before,
+			    err);
 	c->ahead_got = !rc;
 	return rc;
 }
@@ -252,16 +263,21 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	} else {
 		c->nk = cluster_clock_keys(c, r, order, k);
 		cluster_to_global(c, r, c->keys, c->gkeys, c->nk);
+		if (c->sums)
+			cluster_sums_keys(c, c->gkeys, c->nk);
 	}
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
 	if (!c->ahead_got) /* else in c->before already (settle_ahead) */
-		rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)c->nk,
-				c->before, err);
+		rc = c->t->pull(c->t->ctx, c->gkeys,
+				(uint32_t)(c->nk * c->key_copies), c->before,
+				err);
 	c->ahead_got = 0;
 	lap(c, BOAR_PS_PULL);
 	if (!rc)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
+	if (!rc && c->sums)
+		cluster_sums_load(c, c->keys, c->before + c->nk, c->nk);
 	lap(c, BOAR_PS_LOCAL);
 	if (!rc)
 		rc = ask_next(c, r, order, k, err);
@@ -297,8 +313,12 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 	for (uint64_t i = 0; i < c->nk; i++)
 		delta[i] -= before[i];
 	damp_bias(c);
+	if (c->sums)
+		cluster_sums_added(c, c->keys, before + c->nk, delta + c->nk,
+				   c->nk);
 	lap(c, BOAR_PS_LOCAL);
-	rc = c->t->push(c->t->ctx, c->gkeys, c->delta, (uint32_t)c->nk, err);
+	rc = c->t->push(c->t->ctx, c->gkeys, c->delta,
+			(uint32_t)(c->nk * c->key_copies), err);
 	lap(c, BOAR_PS_PUSH);
 	if (!rc)
 		rc = c->t->clock(c->t->ctx, rows, err);
@@ -329,11 +349,12 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 }
 
 /* Whether the whole model, twice (the model and the transport's buffer
- * for the gather), fits the memory limit and the address space this
- * process may have (ulimit -v). */
+ * for the gather; with shared sums, their keys too), fits the memory
+ * limit and the address space this process may have (ulimit -v). */
 static int dense_fits(const struct cluster *c, const struct train_run *r)
 {
-	uint64_t need = boar_mul_sat((c->dim + 1) * c->width, 8);
+	uint64_t need =
+		boar_mul_sat((c->dim + 1) * c->width, 8 * c->key_copies);
 	struct rlimit as;
 	if (!getrlimit(RLIMIT_AS, &as) && as.rlim_cur != RLIM_INFINITY &&
 	    need > (uint64_t)as.rlim_cur / 2)
@@ -352,15 +373,23 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 	int rc = settle_ahead(c, err); /* a run stopped by its progress hook */
 	if (rc)
 		return rc;
-	if (!c->fm)
+	if (!c->fm && c->key_copies == 1)
 		return c->t->finish(c->t->ctx, r->m->w, c->n_keys, &gathered,
 				    err);
 	uint64_t n = (c->dim + 1) * c->width;
-	c->sharded = c->can_shard && !dense_fits(c, r);
-	if (!c->sharded && !(c->gathered = calloc(n, sizeof *c->gathered)))
+	c->sharded = c->fm && c->can_shard && !dense_fits(c, r);
+	/* the transport gathers every key: with shared sums, theirs too */
+	if (!c->sharded &&
+	    !(c->gathered = calloc(n * c->key_copies, sizeof *c->gathered)))
 		return boar_fail(err, BOAR_ENOMEM,
 				 "out of memory for the gathered model");
-	rc = c->t->finish(c->t->ctx, c->gathered, n, &gathered, err);
+	rc = c->t->finish(c->t->ctx, c->gathered, n * c->key_copies,
+			  &gathered, err);
+	if (!c->fm) { /* the model is the engine's: the weights into it */
+		if (!rc && gathered)
+			memcpy(r->m->w, c->gathered, n * sizeof *r->m->w);
+		return rc;
+	}
 	if (!rc && !gathered && c->gathered) { /* this worker's replica */
 		float *w = c->gathered;
 		const uint32_t *g = c->fm->global;
@@ -379,6 +408,7 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, phase_seconds) &&
 		   t->size != offsetof(boar_ps_transport, pull_ahead) &&
 		   t->size != offsetof(boar_ps_transport, model_sharded) &&
+		   t->size != offsetof(boar_ps_transport, local_sums) &&
 		   t->size != offsetof(boar_ps_transport, wait_clock)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
@@ -503,6 +533,10 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 				   ? t->model_sharded
 				   : NULL;
 	c.can_shard = sharded_out != NULL;
+	/* a caller of an older size connects with the weights' keys alone */
+	c.local_sums = t->size > offsetof(boar_ps_transport, local_sums)
+			       ? t->local_sums
+			       : 1;
 	const struct train_hook hook = {
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,
@@ -562,5 +596,6 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	free(c.next_order);
 	free(c.before);
 	free(c.delta);
+	cluster_sums_free(&c);
 	return rc;
 }

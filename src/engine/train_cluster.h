@@ -52,6 +52,11 @@ struct cluster {
 	uint64_t *gkeys, *ahead_gkeys;
 	float *before, *delta;
 	uint64_t cap;
+	/* AdaGrad's sums shared through the servers (cluster_adagrad.c):
+	 * key_copies 2 (gkeys, before and delta hold the clock's sums after
+	 * its weights), else 1; local_sums: the transport's local_sums. */
+	int local_sums, key_copies;
+	struct cluster_sums *sums;
 	double phase[BOAR_PS_PHASES]; /* seconds per boar_ps_phase */
 	double mark;                  /* when the last phase ended */
 };
@@ -73,8 +78,8 @@ uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k);
  * ascending, into c->keys. @return how many. */
 uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
 			    const uint32_t *order, uint64_t k);
-/* keys[0..n) (the engine's) as the model's keys, into out (nothing
- * without a map: out is keys). */
+/* keys[0..n) (the engine's) as the model's keys, into out (without a
+ * map: a copy, or nothing where out is keys). */
 void cluster_to_global(const struct cluster *c, const struct train_run *r,
 		       const uint64_t *keys, uint64_t *out, uint64_t n);
 

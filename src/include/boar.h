@@ -730,6 +730,16 @@ typedef struct boar_ps_transport {
 	 * servers (`boar predict --ps`). Else 0, and *out as before. Without
 	 * this field such a model is gathered anyway. */
 	int *model_sharded;
+	/* AdaGrad's sums of squared gradients. 0 (the default): shared
+	 * through the servers as n_keys more keys, the sum of weight key k
+	 * at n_keys + k (connect then gets 2 n_keys: finish gathers them
+	 * too); each worker loads them with the weights it pulls and pushes
+	 * what its steps added, so a coordinate's step shrinks with every
+	 * worker's gradients, as on one node (only the CPU engine; the GPU
+	 * engine keeps its own). 1: each worker keeps its own sums (they
+	 * see 1/n_workers of the gradients: steps about sqrt(n_workers)
+	 * too long). A transport of an older size: 1. */
+	int local_sums;
 	/* NULL, or: returns once every worker still training has ticked
 	 * `clock` clocks, the pushes it made before them applied on every
 	 * server (a barrier; workers that finished or were dropped do not
