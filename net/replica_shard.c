@@ -1,7 +1,10 @@
 /* replica_shard.c - chain replication's part in a shard's protocol: a
  * primary opens links to its backup and forwards its workers' frames
- * (replica.h); a backup takes only those links until they have all
- * closed, then takes over and serves the workers.
+ * (replica.h), and keeps each answer to a worker (unsealed, in order
+ * behind the ones kept before it) until the backup holds the pushes the
+ * answer acknowledges, its lane serving other frames meanwhile; a backup
+ * takes only those links until they have all closed, then takes over
+ * and serves the workers.
  *
  * A backup refuses workers while its primary lives (WIRE_ERR_STANDBY:
  * they retry, on the primary too), so the two never both take pushes.
@@ -12,10 +15,33 @@
  * primary's, so a worker that comes over continues where it was.
  */
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "base/error.h"
 #include "net/replica.h"
 #include "net/server_int.h"
+
+/* An answer kept until the backup acknowledged `ticket` (replica.h). */
+struct held_answer {
+	uint64_t ticket;
+	struct wire_out out; /* the frame, not sealed yet: a session tags
+				frames in the order they are sent */
+};
+
+/* The backup holds more of worker `rank`'s pushes (replica.h): the lane
+ * serving it sends what it kept (a link's thread; takes s->mu, which no
+ * lane holds while it waits on a link). */
+static void backup_acked(void *ctx, uint32_t rank)
+{
+	struct ps_server *s = ctx;
+	LOCK(s);
+	for (uint32_t i = 0; s->have_workers && i < s->n_workers; i++) {
+		int64_t g = s->worker_conn[i];
+		if ((rank == UINT32_MAX || rank == i) && g >= 0)
+			net_loop_wake(s->lanes[g / s->n_conns].loop);
+	}
+	UNLOCK(s);
+}
 
 int ps_replica_create(struct ps_server *s, boar_error *err)
 {
@@ -32,6 +58,8 @@ int ps_replica_create(struct ps_server *s, boar_error *err)
 		.n_shards = s->cfg.n_shards,
 		.log = s->cfg.log,
 		.log_ctx = s->cfg.log_ctx,
+		.acked = backup_acked,
+		.ctx = s,
 	};
 	return replica_create(&rc, &s->rep, err);
 }
@@ -99,15 +127,11 @@ void ps_replica_forward(struct ps_server *s, const struct conn *c,
 	}
 }
 
-void ps_replica_answer(struct ps_server *s, const struct conn *c,
-		       const struct wire_out *o)
+/* A backup that took over: the time to its first worker back and its
+ * first pull answered, said once each. */
+static void time_take_over(struct ps_server *s, const struct conn *c,
+			   const struct wire_out *o)
 {
-	if (c->state != C_READY || c->replica || c->rank < 0)
-		return;
-	if (s->rep) {
-		replica_sync(s->rep, (uint32_t)c->rank);
-		return;
-	}
 	if (!s->promoted || (s->said_back && s->said_pull) || o->len < 6)
 		return;
 	LOCK(s);
@@ -129,4 +153,76 @@ void ps_replica_answer(struct ps_server *s, const struct conn *c,
 			t);
 	}
 	UNLOCK(s);
+}
+
+/* Sends the peer's kept answers that the backup acknowledged, in order. */
+static void release_conn(struct lane *ln, uint32_t slot)
+{
+	struct conn *c = &ln->conns[slot];
+	uint64_t acked = replica_acked(ln->s->rep, (uint32_t)c->rank);
+	uint32_t k = 0;
+	for (; k < c->n_held && c->held[k].ticket <= acked; k++) {
+		ps_send_out(ln, slot, &c->held[k].out);
+		wire_out_free(&c->held[k].out);
+	}
+	if (!k)
+		return;
+	c->n_held -= k;
+	memmove(c->held, c->held + k, c->n_held * sizeof *c->held);
+	if (!c->n_held)
+		ln->n_holding--;
+}
+
+int ps_replica_hold(struct lane *ln, uint32_t slot)
+{
+	struct ps_server *s = ln->s;
+	struct conn *c = &ln->conns[slot];
+	if (c->state != C_READY || c->replica || c->rank < 0)
+		return 0;
+	if (!s->rep) {
+		time_take_over(s, c, &ln->out);
+		return 0;
+	}
+	uint64_t t = replica_ticket(s->rep, (uint32_t)c->rank);
+	if (!t && !c->n_held)
+		return 0; /* nothing to wait for, nothing to go after */
+	if (c->n_held == c->cap_held) {
+		uint32_t cap = c->cap_held ? 2 * c->cap_held : 4;
+		struct held_answer *h = realloc(c->held, cap * sizeof *h);
+		if (!h) {
+			/* it may not have the answer yet: it reconnects and
+			 * asks again (nothing it sent is acknowledged) */
+			ps_replica_drop_held(ln, slot);
+			wire_out_reset(&ln->out);
+			net_loop_close(ln->loop, slot, 0, "out of memory");
+			return 1;
+		}
+		c->held = h;
+		c->cap_held = cap;
+	}
+	if (!c->n_held)
+		ln->n_holding++;
+	c->held[c->n_held].ticket = t;
+	c->held[c->n_held++].out = ln->out;
+	wire_out_init(&ln->out);
+	return 1;
+}
+
+void ps_replica_release(struct lane *ln)
+{
+	for (uint32_t i = 0; ln->n_holding && i < ln->s->n_conns; i++)
+		if (ln->conns[i].n_held)
+			release_conn(ln, i);
+}
+
+void ps_replica_drop_held(struct lane *ln, uint32_t slot)
+{
+	struct conn *c = &ln->conns[slot];
+	if (c->n_held)
+		ln->n_holding--;
+	for (uint32_t k = 0; k < c->n_held; k++)
+		wire_out_free(&c->held[k].out);
+	free(c->held);
+	c->held = NULL;
+	c->n_held = c->cap_held = 0;
 }

@@ -36,23 +36,31 @@
 #include "base/error.h"
 #include "net/server_int.h"
 
-/* Sends the one frame built in ln->out to a peer of the lane, tagged if
- * the peer has a session. */
-static void flush_to(struct lane *ln, uint32_t slot)
+void ps_send_out(struct lane *ln, uint32_t slot, struct wire_out *o)
 {
 	struct net_session *ses = &ln->conns[slot].ses;
-	ps_replica_answer(ln->s, &ln->conns[slot], &ln->out);
-	if (!ln->out.failed && ln->out.len &&
-	    (!ses->on || net_seal(ses, &ln->out) == 0))
-		net_loop_send_out(ln->loop, slot, &ln->out); /* no copy */
-	wire_out_reset(&ln->out);
+	if (!o->failed && o->len && (!ses->on || net_seal(ses, o) == 0))
+		net_loop_send_out(ln->loop, slot, o); /* no copy */
+	wire_out_reset(o);
 }
 
+/* Sends the one frame built in ln->out to a peer of the lane, tagged if
+ * the peer has a session, once a primary's backup holds what it
+ * acknowledges (replica_shard.c). */
+static void flush_to(struct lane *ln, uint32_t slot)
+{
+	if (!ps_replica_hold(ln, slot))
+		ps_send_out(ln, slot, &ln->out);
+}
+
+/* An ERROR acknowledges nothing: it goes at once, the peer's kept
+ * answers never. */
 static int refuse(struct lane *ln, uint32_t slot, int code, const char *why)
 {
+	ps_replica_drop_held(ln, slot);
 	wire_out_reset(&ln->out);
 	wire_put_error(&ln->out, code, why);
-	flush_to(ln, slot);
+	ps_send_out(ln, slot, &ln->out);
 	ps_logf(ln->s, "dropping %s: %s", net_loop_peer_name(ln->loop, slot),
 	      why);
 	net_loop_close(ln->loop, slot, 1, why);
@@ -613,6 +621,7 @@ static void on_close(void *ctx, uint32_t slot, const char *why)
 	struct lane *ln = ctx;
 	struct ps_server *s = ln->s;
 	struct conn *c = &ln->conns[slot];
+	ps_replica_drop_held(ln, slot);
 	LOCK(s);
 	drop_parked_of(s, ln->idx, slot);
 	ps_replica_closed(s, c);
@@ -675,10 +684,12 @@ static void on_tick(void *ctx, double now)
 		tick_shard(ln, now);
 	close_expired(ln);
 	/* Belt and braces: every event that moves a clock serves the parked
-	 * pulls, and so does every tick. */
+	 * pulls, and so does every tick (and sends what the backup
+	 * acknowledged). */
 	if (s->n_pend)
 		serve_parked(ln);
 	UNLOCK(s);
+	ps_replica_release(ln);
 }
 
 static void on_wake(void *ctx)
@@ -694,6 +705,7 @@ static void on_wake(void *ctx)
 	if (s->n_pend)
 		serve_parked(ln);
 	UNLOCK(s);
+	ps_replica_release(ln);
 }
 
 /* Lane 0 deals accepted connections out to the lanes in turn. */

@@ -33,6 +33,10 @@ struct conn {
 	struct net_session ses; /* on from a good AUTH: frames carry tags */
 	char name[64];     /* the peer's address, for other lanes' logs */
 	int replica;       /* a primary's link (HELLO with WIRE_F_REPLICA) */
+	/* a primary's answers to this worker waiting for its backup
+	 * (replica_shard.c), in order; the lane's alone */
+	struct held_answer *held;
+	uint32_t n_held, cap_held;
 };
 
 struct pend {
@@ -61,6 +65,7 @@ struct lane {
 	int started;
 	int rc;
 	boar_error err;
+	uint32_t n_holding;    /* conns with answers held (replica_shard.c) */
 };
 
 struct ps_server {
@@ -156,10 +161,19 @@ void ps_replica_closed(struct ps_server *s, const struct conn *c);
 /* a frame of a joined worker was taken: to the backup */
 void ps_replica_forward(struct ps_server *s, const struct conn *c,
 			const struct wire_hdr *h, const uint8_t *payload);
-/* before any answer to a joined peer: the primary waits for its backup;
- * a backup that took over times its first answers */
-void ps_replica_answer(struct ps_server *s, const struct conn *c,
-		       const struct wire_out *o);
+/* The answer in ln->out to the peer on slot is ready: 1 if it was kept
+ * (ln->out emptied) until the backup holds the pushes it acknowledges,
+ * 0 to send it now; a backup that took over times its first answers. */
+int ps_replica_hold(struct lane *ln, uint32_t slot);
+/* Sends the kept answers of this lane's peers that the backup now
+ * allows (on_wake, on_tick). */
+void ps_replica_release(struct lane *ln);
+/* Forgets a peer's kept answers (it closes, or is refused). */
+void ps_replica_drop_held(struct lane *ln, uint32_t slot);
+
+/* server.c: seals (if the peer has a session) and sends the frame built
+ * in o to a peer of the lane, now */
+void ps_send_out(struct lane *ln, uint32_t slot, struct wire_out *o);
 
 /* server.c: the callbacks of every lane's loop, and lane 0's dealer */
 extern const struct net_loop_ops ps_lane_ops;

@@ -357,18 +357,22 @@ void ps_server_free(struct ps_server *s)
 {
 	if (!s)
 		return;
+	/* first: its links' threads send what was queued and wake lanes */
+	replica_free(s->rep);
+	s->rep = NULL;
 	for (uint32_t i = 0; s->lanes && i < s->n_lanes; i++) {
 		struct lane *ln = &s->lanes[i];
 		net_loop_free(ln->loop);
 		if (ln->conns)
-			for (unsigned k = 0; k < s->n_conns; k++)
+			for (unsigned k = 0; k < s->n_conns; k++) {
 				net_session_end(&ln->conns[k].ses);
+				ps_replica_drop_held(ln, k);
+			}
 		free(ln->conns);
 		wire_msg_free(&ln->msg);
 		wire_out_free(&ln->out);
 	}
 	free(s->lanes);
-	replica_free(s->rep);
 	for (size_t i = 0; i < s->n_pend; i++)
 		free(s->pend[i].keys);
 	free(s->pend);

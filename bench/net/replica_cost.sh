@@ -1,10 +1,19 @@
 #!/bin/sh
 # What a backup costs a clean run (issue 13, chain replication): a9a, one
-# shard, 2 workers on loopback, no kill; the shard alone (`plain`) and the
-# shard with a backup (`replica`: serve --backup / --replica-of, workers
-# with --ps-backup), alternating, ROUNDS rounds per sync interval. Wall
-# time from the start of the shards to the end of worker 0 (whose final
-# test loss is read too). CSV under $OUT, medians on stdout.
+# shard (one lane), WORKERS (2) workers on loopback, no kill; the shard
+# alone (`plain`) and the shard with a backup (`replica`: serve --backup /
+# --replica-of, workers with --ps-backup), alternating, ROUNDS (5) rounds
+# per sync interval of SYNCS ("500 100"). Wall time from the start of the
+# shards to the end of worker 0 (whose final test loss is read too). CSV
+# under $OUT, medians on stdout.
+#
+# BACKUP_DELAY_US=D puts the backup on another "machine": the primary and
+# the workers in one network namespace, the backup in another, joined by
+# a veth whose input is delayed D us on each side (delay_link.sh, so a
+# round trip to the backup takes 2 D more), every process with a secret
+# (the backup listens beyond loopback); both kinds run so. Needs root,
+# iptables and NFQUEUE, and $BUILD/bench/nfq_delay (make bench-bin, or
+# NFQ=path).
 #
 #   bench/net/replica_cost.sh        (BUILD=build dir with boar)
 set -eu
@@ -15,19 +24,54 @@ OUT=${OUT:-bench/results/$(date -u +%Y%m%d)-$(hostname)/net}
 ROUNDS=${ROUNDS:-5}
 SYNCS=${SYNCS:-500 100}
 EPOCHS=${EPOCHS:-10}
+WORKERS=${WORKERS:-2}
+DELAY=${BACKUP_DELAY_US:-}
 mkdir -p "$OUT"
 opts="--threads 1 --epochs $EPOCHS --seed 7 --quiet"
 tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+# in_a / in_b: run in the primary's / the backup's namespace (none
+# without a delay); host: where the backup listens
+in_a="" in_b="" host=127.0.0.1 secret=""
+A=rca$$ B=rcb$$
+cleanup() {
+	if [ -n "$DELAY" ]; then
+		for n in $A $B; do
+			sh bench/net/delay_link.sh stop $n "$tmp/delay.log" 2>/dev/null
+			for p in $(ip netns pids $n 2>/dev/null); do kill $p 2>/dev/null; done
+		done
+		sleep 0.1
+		ip netns del $A 2>/dev/null
+		ip netns del $B 2>/dev/null
+	fi
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+if [ -n "$DELAY" ]; then
+	NFQ=${NFQ:-$BUILD/bench/nfq_delay}
+	[ -x "$NFQ" ] || { echo "no $NFQ (make bench-bin)" >&2; exit 1; }
+	ip netns add $A && ip netns add $B &&
+		ip link add eth0 netns $A type veth peer name eth0 netns $B &&
+		ip -n $A addr add 10.95.0.1/24 dev eth0 &&
+		ip -n $B addr add 10.95.0.2/24 dev eth0 &&
+		for n in $A $B; do
+			ip -n $n link set lo up && ip -n $n link set eth0 up || exit 1
+		done
+	for n in $A $B; do
+		sh bench/net/delay_link.sh start $n "$DELAY" "$NFQ" "$tmp/delay.log"
+	done
+	in_a="ip netns exec $A" in_b="ip netns exec $B" host=10.95.0.2
+	head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n' >"$tmp/secret"
+	secret="--secret-file $tmp/secret"
+fi
 
-# start_shard NAME ARGS...: a shard on a port the kernel picks; its port
-# in $port, its pid in $pid.
+# start_shard NAME NETNS-PREFIX HOST ARGS...: a shard on a port the
+# kernel picks; its port in $port, its pid in $pid.
 start_shard() {
-	name=$1
-	shift
+	name=$1 ns=$2 at=$3
+	shift 3
 	: >"$tmp/$name.err" # not the last run's "listening on"
-	"$BOAR" serve --shard 0/1 --listen 127.0.0.1:0 --threads 1 \
-		--staleness 1 "$@" 2>"$tmp/$name.err" &
+	$ns "$BOAR" serve --shard 0/1 --listen "$at:0" --threads 1 \
+		--staleness 1 $secret "$@" 2>"$tmp/$name.err" &
 	pid=$!
 	while ! grep -q "listening on" "$tmp/$name.err"; do
 		kill -0 $pid 2>/dev/null || { cat "$tmp/$name.err" >&2; exit 1; }
@@ -42,21 +86,25 @@ run() {
 	extra=""
 	if [ "$1" = replica ]; then
 		# (the primary's address is only logged; it is not known yet)
-		start_shard backup --replica-of 127.0.0.1:9
-		extra="--ps-backup 127.0.0.1:$port"
-		start_shard primary --backup "127.0.0.1:$port"
+		start_shard backup "$in_b" $host --replica-of 127.0.0.1:9
+		extra="--ps-backup $host:$port"
+		start_shard primary "$in_a" 127.0.0.1 --backup "$host:$port"
 	else
-		start_shard primary
+		start_shard primary "$in_a" 127.0.0.1
 	fi
-	"$BOAR" train $opts --sync-every "$2" --ps 127.0.0.1:$port $extra \
-		--worker 1/2 datasets/a9a 2>/dev/null &
-	"$BOAR" train $opts --sync-every "$2" --ps 127.0.0.1:$port $extra \
-		--worker 0/2 --json --shutdown-servers --test datasets/a9a.t \
-		datasets/a9a >"$tmp/w0.json"
+	for w in $(seq $((WORKERS - 1))); do
+		$in_a "$BOAR" train $opts $secret --sync-every "$2" \
+			--ps 127.0.0.1:$port $extra --worker $w/$WORKERS \
+			datasets/a9a 2>/dev/null &
+	done
+	$in_a "$BOAR" train $opts $secret --sync-every "$2" \
+		--ps 127.0.0.1:$port $extra --worker 0/$WORKERS --json \
+		--shutdown-servers --test datasets/a9a.t datasets/a9a \
+		>"$tmp/w0.json"
 	wait
 	t1=$(date +%s.%N)
 	loss=$(tail -n 1 "$tmp/w0.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["test_loss"])')
-	echo "$(echo "$t1 - $t0" | bc) $loss"
+	echo "$(python3 -c "print($t1 - $t0)") $loss"
 }
 
 csv=$OUT/replica_cost.csv

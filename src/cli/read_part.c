@@ -71,39 +71,11 @@ static int agree_dim(boar_dataset *d, uint64_t features, const char *path,
 	return 0;
 }
 
-/* A parse error at line L of the part as the file's line: the part's
- * name in the message ("PATH (part ...):L: why") becomes "PATH:LINE (part
- * R/W): why", the lines before the part counted now that it failed. */
-static void file_line(int fd, const char *path, const char *name,
-		      uint32_t rank, uint32_t n_parts, uint64_t lo,
-		      boar_error *err)
-{
-	size_t nl = strlen(name);
-	const char *why = strchr(err->message + nl + 1, ':');
-	if (!err->line || strncmp(err->message, name, nl) ||
-	    err->message[nl] != ':' || !why)
-		return;
-	char buf[65536], msg[sizeof err->message];
-	uint64_t lines = 0;
-	for (uint64_t at = 0; at < lo;) {
-		size_t got, want = lo - at < sizeof buf ? lo - at : sizeof buf;
-		if (read_at(fd, buf, want, at, 1, &got) || !got)
-			return;
-		for (size_t i = 0; i < got; i++)
-			lines += buf[i] == '\n';
-		at += got;
-	}
-	err->line += lines;
-	snprintf(msg, sizeof msg, "%s:%llu (part %u/%u)%s", path,
-		 (unsigned long long)err->line, rank, n_parts, why);
-	memcpy(err->message, msg, sizeof msg);
-}
-
 /* The part as one block of text, for what the windowed reader leaves
  * (a part that starts with blank lines or comments, or a first line
  * longer than its detection window). */
-static int parse_block(int fd, const char *path, const char *name,
-		       uint32_t rank, uint32_t n_parts,
+static int parse_block(int fd, const char *path, uint32_t rank,
+		       uint32_t n_parts,
 		       const boar_load_options *o, int threads,
 		       boar_dataset **out, const struct part_info *info,
 		       boar_error *err)
@@ -122,8 +94,10 @@ static int parse_block(int fd, const char *path, const char *name,
 						"%u (did the file change?)",
 				 path, rank, n_parts);
 	}
-	int rc = dataset_parse_text_threads(text, n, name, o, threads, out,
-					    err);
+	/* an error names the file's own line, as the windows do */
+	struct line_origin origin = { .fd = fd, .at = info->lo };
+	int rc = dataset_parse_text_threads(text, n, path, &origin, o, threads,
+					    out, err);
 	free(text);
 	return rc;
 }
@@ -133,21 +107,16 @@ static int parse_range(int fd, const char *path, uint32_t rank,
 		       const boar_load_options *o, boar_dataset **out,
 		       const struct part_info *info, boar_error *err)
 {
-	char name[512];
-	snprintf(name, sizeof name, "%s (part %u/%u from byte %llu)", path,
-		 rank, n_parts, (unsigned long long)info->lo);
 	/* In windows on all the parse threads, as boar_dataset_load reads a
 	 * whole file: the part once went through the one-thread block
 	 * parser after a copy of its text into fresh pages (the copy and
 	 * the kernel's zeroing of them: a third of a worker's cycles). */
 	int threads = parse_threads(o->threads);
-	int rc = boar_parse_file_range(path, name, info->lo, info->hi, o,
-				       threads, out, err);
+	int rc = boar_parse_file_range(path, info->lo, info->hi, o, threads,
+				       out, err);
 	if (rc == 1)
-		rc = parse_block(fd, path, name, rank, n_parts, o, threads, out,
-				 info, err);
-	if (rc)
-		file_line(fd, path, name, rank, n_parts, info->lo, err);
+		rc = parse_block(fd, path, rank, n_parts, o, threads, out, info,
+				 err);
 	if (!rc && (rc = agree_dim(*out, features, path, err))) {
 		boar_dataset_free(*out);
 		*out = NULL;

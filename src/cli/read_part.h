@@ -23,7 +23,8 @@ struct part_info {
  * dataset's dimension is raised to it (ids >= features are refused), so
  * that every worker agrees on the model's size; hashed input already
  * has 2^hash_bits. @return 0 and *out, or a BOAR_E* code with *err naming
- * the file. */
+ * the file (a bad line by the file's own number: the message a parse of
+ * the whole file gives for it). */
 int read_part(const char *path, uint32_t rank, uint32_t n_parts,
 	      uint64_t features, const boar_load_options *o,
 	      boar_dataset **out, struct part_info *info, boar_error *err);

@@ -278,8 +278,10 @@ int csv_setup(const struct parse_input *in, struct csv_setup *cs,
 	if (!h.b || !h.e || !cs->kind || !cs->seed)
 		ret = boar_fail_line(err, BOAR_ENOMEM, in->path, 0,
 				     "out of memory");
-	if (!ret)
-		ret = split_first_line(lb, le, cs->sep, l1, &h, in->path, err);
+	if (!ret) /* a part of a file (parse_chunks.h): the file's line */
+		ret = split_first_line(lb, le, cs->sep,
+				       line_in_file(in->origin, l1), &h,
+				       in->path, err);
 	cs->ncols = h.n;
 	if (!ret)
 		ret = mark_columns(in->opt, &h, lb, cs, in->path, err);

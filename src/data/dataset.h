@@ -75,10 +75,13 @@ void boar_dataset_adopt_rows(struct boar_dataset *d, uint64_t *row_ptr,
 void boar_dataset_classify(struct boar_dataset *d);
 
 /* boar_dataset_parse_text on `threads` threads (at least 1): the same
- * dataset, for a block large enough to be worth splitting. */
+ * dataset, for a block large enough to be worth splitting. With an
+ * origin (parse_chunks.h; else NULL), the text is a range of the file
+ * `name` and an error names the file's own line. */
+struct line_origin;
 int dataset_parse_text_threads(const char *text, size_t len,
-			       const char *name, const boar_load_options *o,
-			       int threads, boar_dataset **out,
-			       boar_error *err);
+			       const char *name, struct line_origin *origin,
+			       const boar_load_options *o, int threads,
+			       boar_dataset **out, boar_error *err);
 
 #endif

@@ -15,13 +15,14 @@ int boar_dataset_parse_text(const char *text, size_t len, const char *name,
 			    const boar_load_options *o, boar_dataset **out,
 			    boar_error *err)
 {
-	return dataset_parse_text_threads(text, len, name, o, 1, out, err);
+	return dataset_parse_text_threads(text, len, name, NULL, o, 1, out,
+					  err);
 }
 
 int dataset_parse_text_threads(const char *text, size_t len,
-			       const char *name, const boar_load_options *o,
-			       int threads, boar_dataset **out,
-			       boar_error *err)
+			       const char *name, struct line_origin *origin,
+			       const boar_load_options *o, int threads,
+			       boar_dataset **out, boar_error *err)
 {
 	boar_load_options def;
 	if (!o) {
@@ -39,7 +40,8 @@ int dataset_parse_text_threads(const char *text, size_t len,
 				 : boar_detect_format_for(o->task, text, len);
 	struct csv_setup *csv = NULL;
 	struct parse_input in = {
-		.path = name, .buf = text, .len = len, .first_block = 1,
+		.path = name, .buf = text, .len = len, .origin = origin,
+		.first_block = 1,
 		.threads = threads > 0 ? threads : 1, .hash_bits = o->hash_bits, .opt = o, .csv = &csv,
 	};
 	struct boar_dataset *d = NULL;

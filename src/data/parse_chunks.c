@@ -102,3 +102,26 @@ size_t split_lines(const char *buf, size_t len, size_t max_pieces,
 	return (size_t)split_at_lines(0, len, max_pieces, min_piece,
 				      text_line_start, (void *)buf, starts);
 }
+
+uint64_t line_in_file(struct line_origin *o, uint64_t line)
+{
+	if (!o || !line)
+		return line;
+	char buf[1 << 16];
+	for (uint64_t at = 0; !o->counted && at < o->at;) {
+		size_t want = o->at - at < sizeof buf ? (size_t)(o->at - at)
+						      : sizeof buf;
+		ssize_t got = boar_pread_all(o->fd, buf, want, at, 1);
+		if (got <= 0) {
+			o->counted = -1;
+			break;
+		}
+		uint64_t nl, colons;
+		count_lines(buf, buf + got, &nl, &colons);
+		o->lines += nl;
+		at += (uint64_t)got;
+	}
+	if (!o->counted)
+		o->counted = 1;
+	return o->counted < 0 ? 0 : o->lines + line;
+}

@@ -137,6 +137,23 @@ void boar_advise_huge(void *p, size_t n);
  * slice), or -errno. */
 ssize_t boar_pread_all(int fd, void *buf, size_t n, uint64_t at, int threads);
 
+/* Where a range of a file starts, in the file's lines: a worker's part
+ * (boar_parse_file_range) names the file's own lines in its errors. The
+ * lines before `at` are counted only when an error names a line, so a
+ * part's reader reads the bytes before its part only then. */
+struct line_origin {
+	int fd;
+	uint64_t at;    /* the range's first byte (a line start) */
+	uint64_t lines; /* the lines before it, once counted */
+	int counted;    /* 0 not yet, 1 counted, -1 unreadable */
+};
+
+/* Line `line` of o's range (1-based) as the file's line: line plus the
+ * lines before the range (none for a NULL o); 0 for line 0, or when the
+ * bytes before the range cannot be read (an error then names no line,
+ * rather than a wrong one). */
+uint64_t line_in_file(struct line_origin *o, uint64_t line);
+
 /* Where the next line starts at or after byte `at` (just after a '\n'),
  * end when no '\n' comes before it, or -errno. */
 typedef int64_t (*line_start_fn)(void *ctx, uint64_t at, uint64_t end);

@@ -331,6 +331,8 @@ struct parse_input {
 	const char *buf;    /* the block's text */
 	size_t len;
 	uint64_t line_base; /* lines of the file before the block */
+	struct line_origin *origin; /* NULL, or lines before line_base's
+				       (a part of a file, counted lazily) */
 	int first_block;    /* the block starts the file (a header is there) */
 	int threads;        /* > 0 */
 	int hash_bits;      /* linear only */
@@ -373,6 +375,8 @@ struct parse_file {
 	int hash_bits;
 	uint64_t max_memory; /* the dataset's limit (boar_memory_check) */
 	const boar_load_options *opt; /* progress, and the formats' options */
+	struct line_origin *origin; /* NULL: beg is in the file's first line
+				       (whatever blank lines before it) */
 };
 
 /* A format from a file in windows: a counting pass and a parsing pass,
@@ -427,11 +431,12 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 
 /* Bytes [lo, hi) of a regular file (lo a line start, hi one or the
  * file's end: a worker's part) in windows on `threads` threads, its text
- * never held whole; messages name `name`, lines counted from lo. Classified
- * and noted as boar_dataset_parse_text's. @return 0, a BOAR_E* code, or 1
- * when the range is not for windows (as boar_parse_file_windows): the
- * caller parses it as a block. */
-int boar_parse_file_range(const char *path, const char *name, uint64_t lo,
+ * never held whole; messages name the file and its own lines, as a parse
+ * of the whole file would (the lines before lo counted only for an error
+ * that names one). Classified and noted as boar_dataset_parse_text's.
+ * @return 0, a BOAR_E* code, or 1 when the range is not for windows (as
+ * boar_parse_file_windows): the caller parses it as a block. */
+int boar_parse_file_range(const char *path, uint64_t lo,
 			  uint64_t hi, const boar_load_options *o,
 			  int threads, struct boar_dataset **out,
 			  boar_error *err);

@@ -388,7 +388,7 @@ int boar_parse_csv_file(const struct parse_file *pf,
 	struct parse_input head = {
 		.path = pf->path, .buf = pf->head, .len = pf->head_len,
 		.first_block = 1, .threads = 1, .hash_bits = pf->hash_bits,
-		.opt = pf->opt,
+		.opt = pf->opt, .origin = pf->origin,
 	};
 	int ret = csv_setup(&head, cs, err);
 	if (!ret)

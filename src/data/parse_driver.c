@@ -216,20 +216,23 @@ static void out_finish(struct row_piece *pc, size_t n, int threads,
 }
 
 /* The first piece error in file order, as a boar_error naming the line
- * (line_base lines before the pieces; an error of line 0 names none);
+ * (line_base lines before the pieces, and origin's before those; an
+ * error of line 0 names none, nor one whose origin cannot be counted);
  * else 0 and *lines (if not NULL), the lines of all pieces. */
 static int first_error(const struct row_piece *pc, size_t n,
-		       const char *path, uint64_t line_base, uint64_t *lines,
+		       const char *path, uint64_t line_base,
+		       struct line_origin *origin, uint64_t *lines,
 		       boar_error *err)
 {
 	uint64_t before = line_base;
 	for (size_t k = 0; k < n; k++) {
-		if (pc[k].err_code)
+		if (pc[k].err_code) {
+			uint64_t line = pc[k].err_line ? before + pc[k].err_line
+						       : 0;
 			return boar_fail_line(err, pc[k].err_code, path,
-					      pc[k].err_line
-						      ? before + pc[k].err_line
-						      : 0,
-					      "%s", pc[k].err_msg);
+					      line_in_file(origin, line), "%s",
+					      pc[k].err_msg);
+		}
 		before += pc[k].lines;
 	}
 	if (lines)
@@ -266,10 +269,11 @@ static struct row_piece *pieces_new(size_t n, const struct row_format *f)
 static int between_passes(struct row_piece *pc, size_t n,
 			  const struct row_format *f, int check,
 			  uint64_t max_memory, const char *path,
-			  uint64_t line_base, struct row_out *o,
-			  struct boar_dataset *d, boar_error *err)
+			  uint64_t line_base, struct line_origin *origin,
+			  struct row_out *o, struct boar_dataset *d,
+			  boar_error *err)
 {
-	int ret = first_error(pc, n, path, line_base, NULL, err);
+	int ret = first_error(pc, n, path, line_base, origin, NULL, err);
 	if (!ret && f->counted)
 		ret = f->counted(pc, n, f->ctx, path, line_base, err);
 	if (!ret)
@@ -368,6 +372,7 @@ struct source {
 	int threads;
 	uint64_t line_base; /* lines before the pieces */
 	const struct parse_file *pf;
+	struct line_origin *origin; /* lines before line_base's */
 };
 
 /* A pass over every piece (0 counts, 1 parses). */
@@ -411,12 +416,13 @@ static int parse_pieces(struct row_piece *pc, size_t n,
 	/* a file's arrays are checked against the limit here, blocks' as
 	 * they are joined (parse_stream.c) */
 	ret = between_passes(pc, n, f, pf != NULL, pf ? pf->max_memory : 0,
-			     src->path, src->line_base, &o, d, err);
+			     src->path, src->line_base, src->origin, &o, d,
+			     err);
 	if (ret)
 		goto out;
 	run_pass(pc, n, src, f, &o, 1);
-	if ((ret = first_error(pc, n, src->path, src->line_base, lines,
-			       err)) ||
+	if ((ret = first_error(pc, n, src->path, src->line_base,
+			       src->origin, lines, err)) ||
 	    (pf && (ret = text_file_unchanged(pf->fd, pf->path, pf->id,
 					      pf->id->size, err))))
 		goto out;
@@ -445,7 +451,7 @@ int row_parse_text(const struct parse_input *in, size_t skip,
 		pc[k].end = buf + starts[k + 1];
 	}
 	struct source src = { in->path, in->threads,
-			      in->line_base + skip_lines, NULL };
+			      in->line_base + skip_lines, NULL, in->origin };
 	uint64_t lines = 0;
 	int ret = parse_pieces(pc, n, &src, f, out, &lines, err);
 	if (!ret && in->lines)
@@ -469,7 +475,8 @@ int row_parse_file(const struct parse_file *pf, uint64_t skip_lines,
 		pc[k].fbeg = starts[k];
 		pc[k].fend = starts[k + 1];
 	}
-	struct source src = { pf->path, pf->threads, skip_lines, pf };
+	struct source src = { pf->path, pf->threads, skip_lines, pf,
+			      pf->origin };
 	int ret = parse_pieces(pc, (size_t)n, &src, f, out, lines, err);
 	if (!ret)
 		*lines += skip_lines;

@@ -471,7 +471,7 @@ int boar_parse_file_windows(const char *path, const boar_load_options *o,
 	return ret;
 }
 
-int boar_parse_file_range(const char *path, const char *name, uint64_t lo,
+int boar_parse_file_range(const char *path, uint64_t lo,
 			  uint64_t hi, const boar_load_options *o,
 			  int threads, struct boar_dataset **out,
 			  boar_error *err)
@@ -487,8 +487,9 @@ int boar_parse_file_range(const char *path, const char *name, uint64_t lo,
 			  ? windows_head(&src, lo, hi, o->task, o->format,
 					 &beg, &head, &head_len)
 			  : 0;
+	struct line_origin origin = { .fd = src.fd, .at = lo };
 	struct parse_file f = {
-		.path = name,
+		.path = path,
 		.fd = src.fd,
 		.id = &src.id,
 		.beg = beg,
@@ -501,6 +502,7 @@ int boar_parse_file_range(const char *path, const char *name, uint64_t lo,
 		.hash_bits = o->hash_bits,
 		.max_memory = o->max_memory,
 		.opt = o,
+		.origin = &origin,
 	};
 	ret = fmt ? parse_format_file(fmt, &f, out, &lines, err) : 1;
 	if (fmt)

@@ -93,7 +93,7 @@ echo "17 abc 3.0" >>"$T/bad.txt"
 tail -n +36001 "$T/r.txt" >>"$T/bad.txt"
 "$B" train $MF --ps 127.0.0.1:1 --worker 1/2 --read-part --users 400 \
 	--items 300 "$T/bad.txt" 2>"$T/bad.err" && fail "a bad line was taken"
-grep -q "bad.txt:36001 (part 1/2): item id 'abc' is not a non-negative integer" \
+grep -q "bad.txt:36001: item id 'abc' is not a non-negative integer" \
 	"$T/bad.err" || fail "bad line: unclear error: $(cat "$T/bad.err")"
 
 # Refused by name, before any shard is asked (exit 1), or usage (exit 2).

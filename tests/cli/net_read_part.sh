@@ -6,7 +6,8 @@
 # full-read cluster run, which net_loopback.sh holds to the same bar).
 # Worker 0 says where its time went (keys, pull, ..., sweep, ... refresh,
 # and reading its part, the gather).
-# Also: a part reader refuses gzip input and ids beyond --features.
+# Also: a part reader refuses gzip input and ids beyond --features, and
+# names a bad line by the file's own number.
 . net/tests/lib.sh
 
 want=$(single_accuracy)
@@ -72,4 +73,30 @@ grep -q "gzip input cannot be read in parts" "$T/gz.err" ||
 	--features 10 "$A9A" 2>"$T/feat.err" && fail "ids beyond --features were taken"
 grep -q "features says the ids are below 10" "$T/feat.err" ||
 	fail "--features: unclear error: $(cat "$T/feat.err")"
+
+# A bad line deep in worker 1's part is named by the file's own line, in
+# the words a single-node run on the whole file uses for it.
+head -30000 "$A9A" >"$T/bad"
+echo "1 3:1 abc:1" >>"$T/bad"
+tail -n +30001 "$A9A" >>"$T/bad"
+"$BOAR" train $COMMON --ps 127.0.0.1:1 --worker 1/2 --read-part \
+	--features $feat "$T/bad" 2>"$T/bad.err" && fail "a bad line was taken"
+whole="$T/bad:30001: bad index in 'abc:1': expected a positive integer before ':'"
+[ "$(cat "$T/bad.err")" = "boar: $whole" ] ||
+	fail "bad line in part 1: unclear error: $(cat "$T/bad.err")"
+"$BOAR" train $COMMON "$T/bad" 2>"$T/single.err" && fail "single node took it"
+grep -qF "boar: $whole" "$T/single.err" ||
+	fail "the single node says otherwise: $(cat "$T/single.err")"
+# A CSV part's first line is where its layout is read: a bad one there is
+# the file's line too.
+awk 'BEGIN { for (i = 0; i < 2000; i++) print i % 2 "," i "," 2 * i }' >"$T/c.csv"
+size=$(wc -c <"$T/c.csv")
+first=$(awk -v cut=$((size / 2)) '{ if (at >= cut) { print NR; exit } at += length($0) + 1 }' "$T/c.csv")
+sed -i "${first}s/^./\"/" "$T/c.csv"
+"$BOAR" train $COMMON --format csv --ps 127.0.0.1:1 --worker 1/2 --read-part \
+	--features 10 "$T/c.csv" 2>"$T/csv.err" && fail "a bad CSV line was taken"
+"$BOAR" train $COMMON --format csv "$T/c.csv" 2>"$T/csv1.err" && fail "single node took it"
+grep -q "c.csv:$first: field 1: unterminated quote" "$T/csv.err" &&
+	cmp -s "$T/csv.err" "$T/csv1.err" ||
+	fail "bad CSV line $first in part 1: $(cat "$T/csv.err") (single node: $(cat "$T/csv1.err"))"
 exit 0

@@ -1,7 +1,8 @@
 /* test_parse_text_threads.c - what a worker's --read-part parses: a block
  * of text on several threads (dataset_parse_text_threads) and a byte range
  * of a file in windows (boar_parse_file_range) make the dataset one
- * thread makes of the same text, and name a bad line by the same number. */
+ * thread makes of the same text, and name a bad line by the same number:
+ * a range's, the file's own. */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,9 +55,9 @@ int main(void)
 	boar_load_options_default(&o);
 	boar_error e;
 	boar_dataset *one = NULL, *many = NULL;
-	CHECK(dataset_parse_text_threads(t, len, "t", &o, 1, &one, &e) == 0,
+	CHECK(dataset_parse_text_threads(t, len, "t", NULL, &o, 1, &one, &e) == 0,
 	      "1 thread: %s", e.message);
-	CHECK(dataset_parse_text_threads(t, len, "t", &o, 4, &many, &e) == 0,
+	CHECK(dataset_parse_text_threads(t, len, "t", NULL, &o, 4, &many, &e) == 0,
 	      "4 threads: %s", e.message);
 	CHECK(one && many && one->n_rows == rows && same(one, many),
 	      "4 threads parse the dataset 1 thread does");
@@ -67,10 +68,10 @@ int main(void)
 	size_t lo = (size_t)(strchr(t + len / 5, '\n') + 1 - t);
 	size_t hi = (size_t)(strchr(t + len - len / 5, '\n') + 1 - t);
 	boar_dataset *part = NULL, *text = NULL;
-	CHECK(boar_parse_file_range(f, "r", lo, hi, &o, 4, &part, &e) == 0,
+	CHECK(boar_parse_file_range(f, lo, hi, &o, 4, &part, &e) == 0,
 	      "range: %s", e.message);
-	CHECK(dataset_parse_text_threads(t + lo, hi - lo, "r", &o, 1, &text,
-					 &e) == 0,
+	CHECK(dataset_parse_text_threads(t + lo, hi - lo, "r", NULL, &o, 1,
+					 &text, &e) == 0,
 	      "range as text: %s", e.message);
 	CHECK(part && text && part->n_rows > rows / 2 && same(part, text),
 	      "the range in windows is the range's text parsed");
@@ -86,22 +87,45 @@ int main(void)
 		line += *p == '\n';
 	for (int th = 1; th <= 4; th += 3) {
 		boar_dataset *d = NULL;
-		CHECK(dataset_parse_text_threads(t, len, "t", &o, th, &d, &e) !=
-			      0 && !d,
+		CHECK(dataset_parse_text_threads(t, len, "t", NULL, &o, th, &d,
+						 &e) != 0 && !d,
 		      "%d threads took a bad line", th);
 		CHECK_EQ_INT(e.line, line);
 	}
-	/* in a range: its line, counted from the range's start */
+	/* in a range (a worker's part, deep in the file): the file's own
+	 * line, in the very message a parse of the whole file gives, from
+	 * the windows and from the block reader alike */
 	f = test_put_file("bad.svm", t, len);
-	uint64_t before = 1;
-	for (const char *p = t; p < t + lo; p++)
-		before += *p == '\n';
 	boar_dataset *d = NULL;
-	CHECK(boar_parse_file_range(f, "r", lo, len, &o, 4, &d, &e) != 0 && !d,
+	boar_error whole;
+	CHECK(dataset_parse_text_threads(t, len, f, NULL, &o, 4, &d, &whole) !=
+		      0 && !d,
+	      "the whole file took a bad line");
+	CHECK_EQ_INT(whole.line, line);
+	CHECK(boar_parse_file_range(f, lo, len, &o, 4, &d, &e) != 0 && !d,
 	      "a range took a bad line");
-	CHECK_EQ_INT(e.line, line - before + 1);
-	CHECK(!strncmp(e.message, "r:", 2), "named by the range: %s",
-	      e.message);
+	CHECK_EQ_INT(e.line, line);
+	CHECK(!strcmp(e.message, whole.message),
+	      "the range says '%s', the whole file '%s'", e.message,
+	      whole.message);
+	FILE *fp = fopen(f, "rb");
+	struct line_origin origin = { .fd = fp ? fileno(fp) : -1, .at = lo };
+	CHECK(dataset_parse_text_threads(t + lo, len - lo, f, &origin, &o, 4,
+					 &d, &e) != 0 && !d,
+	      "the range as text took a bad line");
+	CHECK_EQ_INT(e.line, line);
+	CHECK(!strcmp(e.message, whole.message),
+	      "the range as text says '%s', the whole file '%s'", e.message,
+	      whole.message);
+	/* a whole text keeps its own numbers and name */
+	CHECK(dataset_parse_text_threads(t, len, "t", NULL, &o, 1, &d, &e) != 0,
+	      "a bad line taken");
+	char want[64];
+	snprintf(want, sizeof want, "t:%llu: ", (unsigned long long)line);
+	CHECK(!strncmp(e.message, want, strlen(want)), "'%s' is not '%s...'",
+	      e.message, want);
+	if (fp)
+		fclose(fp);
 	free(t);
 	return TEST_RESULT();
 }
