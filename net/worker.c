@@ -85,6 +85,30 @@ static int w_clock(void *ctx, uint64_t rows, boar_error *err)
 	return 0;
 }
 
+/* The barrier of boar_ps_transport.wait_clock: each shard's slowest
+ * counted worker (its STATS) polled until it has ticked `clock` times
+ * (a shard counts a CLOCK after the pushes before it on that
+ * connection), backing off from 20 us to 1 ms. */
+static int w_wait_clock(void *ctx, uint64_t clock, boar_error *err)
+{
+	struct worker *w = ctx;
+	long ns = 20000;
+	for (uint32_t i = 0; i < w->cc.n_shards;) {
+		struct wire_stats st;
+		int rc = ps_client_stats(w->c, i, &st, err);
+		if (rc)
+			return rc;
+		if (st.min_clock >= clock) {
+			i++;
+			continue;
+		}
+		struct timespec ts = { 0, ns };
+		nanosleep(&ts, NULL);
+		ns = ns < 1000000 ? ns * 2 : ns;
+	}
+	return 0;
+}
+
 static int shard_stats(struct worker *w, boar_error *err)
 {
 	struct ps_worker_report *rep = w->rep;
@@ -169,6 +193,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.pull_ahead = w_pull_ahead,
 		.model_sharded = &rep->model_sharded,
 		.shared_sums = wc->shared_sums,
+		.wait_clock = w_wait_clock,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

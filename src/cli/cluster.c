@@ -90,7 +90,7 @@ static const struct copt copts[] = {
 				   "--ps it is the shards' option)",
 	  "1" },
 	{ "sync-every", 1, "N", "examples per clock: pull, sweep N rows, push, "
-				"tick",
+				"tick (not MF: it ticks per DSGD stratum)",
 	  "1000" },
 	{ "secret-file", 1, "FILE", "shared secret for the shard handshake",
 	  NULL },

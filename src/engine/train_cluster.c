@@ -449,7 +449,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, phase_seconds) &&
 		   t->size != offsetof(boar_ps_transport, pull_ahead) &&
 		   t->size != offsetof(boar_ps_transport, model_sharded) &&
-		   t->size != offsetof(boar_ps_transport, shared_sums)))
+		   t->size != offsetof(boar_ps_transport, shared_sums) &&
+		   t->size != offsetof(boar_ps_transport, wait_clock)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "

@@ -6,7 +6,7 @@
  * and item i's is [(U + i)*S, ...) (U users, I items: the model's
  * shape), each row holding its rank factors, then its bias, its AdaGrad
  * sum and (users) how many workers hold its ratings; after the rows come
- * 3 keys per worker for the agreement below. A shard holds the factors
+ * AGREE_KEYS per worker for the agreement below. A shard holds the factors
  * *minus their initial values*, so a fresh shard (zeros) is the initial
  * model without anyone pushing it:
  * the initial factors are boar_model_init_factors' draws, which a worker
@@ -15,38 +15,42 @@
  *
  * A worker holds only its ratings (its --read-part, or the ratings of a
  * hash-chosen 1/W of the file's users) with its users and items
- * renumbered densely (cluster_mf_local.c), and cuts them into fixed
- * clocks of about sync_every ratings. A user whose ratings this worker
- * alone holds (every user without --read-part; with it, those the
+ * renumbered densely (cluster_mf_local.c). A user whose ratings this
+ * worker alone holds (every user without --read-part; with it, those the
  * workers' holder counts say so: cluster_mf_agree.c) has a private row:
  * one writer, so it stays in the worker and travels once an epoch (with
- * the epoch's last clock, so that evaluations and the gather see it),
- * not every clock: a rating's user is seldom in the clock before, so
- * moving it every clock was half the traffic and stale for nothing (one
- * worker, one shard: the same RMSE to the last digit, 2.2x faster
- * epochs). Each clock the worker pulls the shared rows that clock
- * touches (keys ascending, asked a clock ahead where the transport can),
- * runs the CPU engine's MF sweep over that clock's ratings on its threads
- * (sweep_mf.c: Hogwild!, or DSGD strata on the threads when the clock is
- * large; one engine per clock, opened once, sharing the worker's model),
- * and pushes every pulled value's change: shards add them, SSP bounds
- * the staleness.
+ * the epoch's last clock, so that worker 0's evaluations see it; worker
+ * 0's own, which its evaluations read locally, once at the end for the
+ * gather). With one worker an evaluation pulls nothing: every row is the
+ * worker's own.
  *
- * Why Hogwild!/SSP and not DSGD strata across workers: strata need each
- * worker to hold the ratings of one user block and, in turn, every item
- * block: a worker that parsed a byte range of the file holds ratings of
- * any user and item, so strata would need a shuffle of the ratings
- * between workers, which a key -> float transport does not carry, and a
- * barrier per stratum (W per epoch) where SSP lets a fast worker run s
- * clocks ahead. Conflicts are what the linear cluster has: two workers
+ * Where the transport has a barrier (wait_clock), the workers train in
+ * DSGD strata (cluster_mf_strata.c): users and items in W blocks each,
+ * each worker sweeping one cell of its ratings per clock so that no two
+ * touch one block at once, an item block held by one worker for W
+ * clocks and moved twice per epoch. Their steps are a sequential
+ * sweep's in some order, so the RMSE per epoch follows the single
+ * node's at any W, and what crosses the network per epoch is the item
+ * factors twice (plus the shared users' rows of each cell, for a part of
+ * a file not grouped by user), where fixed clocks of sync_every ratings
+ * moved every item row a clock touched both ways every clock (16-core
+ * host, 4M ratings: 1 worker 17x slower than one process, 2 and 4
+ * workers slower than 1: bench/RESULTS-net.md).
+ *
+ * Without a barrier, the fixed clocks remain: each clock the worker
+ * pulls the shared rows that clock touches (keys ascending, asked a
+ * clock ahead where the transport can), runs the CPU engine's MF sweep
+ * over that clock's ratings on its threads, and pushes every pulled value's
+ * change: shards add them, SSP bounds the staleness. Two workers
  * updating the same item row in one clock each push the sum of their
  * steps from the same stale value, and the shard adds them, as a
- * sequential sweep would add the steps while a clock gives each item
- * a few ratings; with tens per item per clock the W summed deltas
- * overshoot (4 workers x 50000 ratings on 5000 items diverged for three
- * epochs), so --sync-every must shrink as workers are added. Measured
- * against the single node (bench/RESULTS-net.md, "Matrix factorization
- * in the cluster").
+ * sequential sweep would add the steps while a clock gives each item a
+ * few ratings; with tens per item per clock the W summed deltas
+ * overshoot, so --sync-every must shrink as workers are added.
+ *
+ * In both, each clock (a strata cell, or a slice) has an engine of its
+ * own over its ratings (sweep_mf.c: Hogwild!, or DSGD strata on the
+ * threads when it is large), opened once, sharing the worker's model.
  *
  * AdaGrad's per-row sums (math/mf_step.h) are sharded beside their row
  * and pushed as deltas like the factors: a sum counts the squared
@@ -182,6 +186,13 @@ static int open_local(struct mfc *c, boar_error *err)
 	c->ahead_keys = malloc(c->cap * sizeof *c->ahead_keys);
 	c->vals = malloc(c->cap * sizeof *c->vals);
 	c->before = malloc(c->cap * sizeof *c->before);
+	if (l->blocks) {
+		c->bkeys = malloc(c->cap * sizeof *c->bkeys);
+		c->bvals = malloc(c->cap * sizeof *c->bvals);
+		c->bbefore = malloc(c->cap * sizeof *c->bbefore);
+		if (!c->bkeys || !c->bvals || !c->bbefore)
+			return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	}
 	if (!c->lm || !c->P0 || !c->Q0 || !c->eng || !c->keys ||
 	    !c->ahead_keys || !c->vals || !c->before)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -232,6 +243,9 @@ static void close_local(struct mfc *c)
 	free(c->ahead_keys);
 	free(c->vals);
 	free(c->before);
+	free(c->bkeys);
+	free(c->bvals);
+	free(c->bbefore);
 	free(c->test_keys);
 	free(c->is_private);
 	free(c->pu);
@@ -315,8 +329,12 @@ static int pull_private(struct mfc *c, boar_error *err)
 	return rc;
 }
 
-/* What the private rows changed since they last travelled, pushed. */
-static int push_private(struct mfc *c, boar_error *err)
+int mf_private_travels(const struct mfc *c)
+{
+	return c->npu && c->t->rank != 0;
+}
+
+int mf_push_private(struct mfc *c, boar_error *err)
 {
 	struct mf_rows rs = {.u = c->pu, .nu = c->npu};
 	mf_walk(c, &rs, WALK_STORE, NULL, c->pvals, c->pbefore);
@@ -381,8 +399,8 @@ static int run_clock(struct mfc *c, int epoch, uint64_t k, int64_t next,
 	lap(c, BOAR_PS_LOCAL);
 	rc = t->push(t->ctx, c->keys, c->vals, (uint32_t)c->nk, err);
 	/* the private rows once an epoch, before its last clock ticks */
-	if (!rc && k + 1 == c->l.clocks && c->npu)
-		rc = push_private(c, err);
+	if (!rc && k + 1 == c->l.clocks && mf_private_travels(c))
+		rc = mf_push_private(c, err);
 	lap(c, BOAR_PS_PUSH);
 	if (!rc)
 		rc = t->clock(t->ctx, rows, err);
@@ -431,38 +449,78 @@ static void keys_into_model(const struct mfc *c, struct boar_model *m,
 	}
 }
 
-/* The rows the test set reads (ids of the model's shape), as their
- * keys (factors, bias) ascending into c->test_keys: all an evaluation
- * pulls. */
+/* Whether the worker's own copy of a local row is its latest value (one
+ * writer, this worker): its private users; with one worker, every row. */
+static int own_row(const struct mfc *c, int item, uint32_t id)
+{
+	return c->t->n_workers == 1 || (!item && c->is_private[id]);
+}
+
+/* The rows the test set reads (ids of the model's shape) that are not
+ * the worker's own, as their keys (factors, bias) ascending into
+ * c->test_keys: all an evaluation pulls. With one worker a row it does
+ * not hold was never written: it stays initial, unpulled. */
 static int list_test_keys(struct mfc *c, boar_error *err)
 {
 	const struct boar_dataset *t = c->o.test;
+	const struct mf_local *l = &c->l;
 	uint8_t *used = calloc(c->U + c->I + 1, 1);
 	if (!used)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	uint64_t rows = 0;
 	for (uint64_t r = 0; r < t->n_rows; r++) {
-		uint64_t u = t->user[r], i = c->U + t->item[r];
-		if (u < c->U && !used[u])
-			rows += used[u] = 1;
-		if (t->item[r] < c->I && !used[i])
-			rows += used[i] = 1;
+		if (t->user[r] < c->U)
+			used[t->user[r]] = 1;
+		if (t->item[r] < c->I)
+			used[c->U + t->item[r]] = 1;
 	}
+	for (uint32_t u = 0; u < l->nu; u++)
+		if (own_row(c, 0, u))
+			used[l->gu[u]] = 0;
+	for (uint32_t i = 0; i < l->ni; i++)
+		if (own_row(c, 1, i))
+			used[c->U + l->gi[i]] = 0;
+	uint64_t rows = 0;
+	for (uint64_t row = 0; c->t->n_workers > 1 && row < c->U + c->I; row++)
+		rows += used[row];
 	uint32_t w = c->R + (c->o.mf_biases != 0);
 	c->test_keys = malloc((rows * w + 1) * sizeof *c->test_keys);
 	if (!c->test_keys) {
 		free(used);
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	}
-	for (uint64_t row = 0; row < c->U + c->I; row++)
+	for (uint64_t row = 0; rows && row < c->U + c->I; row++)
 		for (uint32_t j = 0; used[row] && j < w; j++)
 			c->test_keys[c->n_test_keys++] = row * c->S + j;
 	free(used);
 	return 0;
 }
 
-/* The rows the test set reads, fresh from the shards, into *m (the
- * whole shape, made on first use: the other rows stay initial). */
+/* The worker's rows over the whole model m: all of them (what a worker
+ * that does not gather hands back, its replica), or only its own
+ * (own_row: an evaluation's). */
+static void local_into(const struct mfc *c, struct boar_model *m, int own)
+{
+	const struct mf_local *l = &c->l;
+	uint64_t R = c->R;
+	for (uint32_t u = 0; u < l->nu; u++) {
+		if (own && !own_row(c, 0, u))
+			continue;
+		memcpy(&m->P[l->gu[u] * R], &c->lm->P[u * R], R * sizeof *m->P);
+		if (m->has_bias)
+			m->bu[l->gu[u]] = c->lm->bu[u];
+	}
+	for (uint32_t i = 0; i < l->ni; i++) {
+		if (own && !own_row(c, 1, i))
+			continue;
+		memcpy(&m->Q[l->gi[i] * R], &c->lm->Q[i * R], R * sizeof *m->Q);
+		if (m->has_bias)
+			m->bi[l->gi[i]] = c->lm->bi[i];
+	}
+}
+
+/* The rows the test set reads, fresh from the shards or the worker's own,
+ * into *m (the whole shape, made on first use: the other rows stay
+ * initial). */
 static int refresh(struct mfc *c, struct boar_model **m, boar_error *err)
 {
 	double t0 = cluster_now_s();
@@ -479,6 +537,8 @@ static int refresh(struct mfc *c, struct boar_model **m, boar_error *err)
 		if (!rc)
 			keys_into_model(c, *m, c->test_keys + lo, 0, c->vals, n);
 	}
+	if (!rc)
+		local_into(c, *m, 1);
 	c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
 	return rc;
 }
@@ -510,6 +570,8 @@ static int epoch_clocks(struct mfc *c, int epoch, double eta, double *loss,
 {
 	uint64_t C = c->l.clocks;
 	int more = epoch < c->o.epochs && !c->o.test;
+	if (c->l.blocks)
+		return mf_strata_epoch(c, epoch, eta, loss, err);
 	for (uint64_t k = 0; k < C; k++) {
 		int64_t next = k + 1 < C ? (int64_t)(k + 1) : more ? 0 : -1;
 		int rc = run_clock(c, epoch, k, next, eta, loss, err);
@@ -538,6 +600,11 @@ static int epochs(struct mfc *c, struct boar_model **m, boar_error *err)
 					 "training diverged in epoch %d "
 					 "(non-finite loss); lower eta",
 					 epoch);
+		/* strata: every worker's epoch in before it is evaluated */
+		c->mark = cluster_now_s();
+		if (c->o.test && c->l.blocks && (rc = mf_barrier(c, err)))
+			return rc;
+		lap(c, BOAR_PS_CLOCK);
 		if (c->o.test && (rc = evaluate(c, m, &st, err)))
 			return rc;
 		if (c->o.progress && c->o.progress(&st, c->o.progress_ctx))
@@ -547,24 +614,6 @@ static int epochs(struct mfc *c, struct boar_model **m, boar_error *err)
 					 epoch);
 	}
 	return 0;
-}
-
-/* This worker's rows over the initial model: what a worker that does not
- * gather hands back (its replica). */
-static void local_rows_into(const struct mfc *c, struct boar_model *m)
-{
-	const struct mf_local *l = &c->l;
-	uint64_t R = c->R;
-	for (uint32_t u = 0; u < l->nu; u++) {
-		memcpy(&m->P[l->gu[u] * R], &c->lm->P[u * R], R * sizeof *m->P);
-		if (m->has_bias)
-			m->bu[l->gu[u]] = c->lm->bu[u];
-	}
-	for (uint32_t i = 0; i < l->ni; i++) {
-		memcpy(&m->Q[l->gi[i] * R], &c->lm->Q[i * R], R * sizeof *m->Q);
-		if (m->has_bias)
-			m->bi[l->gi[i]] = c->lm->bi[i];
-	}
 }
 
 /* The transport's end: the gathered model (worker 0), or the replica. */
@@ -577,7 +626,10 @@ static int finish(struct mfc *c, const boar_dataset *train,
 		return boar_fail(err, BOAR_ENOMEM,
 				 "out of memory for the gathered model");
 	int rc = 0;
-	if (c->ahead_k >= 0) /* asked for an epoch a stop then skipped */
+	/* worker 0's private rows, read by nobody else, go for the gather */
+	if (c->npu && c->t->rank == 0)
+		rc = mf_push_private(c, err);
+	if (!rc && c->ahead_k >= 0) /* asked for an epoch a stop then skipped */
 		rc = c->t->pull(c->t->ctx, c->ahead_keys,
 				(uint32_t)c->ahead_nk, c->vals, err);
 	c->ahead_k = -1;
@@ -590,7 +642,7 @@ static int finish(struct mfc *c, const boar_dataset *train,
 	if (!rc && gathered)
 		keys_into_model(c, *m, NULL, 0, all, c->stats_key);
 	else if (!rc)
-		local_rows_into(c, *m);
+		local_into(c, *m, 0);
 	free(all);
 	if (!rc)
 		rc = boar_model_note_input(*m, train, err);
@@ -604,6 +656,8 @@ static void transport_extras(struct mfc *c, const boar_ps_transport *t)
 		c->local_rows = t->local_rows;
 	if (t->size > offsetof(boar_ps_transport, pull_ahead))
 		c->pull_ahead = t->pull_ahead;
+	if (t->size > offsetof(boar_ps_transport, wait_clock))
+		c->wait_clock = t->wait_clock;
 	if (t->size > offsetof(boar_ps_transport, model_sharded) &&
 	    t->model_sharded)
 		*t->model_sharded = 0; /* always gathered */
@@ -636,7 +690,8 @@ static int connect_and_open(struct mfc *c, const boar_dataset *train,
 {
 	const boar_ps_transport *t = c->t;
 	int rc = mf_local_build(train, c->local_rows, t->rank, t->n_workers,
-				c->o.seed, t->sync_every, &c->l, err);
+				c->o.seed, t->sync_every, c->wait_clock != NULL,
+				&c->l, err);
 	if (rc)
 		return rc;
 	c->U = train->dim;
@@ -644,12 +699,13 @@ static int connect_and_open(struct mfc *c, const boar_dataset *train,
 	c->R = (uint32_t)c->o.rank;
 	c->S = c->R + 3;
 	c->stats_key = (c->U + c->I) * c->S;
-	c->n_keys = c->stats_key + 3ull * t->n_workers;
+	c->n_keys = c->stats_key + (uint64_t)AGREE_KEYS * t->n_workers;
 	c->fi = boar_factor_init_make(c->o.init_scale, c->R, c->o.seed);
 	if ((rc = t->connect(t->ctx, c->n_keys, err)) ||
 	    (rc = resolve_for_file(c, train, err)))
 		return rc;
-	mf_local_drop_users(&c->l, c->is_private);
+	if (mf_local_drop_users(&c->l, c->is_private))
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	pick_slots(c);
 	if ((rc = open_local(c, err)))
 		return rc;

@@ -16,7 +16,11 @@
 
 /* A worker's ratings as a dataset of its own: users and items numbered
  * 0..nu-1 and 0..ni-1 in the order of their global ids (so a clock's keys
- * come out ascending), and the ratings cut into clocks. */
+ * come out ascending), and the ratings cut into clocks: fixed slices of
+ * the shuffled ratings (blocks 0), or strata cells (blocks W, the
+ * workers): user block a x item block b, cell b*W + a, each global id's
+ * block drawn from a hash of the seed, the same in every worker, each
+ * cell in `rounds` parts (clock (b*W + a)*rounds + j) (cluster_mf_local.c). */
 struct mf_local {
 	struct boar_dataset d;  /* task MF; user, item, label owned here */
 	uint32_t *gu, *gi;      /* local id -> global id */
@@ -28,21 +32,51 @@ struct mf_local {
 	 * local ids ascending */
 	uint32_t *cu, *ci;
 	uint64_t *cu_at, *ci_at;
-	uint64_t max_rows;      /* users + items of the largest clock */
+	uint64_t max_rows;      /* users + items of the largest clock
+				   (strata: the most users of a cell or
+				   items of a block) */
+	uint32_t blocks;        /* strata: W blocks a side; 0: clocks */
+	uint32_t rounds;        /* strata: parts per cell (clocks: W^2 x) */
+	/* strata: item block b's items bi[bi_at[b] .. bi_at[b + 1]) and
+	 * user block a's shared users bu[bu_at[a] .. bu_at[a + 1]), local
+	 * ids ascending; ub[u]: user u's block */
+	uint32_t *bi, *bu, *ub;
+	uint64_t *bi_at, *bu_at;
 };
 
 /* Worker `rank` of `n_workers`' problem from train (its part of the
  * ratings where local_rows, else its 1/n_workers of them, chosen by a
- * hash of seed and position so that the workers' shares partition the
- * file), cut into clocks of about sync_every ratings, shuffled by seed.
+ * hash of seed and user so that the workers' shares partition the
+ * file), cut into clocks of about sync_every ratings, shuffled by seed,
+ * or with strata into cells (mf_local_cut_cells).
  * Global ids must be below train->dim (users) and train->n_items.
  * @return 0, or BOAR_ENOMEM with err. */
 int mf_local_build(const boar_dataset *train, int local_rows, uint32_t rank,
 		   uint32_t n_workers, uint64_t seed, uint64_t sync_every,
-		   struct mf_local *l, boar_error *err);
+		   int strata, struct mf_local *l, boar_error *err);
+/* Strata cells swept in this many rounds an epoch (with 2 workers or
+ * more), round j sweeping every cell's j-th part: swept whole, one cell
+ * after another, each cell's rows fit factors of their own that the next
+ * cells must undo (sweep_mf.c, MF_ROUNDS: the same on threads). 2 workers
+ * on 1M ratings sorted by user (5000 x 2000, rank 16), test RMSE after
+ * epoch 2: whole cells 0.34, 2 rounds 0.077, 4 rounds 0.075, one worker
+ * 0.082; 2 rounds move the blocks half as often as 4. */
+#define MF_STRATA_ROUNDS 2
+
+/* Instead of clocks (mf_local_build calls it): the ratings cut into
+ * n_workers^2 strata cells, shuffled within each by seed, each cut into
+ * `rounds` parts (clocks); cu and ci list each part's users and items, bi
+ * each item block's items (bu, the user blocks' shared users, comes with
+ * mf_local_drop_users). @return 0 or BOAR_ENOMEM. */
+int mf_local_cut_cells(struct mf_local *l, uint32_t rank, uint32_t n_workers,
+		       uint64_t seed);
+/* The block (of n) of global user (item 0) or item (item 1) id g. */
+uint32_t mf_block_of(uint64_t seed, int item, uint32_t g, uint32_t n);
 /* Takes the users with drop[local id] set out of every clock's list
- * (their rows are private: not moved per clock). */
-void mf_local_drop_users(struct mf_local *l, const uint8_t *drop);
+ * (their rows are private: not moved per clock; drop NULL: none), lists
+ * the rest by block (strata) and sets max_rows. @return 0 or
+ * BOAR_ENOMEM. */
+int mf_local_drop_users(struct mf_local *l, const uint8_t *drop);
 void mf_local_free(struct mf_local *l);
 
 /* The keys of a row (S = rank + 3 of them): its factors, then these. */
@@ -50,6 +84,9 @@ void mf_local_free(struct mf_local *l);
 #define SLOT_SUM(R) ((R) + 1)     /* its AdaGrad sum */
 #define SLOT_HOLDERS(R) ((R) + 2) /* users: how many workers hold ratings
 				     of the user (--read-part) */
+/* Keys per worker after the rows, for the agreement: its ratings' count,
+ * mean and mean square, its shared users and items (cluster_mf_agree.c). */
+#define AGREE_KEYS 5
 
 /* A worker's state (train_cluster_mf.c). */
 struct mfc {
@@ -58,6 +95,10 @@ struct mfc {
 	int local_rows;      /* t->local_rows: the data is this worker's part */
 	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
 			  boar_error *err);
+	/* the transport's barrier: strata (cluster_mf_strata.c) */
+	int (*wait_clock)(void *ctx, uint64_t clock, boar_error *err);
+	uint64_t ticks, waited;    /* clocks ticked; the last barrier's */
+	int outer_users;           /* strata: user blocks stay for a group */
 	uint64_t U, I;       /* the model's users and items */
 	uint32_t R, S;       /* rank; keys per row (R + 3) */
 	uint32_t w;          /* slots moved per row */
@@ -74,6 +115,8 @@ struct mfc {
 	int64_t ahead_k;           /* clock asked ahead, or -1 */
 	float *vals, *before;
 	uint64_t cap;
+	uint64_t *bkeys;           /* strata: the item block owned */
+	float *bvals, *bbefore;
 	uint64_t *test_keys, n_test_keys; /* what an evaluation pulls */
 	/* Private users (this worker holds all their ratings): not moved
 	 * per clock; pu[0..npu) local ids, their keys, and their values as
@@ -101,6 +144,24 @@ enum mf_walk { WALK_KEYS, WALK_LOAD, WALK_STORE };
  * @return the number of keys. */
 uint64_t mf_walk(struct mfc *c, const struct mf_rows *rs, enum mf_walk mode,
 		 uint64_t *keys, float *vals, float *before);
+
+/* What the private rows changed since they last travelled, pushed
+ * (train_cluster_mf.c); whether they travel every epoch (for worker 0's
+ * evaluations: not worker 0's own, pushed once at the end). */
+int mf_push_private(struct mfc *c, boar_error *err);
+int mf_private_travels(const struct mfc *c);
+
+/* Strata (cluster_mf_strata.c): one epoch of W groups of W clocks; and
+ * the barrier, waiting until every worker has ticked as many clocks as
+ * this one (none with one worker, or where it already waited). */
+int mf_strata_epoch(struct mfc *c, int epoch, double eta, double *loss,
+		    boar_error *err);
+int mf_barrier(struct mfc *c, boar_error *err);
+/* The epoch's order, the same in every worker: in group g worker r owns
+ * item block (r + P[g]) mod W, and in its clock h sweeps the cell of
+ * user block (r + Q[h]) mod W (P, Q permutations of 0..W-1). */
+void mf_strata_order(uint32_t W, uint64_t seed, int epoch, uint32_t *P,
+		     uint32_t *Q);
 
 /* --read-part: every worker's count, mean and mean square of its ratings
  * (mine) summed into all (count, mean, mean square of the whole file),

@@ -744,6 +744,14 @@ typedef struct boar_ps_transport {
 	 * 100000 rows the loss falls more slowly early (bench/RESULTS-net.md,
 	 * "AdaGrad's sums: the default measured"). */
 	int shared_sums;
+	/* NULL, or: returns once every worker still training has ticked
+	 * `clock` clocks, the pushes it made before them applied on every
+	 * server (a barrier; workers that finished or were dropped do not
+	 * hold it). With it, matrix factorization trains in DSGD strata:
+	 * W workers sweep W x W blocks of users x items so that no two
+	 * touch one block at once, a block of rows travels twice per group
+	 * of W clocks instead of every clock, and sync_every is not used. */
+	int (*wait_clock)(void *ctx, uint64_t clock, boar_error *err);
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */

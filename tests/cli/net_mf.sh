@@ -4,7 +4,8 @@
 # --users/--items), train MF; the model worker 0 gathers is an ordinary MF
 # model (boar eval, boar predict) whose test RMSE is within 15% (+0.005)
 # of the single node's at the same options, as is worker 0's last
-# per-epoch evaluation. The same with every worker reading the whole file
+# per-epoch evaluation; the workers train in strata (2 x 2 cells in 2
+# rounds: 8 clocks an epoch, whatever --sync-every says). The same with every worker reading the whole file
 # and AdaGrad (its row sums sharded beside the factors).
 # Bad input: a bad line in worker 1's part is named by the file's own line
 # number; what cluster MF cannot do is refused by name; --read-part on
@@ -64,6 +65,11 @@ import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
 print([r for r in rows if "epoch" in r][-1]["test_rmse"])' "$T/w0.out")
 rmse_close "read-part cluster (epoch 6 evaluation)" "$last" "$want"
+clocks=$(python3 -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1]) if l.strip()]
+print([r for r in rows if "clocks" in r][-1]["clocks"])' "$T/w0.out")
+[ "$clocks" = 48 ] || fail "read-part cluster: $clocks clocks, not 6 epochs x 4 strata cells x 2 rounds"
 "$B" predict -m "$T/part.model" -o "$T/scores" "$T/r.t" ||
 	fail "boar predict with the gathered MF model"
 [ "$(wc -l <"$T/scores")" = 4000 ] || fail "predict: expected 4000 scores"
