@@ -142,13 +142,8 @@ static int run_cell(struct mfc *c, int epoch, uint64_t k, double eta,
 					  c->before, err)))
 			return rc;
 	}
-	uint64_t rows = c->l.at[k + 1] - c->l.at[k];
-	rc = boar_engine_sweep(c->eng[k], epoch, 0, rows, eta, loss);
-	if (rc)
-		return boar_fail(err, rc, "training diverged in epoch %d "
-					  "(non-finite loss); lower eta",
-				 epoch);
-	lap(c, BOAR_PS_SWEEP);
+	if ((rc = mf_sweep_block(c, k, epoch, eta, loss, err)))
+		return rc;
 	if (moves)
 		rc = move_rows(c, &in, 1, c->keys, c->vals, c->before, err);
 	return rc;

@@ -361,6 +361,19 @@ static int ask_ahead(struct mfc *c, uint64_t k, boar_error *err)
 	return rc;
 }
 
+int mf_sweep_block(struct mfc *c, uint64_t k, int epoch, double eta,
+		   double *loss, boar_error *err)
+{
+	uint64_t rows = c->l.at[k + 1] - c->l.at[k];
+	int rc = boar_engine_sweep(c->eng[k], epoch, 0, rows, eta, loss);
+	if (rc)
+		return boar_fail(err, rc, "training diverged in epoch %d "
+					  "(non-finite loss); lower eta",
+				 epoch);
+	lap(c, BOAR_PS_SWEEP);
+	return 0;
+}
+
 /* Clock k: pull its rows (asked ahead, or now), load them, ask for the
  * next clock's (next < 0: none), sweep, push what changed, tick. */
 static int run_clock(struct mfc *c, int epoch, uint64_t k, int64_t next,
@@ -388,13 +401,8 @@ static int run_clock(struct mfc *c, int epoch, uint64_t k, int64_t next,
 	if (next >= 0 && (rc = ask_ahead(c, (uint64_t)next, err)))
 		return rc;
 	lap(c, BOAR_PS_PULL);
-	uint64_t rows = c->l.at[k + 1] - c->l.at[k];
-	rc = boar_engine_sweep(c->eng[k], epoch, 0, rows, eta, loss);
-	if (rc)
-		return boar_fail(err, rc, "training diverged in epoch %d "
-					  "(non-finite loss); lower eta",
-				 epoch);
-	lap(c, BOAR_PS_SWEEP);
+	if ((rc = mf_sweep_block(c, k, epoch, eta, loss, err)))
+		return rc;
 	mf_walk(c, &rs, WALK_STORE, NULL, c->vals, c->before);
 	lap(c, BOAR_PS_LOCAL);
 	rc = t->push(t->ctx, c->keys, c->vals, (uint32_t)c->nk, err);
@@ -403,7 +411,7 @@ static int run_clock(struct mfc *c, int epoch, uint64_t k, int64_t next,
 		rc = mf_push_private(c, err);
 	lap(c, BOAR_PS_PUSH);
 	if (!rc)
-		rc = t->clock(t->ctx, rows, err);
+		rc = t->clock(t->ctx, c->l.at[k + 1] - c->l.at[k], err);
 	lap(c, BOAR_PS_CLOCK);
 	return rc;
 }

@@ -145,6 +145,11 @@ enum mf_walk { WALK_KEYS, WALK_LOAD, WALK_STORE };
 uint64_t mf_walk(struct mfc *c, const struct mf_rows *rs, enum mf_walk mode,
 		 uint64_t *keys, float *vals, float *before);
 
+/* The ratings of clock (or cell) k swept by its engine, timed as the
+ * sweep; a non-finite loss refused by name (train_cluster_mf.c). */
+int mf_sweep_block(struct mfc *c, uint64_t k, int epoch, double eta,
+		   double *loss, boar_error *err);
+
 /* What the private rows changed since they last travelled, pushed
  * (train_cluster_mf.c); whether they travel every epoch (for worker 0's
  * evaluations: not worker 0's own, pushed once at the end). */
