@@ -127,8 +127,9 @@ static const struct copt copts[] = {
 					     "(steps about sqrt(W) times "
 					     "longer), or in the shards beside "
 					     "the weights (steps as on one "
-					     "node, twice the traffic: for 8 "
-					     "or more workers)",
+					     "node, twice the traffic: for "
+					     "many workers at a small "
+					     "--sync-every)",
 	  "local" },
 	{ "features", 1, "N", "--read-part on unhashed ids: the ids of the "
 			      "whole file are below N (every worker must "
