@@ -97,8 +97,11 @@ check c3-ovr "2 4" "$T/c3.train" "$T/c3.test"
 # ranged 0.0251-0.0268 over 22 seeds, and 2 threads that the scheduler ran
 # one after the other (the second half of the order first) ended epoch 2
 # at 0.0293, whatever the update policy. The progressive loss, an average
-# over the epoch, holds to 0.1%.
-test_tol=0.15
+# over the epoch, holds to 0.1% (checked at 2%, as for every set); the
+# test loss is held loosely: 4 threads on the 2-core VM (a clean clone's
+# `make check`, 2026-11-27) ended epoch 1 at 0.0393 against one thread's
+# 0.0322 (+22%) and passed 4 reruns within 15%.
+test_tol=0.25
 check c3-softmax-sgd "2 4" "$T/c3.train" "$T/c3.test" --loss softmax \
 	--optimizer sgd --eta 0.1
 exit 0
