@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "base/error.h"
+#include "base/lower_bound.h"
 #include "net/auth.h"
 #include "net/client_int.h"
 #include "net/loop.h"
@@ -461,15 +462,7 @@ static int transact(struct ps_client *c, uint32_t i, int expect,
 uint32_t client_lower_bound(const uint64_t *keys, uint32_t lo, uint32_t n,
 			    uint64_t bound)
 {
-	uint32_t hi = n;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		if (keys[mid] < bound)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
+	return (uint32_t)boar_lower_bound_u64(keys, lo, n, bound);
 }
 
 /* ------------------------------------------------------------------ API */

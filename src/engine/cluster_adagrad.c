@@ -43,6 +43,7 @@
 #include <stdlib.h>
 
 #include "base/error.h"
+#include "base/lower_bound.h"
 #include "engine.h"
 #include "engine_ops.h"
 #include "math/step.h"
@@ -110,14 +111,7 @@ void cluster_sums_keys(const struct cluster *c, uint64_t *g, uint64_t n)
 /* Where key k is among keys[0..n) (ascending), or n. */
 static uint64_t find_key(const uint64_t *keys, uint64_t n, uint64_t k)
 {
-	uint64_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (keys[mid] < k)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
+	uint64_t lo = boar_lower_bound_u64(keys, 0, n, k);
 	return lo < n && keys[lo] == k ? lo : n;
 }
 
