@@ -10,6 +10,14 @@
 
 #include "net/wire.h"
 
+/* Float32 values travel as their bytes where the host is little-endian
+ * (one memcpy); elsewhere, and for float16, value by value. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WIRE_LE_HOST 1
+#else
+#define WIRE_LE_HOST 0
+#endif
+
 /* ---------------------------------------------------------------- decode */
 
 struct rd {
@@ -56,10 +64,27 @@ static void rd_bytes(struct rd *r, void *out, size_t n)
 	r->p += n;
 }
 
-/* LEB128, at most 10 bytes, and the 10th may only carry the top bit. */
+/* LEB128, at most 10 bytes, and the 10th may only carry the top bit.
+ * With 10 bytes left no byte can be missing, so the loop skips the
+ * per-byte check (the common case: every varint but a frame's last few). */
 static uint64_t rd_varint(struct rd *r)
 {
 	uint64_t v = 0;
+	if (!r->bad && r->end - r->p >= 10) {
+		const uint8_t *p = r->p;
+		for (unsigned shift = 0; shift < 64; shift += 7) {
+			uint8_t b = *p++;
+			if (shift == 63 && b > 1)
+				break;
+			v |= (uint64_t)(b & 0x7f) << shift;
+			if (!(b & 0x80)) {
+				r->p = p;
+				return v;
+			}
+		}
+		r->bad = 1;
+		return 0;
+	}
 	for (unsigned shift = 0; shift < 64; shift += 7) {
 		uint8_t b = rd_u8(r);
 		if (r->bad)
@@ -100,9 +125,62 @@ static int grow_vals(struct wire_msg *m, uint32_t n)
 	return 0;
 }
 
+/* 8 bytes at p as a little-endian word. */
+static uint64_t load_le64(const uint8_t *p)
+{
+	uint64_t w;
+	memcpy(&w, p, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	w = __builtin_bswap64(w);
+#endif
+	return w;
+}
+
+/* The key after key: gap minus one d as sent. @return -1 past
+ * WIRE_MAX_KEY. */
+static int next_key(uint64_t *key, uint64_t d)
+{
+	if (d >= WIRE_MAX_KEY - *key)
+		return -1;
+	*key += d + 1;
+	return *key >= WIRE_MAX_KEY ? -1 : 0;
+}
+
+/* Keys out[0..) after key from the one-byte gaps at the start of word w
+ * (up to 8, at most max): the bytes before the first with its
+ * continuation bit set. A dense run of keys is all such bytes, so this
+ * decodes it a word at a time. The caller keeps key at least 8 * 128
+ * below WIRE_MAX_KEY, so no key here can reach it. @return the keys
+ * (bytes) taken. */
+static unsigned one_byte_gaps(uint64_t w, unsigned max, uint64_t *key,
+			      uint64_t *out)
+{
+	uint64_t stop = w & 0x8080808080808080ull;
+	unsigned k = stop ? (unsigned)__builtin_ctzll(stop) >> 3 : 8;
+	if (k > max)
+		k = max;
+	uint64_t v = *key;
+	if (k == 8) {
+		for (unsigned j = 0; j < 8; j++) {
+			v += ((w >> (8 * j)) & 0xff) + 1;
+			out[j] = v;
+		}
+	} else {
+		for (unsigned j = 0; j < k; j++) {
+			v += ((w >> (8 * j)) & 0xff) + 1;
+			out[j] = v;
+		}
+	}
+	*key = v;
+	return k;
+}
+
 /* A key list. The count is checked against the bytes left (every key takes
  * at least one byte) before anything is allocated, so a lying count cannot
- * make us allocate more than the frame's own size. */
+ * make us allocate more than the frame's own size. Runs of one-byte gaps
+ * are decoded 8 at a time (one_byte_gaps) wherever 8 bytes are left and
+ * the keys cannot reach WIRE_MAX_KEY there; every other key goes through
+ * rd_varint and next_key's checks. */
 static int rd_keys(struct rd *r, struct wire_msg *m)
 {
 	uint64_t n = rd_varint(r);
@@ -111,22 +189,29 @@ static int rd_keys(struct rd *r, struct wire_msg *m)
 	int rc = grow_keys(m, (uint32_t)n);
 	if (rc)
 		return rc;
-	uint64_t key = 0;
-	for (uint64_t i = 0; i < n; i++) {
-		uint64_t d = rd_varint(r);
-		if (r->bad)
+	uint64_t key = 0, i = 0;
+	if (n) {
+		key = rd_varint(r);
+		if (r->bad || key >= WIRE_MAX_KEY)
 			return -1;
-		if (i == 0) {
-			key = d;
-		} else {
-			/* gap - 1 was sent: the next key is key + d + 1 */
-			if (d >= WIRE_MAX_KEY - key)
-				return -1;
-			key += d + 1;
+		m->keys[i++] = key;
+	}
+	while (i < n) {
+		if (r->end - r->p >= 8 && key < WIRE_MAX_KEY - 8 * 128) {
+			uint64_t left = n - i;
+			unsigned k = one_byte_gaps(load_le64(r->p),
+						   left < 8 ? (unsigned)left : 8,
+						   &key, m->keys + i);
+			r->p += k;
+			i += k;
+			if (k == 8 || i == n)
+				continue;
 		}
-		if (key >= WIRE_MAX_KEY)
+		/* gap - 1 was sent: the next key is key + d + 1 */
+		uint64_t d = rd_varint(r);
+		if (r->bad || next_key(&key, d))
 			return -1;
-		m->keys[i] = key;
+		m->keys[i++] = key;
 	}
 	m->n_keys = (uint32_t)n;
 	return 0;
@@ -140,17 +225,24 @@ static int rd_vals(struct rd *r, struct wire_msg *m, uint64_t n, int f16)
 	int rc = grow_vals(m, (uint32_t)n);
 	if (rc)
 		return rc;
-	for (uint64_t i = 0; i < n; i++) {
-		if (f16) {
-			uint16_t h = (uint16_t)(r->p[0] | r->p[1] << 8);
-			m->vals[i] = wire_f16_to_f32(h);
-		} else {
-			uint32_t b = (uint32_t)r->p[0] | (uint32_t)r->p[1] << 8 |
-				     (uint32_t)r->p[2] << 16 |
-				     (uint32_t)r->p[3] << 24;
-			memcpy(&m->vals[i], &b, 4);
+	if (WIRE_LE_HOST && !f16) {
+		if (n)
+			memcpy(m->vals, r->p, (size_t)n * 4);
+		r->p += n * 4;
+	} else {
+		for (uint64_t i = 0; i < n; i++) {
+			if (f16) {
+				uint16_t h = (uint16_t)(r->p[0] | r->p[1] << 8);
+				m->vals[i] = wire_f16_to_f32(h);
+			} else {
+				uint32_t b = (uint32_t)r->p[0] |
+					     (uint32_t)r->p[1] << 8 |
+					     (uint32_t)r->p[2] << 16 |
+					     (uint32_t)r->p[3] << 24;
+				memcpy(&m->vals[i], &b, 4);
+			}
+			r->p += each;
 		}
-		r->p += each;
 	}
 	m->n_vals = (uint32_t)n;
 	return 0;
@@ -417,23 +509,70 @@ void wire_put_bytes(struct wire_out *o, const void *src, size_t n)
 		memcpy(p, src, n);
 }
 
-void wire_put_varint(struct wire_out *o, uint64_t v)
+/* Writes v as a varint at p. @return the byte after it. */
+static uint8_t *put_varint_at(uint8_t *p, uint64_t v)
 {
-	uint8_t *p = reserve(o, wire_varint_len(v));
-	if (!p)
-		return;
 	while (v >= 0x80) {
 		*p++ = (uint8_t)(v | 0x80);
 		v >>= 7;
 	}
-	*p = (uint8_t)v;
+	*p++ = (uint8_t)v;
+	return p;
 }
+
+void wire_put_varint(struct wire_out *o, uint64_t v)
+{
+	uint8_t *p = reserve(o, wire_varint_len(v));
+	if (p)
+		put_varint_at(p, v);
+}
+
+/* Keys encoded per reserve: room for the worst case (10 bytes a key) of a
+ * block is taken, the block written straight into it, and what it did not
+ * use given back, so the buffer never grows past the frame's size by more
+ * than one block's worst case. */
+#define KEYS_BLOCK 4096
 
 void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n)
 {
 	wire_put_varint(o, n);
-	for (uint32_t i = 0; i < n; i++)
-		wire_put_varint(o, i ? keys[i] - keys[i - 1] - 1 : keys[0]);
+	uint64_t prev = 0;
+	for (uint32_t i = 0; i < n;) {
+		uint32_t m = n - i < KEYS_BLOCK ? n - i : KEYS_BLOCK;
+		uint8_t *p = reserve(o, (size_t)m * 10), *at = p;
+		if (!p)
+			return;
+		uint32_t e = i + m;
+		if (i == 0) {
+			p = put_varint_at(p, keys[0]);
+			prev = keys[0];
+			i++;
+		}
+		for (; i < e; i++) {
+			uint64_t d = keys[i] - prev - 1;
+			prev = keys[i];
+			if (d < 0x80)
+				*p++ = (uint8_t)d;
+			else
+				p = put_varint_at(p, d);
+		}
+		o->len -= (size_t)m * 10 - (size_t)(p - at);
+	}
+}
+
+static uint8_t *put_val(uint8_t *p, float v, int f16)
+{
+	if (f16) {
+		uint16_t h = wire_f32_to_f16(v);
+		*p++ = (uint8_t)h;
+		*p++ = (uint8_t)(h >> 8);
+	} else {
+		uint32_t b;
+		memcpy(&b, &v, 4);
+		le32(p, b);
+		p += 4;
+	}
+	return p;
 }
 
 void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
@@ -441,18 +580,13 @@ void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
 	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < n; i++) {
-		if (f16) {
-			uint16_t h = wire_f32_to_f16(v[i]);
-			*p++ = (uint8_t)h;
-			*p++ = (uint8_t)(h >> 8);
-		} else {
-			uint32_t b;
-			memcpy(&b, &v[i], 4);
-			le32(p, b);
-			p += 4;
-		}
+	if (WIRE_LE_HOST && !f16) {
+		if (n)
+			memcpy(p, v, (size_t)n * 4);
+		return;
 	}
+	for (uint32_t i = 0; i < n; i++)
+		p = put_val(p, v[i], f16);
 }
 
 void wire_put_vals_at(struct wire_out *o, const float *base,
@@ -461,19 +595,13 @@ void wire_put_vals_at(struct wire_out *o, const float *base,
 	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
 	if (!p)
 		return;
-	for (uint32_t i = 0; i < n; i++) {
-		float v = base[keys[i] - off];
-		if (f16) {
-			uint16_t h = wire_f32_to_f16(v);
-			*p++ = (uint8_t)h;
-			*p++ = (uint8_t)(h >> 8);
-		} else {
-			uint32_t b;
-			memcpy(&b, &v, 4);
-			le32(p, b);
-			p += 4;
-		}
+	if (WIRE_LE_HOST && !f16) {
+		for (uint32_t i = 0; i < n; i++)
+			memcpy(p + (size_t)i * 4, &base[keys[i] - off], 4);
+		return;
 	}
+	for (uint32_t i = 0; i < n; i++)
+		p = put_val(p, base[keys[i] - off], f16);
 }
 
 int wire_end(struct wire_out *o)
