@@ -112,8 +112,112 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 	return 0;
 }
 
-/* Adds one run's deltas to the values of keys[lo..hi) (both sorted: a
- * merge that starts where the run reaches keys[lo]). */
+/* The merge: adds pv[j] to vals[i] where pk[j] == keys[i], for the run's
+ * keys pk[j..rn) and keys[lo..hi), both ascending. */
+static void merge_run(const uint64_t *pk, const float *pv, uint32_t j,
+		      uint32_t rn, const uint64_t *keys, uint32_t lo,
+		      uint32_t hi, float *vals)
+{
+	for (uint32_t i = lo; i < hi && j < rn;) {
+		if (pk[j] < keys[i])
+			j++;
+		else if (pk[j] > keys[i])
+			i++;
+		else
+			vals[i++] += pv[j++];
+	}
+}
+
+/* v + d where hit is 1, v where it is 0: a select on the bits, so the
+ * data decides no branch (and v's bits, -0 included, stay as they are). */
+static float add_if(float v, float d, uint32_t hit)
+{
+	float s = v + d;
+	uint32_t a, b, m = 0u - hit;
+	memcpy(&a, &v, 4);
+	memcpy(&b, &s, 4);
+	a = (b & m) | (a & ~m);
+	memcpy(&v, &a, 4);
+	return v;
+}
+
+/* The merge as lookups, for a run dense in the slice's span (the usual
+ * case: a clock's pushes and the next clock's pull share the power-law
+ * head). The run's keys pk[j0..j1) in [k0, k0 + span) (k0 = keys[lo],
+ * the span up to keys[hi - 1]) become a bitmap over the span, with per
+ * word the run's keys before it; each key of the slice then finds its
+ * delta, if any, at a rank (a popcount), with no branch on the data: a
+ * merge's compare mispredicts about once a key at these densities. The
+ * sums are the merge's (one add per key that both hold). @return 0, or
+ * -1 (nothing added) if memory is short or the run is not strictly
+ * ascending: then the merge does it. */
+static int add_run_bitmap(const uint64_t *pk, const float *pv, uint32_t j0,
+			  uint32_t j1, const uint64_t *keys, uint32_t lo,
+			  uint32_t hi, float *vals)
+{
+	uint64_t k0 = keys[lo], span = keys[hi - 1] - k0 + 1;
+	uint64_t nw = (span + 63) / 64;
+	uint64_t *bits = calloc(nw, sizeof *bits);
+	uint32_t *rank = malloc(nw * sizeof *rank);
+	int rc = -1;
+	if (!bits || !rank)
+		goto out;
+	uint64_t word = 0, at = 0, prev = 0;
+	for (uint32_t j = j0; j < j1; j++) {
+		uint64_t x = pk[j] - k0;
+		if ((j > j0 && x <= prev) || x >= span)
+			goto out; /* not ascending (the client's contract) */
+		prev = x;
+		if (x >> 6 != at) {
+			bits[at] = word;
+			word = 0;
+			at = x >> 6;
+		}
+		word |= 1ull << (x & 63);
+	}
+	bits[at] = word;
+	uint32_t r = 0;
+	for (uint64_t w = 0; w < nw; w++) {
+		rank[w] = r;
+		r += (uint32_t)__builtin_popcountll(bits[w]);
+	}
+	const float *d = pv + j0;
+	uint32_t last = j1 - j0 - 1;
+	for (uint32_t i = lo; i < hi; i++) {
+		uint64_t x = keys[i] - k0;
+		/* a key outside the span (keys not ascending) finds nothing */
+		uint32_t in = x < span;
+		uint64_t w = in ? x >> 6 : 0, b = bits[w];
+		unsigned s = (unsigned)(x & 63);
+		uint32_t j = rank[w] +
+			     (uint32_t)__builtin_popcountll(b & ((1ull << s) - 1));
+		vals[i] = add_if(vals[i], d[j < last ? j : last],
+				 in & (uint32_t)(b >> s) & 1);
+	}
+	rc = 0;
+out:
+	free(bits);
+	free(rank);
+	return rc;
+}
+
+/* Whether a run's m keys and a slice's n keys, in a span of keys[lo] to
+ * keys[hi - 1], are for the bitmap: it pays where a merge's compares are
+ * hard to predict, the run's keys not far sparser than the slice's (one
+ * per 8 at least: else the merge mostly steps over the slice's) and both
+ * lists neither sparse in the span (the bitmap has a word per 64 keys of
+ * it) nor nearly full (a merge of two nearly full lists mostly finds
+ * each key in both, which predicts well: over 3/4 of the span each). */
+static int bitmap_pays(uint64_t n, uint64_t m, uint64_t span)
+{
+	if (n < 1024 || m * 8 < n || span / 64 > n + m)
+		return 0;
+	return n * 4 < span * 3 || m * 4 < span * 3;
+}
+
+/* Adds one run's deltas to the values of keys[lo..hi) (both sorted): by
+ * lookups in a bitmap of the run where that pays (bitmap_pays), else by
+ * a merge that starts where the run reaches keys[lo]. */
 static void add_run(const struct pull_ahead *a, const struct own_run *r,
 		    const uint64_t *keys, uint32_t lo, uint32_t hi,
 		    float *vals)
@@ -122,15 +226,15 @@ static void add_run(const struct pull_ahead *a, const struct own_run *r,
 	const float *pv = r->k ? r->v : a->pv + r->at;
 	if (lo >= hi)
 		return;
-	uint32_t j = client_lower_bound(pk, 0, r->n, keys[lo]);
-	for (uint32_t i = lo; i < hi && j < r->n;) {
-		if (pk[j] < keys[i])
-			j++;
-		else if (pk[j] > keys[i])
-			i++;
-		else
-			vals[i++] += pv[j++];
+	uint32_t j0 = client_lower_bound(pk, 0, r->n, keys[lo]);
+	if (keys[hi - 1] > keys[lo]) {
+		uint32_t j1 = client_lower_bound(pk, j0, r->n, keys[hi - 1] + 1);
+		if (j1 > j0 &&
+		    bitmap_pays(hi - lo, j1 - j0, keys[hi - 1] - keys[lo] + 1) &&
+		    !add_run_bitmap(pk, pv, j0, j1, keys, lo, hi, vals))
+			return;
 	}
+	merge_run(pk, pv, j0, r->n, keys, lo, hi, vals);
 }
 
 void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
