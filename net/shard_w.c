@@ -4,6 +4,7 @@
 #include <string.h>
 #include <sys/resource.h>
 
+#include "base/lower_bound.h"
 #include "net/shard_w.h"
 
 /* Values gathered for a reply per wire_put_vals call (a sparse store
@@ -100,6 +101,15 @@ static unsigned stripe_of(const struct shard_w *sw, uint64_t k,
 	return (unsigned)st;
 }
 
+/* The first of keys[i..n) (ascending) at or past end: a stripe's keys
+ * found by one binary search, so the loops over them test no bound per
+ * key. */
+static uint32_t stripe_end(const uint64_t *keys, uint32_t i, uint32_t n,
+			   uint64_t end)
+{
+	return (uint32_t)boar_lower_bound_u64(keys, i, n, end);
+}
+
 /* Key k's offset in its stripe st. */
 static uint32_t off_of(const struct shard_w *sw, unsigned st, uint64_t k)
 {
@@ -114,12 +124,13 @@ int shard_w_add(struct shard_w *sw, const uint64_t *keys, const float *vals,
 	for (uint32_t i = 0; i < n && !rc;) {
 		uint64_t end;
 		unsigned st = stripe_of(sw, keys[i], &end);
+		uint32_t j = stripe_end(keys, i, n, end);
 		pthread_mutex_lock(&sw->stripe[st]);
 		if (sw->w)
-			for (; i < n && keys[i] < end; i++)
+			for (; i < j; i++)
 				w[keys[i]] += vals[i];
 		else
-			for (; i < n && keys[i] < end && !rc; i++)
+			for (; i < j && !rc; i++)
 				rc = tab_add(&sw->tab[st],
 					     off_of(sw, st, keys[i]), vals[i],
 					     0);
@@ -143,9 +154,7 @@ void shard_w_put_keys(struct shard_w *sw, struct wire_out *o,
 	for (uint32_t i = 0; i < n;) {
 		uint64_t end;
 		unsigned st = stripe_of(sw, keys[i], &end);
-		uint32_t j = i;
-		while (j < n && keys[j] < end)
-			j++;
+		uint32_t j = stripe_end(keys, i, n, end);
 		pthread_mutex_lock(&sw->stripe[st]);
 		if (sw->w) {
 			wire_put_vals_at(o, sw->w, keys + i, j - i, sw->lo, f16);
