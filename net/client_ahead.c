@@ -128,96 +128,52 @@ static void merge_run(const uint64_t *pk, const float *pv, uint32_t j,
 	}
 }
 
-/* v + d where hit is 1, v where it is 0: a select on the bits, so the
- * data decides no branch (and v's bits, -0 included, stay as they are). */
-static float add_if(float v, float d, uint32_t hit)
-{
-	float s = v + d;
-	uint32_t a, b, m = 0u - hit;
-	memcpy(&a, &v, 4);
-	memcpy(&b, &s, 4);
-	a = (b & m) | (a & ~m);
-	memcpy(&v, &a, 4);
-	return v;
-}
-
-/* The merge as lookups, for a run dense in the slice's span (the usual
- * case: a clock's pushes and the next clock's pull share the power-law
- * head). The run's keys pk[j0..j1) in [k0, k0 + span) (k0 = keys[lo],
- * the span up to keys[hi - 1]) become a bitmap over the span, with per
- * word the run's keys before it; each key of the slice then finds its
- * delta, if any, at a rank (a popcount), with no branch on the data: a
- * merge's compare mispredicts about once a key at these densities. The
- * sums are the merge's (one add per key that both hold). @return 0, or
- * -1 (nothing added) if memory is short or the run is not strictly
- * ascending: then the merge does it. */
-static int add_run_bitmap(const uint64_t *pk, const float *pv, uint32_t j0,
-			  uint32_t j1, const uint64_t *keys, uint32_t lo,
+/* The merge a window of 64 keys at a time, for lists of like density (a
+ * clock's pushes and the next clock's pull share the power-law head):
+ * each list's keys in the window become a 64-bit mask, their common keys
+ * are the set bits of the masks' AND, and each one's place in either
+ * list is a popcount of its mask below it. The loops branch on the data
+ * once per window (where the list leaves it), not once per key as the
+ * merge's compare does (a misprediction about every other key at these
+ * densities), and write only the values that get a delta. The sums are
+ * the merge's: one add per key both lists hold. */
+static void merge_windows(const uint64_t *pk, const float *pv, uint32_t j,
+			  uint32_t rn, const uint64_t *keys, uint32_t i,
 			  uint32_t hi, float *vals)
 {
-	uint64_t k0 = keys[lo], span = keys[hi - 1] - k0 + 1;
-	uint64_t nw = (span + 63) / 64;
-	uint64_t *bits = calloc(nw, sizeof *bits);
-	uint32_t *rank = malloc(nw * sizeof *rank);
-	int rc = -1;
-	if (!bits || !rank)
-		goto out;
-	uint64_t word = 0, at = 0, prev = 0;
-	for (uint32_t j = j0; j < j1; j++) {
-		uint64_t x = pk[j] - k0;
-		if ((j > j0 && x <= prev) || x >= span)
-			goto out; /* not ascending (the client's contract) */
-		prev = x;
-		if (x >> 6 != at) {
-			bits[at] = word;
-			word = 0;
-			at = x >> 6;
+	while (i < hi && j < rn) {
+		uint64_t wa = keys[i] >> 6, wb = pk[j] >> 6;
+		if (wa < wb) {
+			while (i < hi && keys[i] >> 6 < wb)
+				i++;
+			continue;
 		}
-		word |= 1ull << (x & 63);
+		if (wb < wa) {
+			while (j < rn && pk[j] >> 6 < wa)
+				j++;
+			continue;
+		}
+		uint64_t a = 0, b = 0;
+		uint32_t i0 = i, j0 = j;
+		do
+			a |= 1ull << (keys[i] & 63);
+		while (++i < hi && keys[i] >> 6 == wa);
+		do
+			b |= 1ull << (pk[j] & 63);
+		while (++j < rn && pk[j] >> 6 == wa);
+		for (uint64_t both = a & b; both; both &= both - 1) {
+			uint64_t below = (1ull << __builtin_ctzll(both)) - 1;
+			vals[i0 + __builtin_popcountll(a & below)] +=
+				pv[j0 + __builtin_popcountll(b & below)];
+		}
 	}
-	bits[at] = word;
-	uint32_t r = 0;
-	for (uint64_t w = 0; w < nw; w++) {
-		rank[w] = r;
-		r += (uint32_t)__builtin_popcountll(bits[w]);
-	}
-	const float *d = pv + j0;
-	uint32_t last = j1 - j0 - 1;
-	for (uint32_t i = lo; i < hi; i++) {
-		uint64_t x = keys[i] - k0;
-		/* a key outside the span (keys not ascending) finds nothing */
-		uint32_t in = x < span;
-		uint64_t w = in ? x >> 6 : 0, b = bits[w];
-		unsigned s = (unsigned)(x & 63);
-		uint32_t j = rank[w] +
-			     (uint32_t)__builtin_popcountll(b & ((1ull << s) - 1));
-		vals[i] = add_if(vals[i], d[j < last ? j : last],
-				 in & (uint32_t)(b >> s) & 1);
-	}
-	rc = 0;
-out:
-	free(bits);
-	free(rank);
-	return rc;
 }
 
-/* Whether a run's m keys and a slice's n keys, in a span of keys[lo] to
- * keys[hi - 1], are for the bitmap: it pays where a merge's compares are
- * hard to predict, the run's keys not far sparser than the slice's (one
- * per 8 at least: else the merge mostly steps over the slice's) and both
- * lists neither sparse in the span (the bitmap has a word per 64 keys of
- * it) nor nearly full (a merge of two nearly full lists mostly finds
- * each key in both, which predicts well: over 3/4 of the span each). */
-static int bitmap_pays(uint64_t n, uint64_t m, uint64_t span)
-{
-	if (n < 1024 || m * 8 < n || span / 64 > n + m)
-		return 0;
-	return n * 4 < span * 3 || m * 4 < span * 3;
-}
-
-/* Adds one run's deltas to the values of keys[lo..hi) (both sorted): by
- * lookups in a bitmap of the run where that pays (bitmap_pays), else by
- * a merge that starts where the run reaches keys[lo]. */
+/* Adds one run's deltas to the values of keys[lo..hi) (both sorted),
+ * from where the run reaches keys[lo]: by windows where the run's keys in
+ * the slice's range are neither 8 times fewer nor 8 times more than the
+ * slice's (else the merge mostly steps over one list, which predicts
+ * well). */
 static void add_run(const struct pull_ahead *a, const struct own_run *r,
 		    const uint64_t *keys, uint32_t lo, uint32_t hi,
 		    float *vals)
@@ -227,14 +183,12 @@ static void add_run(const struct pull_ahead *a, const struct own_run *r,
 	if (lo >= hi)
 		return;
 	uint32_t j0 = client_lower_bound(pk, 0, r->n, keys[lo]);
-	if (keys[hi - 1] > keys[lo]) {
-		uint32_t j1 = client_lower_bound(pk, j0, r->n, keys[hi - 1] + 1);
-		if (j1 > j0 &&
-		    bitmap_pays(hi - lo, j1 - j0, keys[hi - 1] - keys[lo] + 1) &&
-		    !add_run_bitmap(pk, pv, j0, j1, keys, lo, hi, vals))
-			return;
-	}
-	merge_run(pk, pv, j0, r->n, keys, lo, hi, vals);
+	uint32_t j1 = client_lower_bound(pk, j0, r->n, keys[hi - 1] + 1);
+	uint64_t n = hi - lo, m = j1 - j0;
+	if (m * 8 >= n && n * 8 >= m)
+		merge_windows(pk, pv, j0, j1, keys, lo, hi, vals);
+	else
+		merge_run(pk, pv, j0, r->n, keys, lo, hi, vals);
 }
 
 void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,

@@ -8,7 +8,9 @@
  * over the model, 5% to full, pushes as dense as the pull, far sparser or
  * far denser), sliced as the worker's threads slice them, with pushes
  * copied (client_ahead_record) and pinned (client_ahead_record_ref), so
- * both the bitmap lookups and the merge they fall back to are checked.
+ * both the merge by 64-key windows and the plain merge (lists of unlike
+ * density) are checked, and lists so sparse that every window holds one
+ * key.
  */
 #include <string.h>
 
