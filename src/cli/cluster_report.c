@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "cluster_report.h"
+#include "common.h"
 #include "json.h"
 
 int cluster_on_epoch(const boar_epoch_stats *s, void *ctx)
@@ -140,6 +141,7 @@ void cluster_say_worker(const struct wrun *c, const struct train_args *a,
 		json_num(&j, "load_s", c->load_s);
 		json_num(&j, "gather_s", rep->gather_s);
 		json_num(&j, "setup_s", c->setup_s);
+		json_num(&j, "process_s", cli_now() - cli_started);
 		json_uint(&j, "bytes_sent", rep->net.bytes_sent);
 		json_uint(&j, "keys_pushed", rep->net.keys_pushed);
 		json_uint(&j, "push_bytes", rep->net.push_bytes);

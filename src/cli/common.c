@@ -45,6 +45,8 @@ const char *cli_data_path(const char *arg)
 	return arg && !strcmp(arg, "-") ? "/dev/stdin" : arg;
 }
 
+double cli_started;
+
 double cli_now(void)
 {
 	struct timespec ts;

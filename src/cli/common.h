@@ -28,6 +28,9 @@ const char *cli_data_path(const char *arg);
 
 /* Seconds on a monotonic clock. */
 double cli_now(void);
+/* cli_now() when main started: a run's report says how long the whole
+ * process took to reach it (a cluster worker's time outside its phases). */
+extern double cli_started;
 
 const char *cli_task_name(int task);
 const char *cli_loss_name(int loss);

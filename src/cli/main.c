@@ -76,6 +76,7 @@ static void full_help(FILE *out)
 
 int main(int argc, char **argv)
 {
+	cli_started = cli_now();
 	if (argc < 2) {
 		overview(stderr);
 		return CLI_EXIT_USAGE;

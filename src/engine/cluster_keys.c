@@ -17,20 +17,23 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* Marks the features of rows order[b..e) in c->seen, on `threads`
- * threads: a bit already set is only read, so the hot features of
- * power-law data cost a shared read, not a contended atomic. */
+/* Marks the features below dim of rows order[b..e) (rows b..e where
+ * order is NULL) in c->seen, on `threads` threads: a bit already set is
+ * only read, so the hot features of power-law data cost a shared read,
+ * not a contended atomic. */
 static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
 			  const uint32_t *order, uint64_t b, uint64_t e,
-			  int threads)
+			  uint64_t dim, int threads)
 {
 	uint64_t *seen = c->seen;
 #pragma omp parallel for num_threads(threads) schedule(static) \
 	if ((e - b) * (d->nnz / (d->n_rows + 1)) >= PARALLEL_MIN)
 	for (uint64_t p = b; p < e; p++) {
-		uint32_t r = order[p];
+		uint64_t r = order ? order[p] : p;
 		for (uint64_t k = d->row_ptr[r]; k < d->row_ptr[r + 1]; k++) {
 			uint32_t j = d->idx[k];
+			if (j >= dim) /* a test set's feature the model lacks */
+				continue;
 			uint64_t bit = 1ull << (j & 63);
 			if (!(__atomic_load_n(&seen[j / 64], __ATOMIC_RELAXED) &
 			      bit))
@@ -40,12 +43,11 @@ static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
 	}
 }
 
-/* The features set in bits[words], ascending into c->keys, clearing it: each
+/* The features set in bits[words], ascending into out, clearing it: each
  * thread counts the bits of its range of words, then writes them from
  * where the counts before it end. @return how many. */
-static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
-			      uint64_t words, int copies, uint64_t stride,
-			      int threads)
+static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
+			      int copies, uint64_t stride, int threads)
 {
 	uint64_t at[65] = {0};
 	int nt = 1;
@@ -77,7 +79,7 @@ static uint64_t scan_parallel(struct cluster *c, uint64_t *bits,
 				continue;
 			bits[w] = 0;
 			for (; x; x &= x - 1)
-				c->keys[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
+				out[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
 		}
 	}
 	return at[nt];
@@ -183,36 +185,60 @@ static uint64_t clock_features(struct cluster *c, const struct train_run *r,
 	if (c->clock_bits) {
 		if (k == 0)
 			epoch_marks(c, r, order);
-		return scan_parallel(c, c->clock_bits + k * c->words, c->words,
-				     c->copies, c->clocks * c->words,
+		return scan_parallel(c->keys, c->clock_bits + k * c->words,
+				     c->words, c->copies, c->clocks * c->words,
 				     threads_of(r));
 	}
 	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
 				  (d->n_rows ? d->n_rows : 1));
 	if (c->words < 16 * nnz) {
-		mark_parallel(c, d, order, b, e, threads_of(r));
-		return scan_parallel(c, c->seen, c->words, 1, 0,
+		mark_parallel(c, d, order, b, e, d->dim, threads_of(r));
+		return scan_parallel(c->keys, c->seen, c->words, 1, 0,
 				     threads_of(r));
 	}
 	return features_sorted(c, d, order, b, e);
 }
 
-/* Distinct keys of clock k's rows plus the bias, ascending, into c->keys.
- * A feature j of a K-class model owns keys j*K .. j*K+K-1 (the model is
- * feature-major), so the bitmap is per feature and each feature expands
- * to K keys. */
+/* keys[0..n) (features, ascending) and the bias after them as keys: a
+ * feature j of a K-class model owns keys j*K .. j*K+K-1 (the model is
+ * feature-major), expanded in place from the back. keys has room for
+ * (n + 1) * K. @return how many keys. */
+static uint64_t features_to_keys(uint64_t *keys, uint64_t n, uint64_t dim,
+				 uint32_t K)
+{
+	keys[n++] = dim; /* the bias (the largest key), every row */
+	if (K > 1)
+		for (uint64_t i = n; i-- > 0;)
+			for (uint32_t j = K; j-- > 0;)
+				keys[i * K + j] = keys[i] * K + j;
+	return n * K;
+}
+
+/* Distinct keys of clock k's rows plus the bias, ascending, into c->keys:
+ * the bitmap is per feature, each feature expanding to its K keys. */
 uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
 			   const uint32_t *order, uint64_t k)
 {
-	const struct boar_dataset *d = r->d;
-	uint32_t K = c->width;
 	uint64_t n = clock_features(c, r, order, k);
-	c->keys[n++] = d->dim; /* the bias (the largest key), every row */
-	if (K > 1) /* expand in place from the back: j -> j*K .. j*K+K-1 */
-		for (uint64_t i = n; i-- > 0;)
-			for (uint32_t j = K; j-- > 0;)
-				c->keys[i * K + j] = c->keys[i] * K + j;
-	return n * K;
+	return features_to_keys(c->keys, n, r->d->dim, c->width);
+}
+
+int cluster_eval_keys(struct cluster *c, const struct train_run *r,
+		      const struct boar_dataset *test)
+{
+	uint64_t dim = r->d->dim, n = 0;
+	mark_parallel(c, test, NULL, 0, test->n_rows, dim, threads_of(r));
+	for (uint64_t w = 0; w < c->words; w++)
+		n += (uint64_t)__builtin_popcountll(c->seen[w]);
+	c->eval_keys = malloc((n + 1) * c->width * sizeof *c->eval_keys);
+	if (!c->eval_keys) {
+		memset(c->seen, 0, c->words * sizeof *c->seen);
+		return -1;
+	}
+	n = scan_parallel(c->eval_keys, c->seen, c->words, 1, 0,
+			  threads_of(r));
+	c->n_eval = features_to_keys(c->eval_keys, n, dim, c->width);
+	return 0;
 }
 
 /* keys[0..n) (the engine's) as the model's keys, into out: feature f of

@@ -46,7 +46,7 @@ struct train_hook {
 	/* After it: what the sweep changed, pushed; then the clock ticks. */
 	int (*push)(void *ctx, const struct train_run *r, uint64_t rows,
 		    boar_error *err);
-	/* The whole model, fresh, into the host model (before evaluation). */
+	/* Every weight an evaluation reads, fresh, into the host model. */
 	int (*refresh)(void *ctx, const struct train_run *r, boar_error *err);
 	/* After the last epoch (also when the progress callback stopped it):
 	 * may replace the host model's weights (a gathered model). */

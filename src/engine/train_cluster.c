@@ -326,65 +326,61 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 	return rc;
 }
 
-/* The refresh where the next epoch's first clock was collected already
- * (settle_ahead): its keys' values, in c->before, are those of a pull now
- * (after this worker's pushes), so only the other keys are pulled, into
- * c->delta (free between a push and the next sweep). Its clock holds most
- * of a dense model's keys (870k of 2^20 in bench/net/scale16.sh), so an
- * evaluation then pulls an eighth of them. */
-static int refresh_around_ahead(struct cluster *c, const struct train_run *r,
-				boar_error *err)
+/* What an evaluation reads, fresh into the host model: the test set's
+ * keys (cluster_eval_keys), or every key of the engine where there is no
+ * test set (the whole model where there is no map). Where the next
+ * epoch's first clock was collected already (settle_ahead), its keys'
+ * values, in c->before, are those of a pull now (after this worker's
+ * pushes), so only the other keys are pulled, in pulls of at most cap
+ * keys into c->delta (free between a push and the next sweep). A scaled
+ * weak-scaling worker's clock holds under half of a 2^22 model's keys,
+ * and its test rows under half too: pulling every key the clock lacked
+ * made each evaluation pull ~2M keys. */
+static int refresh_keys(struct cluster *c, const struct train_run *r,
+			boar_error *err)
 {
 	float *w = r->m->w;
-	const uint64_t *have = c->ahead_keys, nh = c->ahead_nk;
+	const uint64_t *have = c->ahead_got ? c->ahead_keys : NULL;
+	const uint64_t nh = have ? c->ahead_nk : 0;
+	const uint64_t *want = c->eval_keys;
+	const uint64_t nw = want ? c->n_eval : c->n_keys;
 	const float *before = c->before;
 #pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
 	if (nh >= PARALLEL_MIN)
 	for (uint64_t i = 0; i < nh; i++)
 		w[have[i]] = before[i];
 	int rc = 0;
-	for (uint64_t lo = 0, h = 0; !rc && lo < c->n_keys;) {
+	for (uint64_t i = 0, h = 0; !rc && i < nw;) {
 		uint64_t n = 0;
-		for (; lo < c->n_keys && n < c->cap; lo++) {
-			if (h < nh && have[h] == lo)
+		for (; i < nw && n < c->cap; i++) {
+			uint64_t key = want ? want[i] : i;
+			while (h < nh && have[h] < key)
 				h++;
-			else
-				c->keys[n++] = lo;
+			if (h == nh || have[h] != key)
+				c->keys[n++] = key;
 		}
 		if (!n)
 			break;
 		cluster_to_global(c, r, c->keys, c->gkeys, n);
 		rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)n, c->delta,
 				err);
-		for (uint64_t i = 0; !rc && i < n; i++)
-			w[c->keys[i]] = c->delta[i];
+		for (uint64_t j = 0; !rc && j < n; j++)
+			w[c->keys[j]] = c->delta[j];
 	}
 	return rc;
 }
 
-/* Every key of the engine into the host model, in pulls of at most cap
- * keys: the whole model where there is no map, else every weight the
- * worker's rows and test rows use (all an evaluation reads). */
 static int cluster_refresh(void *ctx, const struct train_run *r,
 			   boar_error *err)
 {
 	struct cluster *c = ctx;
 	double t0 = cluster_now_s();
 	int rc = settle_ahead(c, err);
-	if (!rc && c->ahead_got) {
-		rc = refresh_around_ahead(c, r, err);
-		c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
-		return rc;
-	}
-	for (uint64_t lo = 0; !rc && lo < c->n_keys;) {
-		uint64_t n = c->n_keys - lo > c->cap ? c->cap : c->n_keys - lo;
-		for (uint64_t i = 0; i < n; i++)
-			c->keys[i] = lo + i;
-		cluster_to_global(c, r, c->keys, c->gkeys, n);
-		rc = c->t->pull(c->t->ctx, c->gkeys, (uint32_t)n, r->m->w + lo,
-				err);
-		lo += n;
-	}
+	if (!rc && r->o.test && !c->eval_keys &&
+	    cluster_eval_keys(c, r, r->o.test))
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+	if (!rc)
+		rc = refresh_keys(c, r, err);
 	c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
 	return rc;
 }
@@ -635,6 +631,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	free(c.clock_bits);
 	free(c.clock_of);
 	free(c.keys);
+	free(c.eval_keys);
 	free(c.ahead_keys);
 	free(c.next_order);
 	free(c.before);

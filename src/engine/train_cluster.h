@@ -45,6 +45,10 @@ struct cluster {
 	 * before), for a request (refresh, finish) that came in between. */
 	uint32_t *next_order;
 	int epoch, ahead_got;
+	/* The keys an evaluation reads (the test set's features and the
+	 * bias, ascending; cluster_eval_keys), found at the first refresh;
+	 * NULL: every key. */
+	uint64_t *eval_keys, n_eval;
 	uint64_t *keys;  /* the current clock's keys, ascending */
 	uint64_t nk;
 	/* The same keys as the transport knows them (the model's): the
@@ -78,6 +82,12 @@ uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k);
  * ascending, into c->keys. @return how many. */
 uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
 			    const uint32_t *order, uint64_t k);
+/* The keys (the engine's) an evaluation of test reads, into a new
+ * c->eval_keys (c->n_eval of them): test's features below the engine's
+ * dim, and the bias. c->seen is scratch, clear again after.
+ * @return 0, or -1 out of memory. */
+int cluster_eval_keys(struct cluster *c, const struct train_run *r,
+		      const struct boar_dataset *test);
 /* keys[0..n) (the engine's) as the model's keys, into out (without a
  * map: a copy, or nothing where out is keys). */
 void cluster_to_global(const struct cluster *c, const struct train_run *r,

@@ -4,6 +4,7 @@
  *   the same driver: one worker with one clock per epoch gives the model of
  *   boar_train at one thread (to float rounding); two workers alternating clocks
  *   learn as well; the transport sees every key of every clock ascending;
+ *   an evaluation pulls only the keys of the test set;
  * - it refuses what a cluster cannot do from the one capability table, and
  *   a transport error comes back as the call's error (never swallowed);
  * - a run the GPU engine cannot do is refused with the same wording;
@@ -24,6 +25,7 @@ struct mem_ps {
 	float *w;
 	uint64_t n_keys;
 	uint64_t clocks, rows, pulls;
+	uint32_t last_pull_n; /* keys of the latest pull */
 	int fail_at_clock; /* > 0: the clock callback fails there */
 	int unsorted;      /* a key list came in out of order */
 	/* a pull asked ahead: its keys, collected by the next pull */
@@ -47,6 +49,7 @@ static int ps_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 {
 	struct mem_ps *p = ctx;
 	p->pulls++;
+	p->last_pull_n = n;
 	/* a pull asked ahead is read now: this server has no SSP wait, and
 	 * the values then count the pushes in between, as they must */
 	if (p->ahead && (p->ahead != keys || p->ahead_n != n))
@@ -384,6 +387,82 @@ static void options_abi(const boar_dataset *d)
 	CHECK_EQ_INT(boar_options_check(&big, d, NULL), BOAR_EINVAL);
 }
 
+/* The per-epoch test losses of a worker that pulls, before evaluating,
+ * only the keys the test set reads, and the size of that pull. */
+struct eval_probe {
+	double loss[16];
+	uint32_t refreshed[16];
+	int n;
+	const struct mem_ps *p; /* NULL: boar_train */
+};
+
+static int note_eval(const boar_epoch_stats *s, void *ctx)
+{
+	struct eval_probe *e = ctx;
+	if (e->n < 16) {
+		e->refreshed[e->n] = e->p ? e->p->last_pull_n : 0;
+		e->loss[e->n++] = s->test_loss;
+	}
+	return 0;
+}
+
+/* An evaluation reads the test set's weights only, so the refresh before
+ * it pulls those (its distinct features and the bias), not every key the
+ * worker holds, and still evaluates the model boar_train evaluates (one
+ * worker, one clock an epoch, one thread: the same model to rounding). */
+static void eval_pulls_test_keys(const boar_dataset *d,
+				 const boar_options *base)
+{
+	uint64_t rows[8] = { 3, 17, 100, 101, 555, 1200, 2048, 2999 };
+	boar_dataset *test = NULL;
+	boar_error err;
+	CHECK(boar_dataset_subset(d, rows, 8, &test, &err) == 0, "subset: %s",
+	      err.message);
+	if (!test)
+		return;
+	uint64_t dim = boar_dataset_features(d), distinct = 0;
+	uint8_t *seen = calloc(dim, 1);
+	for (uint64_t r = 0; seen && r < 8; r++) {
+		const uint32_t *idx;
+		const float *val;
+		float y;
+		int64_t n = boar_dataset_row(test, r, &idx, &val, &y, NULL);
+		for (int64_t k = 0; k < n; k++)
+			if (idx[k] < dim && !seen[idx[k]]++)
+				distinct++;
+	}
+	free(seen);
+	boar_options o = *base;
+	o.test = test;
+	o.progress = note_eval;
+	struct eval_probe a = { .p = NULL }, b = { .p = NULL };
+	struct mem_ps p = { 0 };
+	boar_ps_transport t = transport(&p, 0, 1, boar_dataset_rows(d));
+	t.pull_ahead = NULL; /* the refresh is then the last pull */
+	b.p = &p;
+	boar_model *ma = NULL, *mb = NULL;
+	o.progress_ctx = &a;
+	CHECK(boar_train(d, &o, &ma, &err) == 0, "train: %s", err.message);
+	o.progress_ctx = &b;
+	CHECK(boar_train_ps(d, &o, &t, &mb, &err) == 0, "train_ps: %s",
+	      err.message);
+	CHECK_EQ_INT(a.n, o.epochs);
+	CHECK_EQ_INT(b.n, o.epochs);
+	for (int e = 0; e < a.n && e < b.n; e++) {
+		CHECK(fabs(a.loss[e] - b.loss[e]) <= 1e-6 * (1 + a.loss[e]),
+		      "epoch %d: test loss %.9g in the cluster, %.9g alone",
+		      e + 1, b.loss[e], a.loss[e]);
+		CHECK(b.refreshed[e] == distinct + 1,
+		      "epoch %d: the refresh pulled %u keys, the test set "
+		      "reads %llu", e + 1, b.refreshed[e],
+		      (unsigned long long)distinct + 1);
+	}
+	boar_model_free(ma);
+	boar_model_free(mb);
+	boar_dataset_free(test);
+	free(p.w);
+}
+
 int main(void)
 {
 	boar_dataset *d = make_data(500, 12);
@@ -403,6 +482,8 @@ int main(void)
 	same_as_train(sparse, &o, 7);
 	ahead_same(sparse, &o, 7);
 	ahead_same(d, &o, 1);
+	eval_pulls_test_keys(sparse, &o);
+	eval_pulls_test_keys(d, &o);
 	o.optimizer = BOAR_OPT_SGD;
 	o.l2 = 1e-4;
 	same_as_train(d, &o, 1);
