@@ -125,14 +125,12 @@ static int grow_vals(struct wire_msg *m, uint32_t n)
 	return 0;
 }
 
-/* 8 bytes at p as a little-endian word. */
+/* 8 bytes at p as a little-endian word (one load where the host is). */
 static uint64_t load_le64(const uint8_t *p)
 {
-	uint64_t w;
-	memcpy(&w, p, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-	w = __builtin_bswap64(w);
-#endif
+	uint64_t w = 0;
+	for (unsigned j = 0; j < 8; j++)
+		w |= (uint64_t)p[j] << (8 * j);
 	return w;
 }
 
