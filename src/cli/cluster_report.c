@@ -8,6 +8,7 @@
 #include "cluster_report.h"
 #include "common.h"
 #include "json.h"
+#include "omp_spin.h"
 
 int cluster_on_epoch(const boar_epoch_stats *s, void *ctx)
 {
@@ -142,6 +143,10 @@ void cluster_say_worker(const struct wrun *c, const struct train_args *a,
 		json_num(&j, "gather_s", rep->gather_s);
 		json_num(&j, "setup_s", c->setup_s);
 		json_num(&j, "process_s", cli_now() - cli_started);
+		if (cli_omp_spin())
+			json_str(&j, "gomp_spincount", cli_omp_spin());
+		else
+			json_null(&j, "gomp_spincount");
 		json_uint(&j, "bytes_sent", rep->net.bytes_sent);
 		json_uint(&j, "keys_pushed", rep->net.keys_pushed);
 		json_uint(&j, "push_bytes", rep->net.push_bytes);

@@ -11,6 +11,7 @@
 #include "boar.h"
 #include "commands.h"
 #include "common.h"
+#include "omp_spin.h"
 
 struct command {
 	const char *name;
@@ -76,6 +77,7 @@ static void full_help(FILE *out)
 
 int main(int argc, char **argv)
 {
+	cli_omp_spin_default(argc, argv);
 	cli_started = cli_now();
 	if (argc < 2) {
 		overview(stderr);
