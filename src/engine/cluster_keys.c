@@ -241,6 +241,22 @@ int cluster_eval_keys(struct cluster *c, const struct train_run *r,
 	return 0;
 }
 
+uint64_t cluster_union(const uint64_t *a, uint64_t na, const uint64_t *b,
+		       uint64_t nb, uint64_t *out, uint32_t *pos_a)
+{
+	uint64_t i = 0, j = 0, n = 0;
+	while (i < na) {
+		while (j < nb && b[j] < a[i])
+			out[n++] = b[j++];
+		j += j < nb && b[j] == a[i];
+		pos_a[i] = (uint32_t)n;
+		out[n++] = a[i++];
+	}
+	while (j < nb)
+		out[n++] = b[j++];
+	return n;
+}
+
 /* keys[0..n) (the engine's) as the model's keys, into out: feature f of
  * the map is global[f], the bias (f = the map's size) the model's bias.
  * The map keeps the order, so they stay ascending. */

@@ -79,6 +79,27 @@ static uint64_t *global_keys(const struct cluster *c, uint64_t *local,
 		       : local;
 }
 
+/* Room to ask the next epoch's first clock ahead with the keys of the
+ * evaluation that comes before it, where one comes after every epoch
+ * (a test set), the next epoch's order is drawn ahead and the weights
+ * travel alone (shared sums would need the union's sums too). Under
+ * 2^32 keys a pull. @return 0, or -1 out of memory. */
+static int with_eval_start(struct cluster *c, const struct train_run *r)
+{
+	if (!c->next_order || !r->o.test || c->key_copies != 1)
+		return 0;
+	if (!c->eval_keys && cluster_eval_keys(c, r, r->o.test))
+		return -1;
+	uint64_t most = c->cap + c->n_eval;
+	if (most >= UINT32_MAX)
+		return 0;
+	c->with = malloc(most * sizeof *c->with);
+	c->gwith = global_keys(c, c->with, most);
+	c->with_vals = malloc(most * sizeof *c->with_vals);
+	c->with_pos = malloc(c->cap * sizeof *c->with_pos);
+	return c->with && c->gwith && c->with_vals && c->with_pos ? 0 : -1;
+}
+
 /* The schedule: the same number of clocks per epoch on every worker, and
  * room for the keys of the largest clock. */
 static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
@@ -155,7 +176,8 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	c->before = malloc(cap * c->key_copies * sizeof *c->before);
 	c->delta = malloc(cap * c->key_copies * sizeof *c->delta);
-	if (!c->seen || !c->keys || !c->gkeys || !c->before || !c->delta)
+	if (!c->seen || !c->keys || !c->gkeys || !c->before || !c->delta ||
+	    with_eval_start(c, r))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	return t->connect(t->ctx, (c->dim + 1) * c->width * c->key_copies,
 			  err);
@@ -174,9 +196,20 @@ static int ask_ahead(struct cluster *c, const struct train_run *r,
 	cluster_to_global(c, r, c->ahead_keys, c->ahead_gkeys, c->ahead_nk);
 	if (c->sums)
 		cluster_sums_keys(c, c->ahead_gkeys, c->ahead_nk);
+	const uint64_t *ask = c->ahead_gkeys;
+	uint64_t n = c->ahead_nk * c->key_copies;
+	/* an epoch's first clock: after an evaluation, if one follows */
+	c->ahead_with = k == 0 && c->with;
+	if (c->ahead_with) {
+		c->n_with = cluster_union(c->ahead_keys, c->ahead_nk,
+					  c->eval_keys, c->n_eval, c->with,
+					  c->with_pos);
+		cluster_to_global(c, r, c->with, c->gwith, c->n_with);
+		ask = c->gwith;
+		n = c->n_with;
+	}
 	lap(c, BOAR_PS_KEYS);
-	int rc = c->pull_ahead(c->t->ctx, c->ahead_gkeys,
-			       (uint32_t)(c->ahead_nk * c->key_copies), err);
+	int rc = c->pull_ahead(c->t->ctx, ask, (uint32_t)n, err);
 	lap(c, BOAR_PS_PULL);
 	c->ahead_k = rc ? NO_CLOCK : k;
 	return rc;
@@ -189,11 +222,34 @@ static int settle_ahead(struct cluster *c, boar_error *err)
 {
 	if (c->ahead_k == NO_CLOCK || c->ahead_got)
 		return 0;
-	int rc = c->t->pull(c->t->ctx, c->ahead_gkeys,
-			    (uint32_t)(c->ahead_nk * c->key_copies), c->before,
-			    err);
+	int rc = c->ahead_with
+			 ? c->t->pull(c->t->ctx, c->gwith, (uint32_t)c->n_with,
+				      c->with_vals, err)
+			 : c->t->pull(c->t->ctx, c->ahead_gkeys,
+				      (uint32_t)(c->ahead_nk * c->key_copies),
+				      c->before, err);
 	c->ahead_got = !rc;
 	return rc;
+}
+
+/* The first clock's values out of the union asked ahead with the
+ * evaluation's keys (collected now if no evaluation collected it), into
+ * c->before: the clock's keys are c->keys. */
+static int take_with(struct cluster *c, const struct train_run *r,
+		     boar_error *err)
+{
+	int rc = settle_ahead(c, err);
+	if (rc)
+		return rc;
+	float *before = c->before;
+	const float *vals = c->with_vals;
+	const uint32_t *pos = c->with_pos;
+#pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
+	if (c->nk >= PARALLEL_MIN)
+	for (uint64_t i = 0; i < c->nk; i++)
+		before[i] = vals[pos[i]];
+	c->ahead_with = 0;
+	return 0;
 }
 
 /* Whether this epoch's order is the one drawn ahead (on this worker's
@@ -209,6 +265,7 @@ static int order_as_drawn(struct cluster *c, const uint32_t *order,
 	int rc = settle_ahead(c, err);
 	c->ahead_k = NO_CLOCK;
 	c->ahead_got = 0;
+	c->ahead_with = 0;
 	free(c->next_order);
 	c->next_order = NULL;
 	if (c->clock_bits)
@@ -260,6 +317,8 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 		c->gkeys = c->ahead_gkeys;
 		c->ahead_gkeys = g;
 		c->nk = c->ahead_nk;
+		if (c->ahead_with && (rc = take_with(c, r, err)))
+			return rc;
 	} else {
 		c->nk = cluster_clock_keys(c, r, order, k);
 		cluster_to_global(c, r, c->keys, c->gkeys, c->nk);
@@ -331,7 +390,8 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
  * test set (the whole model where there is no map). Where the next
  * epoch's first clock was collected already (settle_ahead), its keys'
  * values, in c->before, are those of a pull now (after this worker's
- * pushes), so only the other keys are pulled, in pulls of at most cap
+ * pushes), so only the other keys are pulled (none where the
+ * evaluation's keys were asked with it: c->with), in pulls of at most cap
  * keys into c->delta (free between a push and the next sweep). A scaled
  * weak-scaling worker's clock holds under half of a 2^22 model's keys,
  * and its test rows under half too: pulling every key the clock lacked
@@ -340,11 +400,13 @@ static int refresh_keys(struct cluster *c, const struct train_run *r,
 			boar_error *err)
 {
 	float *w = r->m->w;
-	const uint64_t *have = c->ahead_got ? c->ahead_keys : NULL;
-	const uint64_t nh = have ? c->ahead_nk : 0;
+	const uint64_t *have = !c->ahead_got	? NULL
+			       : c->ahead_with ? c->with
+					       : c->ahead_keys;
+	const uint64_t nh = !have ? 0 : c->ahead_with ? c->n_with : c->ahead_nk;
+	const float *before = c->ahead_with ? c->with_vals : c->before;
 	const uint64_t *want = c->eval_keys;
 	const uint64_t nw = want ? c->n_eval : c->n_keys;
-	const float *before = c->before;
 #pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
 	if (nh >= PARALLEL_MIN)
 	for (uint64_t i = 0; i < nh; i++)
@@ -632,6 +694,11 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	free(c.clock_of);
 	free(c.keys);
 	free(c.eval_keys);
+	if (c.gwith != c.with)
+		free(c.gwith);
+	free(c.with);
+	free(c.with_vals);
+	free(c.with_pos);
 	free(c.ahead_keys);
 	free(c.next_order);
 	free(c.before);

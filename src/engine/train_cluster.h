@@ -49,6 +49,16 @@ struct cluster {
 	 * bias, ascending; cluster_eval_keys), found at the first refresh;
 	 * NULL: every key. */
 	uint64_t *eval_keys, n_eval;
+	/* Where an evaluation follows every epoch: the next epoch's first
+	 * clock asked ahead together with the keys the evaluation reads, so
+	 * that its refresh needs no pull of its own. Their union (the
+	 * engine's keys, and the model's: the same array without a map),
+	 * its values once collected, and where each of the clock's keys is
+	 * in it; ahead_with: the pull asked ahead is that union. */
+	uint64_t *with, *gwith, n_with;
+	float *with_vals;
+	uint32_t *with_pos;
+	int ahead_with;
 	uint64_t *keys;  /* the current clock's keys, ascending */
 	uint64_t nk;
 	/* The same keys as the transport knows them (the model's): the
@@ -88,6 +98,10 @@ uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
  * @return 0, or -1 out of memory. */
 int cluster_eval_keys(struct cluster *c, const struct train_run *r,
 		      const struct boar_dataset *test);
+/* The union of ascending a[0..na) and b[0..nb), ascending, into out;
+ * pos_a[i]: where a[i] is in it. @return its size. */
+uint64_t cluster_union(const uint64_t *a, uint64_t na, const uint64_t *b,
+		       uint64_t nb, uint64_t *out, uint32_t *pos_a);
 /* keys[0..n) (the engine's) as the model's keys, into out (without a
  * map: a copy, or nothing where out is keys). */
 void cluster_to_global(const struct cluster *c, const struct train_run *r,

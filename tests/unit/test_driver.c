@@ -4,7 +4,8 @@
  *   the same driver: one worker with one clock per epoch gives the model of
  *   boar_train at one thread (to float rounding); two workers alternating clocks
  *   learn as well; the transport sees every key of every clock ascending;
- *   an evaluation pulls only the keys of the test set;
+ *   an evaluation pulls only the keys of the test set, asked ahead with
+ *   the next epoch's first clock;
  * - it refuses what a cluster cannot do from the one capability table, and
  *   a transport error comes back as the call's error (never swallowed);
  * - a run the GPU engine cannot do is refused with the same wording;
@@ -463,6 +464,52 @@ static void eval_pulls_test_keys(const boar_dataset *d,
 	free(p.w);
 }
 
+/* With pulls asked ahead, the next epoch's first clock is asked with the
+ * keys of the evaluation before it: the evaluation pulls nothing of its
+ * own (one pull a clock, and the last evaluation's), and the losses are
+ * those of a run without pulls ahead, bit for bit. */
+static void eval_asked_ahead(const boar_dataset *d, const boar_options *base,
+			     uint64_t clocks)
+{
+	uint64_t rows[8] = { 3, 17, 100, 101, 555, 1200, 2048, 2999 };
+	boar_dataset *test = NULL;
+	boar_error err;
+	CHECK(boar_dataset_subset(d, rows, 8, &test, &err) == 0, "subset: %s",
+	      err.message);
+	if (!test)
+		return;
+	boar_options o = *base;
+	o.test = test;
+	o.progress = note_eval;
+	struct eval_probe e[2] = { { .p = NULL }, { .p = NULL } };
+	struct mem_ps p[2] = { { 0 }, { 0 } };
+	boar_model *m[2] = { NULL, NULL };
+	uint64_t n = boar_dataset_rows(d);
+	for (int i = 0; i < 2; i++) {
+		boar_ps_transport t =
+			transport(&p[i], 0, 1, (n + clocks - 1) / clocks);
+		if (!i)
+			t.pull_ahead = NULL;
+		o.progress_ctx = &e[i];
+		CHECK(boar_train_ps(d, &o, &t, &m[i], &err) == 0,
+		      "train_ps: %s", err.message);
+		CHECK(!p[i].ahead_mismatch,
+		      "a pull ahead was not collected as asked");
+	}
+	CHECK(e[0].n == o.epochs && e[1].n == o.epochs &&
+		      !memcmp(e[0].loss, e[1].loss, e[0].n * sizeof *e[0].loss),
+	      "the test losses differ with the evaluation asked ahead");
+	CHECK(p[1].pulls == o.epochs * clocks + 1,
+	      "%llu pulls for %llu clocks: an evaluation pulled on its own",
+	      (unsigned long long)p[1].pulls,
+	      (unsigned long long)(o.epochs * clocks));
+	boar_model_free(m[0]);
+	boar_model_free(m[1]);
+	boar_dataset_free(test);
+	free(p[0].w);
+	free(p[1].w);
+}
+
 int main(void)
 {
 	boar_dataset *d = make_data(500, 12);
@@ -484,6 +531,7 @@ int main(void)
 	ahead_same(d, &o, 1);
 	eval_pulls_test_keys(sparse, &o);
 	eval_pulls_test_keys(d, &o);
+	eval_asked_ahead(sparse, &o, 7);
 	o.optimizer = BOAR_OPT_SGD;
 	o.l2 = 1e-4;
 	same_as_train(d, &o, 1);
