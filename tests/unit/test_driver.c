@@ -407,6 +407,17 @@ static int note_eval(const boar_epoch_stats *s, void *ctx)
 	return 0;
 }
 
+/* A test set of 8 of d's 3000 rows: it reads few of the model's keys. */
+static boar_dataset *few_rows(const boar_dataset *d)
+{
+	uint64_t rows[8] = { 3, 17, 100, 101, 555, 1200, 2048, 2999 };
+	boar_dataset *test = NULL;
+	boar_error err;
+	CHECK(boar_dataset_subset(d, rows, 8, &test, &err) == 0, "subset: %s",
+	      err.message);
+	return test;
+}
+
 /* An evaluation reads the test set's weights only, so the refresh before
  * it pulls those (its distinct features and the bias), not every key the
  * worker holds, and still evaluates the model boar_train evaluates (one
@@ -414,11 +425,8 @@ static int note_eval(const boar_epoch_stats *s, void *ctx)
 static void eval_pulls_test_keys(const boar_dataset *d,
 				 const boar_options *base)
 {
-	uint64_t rows[8] = { 3, 17, 100, 101, 555, 1200, 2048, 2999 };
-	boar_dataset *test = NULL;
+	boar_dataset *test = few_rows(d);
 	boar_error err;
-	CHECK(boar_dataset_subset(d, rows, 8, &test, &err) == 0, "subset: %s",
-	      err.message);
 	if (!test)
 		return;
 	uint64_t dim = boar_dataset_features(d), distinct = 0;
@@ -471,11 +479,8 @@ static void eval_pulls_test_keys(const boar_dataset *d,
 static void eval_asked_ahead(const boar_dataset *d, const boar_options *base,
 			     uint64_t clocks)
 {
-	uint64_t rows[8] = { 3, 17, 100, 101, 555, 1200, 2048, 2999 };
-	boar_dataset *test = NULL;
+	boar_dataset *test = few_rows(d);
 	boar_error err;
-	CHECK(boar_dataset_subset(d, rows, 8, &test, &err) == 0, "subset: %s",
-	      err.message);
 	if (!test)
 		return;
 	boar_options o = *base;
