@@ -158,6 +158,8 @@ static unsigned one_byte_gaps(uint64_t w, unsigned max, uint64_t *key,
 	if (k > max)
 		k = max;
 	uint64_t v = *key;
+	/* the whole word's loop apart: a constant count the compiler
+	 * unrolls, for the run that is most of a dense list */
 	if (k == 8) {
 		for (unsigned j = 0; j < 8; j++) {
 			v += ((w >> (8 * j)) & 0xff) + 1;

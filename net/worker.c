@@ -197,7 +197,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)
-		o.test = NULL; /* only the evaluating worker pulls everything */
+		o.test = NULL; /* only the evaluating worker pulls its keys */
 	int rc = boar_train_ps(train, &o, &t, out, err);
 	if (w.c)
 		ps_client_get_counters(w.c, &rep->net);

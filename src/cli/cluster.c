@@ -12,9 +12,9 @@
 #include <omp.h>
 
 #include "cluster.h"
-#include "cluster_report.h"
 #include "cluster_mf.h"
 #include "cluster_parse.h"
+#include "cluster_report.h"
 #include "commands.h"
 #include "common.h"
 #include "flag_words.h"
@@ -24,6 +24,7 @@
 #include "net/loop.h"
 #include "net/ssp.h"
 #include "net/worker.h"
+#include "omp_spin.h"
 #include "progress.h"
 #include "ps_model.h"
 #include "same_file.h"
@@ -380,6 +381,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 
 	if ((rc = cli_refuse_model_over_inputs(a, &err)))
 		return cli_report(&err, rc);
+	cli_omp_spin_default();
 	if (c->secret_file && (rc = net_auth_load(c->secret_file, key, &err)))
 		return cli_report(&err, rc);
 	struct part_info part = { 0 };

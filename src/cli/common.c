@@ -46,6 +46,7 @@ const char *cli_data_path(const char *arg)
 }
 
 double cli_started;
+char **cli_argv;
 
 double cli_now(void)
 {

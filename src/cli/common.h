@@ -31,6 +31,9 @@ double cli_now(void);
 /* cli_now() when main started: a run's report says how long the whole
  * process took to reach it (a cluster worker's time outside its phases). */
 extern double cli_started;
+/* main's argv (NULL-terminated), for a process that execs itself again
+ * (omp_spin.c). */
+extern char **cli_argv;
 
 const char *cli_task_name(int task);
 const char *cli_loss_name(int loss);

@@ -11,7 +11,6 @@
 #include "boar.h"
 #include "commands.h"
 #include "common.h"
-#include "omp_spin.h"
 
 struct command {
 	const char *name;
@@ -77,8 +76,8 @@ static void full_help(FILE *out)
 
 int main(int argc, char **argv)
 {
-	cli_omp_spin_default(argc, argv);
 	cli_started = cli_now();
+	cli_argv = argv;
 	if (argc < 2) {
 		overview(stderr);
 		return CLI_EXIT_USAGE;

@@ -18,48 +18,29 @@
  * one worker alone by 12%.
  *
  * libgomp reads its settings once, as it starts, before main: so a
- * cluster worker (`boar train` with --ps, --worker or --cluster) that finds
- * neither OMP_WAIT_POLICY nor GOMP_SPINCOUNT set sets the count and
- * starts itself again (exec, a few milliseconds), never over the user's
- * own setting. (A function in the executable's .preinit_array runs before
- * libgomp does, but glibc has not set up the environment by then, and
- * what it sets is lost.)
+ * worker (run_worker, once the options say it is one) that finds neither
+ * OMP_WAIT_POLICY nor GOMP_SPINCOUNT set sets the count and starts
+ * itself again (exec, a few milliseconds, before it has read or printed
+ * anything), never over the user's own setting. (A function in the
+ * executable's .preinit_array runs before libgomp does, but glibc has not
+ * set up the environment by then, and what it sets is lost.)
  */
 #include <stdlib.h>
-#include <string.h>
 #include <unistd.h>
 
+#include "common.h"
 #include "omp_spin.h"
 
 /* Idle pauses before a thread sleeps: about half a millisecond. */
 #define CLUSTER_SPIN "10000"
 
-/* Whether argv is `boar train` in a cluster role. */
-static int cluster_worker(int argc, char **argv)
+void cli_omp_spin_default(void)
 {
-	if (argc < 2 || strcmp(argv[1], "train"))
-		return 0;
-	for (int i = 2; i < argc; i++) {
-		const char *a = argv[i];
-		if (!strcmp(a, "--"))
-			return 0;
-		if (!strncmp(a, "--ps", 4) && (a[4] == 0 || a[4] == '='))
-			return 1;
-		if (!strncmp(a, "--worker", 8) && (a[8] == 0 || a[8] == '='))
-			return 1;
-		if (!strcmp(a, "--cluster"))
-			return 1;
-	}
-	return 0;
-}
-
-void cli_omp_spin_default(int argc, char **argv)
-{
-	if (!cluster_worker(argc, argv) || getenv("OMP_WAIT_POLICY") ||
+	if (!cli_argv || getenv("OMP_WAIT_POLICY") ||
 	    getenv("GOMP_SPINCOUNT") ||
 	    setenv("GOMP_SPINCOUNT", CLUSTER_SPIN, 0))
 		return;
-	execv("/proc/self/exe", argv);
+	execv("/proc/self/exe", cli_argv);
 	/* no /proc: the worker runs with libgomp's own default */
 	unsetenv("GOMP_SPINCOUNT");
 }

@@ -84,12 +84,10 @@ static uint64_t *global_keys(const struct cluster *c, uint64_t *local,
  * (a test set), the next epoch's order is drawn ahead and the weights
  * travel alone (shared sums would need the union's sums too). Under
  * 2^32 keys a pull. @return 0, or -1 out of memory. */
-static int with_eval_start(struct cluster *c, const struct train_run *r)
+static int with_eval_start(struct cluster *c)
 {
-	if (!c->next_order || !r->o.test || c->key_copies != 1)
+	if (!c->next_order || !c->eval_keys || c->key_copies != 1)
 		return 0;
-	if (!c->eval_keys && cluster_eval_keys(c, r, r->o.test))
-		return -1;
 	uint64_t most = c->cap + c->n_eval;
 	if (most >= UINT32_MAX)
 		return 0;
@@ -177,7 +175,8 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	c->before = malloc(cap * c->key_copies * sizeof *c->before);
 	c->delta = malloc(cap * c->key_copies * sizeof *c->delta);
 	if (!c->seen || !c->keys || !c->gkeys || !c->before || !c->delta ||
-	    with_eval_start(c, r))
+	    (r->o.test && cluster_eval_keys(c, r, r->o.test)) ||
+	    with_eval_start(c))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	return t->connect(t->ctx, (c->dim + 1) * c->width * c->key_copies,
 			  err);
@@ -400,11 +399,14 @@ static int refresh_keys(struct cluster *c, const struct train_run *r,
 			boar_error *err)
 {
 	float *w = r->m->w;
-	const uint64_t *have = !c->ahead_got	? NULL
-			       : c->ahead_with ? c->with
-					       : c->ahead_keys;
-	const uint64_t nh = !have ? 0 : c->ahead_with ? c->n_with : c->ahead_nk;
-	const float *before = c->ahead_with ? c->with_vals : c->before;
+	const uint64_t *have = NULL;
+	uint64_t nh = 0;
+	const float *before = NULL;
+	if (c->ahead_got) { /* the union, or the clock's keys alone */
+		have = c->ahead_with ? c->with : c->ahead_keys;
+		nh = c->ahead_with ? c->n_with : c->ahead_nk;
+		before = c->ahead_with ? c->with_vals : c->before;
+	}
 	const uint64_t *want = c->eval_keys;
 	const uint64_t nw = want ? c->n_eval : c->n_keys;
 #pragma omp parallel for num_threads(threads_of(r)) schedule(static) \
@@ -438,9 +440,6 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 	struct cluster *c = ctx;
 	double t0 = cluster_now_s();
 	int rc = settle_ahead(c, err);
-	if (!rc && r->o.test && !c->eval_keys &&
-	    cluster_eval_keys(c, r, r->o.test))
-		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 	if (!rc)
 		rc = refresh_keys(c, r, err);
 	c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;

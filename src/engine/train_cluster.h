@@ -46,8 +46,8 @@ struct cluster {
 	uint32_t *next_order;
 	int epoch, ahead_got;
 	/* The keys an evaluation reads (the test set's features and the
-	 * bias, ascending; cluster_eval_keys), found at the first refresh;
-	 * NULL: every key. */
+	 * bias, ascending; cluster_eval_keys), found at the start; NULL (no
+	 * test set): every key. */
 	uint64_t *eval_keys, n_eval;
 	/* Where an evaluation follows every epoch: the next epoch's first
 	 * clock asked ahead together with the keys the evaluation reads, so

@@ -218,6 +218,21 @@ static inline int net_test_shard_stop(struct net_test_shard *sh)
 	return sh->rc;
 }
 
+/* A client of the one shard at port, configured as c says (its addrs and
+ * n_shards are filled in). @return it, or NULL (*err). */
+static inline struct ps_client *net_test_client_with(unsigned port,
+						     struct ps_client_config c,
+						     boar_error *err)
+{
+	char a[64];
+	snprintf(a, sizeof a, "127.0.0.1:%u", port);
+	const char *addrs[1] = { a };
+	c.addrs = addrs;
+	c.n_shards = 1;
+	struct ps_client *cl = NULL;
+	return ps_client_connect(&c, &cl, err) ? NULL : cl;
+}
+
 /* A client of the one shard at port, as worker rank of n_workers over
  * keys [0, dim), with secret key (or NULL). @return it, or NULL (*err). */
 static inline struct ps_client *net_test_client(unsigned port, uint32_t rank,
@@ -226,20 +241,14 @@ static inline struct ps_client *net_test_client(unsigned port, uint32_t rank,
 						double reconnect_timeout,
 						boar_error *err)
 {
-	char a[64];
-	snprintf(a, sizeof a, "127.0.0.1:%u", port);
-	const char *addrs[1] = { a };
 	struct ps_client_config c = {
-		.addrs = addrs,
-		.n_shards = 1,
 		.rank = rank,
 		.n_workers = n_workers,
 		.dim = dim,
 		.key = key,
 		.reconnect_timeout = reconnect_timeout,
 	};
-	struct ps_client *cl = NULL;
-	return ps_client_connect(&c, &cl, err) ? NULL : cl;
+	return net_test_client_with(port, c, err);
 }
 
 #endif

@@ -17,12 +17,7 @@ static struct ps_client *try_client(unsigned port, uint32_t rank, uint32_t n,
 				    uint64_t dim, int zero_start, int threads,
 				    int async, boar_error *err)
 {
-	char a[64];
-	snprintf(a, sizeof a, "127.0.0.1:%u", port);
-	const char *addrs[1] = { a };
 	struct ps_client_config cfg = {
-		.addrs = addrs,
-		.n_shards = 1,
 		.rank = rank,
 		.n_workers = n,
 		.dim = dim,
@@ -30,8 +25,8 @@ static struct ps_client *try_client(unsigned port, uint32_t rank, uint32_t n,
 		.threads = threads,
 		.zero_start = zero_start,
 	};
-	struct ps_client *c = NULL;
-	if (ps_client_connect(&cfg, &c, err))
+	struct ps_client *c = net_test_client_with(port, cfg, err);
+	if (!c)
 		return NULL;
 	if (async && ps_client_start_async(c, err)) {
 		ps_client_free(c);
