@@ -32,6 +32,7 @@ void client_drop_fd(struct shard *s)
 	if (s->fd >= 0)
 		close(s->fd);
 	s->fd = -1;
+	s->gen++; /* the next connection never saw this one's pulls */
 	if (s->ahead_pending) { /* its request went with the socket */
 		s->ahead_pending = 0;
 		s->ahead_lost = 1;
@@ -504,6 +505,8 @@ err:
 static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 {
 	struct pull_arg *p = arg;
+	p->gen = c->sh[i].gen;
+	p->nth = ++c->sh[i].n_pulls;
 	wire_out_reset(&c->out);
 	wire_begin(&c->out, WIRE_PULL, 0);
 	wire_put_u32(&c->out, p->req);
@@ -527,7 +530,7 @@ int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	/* Ask every shard first, then collect: the shards work in parallel. */
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
-		arg[i] = (struct pull_arg){ keys, a, b, ++c->req, clock };
+		arg[i] = (struct pull_arg){ keys, a, b, ++c->req, clock, 0, 0 };
 		a = b;
 		if (arg[i].a == arg[i].b)
 			continue;
@@ -601,6 +604,7 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		/* the first clock's pull: no round trip */
 		memset(vals, 0, (size_t)n * sizeof *vals);
 		c->n.keys_pulled += n;
+		client_forget_pulled(c); /* no shard saw it */
 		return 0;
 	}
 	if (S > 64 && !(arg = malloc(S * sizeof *arg)))
@@ -612,8 +616,12 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 			rc = client_pull_reply(c, i, &arg[i], vals, &redone,
 					       err);
 	}
-	if (!rc)
+	if (!rc) {
 		c->n.keys_pulled += n;
+		client_note_pulled(c, arg);
+	} else {
+		client_forget_pulled(c);
+	}
 	if (arg != args)
 		free(arg);
 	return rc;

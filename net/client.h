@@ -62,6 +62,8 @@ struct ps_client_counters {
 	uint64_t push_bytes;    /* bytes of PUSH frames, headers included */
 	uint64_t keys_pushed;   /* keys that travelled in pushes */
 	uint64_t keys_offered;  /* keys handed to ps_client_push */
+	uint64_t keys_keyless;  /* keys pushed without their key list (the
+				   shard had it from the pull) */
 	uint64_t keys_pulled;
 	uint64_t max_staleness; /* largest gap a pull reply reported */
 	uint64_t reconnects;
@@ -128,6 +130,20 @@ int ps_client_ahead_pending(const struct ps_client *c);
 /* Adds deltas[i] to keys[i] (strictly ascending) on the shards. */
 int ps_client_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err);
+/* ps_client_push of the keys of the pull collected last (ps_client_pull
+ * or ps_client_pull_collect), in that order: keys must be that pull's
+ * keys exactly (the caller's contract: checked cheaply, per shard the
+ * count and the first and last key, and in full with the environment
+ * variable BOAR_PS_CHECK_PULLED=1, a debugging aid). A shard's part then
+ * travels without its keys (WIRE_F_PULLED: the shard kept them from the
+ * pull) where that is safe: the same connection carried the pull, fewer
+ * than WIRE_PULLS_KEPT pulls ago; no residual filter (--f16, a
+ * threshold) drops keys; the shard keeps no pushes for a resend (a
+ * resend after a reconnect or failover goes to a connection that never
+ * saw the pull). Else, and with BOAR_PS_KEYED_PUSH=1 (a debugging aid),
+ * it is an ordinary push. The shard applies either the same. */
+int ps_client_push_pulled(struct ps_client *c, const uint64_t *keys,
+			  const float *deltas, uint32_t n, boar_error *err);
 /* Sends every residual the filter held back. */
 int ps_client_flush(struct ps_client *c, boar_error *err);
 /* Finishes the current clock (after its pushes). */

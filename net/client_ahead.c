@@ -243,8 +243,12 @@ int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 		c->sh[i].ahead_pending = c->sh[i].ahead_lost = 0;
 	a->on = 0;
-	if (!rc)
+	if (!rc) {
 		c->n.keys_pulled += n;
+		client_note_pulled(c, a->arg);
+	} else {
+		client_forget_pulled(c);
+	}
 	return rc;
 }
 

@@ -52,6 +52,11 @@ struct push_buf {
 	float *vals;
 	uint32_t n, cap;
 	int busy, pinned;
+	/* ps_client_push_pulled: the pull whose keys these are (n_shards),
+	 * as the caller collected it (the thread may have read the next
+	 * clock's answers since) */
+	struct pulled_ref *pulled;
+	int has_pulled;
 };
 
 /* What became of a shard's answer to the pull asked ahead. */
@@ -116,7 +121,8 @@ static int run_job(struct ps_client *c, const struct job *j, boar_error *e)
 	switch (j->type) {
 	case JOB_PUSH: {
 		struct push_buf *p = &b->buf[j->buf];
-		return client_push_send(c, p->keys, p->vals, p->n, e);
+		return client_push_send(c, p->keys, p->vals, p->n,
+					p->has_pulled ? p->pulled : NULL, e);
 	}
 	case JOB_CLOCK:
 		return client_clock_send(c, e);
@@ -250,6 +256,7 @@ static void bg_free(struct client_bg *b)
 	for (int i = 0; i < BUFS; i++) {
 		free(b->buf[i].keys);
 		free(b->buf[i].vals);
+		free(b->buf[i].pulled);
 	}
 	free(b->answer);
 	free(b->vals);
@@ -369,8 +376,23 @@ static void copy_push(struct push_buf *p, const uint64_t *keys,
 	}
 }
 
+/* The pull a push names into p (NULL: none). @return 0 or -1 out of
+ * memory. */
+static int set_pulled(struct push_buf *p, const struct pulled_ref *pulled,
+		      uint32_t n_shards)
+{
+	p->has_pulled = pulled != NULL;
+	if (!pulled)
+		return 0;
+	if (!p->pulled && !(p->pulled = malloc(n_shards * sizeof *p->pulled)))
+		return -1;
+	memcpy(p->pulled, pulled, n_shards * sizeof *p->pulled);
+	return 0;
+}
+
 int client_bg_push(struct ps_client *c, const uint64_t *keys,
-		   const float *deltas, uint32_t n, boar_error *err)
+		   const float *deltas, uint32_t n,
+		   const struct pulled_ref *pulled, boar_error *err)
 {
 	struct client_bg *b = c->bg;
 	struct push_buf *q = b->buf;
@@ -392,8 +414,9 @@ int client_bg_push(struct ps_client *c, const uint64_t *keys,
 	/* the buffer is ours until queued: the thread reads only queued
 	 * ones */
 	struct push_buf *p = &q[k];
-	int rc = grow_buf(p, n) ? boar_fail(err, BOAR_ENOMEM, "out of memory")
-				: 0;
+	int rc = grow_buf(p, n) || set_pulled(p, pulled, c->cfg.n_shards)
+			 ? boar_fail(err, BOAR_ENOMEM, "out of memory")
+			 : 0;
 	if (!rc) {
 		copy_push(p, keys, deltas, n, c->cfg.threads);
 		p->n = n;
@@ -525,6 +548,7 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	a->on = 0;
 	if (rc) {
 		unpin(b);
+		client_forget_pulled(c);
 		return rc;
 	}
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
@@ -550,7 +574,11 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		}
 	}
 	unpin(b);
-	if (!rc)
+	if (!rc) {
 		c->n.keys_pulled += n;
+		client_note_pulled(c, a->arg);
+	} else {
+		client_forget_pulled(c);
+	}
 	return rc;
 }

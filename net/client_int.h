@@ -48,6 +48,22 @@ struct shard {
 	 * holds none of the pushes kept after that. */
 	int ahead_pending, ahead_lost;
 	size_t kept_ahead;
+	/* Connections made (each one's end bumps it) and PULL frames sent:
+	 * a push may name a pull only on the connection that carried it,
+	 * fewer than WIRE_PULLS_KEPT pulls after it (the shard keeps no
+	 * more). */
+	uint64_t gen, n_pulls;
+};
+
+/* A pull's part for one shard as that shard keeps it, collected by the
+ * caller: the pushes of its keys (ps_client_push_pulled) may then name
+ * it instead of carrying them. fp: a fingerprint of its keys, where the
+ * full check is on (BOAR_PS_CHECK_PULLED). */
+struct pulled_ref {
+	int ok;
+	uint32_t req, n;
+	uint64_t gen, nth;
+	uint64_t first, last, fp;
 };
 
 /* A pull's part for one shard: keys[a..b), request number, clock. */
@@ -56,6 +72,7 @@ struct pull_arg {
 	uint32_t a, b;
 	uint32_t req;
 	uint64_t clock;
+	uint64_t gen, nth; /* the connection it went on, its number there */
 };
 
 /* One push recorded while a pull ahead is out: its keys and deltas at
@@ -107,6 +124,12 @@ struct ps_client {
 	 * job queued makes it let go (INTERRUPTED), else -1. */
 	struct client_bg *bg;
 	int wake_fd;
+	/* The caller's: the pull last collected, per shard (n_shards), for
+	 * pushes without keys; those off (keyed_only: BOAR_PS_KEYED_PUSH=1),
+	 * their keys compared in full (check_pulled: BOAR_PS_CHECK_PULLED=1),
+	 * debugging aids read when the client is made. */
+	struct pulled_ref *pulled;
+	int keyed_only, check_pulled;
 };
 
 /* Closes s's connection (its session and a pull ahead on it go too). */
@@ -161,9 +184,17 @@ void client_ahead_finish_vals(const struct pull_ahead *a,
 			      const uint64_t *keys, uint32_t lo, uint32_t hi,
 			      const float *from, float *vals, int add_own,
 			      int threads);
-/* A push's frames, unrecorded (ps_client_push less the bookkeeping). */
+/* A push's frames, unrecorded (ps_client_push less the bookkeeping);
+ * pulled (NULL, or n_shards): the pull whose keys these are, per shard,
+ * for the parts that may name it instead of carrying their keys. */
 int client_push_send(struct ps_client *c, const uint64_t *keys,
-		     const float *deltas, uint32_t n, boar_error *err);
+		     const float *deltas, uint32_t n,
+		     const struct pulled_ref *pulled, boar_error *err);
+/* client_push.c: the pull of keys[0..n) just collected (arg[n_shards])
+ * noted as the one pushes may name (ps_client_push_pulled); forgotten
+ * (none may) after a pull that failed or went to no shard. */
+void client_note_pulled(struct ps_client *c, const struct pull_arg *arg);
+void client_forget_pulled(struct ps_client *c);
 /* ps_client_clock's work: the clock ticked and sent to every shard. */
 int client_clock_send(struct ps_client *c, boar_error *err);
 
@@ -171,7 +202,8 @@ int client_clock_send(struct ps_client *c, boar_error *err);
  * first error the thread met (sticky); collect waits only for the
  * answers, drain for the thread to have nothing left. */
 int client_bg_push(struct ps_client *c, const uint64_t *keys,
-		   const float *deltas, uint32_t n, boar_error *err);
+		   const float *deltas, uint32_t n,
+		   const struct pulled_ref *pulled, boar_error *err);
 int client_bg_clock(struct ps_client *c, boar_error *err);
 int client_bg_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		    boar_error *err);

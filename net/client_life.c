@@ -55,6 +55,16 @@ int client_new(const struct ps_client_config *cfg, struct ps_client **out,
 		}
 		sh->has_alt = b && *b;
 	}
+	/* debugging aids (client.h, ps_client_push_pulled) */
+	const char *keyed = getenv("BOAR_PS_KEYED_PUSH");
+	const char *check = getenv("BOAR_PS_CHECK_PULLED");
+	c->keyed_only = keyed && strcmp(keyed, "0") && *keyed;
+	c->check_pulled = check && strcmp(check, "0") && *check;
+	c->pulled = calloc(cfg->n_shards, sizeof *c->pulled);
+	if (!c->pulled) {
+		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
+		goto err;
+	}
 	if (cfg->f16 || cfg->threshold > 0) {
 		c->res = calloc(cfg->dim, sizeof *c->res);
 		if (!c->res) {
@@ -80,6 +90,7 @@ void ps_client_free(struct ps_client *c)
 	for (uint32_t i = 0; c->sh && i < c->cfg.n_shards; i++)
 		free(c->sh[i].kept);
 	free(c->sh);
+	free(c->pulled);
 	free(c->res);
 	free(c->kbuf);
 	free(c->vbuf);

@@ -43,17 +43,26 @@ static int keep(struct shard *s, const struct wire_out *o)
 	return 0;
 }
 
+/* A push frame to shard i: with its keys, or (pulled) naming the pull
+ * whose keys they are instead. */
 static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
-		      const float *vals, uint32_t n, int f16, boar_error *err)
+		      const float *vals, uint32_t n, int f16,
+		      const struct pulled_ref *pulled, boar_error *err)
 {
 	if (!n)
 		return 0;
 	wire_out_reset(&c->out);
 	struct shard *s = &c->sh[i];
-	wire_begin(&c->out, WIRE_PUSH, f16 ? WIRE_F_F16 : 0);
-	wire_put_u64(&c->out, c->clock);
-	wire_put_u64(&c->out, ++s->seq);
-	wire_put_keys(&c->out, keys, n);
+	if (pulled) {
+		wire_begin_push_pulled(&c->out, c->clock, ++s->seq,
+				       pulled->req, n, f16);
+		c->n.keys_keyless += n;
+	} else {
+		wire_begin(&c->out, WIRE_PUSH, f16 ? WIRE_F_F16 : 0);
+		wire_put_u64(&c->out, c->clock);
+		wire_put_u64(&c->out, ++s->seq);
+		wire_put_keys(&c->out, keys, n);
+	}
 	wire_put_vals(&c->out, vals, n, f16);
 	if (wire_end(&c->out))
 		return boar_fail(err, BOAR_ENOMEM, "push frame too large");
@@ -80,26 +89,109 @@ static float f16_round(float v)
 	return wire_f16_to_f32(wire_f32_to_f16(v));
 }
 
-int ps_client_push(struct ps_client *c, const uint64_t *keys,
-		   const float *deltas, uint32_t n, boar_error *err)
+/* A push (pulled: of the keys of the pull collected last, n_shards). */
+static int push(struct ps_client *c, const uint64_t *keys,
+		const float *deltas, uint32_t n,
+		const struct pulled_ref *pulled, boar_error *err)
 {
 	c->n.keys_offered += n;
 	if (c->bg) /* copies the push once, a record for the pull ahead too */
-		return client_bg_push(c, keys, deltas, n, err);
+		return client_bg_push(c, keys, deltas, n, pulled, err);
 	if (c->ahead.on && client_ahead_record(c, keys, deltas, n))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	return client_push_send(c, keys, deltas, n, err);
+	return client_push_send(c, keys, deltas, n, pulled, err);
+}
+
+int ps_client_push(struct ps_client *c, const uint64_t *keys,
+		   const float *deltas, uint32_t n, boar_error *err)
+{
+	return push(c, keys, deltas, n, NULL, err);
+}
+
+int ps_client_push_pulled(struct ps_client *c, const uint64_t *keys,
+			  const float *deltas, uint32_t n, boar_error *err)
+{
+	/* a filter drops keys (and a link never pulls): keyed */
+	int may = !c->keyed_only && !c->res && !c->link && c->pulled;
+	return push(c, keys, deltas, n, may ? c->pulled : NULL, err);
+}
+
+/* A fingerprint of keys[a..b) (order-dependent), for the full check. */
+static uint64_t keys_fp(const uint64_t *keys, uint32_t a, uint32_t b)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull;
+	for (uint32_t i = a; i < b; i++)
+		h = (h ^ keys[i]) * 0x100000001b3ull + (h >> 29);
+	return h;
+}
+
+void client_note_pulled(struct ps_client *c, const struct pull_arg *arg)
+{
+	for (uint32_t i = 0; c->pulled && i < c->cfg.n_shards; i++) {
+		const struct pull_arg *p = &arg[i];
+		struct pulled_ref *r = &c->pulled[i];
+		r->ok = 1;
+		r->n = p->b - p->a;
+		if (!r->n)
+			continue; /* nothing asked of shard i */
+		r->req = p->req;
+		r->gen = p->gen;
+		r->nth = p->nth;
+		r->first = p->keys[p->a];
+		r->last = p->keys[p->b - 1];
+		r->fp = c->check_pulled ? keys_fp(p->keys, p->a, p->b) : 0;
+	}
+}
+
+void client_forget_pulled(struct ps_client *c)
+{
+	for (uint32_t i = 0; c->pulled && i < c->cfg.n_shards; i++)
+		c->pulled[i].ok = 0;
+}
+
+/* Whether shard i's part keys[a..b) of a push of the pulled keys may
+ * name the pull r instead of carrying them: the shard still keeps its
+ * keys (the connection that carried it, fewer than WIRE_PULLS_KEPT pulls
+ * since), keeps no pushes for a resend, and they are its keys (the count
+ * and ends; in full where checked: a mismatch is the caller's bug,
+ * *bad). */
+static int may_name(const struct ps_client *c, const struct shard *s,
+		    const struct pulled_ref *r, const uint64_t *keys,
+		    uint32_t a, uint32_t b, int *bad)
+{
+	if (!r->ok) /* no pull noted (the first clock's, answered here) */
+		return 0;
+	if (b - a != r->n ||
+	    (r->n && (keys[a] != r->first || keys[b - 1] != r->last)) ||
+	    (c->check_pulled && r->n && keys_fp(keys, a, b) != r->fp)) {
+		*bad = 1;
+		return 0;
+	}
+	return r->n && !s->durable && s->fd >= 0 && r->gen == s->gen &&
+	       s->n_pulls - r->nth < WIRE_PULLS_KEPT;
 }
 
 int client_push_send(struct ps_client *c, const uint64_t *keys,
-		     const float *deltas, uint32_t n, boar_error *err)
+		     const float *deltas, uint32_t n,
+		     const struct pulled_ref *pulled, boar_error *err)
 {
 	if (!c->res) {
 		uint32_t a = 0;
 		for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 			uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
+			int bad = 0;
+			const struct pulled_ref *r =
+				pulled && may_name(c, &c->sh[i], &pulled[i],
+						   keys, a, b, &bad)
+					? &pulled[i]
+					: NULL;
+			if (bad && c->check_pulled)
+				return boar_fail(err, BOAR_EINVAL,
+						 "a push of the pulled keys "
+						 "(ps_client_push_pulled) with "
+						 "other keys than the pull's");
 			int rc = push_frame(c, i, keys + a, deltas + a, b - a,
-					    0, err);
+					    0, r, err);
 			if (rc)
 				return rc;
 			a = b;
@@ -134,7 +226,7 @@ int client_push_send(struct ps_client *c, const uint64_t *keys,
 				c->vbuf[j] = c->res[c->kbuf[j]];
 			c->res[c->kbuf[j]] -= c->vbuf[j];
 		}
-		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, err);
+		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, NULL, err);
 		if (rc)
 			return rc;
 		a = b;
@@ -161,7 +253,8 @@ int ps_client_flush(struct ps_client *c, boar_error *err)
 				c->vbuf[m++] = c->res[k];
 				c->res[k] = 0;
 			}
-			if ((rc = push_frame(c, i, c->kbuf, c->vbuf, m, 0, err)))
+			if ((rc = push_frame(c, i, c->kbuf, c->vbuf, m, 0, NULL,
+					     err)))
 				return rc;
 		}
 	}

@@ -378,17 +378,54 @@ static void close_expired(struct lane *ln)
 	}
 }
 
+/* The keys of a push that names its pull (WIRE_F_PULLED) instead of
+ * carrying them: that pull's, kept (kept_pulls.h), in range already.
+ * @return 0 and *keys, or 1: the peer was refused. */
+static int keys_of_pull(struct lane *ln, uint32_t slot,
+			const struct wire_msg *m, const uint64_t **keys)
+{
+	char why[200];
+	const struct kept_pull *p =
+		kept_pulls_find(&ln->conns[slot].pulls, m->req);
+	if (keeps_pushes(ln->s))
+		snprintf(why, sizeof why, "pushed values without their keys "
+			 "to a shard that keeps pushes for a resend (a push "
+			 "log or a backup)");
+	else if (!p)
+		snprintf(why, sizeof why, "pushed values for the keys of pull "
+			 "request %u, which this connection did not make or "
+			 "was more than %u pulls ago",
+			 m->req, WIRE_PULLS_KEPT);
+	else if (p->n != m->n_vals)
+		snprintf(why, sizeof why, "pushed %u values for the %u keys of "
+			 "pull request %u", m->n_vals, p->n, m->req);
+	else {
+		*keys = p->keys;
+		return 0;
+	}
+	refuse(ln, slot, BOAR_EPROTO, why);
+	return 1;
+}
+
 /* A push: checked, logged, then applied outside s->mu (under the locks
  * of the stripes it touches), so lanes apply in parallel. One whose seq
- * the shard holds already (resent after a reconnect) is skipped. */
+ * the shard holds already (resent after a reconnect) is skipped. A push
+ * naming its pull is applied to that pull's keys, exactly as if it had
+ * carried them. */
 static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 		   const uint8_t *payload, uint32_t len)
 {
 	struct ps_server *s = ln->s;
-	if (!in_range(s, m->keys, m->n_keys))
+	const uint64_t *keys = m->keys;
+	uint32_t n = m->n_vals;
+	if (m->flags & WIRE_F_PULLED) {
+		if (keys_of_pull(ln, slot, m, &keys))
+			return 0;
+	} else if (!in_range(s, m->keys, m->n_keys)) {
 		return refuse(ln, slot, BOAR_EPROTO,
 			      "pushed a key outside the shard");
-	if (!all_finite(m->vals, m->n_keys))
+	}
+	if (!all_finite(m->vals, n))
 		return refuse(ln, slot, BOAR_EPROTO,
 			      "pushed a non-finite value");
 	LOCK(s);
@@ -405,7 +442,7 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 	}
 	s->last_seq[rank] = m->seq;
 	s->st.pushes++;
-	s->st.keys_pushed += m->n_keys;
+	s->st.keys_pushed += n;
 	s->dirty = 1;
 	/* into the gate before leaving s->mu: a checkpoint that clears
 	 * dirty (and the log) waits for this push */
@@ -413,7 +450,7 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 	UNLOCK(s);
 	int bad = s->logging && pushlog_append(&s->log, PUSHLOG_PUSH, m->flags,
 					       rank, m->seq, payload, len);
-	int full = !bad && shard_w_add(&s->w, m->keys, m->vals, m->n_keys);
+	int full = !bad && shard_w_add(&s->w, keys, m->vals, n);
 	shard_w_leave(&s->w);
 	if (bad)
 		return log_failed(s);
@@ -465,6 +502,10 @@ static int on_pull(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 		return refuse(ln, slot, BOAR_ENOMEM, "out of memory");
 	if (now)
 		reply_pull(ln, &p, gap, 0);
+	/* done with the keys: kept for a push that names this pull (m is
+	 * this lane's ln->msg, whose key array is taken) */
+	if (!keeps_pushes(s))
+		kept_pulls_take(&ln->conns[slot].pulls, &ln->msg);
 	return 0;
 }
 
@@ -632,6 +673,7 @@ static void on_close(void *ctx, uint32_t slot, const char *why)
 			ps_logf(s, "worker %d disconnected (%s)", c->rank, why);
 	}
 	net_session_end(&c->ses);
+	kept_pulls_free(&c->pulls);
 	c->state = C_NONE;
 	UNLOCK(s);
 }

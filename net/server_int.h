@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "net/auth.h"
+#include "net/kept_pulls.h"
 #include "net/loop.h"
 #include "net/pushlog.h"
 #include "net/server.h"
@@ -37,6 +38,9 @@ struct conn {
 	 * (replica_shard.c), in order; the lane's alone */
 	struct held_answer *held;
 	uint32_t n_held, cap_held;
+	/* its last pulls' keys, for pushes that name a pull instead of
+	 * carrying keys (WIRE_F_PULLED); the lane's alone */
+	struct kept_pulls pulls;
 };
 
 struct pend {
@@ -117,6 +121,13 @@ struct ps_server {
 static inline int64_t gid(const struct lane *ln, uint32_t slot)
 {
 	return (int64_t)ln->idx * ln->s->n_conns + slot;
+}
+
+/* Pushes kept for a resend (a push log, a backup) must be whole: such a
+ * shard takes no push that names a pull, and keeps no pulls' keys. */
+static inline int keeps_pushes(const struct ps_server *s)
+{
+	return s->logging || s->rep;
 }
 
 static inline int in_range(const struct ps_server *s, const uint64_t *keys,

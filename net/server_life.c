@@ -366,6 +366,7 @@ void ps_server_free(struct ps_server *s)
 		if (ln->conns)
 			for (unsigned k = 0; k < s->n_conns; k++) {
 				net_session_end(&ln->conns[k].ses);
+				kept_pulls_free(&ln->conns[k].pulls);
 				ps_replica_drop_held(ln, k);
 			}
 		free(ln->conns);

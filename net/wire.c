@@ -260,6 +260,8 @@ int wire_parse_header(const uint8_t *b, uint32_t max_payload,
 		return -1;
 	if (b[5] == 0 || b[5] > WIRE_TYPE_MAX || (flags & ~WIRE_F_ALL))
 		return -1;
+	if ((flags & WIRE_F_PULLED) && b[5] != WIRE_PUSH)
+		return -1;
 	if (len > max_payload || len > WIRE_MAX_PAYLOAD)
 		return -1;
 	h->version = b[4];
@@ -320,6 +322,12 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 	case WIRE_PUSH:
 		m->clock = rd_u64(&r);
 		m->seq = rd_u64(&r);
+		if (h->flags & WIRE_F_PULLED) { /* the keys of pull req */
+			m->req = rd_u32(&r);
+			if ((rc = rd_vals(&r, m, rd_varint(&r), f16)))
+				return rc;
+			break;
+		}
 		if ((rc = rd_keys(&r, m)))
 			return rc;
 		if ((rc = rd_vals(&r, m, m->n_keys, f16)))
@@ -625,6 +633,16 @@ int wire_put_ready(struct wire_out *o, uint64_t clock, uint64_t seq,
 	wire_put_u64(o, seq);
 	wire_put_u8(o, durable ? 1 : 0);
 	return wire_end(o);
+}
+
+void wire_begin_push_pulled(struct wire_out *o, uint64_t clock, uint64_t seq,
+			    uint32_t req, uint32_t n, int f16)
+{
+	wire_begin(o, WIRE_PUSH, WIRE_F_PULLED | (f16 ? WIRE_F_F16 : 0));
+	wire_put_u64(o, clock);
+	wire_put_u64(o, seq);
+	wire_put_u32(o, req);
+	wire_put_varint(o, n);
 }
 
 int wire_put_error(struct wire_out *o, int32_t code, const char *text)

@@ -12,6 +12,12 @@
  * With a secret, every frame after the handshake ends in a 16-byte tag
  * (auth.h), counted in length and checked before the payload is decoded.
  *
+ * A PUSH marked WIRE_F_PULLED carries no key list: its values are for the
+ * keys of a PULL this connection sent (named by the pull's req), in their
+ * order, as many; a shard keeps the key lists of each connection's last
+ * WIRE_PULLS_KEPT pulls for that (a worker pushes the keys it pulled for
+ * the clock, and has asked the next clock's pull before the push goes).
+ *
  * Key lists are strictly ascending 64-bit keys written as a varint count,
  * the first key as a varint, then each gap minus one as a varint: a dense
  * run of keys costs one byte per key, a sparse list a few. Values follow as
@@ -29,7 +35,9 @@
 #include <stdint.h>
 
 #define WIRE_MAGIC 0x52414f42u
-#define WIRE_VERSION 2 /* 2: PUSH and READY carry push sequence numbers */
+/* 2: PUSH and READY carry push sequence numbers; 3: a PUSH may leave out
+ * its keys (WIRE_F_PULLED), which a version-2 shard would misread */
+#define WIRE_VERSION 3
 #define WIRE_HDR_LEN 12
 /* Largest payload a shard accepts from an authenticated peer, and from a
  * peer that has not finished the handshake (a HELLO or AUTH is tiny). */
@@ -39,6 +47,10 @@
 #define WIRE_MAC_LEN 32
 /* Keys are model coordinates; anything above this is garbage. */
 #define WIRE_MAX_KEY (1ull << 40)
+/* A shard keeps the key lists of at least each connection's last this
+ * many PULLs for the pushes that name them (WIRE_F_PULLED): a worker
+ * refers only to one no more pulls back on the same connection. */
+#define WIRE_PULLS_KEPT 4
 
 enum wire_type {
 	WIRE_HELLO = 1,        /* worker -> shard: who I am, a nonce */
@@ -81,7 +93,9 @@ enum {
 			    answer as the request arrived (client.h) */
 	WIRE_F_REPLICA = 4, /* HELLO: a primary's link to its backup (for
 			       worker R), not worker R itself */
-	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD | WIRE_F_REPLICA,
+	WIRE_F_PULLED = 8, /* PUSH: no key list; the values are for the keys
+			      of this connection's PULL number req */
+	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD | WIRE_F_REPLICA | WIRE_F_PULLED,
 };
 
 struct wire_hdr {
@@ -109,7 +123,8 @@ struct wire_msg {
 	uint16_t flags;
 	uint32_t rank, n_workers;   /* HELLO */
 	uint32_t shard, n_shards;   /* WELCOME */
-	uint32_t req;               /* PULL, GATHER, STATS and their replies */
+	uint32_t req;               /* PULL, GATHER, STATS and their replies;
+				       PUSH with WIRE_F_PULLED: the pull */
 	uint32_t staleness;         /* PULL_REPLY: the gap it was served with */
 	uint8_t auth;               /* WELCOME: an AUTH must follow */
 	uint64_t dim, clock, lo, hi;
@@ -121,7 +136,8 @@ struct wire_msg {
 	int32_t code;               /* ERROR */
 	char text[256];             /* ERROR, NUL-terminated */
 	struct wire_stats stats;    /* STATS_REPLY */
-	uint32_t n_keys;            /* PUSH, PULL: keys; */
+	uint32_t n_keys;            /* PUSH, PULL: keys (a PUSH with
+				       WIRE_F_PULLED: 0); */
 	uint32_t n_vals;            /* PUSH, *_REPLY: values */
 	uint64_t *keys;
 	float *vals;
@@ -179,6 +195,11 @@ void wire_put_vals_at(struct wire_out *o, const float *base,
 int wire_end(struct wire_out *o);
 
 /* Ready-made frames. */
+/* The start of a PUSH of n values for the keys of this connection's pull
+ * number req (WIRE_F_PULLED): the caller appends the n values
+ * (wire_put_vals) and ends the frame. */
+void wire_begin_push_pulled(struct wire_out *o, uint64_t clock, uint64_t seq,
+			    uint32_t req, uint32_t n, int f16);
 /* READY: the clock the worker continues from, the last push seq of it
  * the shard holds, whether the shard logs pushes. */
 int wire_put_ready(struct wire_out *o, uint64_t clock, uint64_t seq,

@@ -19,6 +19,10 @@ struct worker {
 	double t_start;
 	int threads; /* the engine's: the client merges pulls on them */
 	int zero_start; /* a linear model: the shards start at zero */
+	/* the keys (array) and count of the last pull, which a push of the
+	 * same may name instead of carrying them (w_push_pulled) */
+	const uint64_t *pulled;
+	uint32_t n_pulled;
 };
 
 static double now_s(void)
@@ -52,6 +56,8 @@ static int w_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 		  boar_error *err)
 {
 	struct worker *w = ctx;
+	w->pulled = keys;
+	w->n_pulled = n;
 	if (ps_client_ahead_pending(w->c))
 		return ps_client_pull_collect(w->c, keys, n, vals, err);
 	return ps_client_pull(w->c, keys, n, vals, err);
@@ -70,6 +76,17 @@ static int w_push(void *ctx, const uint64_t *keys, const float *deltas,
 {
 	struct worker *w = ctx;
 	return ps_client_push(w->c, keys, deltas, n, err);
+}
+
+/* The library says keys are the last pull's; the client checks what it
+ * can cheaply (each shard's count and ends), this the array itself. */
+static int w_push_pulled(void *ctx, const uint64_t *keys,
+			 const float *deltas, uint32_t n, boar_error *err)
+{
+	struct worker *w = ctx;
+	if (keys != w->pulled || n != w->n_pulled)
+		return ps_client_push(w->c, keys, deltas, n, err);
+	return ps_client_push_pulled(w->c, keys, deltas, n, err);
 }
 
 static int w_clock(void *ctx, uint64_t rows, boar_error *err)
@@ -194,6 +211,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.model_sharded = &rep->model_sharded,
 		.shared_sums = wc->shared_sums,
 		.wait_clock = w_wait_clock,
+		.push_pulled = w_push_pulled,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

@@ -151,6 +151,7 @@ void cluster_say_worker(const struct wrun *c, const struct train_args *a,
 		json_uint(&j, "keys_pushed", rep->net.keys_pushed);
 		json_uint(&j, "push_bytes", rep->net.push_bytes);
 		json_uint(&j, "keys_offered", rep->net.keys_offered);
+		json_uint(&j, "keys_keyless", rep->net.keys_keyless);
 		json_num(&j, "push_bytes_per_update", bpk);
 		json_uint(&j, "failovers", rep->net.failovers);
 		json_num(&j, "failover_s", rep->net.failover_s);

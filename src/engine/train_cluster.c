@@ -375,8 +375,19 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 		cluster_sums_added(c, c->keys, before + c->nk, delta + c->nk,
 				   c->nk);
 	lap(c, BOAR_PS_LOCAL);
-	rc = c->t->push(c->t->ctx, c->gkeys, c->delta,
-			(uint32_t)(c->nk * c->key_copies), err);
+	/* The clock's keys are the last pull's (push_pulled may leave them
+	 * out), but for an epoch's first clock after an evaluation: pulled
+	 * with the evaluation's keys (c->with) or before its pulls
+	 * (settle_ahead). */
+	const boar_ps_transport *t = c->t;
+	int (*push)(void *, const uint64_t *, const float *, uint32_t,
+		    boar_error *) = t->push;
+	if (t->size > offsetof(boar_ps_transport, push_pulled) &&
+	    t->push_pulled &&
+	    !(c->next == 1 && (c->with || r->o.test || r->o.holdout > 0)))
+		push = t->push_pulled;
+	rc = push(t->ctx, c->gkeys, c->delta, (uint32_t)(c->nk * c->key_copies),
+		  err);
 	lap(c, BOAR_PS_PUSH);
 	if (!rc)
 		rc = c->t->clock(c->t->ctx, rows, err);
@@ -507,7 +518,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, pull_ahead) &&
 		   t->size != offsetof(boar_ps_transport, model_sharded) &&
 		   t->size != offsetof(boar_ps_transport, shared_sums) &&
-		   t->size != offsetof(boar_ps_transport, wait_clock)))
+		   t->size != offsetof(boar_ps_transport, wait_clock) &&
+		   t->size != offsetof(boar_ps_transport, push_pulled)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "

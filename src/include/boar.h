@@ -752,6 +752,15 @@ typedef struct boar_ps_transport {
 	 * touch one block at once, a block of rows travels twice per group
 	 * of W clocks instead of every clock, and sync_every is not used. */
 	int (*wait_clock)(void *ctx, uint64_t clock, boar_error *err);
+	/* NULL, or: push as push does, called instead of it where keys (the
+	 * same array) and n are exactly those of the last pull, in their
+	 * order, and no other pull came in between (pull_ahead may have),
+	 * so the transport may send the deltas without the keys, which the
+	 * servers have from that pull. The library calls it for a clock
+	 * pulled alone (not for one pulled with an evaluation's keys or
+	 * after an evaluation's pulls); matrix factorization uses push. */
+	int (*push_pulled)(void *ctx, const uint64_t *keys,
+			   const float *deltas, uint32_t n, boar_error *err);
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */
