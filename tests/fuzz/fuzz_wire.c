@@ -3,7 +3,8 @@
  * Feeds arbitrary bytes to wire_decode_frame() under both receiver limits
  * (before and after the handshake), and re-encodes what decoded so that the
  * encoder's view of a valid message is exercised too (key lists of PUSH and
- * PULL; READY with its push sequence number and durable flag). `make fuzz
+ * PULL; a PUSH naming its pull, WIRE_F_PULLED; READY with its push
+ * sequence number and durable flag). `make fuzz
  * FUZZ=wire` runs it under libFuzzer; tests/unit/test_net_fuzz_corpus.c
  * and the replay of tests/fuzz/corpus/wire/ (fuzz.h) run it in every
  * `make check`.
@@ -39,6 +40,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 						m.n_keys * sizeof *m.keys)))
 				__builtin_trap();
 		}
+		wire_out_free(&o);
+		wire_msg_free(&back);
+	}
+	if (wire_decode_frame(data, size, WIRE_MAX_PAYLOAD, &m) == 0 &&
+	    m.type == WIRE_PUSH && (m.flags & WIRE_F_PULLED)) {
+		/* a push naming its pull carries no keys; re-encoded, it
+		 * decodes to the same pull, count and value bits */
+		struct wire_out o;
+		struct wire_msg back;
+		int f16 = (m.flags & WIRE_F_F16) != 0;
+		memset(&back, 0, sizeof back);
+		wire_out_init(&o);
+		if (m.n_keys)
+			__builtin_trap();
+		wire_begin_push_pulled(&o, m.clock, m.seq, m.req, m.n_vals, f16);
+		wire_put_vals(&o, m.vals, m.n_vals, f16);
+		if (wire_end(&o) == 0 &&
+		    (wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD,
+				       &back) != 0 ||
+		     back.req != m.req || back.n_vals != m.n_vals ||
+		     back.seq != m.seq || back.clock != m.clock ||
+		     (!f16 && m.n_vals &&
+		      memcmp(back.vals, m.vals, m.n_vals * sizeof *m.vals))))
+			__builtin_trap();
 		wire_out_free(&o);
 		wire_msg_free(&back);
 	}

@@ -1,0 +1,68 @@
+#!/bin/sh
+# Pushes without keys (WIRE_F_PULLED: a push of the clock's pulled keys
+# names the pull, the shard applies to the keys it kept from it): one
+# worker of one thread on two shards writes the same model file, bit for
+# bit, as the same run with every push carrying its keys
+# (BOAR_PS_KEYED_PUSH=1), its keys checked in full against the pull's
+# (BOAR_PS_CHECK_PULLED=1); the shards count the same keys pushed, and
+# every clock's keys but the first's (answered by the worker itself, so
+# no shard kept them) travelled without their list. With --f16 (a
+# residual filter drops keys) and with an evaluation after every epoch
+# (the epoch's first clock is pulled with its keys), pushes still carry
+# their keys where they must.
+. net/tests/lib.sh
+
+# run NAME EXTRA...: one worker, two shards; model $T/NAME.model, the
+# worker's JSON $T/NAME.json, the shards' keys_pushed in $T/NAME.keys
+run() {
+	_name=$1
+	shift
+	new_cluster
+	: >"$T/s0.err"
+	: >"$T/s1.err"
+	serve 0 2 --staleness 1
+	s0=$SPID
+	serve 1 2 --staleness 1
+	s1=$SPID
+	worker 0 1 2 --sync-every 2000 --json --shutdown-servers \
+		-m "$T/$_name.model" "$@"
+	wait_ok $WPID "worker ($_name)"
+	wait_ok $s0 "shard 0 ($_name)"
+	wait_ok $s1 "shard 1 ($_name)"
+	tail -n 1 "$T/w0.out" >"$T/$_name.json"
+	sed -n 's/.* keys_pushed=\([0-9]*\).*/\1/p' "$T/s0.err" "$T/s1.err" \
+		>"$T/$_name.keys"
+}
+
+BOAR_PS_CHECK_PULLED=1 run keyless
+BOAR_PS_KEYED_PUSH=1 run keyed
+cmp "$T/keyless.model" "$T/keyed.model" ||
+	fail "the model with pushes without keys differs from the keyed run's"
+cmp "$T/keyless.keys" "$T/keyed.keys" ||
+	fail "the shards counted other keys pushed: $(cat "$T/keyless.keys") vs $(cat "$T/keyed.keys")"
+off=$(json_field "$T/keyless.json" keys_offered)
+kl=$(json_field "$T/keyless.json" keys_keyless)
+[ "$(json_field "$T/keyed.json" keys_keyless)" = 0 ] ||
+	fail "BOAR_PS_KEYED_PUSH=1: some keys went without their list"
+worker_clocks
+# all but the first clock's keys (a clock's keys are at most the
+# model's 124 features and the bias)
+awk -v k="$kl" -v o="$off" 'BEGIN { exit !(k > 0 && o - k > 0 && o - k <= 124) }' ||
+	fail "$kl of $off keys went without their list, expected all but the first clock's"
+echo "keyless: $kl of $off keys pushed without their list, model identical to the keyed run's"
+
+# where keys must travel: the f16 filter, and the epoch's first clocks
+# after an evaluation
+BOAR_PS_CHECK_PULLED=1 run f16 --f16
+[ "$(json_field "$T/f16.json" keys_keyless)" = 0 ] ||
+	fail "--f16: keys went without their list past the residual filter"
+BOAR_PS_CHECK_PULLED=1 run eval --test "$A9AT"
+BOAR_PS_KEYED_PUSH=1 run eval_keyed --test "$A9AT"
+cmp "$T/eval.model" "$T/eval_keyed.model" ||
+	fail "with evaluations: the model differs from the keyed run's"
+kl=$(json_field "$T/eval.json" keys_keyless)
+off=$(json_field "$T/eval.json" keys_offered)
+awk -v k="$kl" -v o="$off" 'BEGIN { exit !(k > 0 && o - k > 124) }' ||
+	fail "with evaluations: $kl of $off keys went without their list, expected fewer than all but the first clock's"
+echo "with evaluations: $kl of $off keys without their list, same model"
+exit 0
