@@ -33,9 +33,10 @@ BOAR_CFLAGS := -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wno-unused-paramet
 	-march=$(MARCH) -fopenmp -fPIC -MMD -MP -Isrc/include -Isrc -I. $(CFLAGS) $(EXTRA_CFLAGS)
 LIB_CFLAGS := $(BOAR_CFLAGS) -fvisibility=hidden -DBOAR_BUILDING_LIBRARY
 # What each library needs: the core only zlib and libm (and dlopen for the
-# GPU plugin); the cluster transport io_uring and libsodium; the plugin cudart.
+# GPU plugin); the cluster transport io_uring, libsodium and libcrypto (frame
+# tags, net/auth.c); the plugin cudart.
 CORE_LIBS := -lz -lm -ldl
-NET_LIBS := -luring -lsodium
+NET_LIBS := -luring -lsodium -lcrypto
 LIBS := $(NET_LIBS) $(CORE_LIBS)
 LDFLAGS ?=
 

@@ -162,6 +162,7 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	c->keys = malloc(cap * sizeof *c->keys);
 	c->gkeys = global_keys(c, c->keys, cap);
 	c->ahead_k = NO_CLOCK;
+	c->prep_k = NO_CLOCK;
 	/* the next epoch's order drawn ahead: the CPU engine's (whose draw
 	 * is boar_order_next), where there is a next epoch */
 	if (c->pull_ahead && r->ops == &boar_engine_cpu_ops &&
@@ -182,10 +183,16 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 			  err);
 }
 
-/* Clock k's keys into c->ahead_keys, asked for now (the transport's
- * pull_ahead) so that they travel while clock k - 1 sweeps. */
-static int ask_ahead(struct cluster *c, const struct train_run *r,
-		     const uint32_t *order, uint64_t k, boar_error *err)
+/* Clock k's keys into c->ahead_keys, and what to ask for them (the
+ * transport's pull_ahead) into c->ask, to be asked by ask_found as soon
+ * as the current clock's answer is in: they travel while clock k - 1
+ * sweeps. Found before that answer is collected, so that the work
+ * overlaps the wait for it (the next epoch's bitmaps, made at the last
+ * clock, take as long as a few sweeps' waits); the buffers it writes are
+ * not the ones the pull still out uses (that is c->gkeys, or the union,
+ * which take_with has collected before this runs). */
+static void find_ahead(struct cluster *c, const struct train_run *r,
+		       const uint32_t *order, uint64_t k)
 {
 	uint64_t *cur = c->keys;
 	c->keys = c->ahead_keys; /* the key finders write into c->keys */
@@ -195,22 +202,32 @@ static int ask_ahead(struct cluster *c, const struct train_run *r,
 	cluster_to_global(c, r, c->ahead_keys, c->ahead_gkeys, c->ahead_nk);
 	if (c->sums)
 		cluster_sums_keys(c, c->ahead_gkeys, c->ahead_nk);
-	const uint64_t *ask = c->ahead_gkeys;
-	uint64_t n = c->ahead_nk * c->key_copies;
+	c->ask = c->ahead_gkeys;
+	c->n_ask = c->ahead_nk * c->key_copies;
 	/* an epoch's first clock: after an evaluation, if one follows */
-	c->ahead_with = k == 0 && c->with;
-	if (c->ahead_with) {
+	c->prep_with = k == 0 && c->with;
+	if (c->prep_with) {
 		c->n_with = cluster_union(c->ahead_keys, c->ahead_nk,
 					  c->eval_keys, c->n_eval, c->with,
 					  c->with_pos);
 		cluster_to_global(c, r, c->with, c->gwith, c->n_with);
-		ask = c->gwith;
-		n = c->n_with;
+		c->ask = c->gwith;
+		c->n_ask = c->n_with;
 	}
+	c->prep_k = k;
 	lap(c, BOAR_PS_KEYS);
-	int rc = c->pull_ahead(c->t->ctx, ask, (uint32_t)n, err);
+}
+
+/* The keys find_ahead found, asked for now. */
+static int ask_found(struct cluster *c, boar_error *err)
+{
+	if (c->prep_k == NO_CLOCK)
+		return 0;
+	c->ahead_with = c->prep_with;
+	int rc = c->pull_ahead(c->t->ctx, c->ask, (uint32_t)c->n_ask, err);
 	lap(c, BOAR_PS_PULL);
-	c->ahead_k = rc ? NO_CLOCK : k;
+	c->ahead_k = rc ? NO_CLOCK : c->prep_k;
+	c->prep_k = NO_CLOCK;
 	return rc;
 }
 
@@ -273,20 +290,22 @@ static int order_as_drawn(struct cluster *c, const uint32_t *order,
 	return rc;
 }
 
-/* After clock k's pull: the keys of the clock after it asked for, the
- * next epoch's first (its order drawn now) after the last. */
-static int ask_next(struct cluster *c, const struct train_run *r,
-		    const uint32_t *order, uint64_t k, boar_error *err)
+/* Before clock k's answer is collected: the keys of the clock after it
+ * found, the next epoch's first (its order drawn now) after the last. */
+static void find_next(struct cluster *c, const struct train_run *r,
+		      const uint32_t *order, uint64_t k)
 {
 	if (!c->pull_ahead)
-		return 0;
-	if (k + 1 < c->clocks)
-		return ask_ahead(c, r, order, k + 1, err);
+		return;
+	if (k + 1 < c->clocks) {
+		find_ahead(c, r, order, k + 1);
+		return;
+	}
 	if (!c->next_order || c->epoch >= r->o.epochs)
-		return 0;
+		return;
 	boar_order_next(order, c->next_order, r->ops->rows(r->eng), r->o.seed,
 			c->epoch + 1, threads_of(r));
-	return ask_ahead(c, r, c->next_order, 0, err);
+	find_ahead(c, r, c->next_order, 0);
 }
 
 static int cluster_pull(void *ctx, const struct train_run *r,
@@ -326,19 +345,22 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	}
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
+	find_next(c, r, order, k);
 	if (!c->ahead_got) /* else in c->before already (settle_ahead) */
 		rc = c->t->pull(c->t->ctx, c->gkeys,
 				(uint32_t)(c->nk * c->key_copies), c->before,
 				err);
 	c->ahead_got = 0;
 	lap(c, BOAR_PS_PULL);
+	/* the next clock's request goes before this one's load: the
+	 * sooner it leaves, the less of its answer the next pull waits for */
+	if (!rc)
+		rc = ask_found(c, err);
 	if (!rc)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
 	if (!rc && c->sums)
 		cluster_sums_load(c, c->keys, c->before + c->nk, c->nk);
 	lap(c, BOAR_PS_LOCAL);
-	if (!rc)
-		rc = ask_next(c, r, order, k, err);
 	return rc;
 }
 

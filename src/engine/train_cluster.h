@@ -38,6 +38,13 @@ struct cluster {
 	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
 			  boar_error *err);
 	uint64_t *ahead_keys, ahead_nk, ahead_k;
+	/* The next clock's keys found while the current clock's answer is
+	 * still coming (find_ahead): clock prep_k (NO_CLOCK: none), to be
+	 * asked for as ask[0..n_ask) once that answer is in; prep_with: ask
+	 * is the union with the evaluation's keys. */
+	const uint64_t *ask;
+	uint64_t n_ask, prep_k;
+	int prep_with;
 	/* The last clock of an epoch asks for the next epoch's first, with
 	 * that epoch's order drawn ahead into next_order (the CPU engine's
 	 * orders only; NULL: not drawn, the first clock is pulled when it

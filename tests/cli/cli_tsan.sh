@@ -27,7 +27,7 @@ make -s BUILD="$TB" CUDA=0 OPT=-O1 EXTRA_CFLAGS=-fsanitize=thread \
 	{ tail -n 30 "$T/make.log"; fail "building libboar with -fsanitize=thread failed"; }
 "$CC" -std=c11 -D_GNU_SOURCE -g -O1 -fsanitize=thread -pthread -Isrc/include \
 	-o "$T/predict_shared" tests/tsan/predict_shared.c "$TB/libboar.a" \
-	-fopenmp -luring -lz -lsodium -lm >"$T/cc.log" 2>&1 ||
+	-fopenmp -luring -lz -lsodium -lcrypto -lm >"$T/cc.log" 2>&1 ||
 	{ cat "$T/cc.log"; fail "building tests/tsan/predict_shared.c failed"; }
 
 # The models, from the ordinary build.
