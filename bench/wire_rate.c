@@ -1,6 +1,7 @@
 /* wire_rate.c - nanoseconds per key of the cluster's per-key work: the
- * wire's key lists (encode, decode) and values (f32 out, in, gathered from
- * a dense shard), the client's merge of its own pushes into a pull answered
+ * wire's key lists (encode, decode) and values (out, in, gathered from a
+ * dense shard; as float32 and as float16, the rows ending in 16), the
+ * client's merge of its own pushes into a pull answered
  * ahead, and a dense shard's apply and reply.
  *
  *   wire_rate [reps]
@@ -90,6 +91,7 @@ struct ctx {
 	struct pull_ahead ahead;
 	struct own_run run;
 	struct shard_w sw;
+	int f16;         /* values as float16 (WIRE_F_F16) */
 	const void *out; /* the output, checksummed after the timing */
 	size_t out_len;
 };
@@ -121,11 +123,11 @@ static void op_decode(struct ctx *c)
 static void op_put_vals(struct ctx *c)
 {
 	wire_out_reset(&c->o);
-	wire_begin(&c->o, WIRE_PULL_REPLY, 0);
+	wire_begin(&c->o, WIRE_PULL_REPLY, c->f16 ? WIRE_F_F16 : 0);
 	wire_put_u32(&c->o, 1);
 	wire_put_u32(&c->o, 0);
 	wire_put_varint(&c->o, c->na);
-	wire_put_vals(&c->o, c->va, c->na, 0);
+	wire_put_vals(&c->o, c->va, c->na, c->f16);
 	wire_end(&c->o);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;
@@ -146,7 +148,7 @@ static void op_rd_vals(struct ctx *c)
 static void op_vals_at(struct ctx *c)
 {
 	wire_out_reset(&c->o);
-	wire_put_vals_at(&c->o, c->dense, c->ka, c->na, 0, 0);
+	wire_put_vals_at(&c->o, c->dense, c->ka, c->na, 0, c->f16);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;
 }
@@ -168,7 +170,7 @@ static void op_shard_add(struct ctx *c)
 static void op_shard_put(struct ctx *c)
 {
 	wire_out_reset(&c->o);
-	shard_w_put_keys(&c->sw, &c->o, c->ka, c->na, 0);
+	shard_w_put_keys(&c->sw, &c->o, c->ka, c->na, c->f16);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;
 }
@@ -236,6 +238,11 @@ static void run_case(const char *label, uint64_t d, double share,
 	timed(&c, label, "merge", op_merge, c.na);
 	timed(&c, label, "shard_add", op_shard_add, c.nb);
 	timed(&c, label, "shard_put", op_shard_put, c.na);
+	c.f16 = 1;
+	timed(&c, label, "put_vals16", op_put_vals, c.na);
+	timed(&c, label, "rd_vals16", op_rd_vals, c.na);
+	timed(&c, label, "vals_at16", op_vals_at, c.na);
+	timed(&c, label, "shard_put16", op_shard_put, c.na);
 	shard_w_free(&c.sw);
 	wire_out_free(&c.o);
 	wire_msg_free(&c.m);

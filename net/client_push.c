@@ -7,6 +7,7 @@
 
 #include "base/error.h"
 #include "net/client_int.h"
+#include "net/f16.h"
 
 static int grow_bufs(struct ps_client *c, uint32_t n)
 {
@@ -74,19 +75,6 @@ static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 		rc = client_reconnect(c, i, err);
 	c->n.keys_pushed += n;
 	return rc;
-}
-
-/* v rounded to float16, as the shard will read it: infinite where v does
- * not survive the rounding as a finite value (|v| > 65504, but for what
- * rounds down to it). A frame holding any value that does not is
- * sent as float32: held back instead, a delta over 65504 waited in the
- * residual until the final flush, and the shard trained without it all
- * along (weights of 2e7 instead of 2e5). Small values need no such care:
- * what float16 rounds off (subnormals included) stays in the residual and
- * travels later. */
-static float f16_round(float v)
-{
-	return wire_f16_to_f32(wire_f32_to_f16(v));
 }
 
 /* A push (pulled: of the keys of the pull collected last, n_shards). */
@@ -204,28 +192,32 @@ int client_push_send(struct ps_client *c, const uint64_t *keys,
 	uint32_t a = 0;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi), m = 0;
-		int f16 = c->cfg.f16;
 		for (uint32_t j = a; j < b; j++) {
 			float *r = &c->res[keys[j]];
 			*r += deltas[j];
 			if (!(fabsf(*r) > thr) || *r == 0 || !isfinite(*r))
 				continue;
 			c->kbuf[m] = keys[j];
-			/* while the frame can go as float16: what the shard will
-			 * add, rounded once here (the encode then is exact) */
-			c->vbuf[m] = f16 ? f16_round(*r) : *r;
-			f16 = f16 && isfinite(c->vbuf[m]);
-			m++;
+			c->vbuf[m++] = *r;
 		}
-		/* What travels is what the shard will add: the rounding error
-		 * of float16 stays in the residual. A frame that cannot go as
-		 * float16 carries the values unrounded (the residual still
-		 * holds them). */
-		for (uint32_t j = 0; j < m; j++) {
-			if (!f16)
+		/* What travels is what the shard will add. As float16: the
+		 * values rounded once here, as the shard will read them (the
+		 * encode then is exact), and the rounding error left in the
+		 * residual to travel later (subnormals included). A frame
+		 * holding any value that does not survive the rounding as a
+		 * finite value (|v| > 65504, but for what rounds down to it)
+		 * goes as float32, unrounded: held back instead, a delta over
+		 * 65504 waited in the residual until the final flush, and the
+		 * shard trained without it all along (weights of 2e7 instead
+		 * of 2e5). */
+		int f16 = c->cfg.f16 && m;
+		if (f16 && !f16_round(c->vbuf, m)) {
+			f16 = 0;
+			for (uint32_t j = 0; j < m; j++)
 				c->vbuf[j] = c->res[c->kbuf[j]];
-			c->res[c->kbuf[j]] -= c->vbuf[j];
 		}
+		for (uint32_t j = 0; j < m; j++)
+			c->res[c->kbuf[j]] -= c->vbuf[j];
 		int rc = push_frame(c, i, c->kbuf, c->vbuf, m, f16, NULL, err);
 		if (rc)
 			return rc;

@@ -8,10 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/f16.h"
 #include "net/wire.h"
 
 /* Float32 values travel as their bytes where the host is little-endian
- * (one memcpy); elsewhere, and for float16, value by value. */
+ * (one memcpy), elsewhere value by value; float16 goes through f16.h's
+ * arrays, which read and write little-endian halves on any host. */
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 #define WIRE_LE_HOST 1
 #else
@@ -225,25 +227,21 @@ static int rd_vals(struct rd *r, struct wire_msg *m, uint64_t n, int f16)
 	int rc = grow_vals(m, (uint32_t)n);
 	if (rc)
 		return rc;
-	if (WIRE_LE_HOST && !f16) {
+	if (f16) {
+		f16_decode(m->vals, r->p, (size_t)n);
+	} else if (WIRE_LE_HOST) {
 		if (n)
 			memcpy(m->vals, r->p, (size_t)n * 4);
-		r->p += n * 4;
 	} else {
 		for (uint64_t i = 0; i < n; i++) {
-			if (f16) {
-				uint16_t h = (uint16_t)(r->p[0] | r->p[1] << 8);
-				m->vals[i] = wire_f16_to_f32(h);
-			} else {
-				uint32_t b = (uint32_t)r->p[0] |
-					     (uint32_t)r->p[1] << 8 |
-					     (uint32_t)r->p[2] << 16 |
-					     (uint32_t)r->p[3] << 24;
-				memcpy(&m->vals[i], &b, 4);
-			}
-			r->p += each;
+			const uint8_t *p = r->p + 4 * i;
+			uint32_t b = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
+				     (uint32_t)p[2] << 16 |
+				     (uint32_t)p[3] << 24;
+			memcpy(&m->vals[i], &b, 4);
 		}
 	}
+	r->p += n * each;
 	m->n_vals = (uint32_t)n;
 	return 0;
 }
@@ -568,19 +566,11 @@ void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n)
 	}
 }
 
-static uint8_t *put_val(uint8_t *p, float v, int f16)
+static void put_f32(uint8_t *p, float v)
 {
-	if (f16) {
-		uint16_t h = wire_f32_to_f16(v);
-		*p++ = (uint8_t)h;
-		*p++ = (uint8_t)(h >> 8);
-	} else {
-		uint32_t b;
-		memcpy(&b, &v, 4);
-		le32(p, b);
-		p += 4;
-	}
-	return p;
+	uint32_t b;
+	memcpy(&b, &v, 4);
+	le32(p, b);
 }
 
 void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
@@ -588,13 +578,13 @@ void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
 	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
 	if (!p)
 		return;
-	if (WIRE_LE_HOST && !f16) {
-		if (n)
-			memcpy(p, v, (size_t)n * 4);
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		p = put_val(p, v[i], f16);
+	if (f16)
+		f16_encode(p, v, n);
+	else if (WIRE_LE_HOST && n)
+		memcpy(p, v, (size_t)n * 4);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			put_f32(p + (size_t)i * 4, v[i]);
 }
 
 void wire_put_vals_at(struct wire_out *o, const float *base,
@@ -603,13 +593,14 @@ void wire_put_vals_at(struct wire_out *o, const float *base,
 	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
 	if (!p)
 		return;
-	if (WIRE_LE_HOST && !f16) {
+	if (f16)
+		f16_encode_at(p, base, keys, n, off);
+	else if (WIRE_LE_HOST)
 		for (uint32_t i = 0; i < n; i++)
 			memcpy(p + (size_t)i * 4, &base[keys[i] - off], 4);
-		return;
-	}
-	for (uint32_t i = 0; i < n; i++)
-		p = put_val(p, base[keys[i] - off], f16);
+	else
+		for (uint32_t i = 0; i < n; i++)
+			put_f32(p + (size_t)i * 4, base[keys[i] - off]);
 }
 
 int wire_end(struct wire_out *o)
@@ -673,61 +664,4 @@ int wire_put_stats(struct wire_out *o, uint32_t req,
 	wire_put_u32(o, s->live_workers);
 	wire_put_u32(o, s->dropped_workers);
 	return wire_end(o);
-}
-
-/* ------------------------------------------------------------ float16 */
-
-uint16_t wire_f32_to_f16(float f)
-{
-	uint32_t x;
-	memcpy(&x, &f, 4);
-	uint32_t sign = (x >> 16) & 0x8000;
-	uint32_t mant = x & 0x7fffff;
-	int32_t exp = (int32_t)((x >> 23) & 0xff);
-
-	if (exp == 255) /* inf stays inf, NaN stays a (quiet) NaN */
-		return (uint16_t)(sign | 0x7c00 | (mant ? 0x200 : 0));
-	int32_t e = exp - 127 + 15;
-	if (e >= 31)
-		return (uint16_t)(sign | 0x7c00);
-	if (e <= 0) {
-		/* Subnormal half: value = h * 2^-24 with h = m >> (14 - e). */
-		if (e < -10)
-			return (uint16_t)sign;
-		mant |= 0x800000;
-		uint32_t shift = (uint32_t)(14 - e);
-		uint32_t h = mant >> shift;
-		uint32_t rem = mant & ((1u << shift) - 1);
-		uint32_t half = 1u << (shift - 1);
-		if (rem > half || (rem == half && (h & 1)))
-			h++;
-		return (uint16_t)(sign | h);
-	}
-	uint32_t h = (uint32_t)e << 10 | mant >> 13;
-	uint32_t rem = mant & 0x1fff;
-	/* A carry out of the mantissa correctly bumps the exponent (and
-	 * reaches infinity from the largest finite value). */
-	if (rem > 0x1000 || (rem == 0x1000 && (h & 1)))
-		h++;
-	return (uint16_t)(sign | h);
-}
-
-float wire_f16_to_f32(uint16_t h)
-{
-	uint32_t sign = (uint32_t)(h & 0x8000) << 16;
-	uint32_t e = (h >> 10) & 0x1f;
-	uint32_t m = h & 0x3ff;
-	uint32_t x;
-	float f;
-
-	if (e == 0) {
-		f = (float)m * (1.0f / 16777216.0f); /* m * 2^-24, exact */
-		return sign ? -f : f;
-	}
-	if (e == 31)
-		x = sign | 0x7f800000 | m << 13;
-	else
-		x = sign | (e - 15 + 127) << 23 | m << 13;
-	memcpy(&f, &x, 4);
-	return f;
 }

@@ -21,7 +21,7 @@
  * Key lists are strictly ascending 64-bit keys written as a varint count,
  * the first key as a varint, then each gap minus one as a varint: a dense
  * run of keys costs one byte per key, a sparse list a few. Values follow as
- * float32 or, with WIRE_F_F16, IEEE half precision.
+ * float32 or, with WIRE_F_F16, IEEE half precision (f16.h).
  *
  * The decoder trusts nothing: every length, count and key is checked
  * against the bytes actually present and the limits the caller gives, and a
@@ -207,10 +207,6 @@ int wire_put_ready(struct wire_out *o, uint64_t clock, uint64_t seq,
 int wire_put_error(struct wire_out *o, int32_t code, const char *text);
 int wire_put_stats(struct wire_out *o, uint32_t req,
 		   const struct wire_stats *s);
-
-/* ---- IEEE half precision, round to nearest even */
-uint16_t wire_f32_to_f16(float f);
-float wire_f16_to_f32(uint16_t h);
 
 /* Bytes a varint of v takes (1..10). */
 static inline unsigned wire_varint_len(uint64_t v)

@@ -110,15 +110,45 @@ static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
 	return n;
 }
 
+/* Row i's features into the bitmap of clock k (NO_CLOCK: none): the
+ * calling thread's copy (own), or the shared one by atomics, a bit
+ * already set only read. */
+static void mark_row(const struct boar_dataset *d, uint64_t i, uint32_t k,
+		     uint64_t *bits, uint64_t C, uint64_t W, int own)
+{
+	if (k == NO_CLOCK)
+		return;
+	uint64_t *b = bits + k * W;
+	uint64_t x = d->row_ptr[i], end = d->row_ptr[i + 1];
+	if (own) {
+		b += (uint64_t)omp_get_thread_num() * C * W;
+		for (; x < end; x++)
+			b[d->idx[x] / 64] |= 1ull << (d->idx[x] & 63);
+		return;
+	}
+	for (; x < end; x++) {
+		uint32_t j = d->idx[x];
+		uint64_t bit = 1ull << (j & 63);
+		if (!(__atomic_load_n(&b[j / 64], __ATOMIC_RELAXED) & bit))
+			__atomic_fetch_or(&b[j / 64], bit, __ATOMIC_RELAXED);
+	}
+}
+
 /* Every clock's features of this epoch at once, into c->clock_bits: the
  * rows in storage order, each marking the bitmap of the clock the order
  * puts it in. Visiting rows in the epoch's random order, clock by clock,
  * missed the cache on every row (as many misses as the sweep itself, and
- * on one thread); storage order streams them, and the bitmaps of a
- * 2^20-feature model (128 KiB per clock) stay in cache. Each thread marks
- * its own copy where there is room for one per thread: one shared copy
+ * on one thread); storage order streams them.
+ * Where there are at least as many clocks as threads (c->copies 1,
+ * by_clock), each thread marks only the rows of its own clocks (k mod
+ * threads) and writes only their bitmaps: a thread's share of a 2^22
+ * model's bitmaps (512 KiB a clock) stays in its core's cache, and no two
+ * threads write one line. Marking every row into a copy of all the
+ * bitmaps per thread (below) wrote across 5 MiB a thread there (a
+ * miss per id, and the scan folding three copies), and one shared copy
  * set by atomics moved every line it touched between the cores (most of
- * this pass's time with 6 threads); the scan folds the copies. */
+ * this pass's time with 6 threads): they stay for fewer clocks than
+ * threads, a copy each where there is room for one per thread. */
 static void epoch_marks(struct cluster *c, const struct train_run *r,
 			const uint32_t *order)
 {
@@ -127,6 +157,7 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 	uint64_t *bits = c->clock_bits;
 	uint32_t *clock_of = c->clock_of;
 	int threads = threads_of(r);
+	int by_clock = c->copies == 1 && C >= (uint64_t)threads;
 	if (c->copies > 1 && threads > c->copies)
 		threads = c->copies;
 	/* each thread its own copy (no shared cache lines), or atomics */
@@ -142,29 +173,50 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 		for (uint64_t q = 0; q < L; q++)
 			clock_of[order[c->first + q]] =
 				(uint32_t)(((q + 1) * C + L - 1) / L - 1);
-#pragma omp for schedule(dynamic, 4096)
-		for (uint64_t i = 0; i < d->n_rows; i++) {
-			uint32_t k = clock_of[i];
-			if (k == NO_CLOCK)
-				continue;
-			uint64_t *b = bits + k * W;
-			uint64_t x = d->row_ptr[i], end = d->row_ptr[i + 1];
-			if (own) {
-				b += (uint64_t)omp_get_thread_num() * C * W;
-				for (; x < end; x++)
+		if (by_clock) {
+			uint32_t t = (uint32_t)omp_get_thread_num();
+			uint32_t n = (uint32_t)omp_get_num_threads();
+			for (uint64_t i = 0; i < d->n_rows; i++) {
+				uint32_t k = clock_of[i];
+				if (k == NO_CLOCK || k % n != t)
+					continue;
+				uint64_t *b = bits + k * W;
+				for (uint64_t x = d->row_ptr[i];
+				     x < d->row_ptr[i + 1]; x++)
 					b[d->idx[x] / 64] |= 1ull
 							     << (d->idx[x] & 63);
-				continue;
 			}
-			for (; x < end; x++) {
-				uint32_t j = d->idx[x];
-				uint64_t bit = 1ull << (j & 63);
-				if (!(__atomic_load_n(&b[j / 64],
-						      __ATOMIC_RELAXED) & bit))
-					__atomic_fetch_or(&b[j / 64], bit,
-							  __ATOMIC_RELAXED);
-			}
+		} else {
+#pragma omp for schedule(dynamic, 4096)
+			for (uint64_t i = 0; i < d->n_rows; i++)
+				mark_row(d, i, clock_of[i], bits, C, W, own);
 		}
+	}
+}
+
+void cluster_keys_start(struct cluster *c, const struct train_run *r)
+{
+	const struct boar_dataset *d = r->d;
+	c->words = (d->dim + 63) / 64;
+	c->seen = calloc(c->words + 1, sizeof *c->seen);
+	/* the epoch's bitmaps where they take at most the size of the
+	 * data's ids (a huge hashed model marks clock by clock instead) */
+	uint64_t set = c->clocks * c->words, room = d->nnz / 2 + 1;
+	uint64_t threads = (uint64_t)threads_of(r);
+	/* one copy marked clock by clock where each thread has a clock of
+	 * its own (epoch_marks), else a copy per thread where they fit */
+	c->copies = c->clocks < threads && threads * set <= room
+			    ? (int)threads
+			    : 1;
+	if (set > room)
+		return;
+	c->clock_bits = calloc(c->copies * set, sizeof *c->clock_bits);
+	c->clock_of = malloc((d->n_rows ? d->n_rows : 1) * sizeof *c->clock_of);
+	if (!c->clock_bits || !c->clock_of) {
+		free(c->clock_bits);
+		free(c->clock_of);
+		c->clock_bits = NULL;
+		c->clock_of = NULL;
 	}
 }
 

@@ -138,24 +138,7 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	c->first = *first;
 	c->last = *last;
 	c->clocks = *clocks;
-	c->words = (d->dim + 63) / 64;
-	c->seen = calloc(c->words + 1, sizeof *c->seen);
-	/* the epoch's bitmaps where they take at most the size of the
-	 * data's ids (a huge hashed model marks clock by clock instead) */
-	uint64_t set = c->clocks * c->words, room = d->nnz / 2 + 1;
-	int threads = threads_of(r);
-	c->copies = (uint64_t)threads * set <= room ? threads : 1;
-	if (set <= room) {
-		c->clock_bits = calloc(c->copies * set, sizeof *c->clock_bits);
-		c->clock_of = malloc((d->n_rows ? d->n_rows : 1) *
-				     sizeof *c->clock_of);
-		if (!c->clock_bits || !c->clock_of) {
-			free(c->clock_bits);
-			free(c->clock_of);
-			c->clock_bits = NULL;
-			c->clock_of = NULL;
-		}
-	}
+	cluster_keys_start(c, r);
 	int rc = cluster_sums_start(c, r, err);
 	if (rc)
 		return rc;

@@ -30,7 +30,8 @@ struct cluster {
 	uint64_t words;               /* bitmap words per clock */
 	uint64_t *clock_bits;         /* copies x clocks x words, or NULL */
 	int copies;                   /* of the bitmaps: one per thread
-					 (plain stores) or one (atomics) */
+					 (plain stores), or one (by clock,
+					 or atomics) */
 	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
 	uint64_t next;                /* the clock the next pull is for */
 	/* The transport's pull_ahead (or NULL), and the keys of clock
@@ -93,6 +94,11 @@ static inline int threads_of(const struct train_run *r)
 	return r->o.threads > 0 ? r->o.threads : omp_get_max_threads();
 }
 
+/* The key finders' scratch for the schedule in c (first, last, clocks)
+ * and r's data and threads: words, seen (NULL: out of memory) and the
+ * epoch's bitmaps (clock_bits, clock_of, copies; NULL where they would
+ * not fit or memory ran out: clocks are then marked one by one). */
+void cluster_keys_start(struct cluster *c, const struct train_run *r);
 /* Where clock k of an epoch starts in its order (the driver's cut). */
 uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k);
 /* Distinct keys of clock k's rows (positions of order) plus the bias,

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "net/f16.h"
 #include "net/wire.h"
 
 static int failures;
@@ -296,7 +297,7 @@ static void test_f16(void)
 		{ 1.00146484375f, 0x3c02 }, /* tie: rounds to even (up) */
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		uint16_t h = wire_f32_to_f16(cases[i].f);
+		uint16_t h = f16_from_f32(cases[i].f);
 		CHECK(h == cases[i].h, "f16(%g): expected %04x got %04x",
 		      cases[i].f, cases[i].h, h);
 	}
@@ -304,11 +305,11 @@ static void test_f16(void)
 	for (uint32_t h = 0; h < 0x10000; h++) {
 		if ((h & 0x7c00) == 0x7c00)
 			continue;
-		float f = wire_f16_to_f32((uint16_t)h);
-		CHECK(wire_f32_to_f16(f) == h, "round trip of %04x gave %04x",
-		      h, wire_f32_to_f16(f));
+		float f = f16_to_f32((uint16_t)h);
+		CHECK(f16_from_f32(f) == h, "round trip of %04x gave %04x",
+		      h, f16_from_f32(f));
 	}
-	CHECK(isnan(wire_f16_to_f32(wire_f32_to_f16(NAN))), "NaN lost");
+	CHECK(isnan(f16_to_f32(f16_from_f32(NAN))), "NaN lost");
 }
 
 int main(void)

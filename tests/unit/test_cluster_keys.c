@@ -1,0 +1,162 @@
+/* test_cluster_keys.c - a cluster worker's clock keys (cluster_keys.c)
+ * are exactly the distinct features of the clock's rows and the bias,
+ * ascending, whichever way the epoch's bitmaps are marked: clock by clock
+ * per thread (at least as many clocks as threads), a copy per thread, one
+ * shared copy by atomics, or no bitmaps (each clock marked alone), for
+ * 1-5 threads and 1-11 clocks, checked clock by clock against a brute
+ * force over a power-law data set, for two epochs' orders in a row (the
+ * bitmaps are cleared as they are read).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "data/dataset.h"
+#include "engine/train.h"
+#include "engine/train_cluster.h"
+#include "testutil.h"
+
+#define ROWS 12000
+#define DIM 20000
+
+static uint64_t rng = 88172645463325252ull;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* Rows of 1-60 power-law ids (distinct within a row, as parsers give). */
+static void make_data(struct boar_dataset *d)
+{
+	memset(d, 0, sizeof *d);
+	d->task = BOAR_TASK_LINEAR;
+	d->n_rows = ROWS;
+	d->dim = DIM;
+	d->row_ptr = calloc(ROWS + 1, sizeof *d->row_ptr);
+	d->idx = malloc(ROWS * 60 * sizeof *d->idx);
+	uint8_t *used = calloc(DIM, 1);
+	uint64_t n = 0;
+	for (uint64_t i = 0; i < ROWS; i++) {
+		uint64_t len = 1 + next() % 60, b = n;
+		for (uint64_t j = 0; j < len; j++) {
+			double u = (double)(next() >> 11) / 9007199254740992.0;
+			uint32_t id = (uint32_t)(DIM * u * u);
+			if (!used[id]) {
+				used[id] = 1;
+				d->idx[n++] = id;
+			}
+		}
+		for (uint64_t x = b; x < n; x++)
+			used[d->idx[x]] = 0;
+		d->row_ptr[i + 1] = n;
+	}
+	d->nnz = n;
+	free(used);
+}
+
+static void shuffle(uint32_t *order, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		order[i] = (uint32_t)i;
+	for (uint64_t i = n; i > 1; i--) {
+		uint64_t j = next() % i;
+		uint32_t t = order[i - 1];
+		order[i - 1] = order[j];
+		order[j] = t;
+	}
+}
+
+/* The brute force: clock k's features and the bias, ascending. */
+static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
+			 uint64_t b, uint64_t e, uint64_t *out)
+{
+	uint8_t *in = calloc(DIM + 1, 1);
+	for (uint64_t p = b; p < e; p++)
+		for (uint64_t x = d->row_ptr[order[p]];
+		     x < d->row_ptr[order[p] + 1]; x++)
+			in[d->idx[x]] = 1;
+	in[DIM] = 1; /* the bias */
+	uint64_t n = 0;
+	for (uint64_t j = 0; j <= DIM; j++)
+		if (in[j])
+			out[n++] = j;
+	free(in);
+	return n;
+}
+
+/* mode 0: as cluster_keys_start decides; 1: no bitmaps; 2: one shared
+ * copy by atomics even with fewer clocks than threads. */
+static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
+		  int mode)
+{
+	struct train_run r = { .d = d };
+	r.o.threads = threads;
+	struct cluster c = { .width = 1 };
+	c.first = 0;
+	c.last = ROWS;
+	c.clocks = clocks;
+	cluster_keys_start(&c, &r);
+	if (mode == 1) {
+		free(c.clock_bits);
+		free(c.clock_of);
+		c.clock_bits = NULL;
+		c.clock_of = NULL;
+	}
+	if (mode == 2 && c.clock_bits && c.copies > 1) {
+		c.copies = 1; /* the first copy of the bitmaps, by atomics */
+	}
+	c.keys = malloc((d->nnz + 1) * sizeof *c.keys);
+	uint64_t *want = malloc((DIM + 1) * sizeof *want);
+	uint32_t *order = malloc(ROWS * sizeof *order);
+	CHECK(c.seen && c.keys && want && order, "memory");
+	for (int epoch = 0; epoch < 2; epoch++) {
+		shuffle(order, ROWS);
+		for (uint64_t k = 0; k < clocks; k++) {
+			uint64_t n = cluster_clock_keys(&c, &r, order, k);
+			uint64_t m = expected(d, order,
+					      cluster_clock_begin(&c, k),
+					      cluster_clock_begin(&c, k + 1),
+					      want);
+			CHECK(n == m && !memcmp(c.keys, want, n * sizeof *want),
+			      "threads %d, clocks %llu, mode %d (copies %d, "
+			      "bitmaps %s), epoch %d, clock %llu: %llu keys, "
+			      "want %llu",
+			      threads, (unsigned long long)clocks, mode,
+			      c.copies, c.clock_bits ? "yes" : "no", epoch,
+			      (unsigned long long)k, (unsigned long long)n,
+			      (unsigned long long)m);
+		}
+	}
+	for (uint64_t w = 0; c.clock_bits && w < c.copies * clocks * c.words;
+	     w++)
+		if (c.clock_bits[w]) {
+			CHECK(0, "bitmaps left set after the epoch");
+			break;
+		}
+	free(order);
+	free(want);
+	free(c.keys);
+	free(c.seen);
+	free(c.clock_bits);
+	free(c.clock_of);
+}
+
+int main(void)
+{
+	struct boar_dataset d;
+	make_data(&d);
+	/* enough non-zeros that the marking runs on every thread */
+	CHECK(d.nnz >= PARALLEL_MIN, "%llu non-zeros",
+	      (unsigned long long)d.nnz);
+	const int threads[] = { 1, 2, 3, 5 };
+	const uint64_t clocks[] = { 1, 2, 3, 4, 7, 11 };
+	for (size_t t = 0; t < 4; t++)
+		for (size_t k = 0; k < 6; k++)
+			for (int mode = 0; mode < 3; mode++)
+				check(&d, threads[t], clocks[k], mode);
+	free(d.row_ptr);
+	free(d.idx);
+	return TEST_RESULT();
+}
