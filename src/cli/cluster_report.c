@@ -68,6 +68,20 @@ static void say_phases_and_shards(const struct wrun *c,
 			rep->shard[i].dropped_workers);
 }
 
+/* The client's counters in a worker's --json object. */
+static void json_net(struct json_obj *j, const struct ps_client_counters *n,
+		     double bytes_per_update)
+{
+	json_uint(j, "bytes_sent", n->bytes_sent);
+	json_uint(j, "keys_pushed", n->keys_pushed);
+	json_uint(j, "push_bytes", n->push_bytes);
+	json_uint(j, "keys_offered", n->keys_offered);
+	json_uint(j, "keys_keyless", n->keys_keyless);
+	json_num(j, "push_bytes_per_update", bytes_per_update);
+	json_uint(j, "failovers", n->failovers);
+	json_num(j, "failover_s", n->failover_s);
+}
+
 /* What a worker did, when it is done: lines on stderr (unless --quiet),
  * and rank 0's object on stdout with --json. */
 void cluster_say_worker(const struct wrun *c, const struct train_args *a,
@@ -147,14 +161,7 @@ void cluster_say_worker(const struct wrun *c, const struct train_args *a,
 			json_str(&j, "gomp_spincount", cli_omp_spin());
 		else
 			json_null(&j, "gomp_spincount");
-		json_uint(&j, "bytes_sent", rep->net.bytes_sent);
-		json_uint(&j, "keys_pushed", rep->net.keys_pushed);
-		json_uint(&j, "push_bytes", rep->net.push_bytes);
-		json_uint(&j, "keys_offered", rep->net.keys_offered);
-		json_uint(&j, "keys_keyless", rep->net.keys_keyless);
-		json_num(&j, "push_bytes_per_update", bpk);
-		json_uint(&j, "failovers", rep->net.failovers);
-		json_num(&j, "failover_s", rep->net.failover_s);
+		json_net(&j, &rep->net, bpk);
 		json_uint(&j, "max_staleness_served", max_st);
 		static const char *const phase_name[BOAR_PS_PHASES] = {
 			"keys_s", "pull_s", "local_s", "sweep_s", "push_s",
