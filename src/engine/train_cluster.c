@@ -705,9 +705,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	if (c.ahead_gkeys != c.ahead_keys)
 		free(c.ahead_gkeys);
 	free(c.gathered);
-	free(c.seen);
-	free(c.clock_bits);
-	free(c.clock_of);
+	cluster_keys_free(&c);
 	free(c.keys);
 	free(c.eval_keys);
 	if (c.gwith != c.with)

@@ -33,6 +33,11 @@ struct cluster {
 					 (plain stores), or one (by clock,
 					 or atomics) */
 	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
+	/* With at least as many clocks as threads: the rows listed clock
+	 * by clock (storage order within each), and the list's counts and
+	 * starts (threads + 1 by clocks, and one); else NULL. */
+	uint32_t *clock_rows;
+	uint64_t *clock_at;
 	uint64_t next;                /* the clock the next pull is for */
 	/* The transport's pull_ahead (or NULL), and the keys of clock
 	 * ahead_k (NO_CLOCK: none) asked for with it. */
@@ -99,6 +104,10 @@ static inline int threads_of(const struct train_run *r)
  * epoch's bitmaps (clock_bits, clock_of, copies; NULL where they would
  * not fit or memory ran out: clocks are then marked one by one). */
 void cluster_keys_start(struct cluster *c, const struct train_run *r);
+/* Drops the epoch's bitmaps (clocks are then marked one by one). */
+void cluster_keys_no_bitmaps(struct cluster *c);
+/* Frees what cluster_keys_start made. */
+void cluster_keys_free(struct cluster *c);
 /* Where clock k of an epoch starts in its order (the driver's cut). */
 uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k);
 /* Distinct keys of clock k's rows (positions of order) plus the bias,

@@ -98,12 +98,8 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 	c.last = ROWS;
 	c.clocks = clocks;
 	cluster_keys_start(&c, &r);
-	if (mode == 1) {
-		free(c.clock_bits);
-		free(c.clock_of);
-		c.clock_bits = NULL;
-		c.clock_of = NULL;
-	}
+	if (mode == 1) /* as when they do not fit */
+		cluster_keys_no_bitmaps(&c);
 	if (mode == 2 && c.clock_bits && c.copies > 1) {
 		c.copies = 1; /* the first copy of the bitmaps, by atomics */
 	}
@@ -138,9 +134,7 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 	free(order);
 	free(want);
 	free(c.keys);
-	free(c.seen);
-	free(c.clock_bits);
-	free(c.clock_of);
+	cluster_keys_free(&c);
 }
 
 int main(void)
