@@ -134,68 +134,18 @@ static void mark_row(const struct boar_dataset *d, uint64_t i, uint32_t k,
 	}
 }
 
-/* Thread t of n's part of epoch_marks by clock (inside its parallel
- * region, clock_of made): the rows listed clock by clock in storage
- * order (a counting sort: each thread counts and places its own range of
- * rows), then clocks t, t + n, ... marked from their lists, each into
- * its own bitmap. */
-static void marks_by_clock(struct cluster *c, const struct boar_dataset *d,
-			   int t, int n)
-{
-	uint64_t C = c->clocks, W = c->words;
-	uint64_t lo = d->n_rows * t / n, hi = d->n_rows * (t + 1) / n;
-	uint64_t *at = c->clock_at + (uint64_t)t * C, *start = c->clock_at +
-							       (uint64_t)n * C;
-	const uint32_t *clock_of = c->clock_of;
-	uint32_t *rows = c->clock_rows;
-	memset(at, 0, C * sizeof *at);
-	for (uint64_t i = lo; i < hi; i++)
-		if (clock_of[i] != NO_CLOCK)
-			at[clock_of[i]]++;
-#pragma omp barrier
-#pragma omp single
-	{ /* clock k's rows: thread 0's, then thread 1's, ... */
-		uint64_t sum = 0;
-		for (uint64_t k = 0; k < C; k++) {
-			start[k] = sum;
-			for (int u = 0; u < n; u++) {
-				uint64_t m = c->clock_at[(uint64_t)u * C + k];
-				c->clock_at[(uint64_t)u * C + k] = sum;
-				sum += m;
-			}
-		}
-		start[C] = sum;
-	}
-	for (uint64_t i = lo; i < hi; i++)
-		if (clock_of[i] != NO_CLOCK)
-			rows[at[clock_of[i]]++] = (uint32_t)i;
-#pragma omp barrier
-	for (uint64_t k = (uint64_t)t; k < C; k += (uint64_t)n) {
-		uint64_t *b = c->clock_bits + k * W;
-		for (uint64_t p = start[k]; p < start[k + 1]; p++) {
-			uint64_t i = rows[p];
-			for (uint64_t x = d->row_ptr[i]; x < d->row_ptr[i + 1];
-			     x++)
-				b[d->idx[x] / 64] |= 1ull << (d->idx[x] & 63);
-		}
-	}
-}
-
 /* Every clock's features of this epoch at once, into c->clock_bits: the
  * rows in storage order, each marking the bitmap of the clock the order
  * puts it in. Visiting rows in the epoch's random order, clock by clock,
  * missed the cache on every row (as many misses as the sweep itself, and
- * on one thread); storage order streams them.
- * Where there are at least as many clocks as threads (c->clock_rows),
- * each thread marks only the rows of its own clocks (k mod threads),
- * listed in storage order, and writes only their bitmaps: a thread's
- * share of a 2^22 model's bitmaps (512 KiB a clock) stays in its core's
- * cache, and no two threads write one line. Marking every row into a copy of all the
- * bitmaps per thread (below) wrote across 5 MiB a thread there (a
- * miss per id, and the scan folding three copies), and one shared copy
- * set by atomics moved every line it touched between the cores (most of
- * this pass's time with 6 threads): they stay for fewer clocks than
- * threads, a copy each where there is room for one per thread. */
+ * on one thread); storage order streams them. Each thread marks its own
+ * copy where there is room for one per thread: one shared copy set by
+ * atomics moved every line it touched between the cores (most of this
+ * pass's time with 6 threads); the scan folds the copies. Each thread
+ * marking only its own clocks' rows, listed in storage order, read the
+ * rows' ids once per clock instead (a clock's rows are a tenth of them,
+ * spread over every line): 4x slower on the VM with 2 threads and a 2^22
+ * model (99 ms against 26 ms an epoch). */
 static void epoch_marks(struct cluster *c, const struct train_run *r,
 			const uint32_t *order)
 {
@@ -204,7 +154,6 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 	uint64_t *bits = c->clock_bits;
 	uint32_t *clock_of = c->clock_of;
 	int threads = threads_of(r);
-	int by_clock = c->clock_rows != NULL;
 	if (c->copies > 1 && threads > c->copies)
 		threads = c->copies;
 	/* each thread its own copy (no shared cache lines), or atomics */
@@ -220,13 +169,9 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 		for (uint64_t q = 0; q < L; q++)
 			clock_of[order[c->first + q]] =
 				(uint32_t)(((q + 1) * C + L - 1) / L - 1);
-		if (by_clock)
-			marks_by_clock(c, d, omp_get_thread_num(),
-				       omp_get_num_threads());
-		else
 #pragma omp for schedule(dynamic, 4096)
-			for (uint64_t i = 0; i < d->n_rows; i++)
-				mark_row(d, i, clock_of[i], bits, C, W, own);
+		for (uint64_t i = 0; i < d->n_rows; i++)
+			mark_row(d, i, clock_of[i], bits, C, W, own);
 	}
 }
 
@@ -239,25 +184,11 @@ void cluster_keys_start(struct cluster *c, const struct train_run *r)
 	 * data's ids (a huge hashed model marks clock by clock instead) */
 	uint64_t set = c->clocks * c->words, room = d->nnz / 2 + 1;
 	uint64_t threads = (uint64_t)threads_of(r);
-	/* one copy marked clock by clock where each thread has a clock of
-	 * its own (epoch_marks), else a copy per thread where they fit */
-	c->copies = c->clocks < threads && threads * set <= room
-			    ? (int)threads
-			    : 1;
+	c->copies = threads * set <= room ? (int)threads : 1;
 	if (set > room)
 		return;
-	uint64_t rows = d->n_rows ? d->n_rows : 1;
 	c->clock_bits = calloc(c->copies * set, sizeof *c->clock_bits);
-	c->clock_of = malloc(rows * sizeof *c->clock_of);
-	if (c->copies == 1 && c->clocks >= threads) { /* by clock */
-		c->clock_rows = malloc(rows * sizeof *c->clock_rows);
-		c->clock_at = malloc(((threads + 1) * c->clocks + 1) *
-				     sizeof *c->clock_at);
-		if (!c->clock_rows || !c->clock_at) {
-			free(c->clock_bits);
-			c->clock_bits = NULL; /* none of them, below */
-		}
-	}
+	c->clock_of = malloc((d->n_rows ? d->n_rows : 1) * sizeof *c->clock_of);
 	if (!c->clock_bits || !c->clock_of)
 		cluster_keys_no_bitmaps(c);
 }
@@ -266,12 +197,8 @@ void cluster_keys_no_bitmaps(struct cluster *c)
 {
 	free(c->clock_bits);
 	free(c->clock_of);
-	free(c->clock_rows);
-	free(c->clock_at);
 	c->clock_bits = NULL;
 	c->clock_of = NULL;
-	c->clock_rows = NULL;
-	c->clock_at = NULL;
 }
 
 void cluster_keys_free(struct cluster *c)

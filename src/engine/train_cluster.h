@@ -30,14 +30,8 @@ struct cluster {
 	uint64_t words;               /* bitmap words per clock */
 	uint64_t *clock_bits;         /* copies x clocks x words, or NULL */
 	int copies;                   /* of the bitmaps: one per thread
-					 (plain stores), or one (by clock,
-					 or atomics) */
+					 (plain stores) or one (atomics) */
 	uint32_t *clock_of;           /* per row: its clock, or NO_CLOCK */
-	/* With at least as many clocks as threads: the rows listed clock
-	 * by clock (storage order within each), and the list's counts and
-	 * starts (threads + 1 by clocks, and one); else NULL. */
-	uint32_t *clock_rows;
-	uint64_t *clock_at;
 	uint64_t next;                /* the clock the next pull is for */
 	/* The transport's pull_ahead (or NULL), and the keys of clock
 	 * ahead_k (NO_CLOCK: none) asked for with it. */

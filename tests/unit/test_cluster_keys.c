@@ -1,8 +1,8 @@
 /* test_cluster_keys.c - a cluster worker's clock keys (cluster_keys.c)
  * are exactly the distinct features of the clock's rows and the bias,
- * ascending, whichever way the epoch's bitmaps are marked: clock by clock
- * per thread (at least as many clocks as threads), a copy per thread, one
- * shared copy by atomics, or no bitmaps (each clock marked alone), for
+ * ascending, whichever way the epoch's bitmaps are marked: a copy per
+ * thread, one shared copy by atomics, or no bitmaps (each clock marked
+ * alone), for
  * 1-5 threads and 1-11 clocks, checked clock by clock against a brute
  * force over a power-law data set, for two epochs' orders in a row (the
  * bitmaps are cleared as they are read).
@@ -86,8 +86,8 @@ static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
 	return n;
 }
 
-/* mode 0: as cluster_keys_start decides; 1: no bitmaps; 2: one shared
- * copy by atomics even with fewer clocks than threads. */
+/* mode 0: as cluster_keys_start decides (a copy per thread here); 1: no
+ * bitmaps; 2: one shared copy by atomics. */
 static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 		  int mode)
 {
