@@ -1,17 +1,12 @@
 /* worker.c - the parameter-server client as the transport of boar_train_ps.
  *
  * Only transport: the training (schedule, keys, engines) is libboar's.
- * Throttling (a simulated straggler), the training threads' nice level
- * and the counters of the report live here because they are about the
- * wire and its thread, not the model.
+ * Throttling (a simulated straggler) and the counters of the report live
+ * here because they are about the wire, not the model.
  */
-#include <errno.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "base/error.h"
 #include "net/worker.h"
@@ -43,33 +38,6 @@ static void sleep_ms(unsigned ms)
 	nanosleep(&ts, NULL);
 }
 
-/* The training threads' nice level raised by n, on every thread of a
- * team of `threads` (the engine's; the calling thread is one of them,
- * and the threads it starts later inherit its level), after the client's
- * thread was started: they share a machine's cores with that thread (the
- * sends and reads of every clock's pushes and pulls) and often with a
- * shard, whose work the next clock waits for. With the training threads
- * lower, that work runs as it comes, while they sweep, instead of after
- * the sweep (then the cores idle while the answer is read). The kernel
- * lets an unprivileged process lower its threads, not raise them back.
- * @return the levels the calling thread went down. */
-static int train_threads_nicer(int threads, int n)
-{
-	if (n <= 0)
-		return 0;
-	int before = getpriority(PRIO_PROCESS, (id_t)gettid());
-#pragma omp parallel num_threads(threads > 0 ? threads : omp_get_max_threads())
-	{
-		id_t tid = (id_t)gettid();
-		errno = 0;
-		int level = getpriority(PRIO_PROCESS, tid);
-		if (!errno)
-			(void)setpriority(PRIO_PROCESS, tid,
-					  level + n > 19 ? 19 : level + n);
-	}
-	return getpriority(PRIO_PROCESS, (id_t)gettid()) - before;
-}
-
 static int w_connect(void *ctx, uint64_t n_keys, boar_error *err)
 {
 	struct worker *w = ctx;
@@ -81,12 +49,7 @@ static int w_connect(void *ctx, uint64_t n_keys, boar_error *err)
 	w->t_start = now_s();
 	int rc = ps_client_connect(&w->cc, &w->c, err);
 	/* pushes and answers cross the links while the engine sweeps */
-	if (!rc)
-		rc = ps_client_start_async(w->c, err);
-	if (!rc)
-		w->rep->train_nice =
-			train_threads_nicer(w->threads, w->wc->train_nice);
-	return rc;
+	return rc ? rc : ps_client_start_async(w->c, err);
 }
 
 static int w_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,

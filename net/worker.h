@@ -29,8 +29,6 @@ struct ps_worker_config {
 	int local_rows;              /* the data is this worker's part */
 	int shared_sums;             /* AdaGrad's sums in the shards
 					(boar_ps_transport.shared_sums) */
-	int train_nice;              /* nice levels added to the training
-					threads, not to the client's */
 };
 
 struct ps_worker_report {
@@ -50,9 +48,6 @@ struct ps_worker_report {
 	/* keys the shards hold: the model's weights, or twice as many with
 	 * AdaGrad's sums beside them */
 	uint64_t keys;
-	/* nice levels the training threads run below the client's thread
-	 * (wc->train_nice as the kernel allowed; 0: not lowered) */
-	int train_nice;
 };
 
 /* Trains on `train` with options o (o->progress, if set, is called after

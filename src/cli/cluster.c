@@ -30,10 +30,6 @@
 #include "same_file.h"
 #include "train_args.h"
 
-/* Nice levels a worker's training threads run below its network thread
- * (--train-nice; net/worker.c says why). */
-#define CLUSTER_TRAIN_NICE 5
-
 struct cluster_args {
 	const char *ps;          /* --ps list */
 	const char *ps_backup;   /* --ps-backup list */
@@ -60,7 +56,6 @@ struct cluster_args {
 	double reconnect_timeout;
 	int read_part;           /* --read-part */
 	int shared_sums;         /* --adagrad-sums shared */
-	int train_nice;          /* --train-nice N */
 	uint64_t features, users, items; /* --features, --users, --items */
 };
 
@@ -123,10 +118,6 @@ static const struct copt copts[] = {
 	{ "reconnect-timeout", 1, "SEC", "keep reconnecting to a lost shard "
 					 "this long",
 	  "30" },
-	{ "train-nice", 1, "N", "a worker's training threads run N nice "
-				"levels below its network thread, whose "
-				"cores they share (0: not lowered)",
-	  "5" },
 	{ "read-part", 0, NULL, "read and parse only this worker's 1/W of "
 				"the training file (a line-aligned byte "
 				"range); each row is still swept once per "
@@ -298,10 +289,6 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 		c->shutdown_servers = 1;
 	} else if (!strcmp(name, "read-part")) {
 		c->read_part = 1;
-	} else if (!strcmp(name, "train-nice")) {
-		if (parse_u(v, 19, &u))
-			return cli_usage("train", "--train-nice wants 0-19");
-		c->train_nice = (int)u;
 	} else if (!strcmp(name, "adagrad-sums")) {
 		if (strcmp(v, "shared") && strcmp(v, "local"))
 			return cli_usage("train", "--adagrad-sums wants "
@@ -448,7 +435,6 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 		.eval_every_epoch = c->rank == 0 && test != NULL,
 		.local_rows = c->read_part,
 		.shared_sums = c->shared_sums,
-		.train_nice = c->train_nice,
 	};
 	struct ps_worker_report rep;
 	double t_train = cli_now();
@@ -631,7 +617,6 @@ int cluster_train(int argc, char **argv)
 		.checkpoint_every = 30,
 		.reconnect_timeout = 30,
 		.n_workers = 1,
-		.train_nice = CLUSTER_TRAIN_NICE,
 	};
 	char **rest = calloc((size_t)argc + 1, sizeof *rest);
 	char why[512];

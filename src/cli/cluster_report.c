@@ -161,7 +161,6 @@ void cluster_say_worker(const struct wrun *c, const struct train_args *a,
 			json_str(&j, "gomp_spincount", cli_omp_spin());
 		else
 			json_null(&j, "gomp_spincount");
-		json_int(&j, "train_nice", rep->train_nice);
 		json_net(&j, &rep->net, bpk);
 		json_uint(&j, "max_staleness_served", max_st);
 		static const char *const phase_name[BOAR_PS_PHASES] = {
