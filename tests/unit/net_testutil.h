@@ -251,4 +251,23 @@ static inline struct ps_client *net_test_client(unsigned port, uint32_t rank,
 	return net_test_client_with(port, c, err);
 }
 
+/* A client (worker 0 of 1, no secret) of a scripted shard: script(arg)
+ * runs on thread *t, serving the listening socket lfd (on port). NULL,
+ * with the thread joined and lfd closed, where it could not connect
+ * (err says why). */
+static inline struct ps_client *
+net_test_scripted_client(int lfd, unsigned port, uint64_t dim,
+			 void *(*script)(void *), void *arg, pthread_t *t,
+			 boar_error *err)
+{
+	pthread_create(t, NULL, script, arg);
+	struct ps_client *c = net_test_client(port, 0, 1, dim, NULL, 5, err);
+	if (!c) {
+		shutdown(lfd, SHUT_RDWR);
+		pthread_join(*t, NULL);
+		close(lfd);
+	}
+	return c;
+}
+
 #endif

@@ -18,15 +18,6 @@
 #define ROWS 12000
 #define DIM 20000
 
-static uint64_t rng = 88172645463325252ull;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* Rows of 1-60 power-law ids (distinct within a row, as parsers give). */
 static void make_data(struct boar_dataset *d)
 {
@@ -39,9 +30,9 @@ static void make_data(struct boar_dataset *d)
 	uint8_t *used = calloc(DIM, 1);
 	uint64_t n = 0;
 	for (uint64_t i = 0; i < ROWS; i++) {
-		uint64_t len = 1 + next() % 60, b = n;
+		uint64_t len = 1 + test_rng() % 60, b = n;
 		for (uint64_t j = 0; j < len; j++) {
-			double u = (double)(next() >> 11) / 9007199254740992.0;
+			double u = test_unif();
 			uint32_t id = (uint32_t)(DIM * u * u);
 			if (!used[id]) {
 				used[id] = 1;
@@ -61,7 +52,7 @@ static void shuffle(uint32_t *order, uint64_t n)
 	for (uint64_t i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
 	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = next() % i;
+		uint64_t j = test_rng() % i;
 		uint32_t t = order[i - 1];
 		order[i - 1] = order[j];
 		order[j] = t;
@@ -140,6 +131,7 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 int main(void)
 {
 	struct boar_dataset d;
+	test_rng_seed(88172645463325252ull);
 	make_data(&d);
 	/* enough non-zeros that the marking runs on every thread */
 	CHECK(d.nnz >= PARALLEL_MIN, "%llu non-zeros",

@@ -282,16 +282,12 @@ static void test_client(void)
 	unsigned port;
 	struct script sc = { .lfd = net_test_listen(&port) };
 	pthread_t t;
-	pthread_create(&t, NULL, scripted_shard, &sc);
 	boar_error err;
-	struct ps_client *c = net_test_client(port, 0, 1, DIM, NULL, 5, &err);
+	struct ps_client *c = net_test_scripted_client(sc.lfd, port, DIM, scripted_shard,
+						       &sc, &t, &err);
 	CHECK(c != NULL, "connect: %s", err.message);
-	if (!c) {
-		shutdown(sc.lfd, SHUT_RDWR);
-		pthread_join(t, NULL);
-		close(sc.lfd);
+	if (!c)
 		return;
-	}
 	/* other keys: another last key; mid: only a middle one differs,
 	 * which only the full check (BOAR_PS_CHECK_PULLED) sees */
 	const uint64_t k[3] = { 3, 5, 9 }, other[3] = { 3, 5, 10 };
