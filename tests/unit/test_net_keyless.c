@@ -283,8 +283,8 @@ static void test_client(void)
 	struct script sc = { .lfd = net_test_listen(&port) };
 	pthread_t t;
 	boar_error err;
-	struct ps_client *c = net_test_scripted_client(sc.lfd, port, DIM, scripted_shard,
-						       &sc, &t, &err);
+	struct ps_client *c = net_test_scripted_client(
+		sc.lfd, port, DIM, scripted_shard, &sc, &t, &err);
 	CHECK(c != NULL, "connect: %s", err.message);
 	if (!c)
 		return;

@@ -66,8 +66,8 @@ static void test_resend(void)
 	struct script sc = { .lfd = net_test_listen(&port) };
 	pthread_t t;
 	boar_error err;
-	struct ps_client *c = net_test_scripted_client(sc.lfd, port, DIM, scripted_shard,
-						       &sc, &t, &err);
+	struct ps_client *c = net_test_scripted_client(
+		sc.lfd, port, DIM, scripted_shard, &sc, &t, &err);
 	CHECK(c != NULL, "connect: %s", err.message);
 	if (!c)
 		return;
