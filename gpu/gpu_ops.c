@@ -20,7 +20,7 @@
 struct gpu_ops_ctx {
 	boar_gpu_ctx *g;
 	uint64_t n_rows;
-	uint32_t *keys32; /* scratch for load/store_keys */
+	uint32_t *keys32; /* scratch for load_keys/store_deltas */
 	uint64_t cap;
 };
 
@@ -94,12 +94,16 @@ static int g_load_keys(void *e, const uint64_t *keys, const float *vals,
 	return rc ? rc : boar_gpu_set_weights(c->g, c->keys32, vals, n, err);
 }
 
-static int g_store_keys(void *e, const uint64_t *keys, float *vals,
-			uint64_t n, boar_error *err)
+static int g_store_deltas(void *e, const uint64_t *keys, const float *before,
+			  float *deltas, uint64_t n, boar_error *err)
 {
 	struct gpu_ops_ctx *c = e;
 	int rc = narrow_keys(c, keys, n, err);
-	return rc ? rc : boar_gpu_get_weights(c->g, c->keys32, vals, n, err);
+	if (!rc)
+		rc = boar_gpu_get_weights(c->g, c->keys32, deltas, n, err);
+	for (uint64_t i = 0; !rc && i < n; i++)
+		deltas[i] -= before[i];
+	return rc;
 }
 
 static int g_sync(void *e, struct boar_model *m, boar_error *err)

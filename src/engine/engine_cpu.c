@@ -62,14 +62,14 @@ static int cpu_load_keys(void *e, const uint64_t *keys, const float *vals,
 	return 0;
 }
 
-static int cpu_store_keys(void *e, const uint64_t *keys, float *vals,
-			  uint64_t n, boar_error *err)
+static int cpu_store_deltas(void *e, const uint64_t *keys, const float *before,
+			    float *deltas, uint64_t n, boar_error *err)
 {
 	const float *w = ((struct boar_engine *)e)->m->w;
 #pragma omp parallel for num_threads(((struct boar_engine *)e)->threads) \
 	schedule(static) if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
-		vals[i] = w[keys[i]];
+		deltas[i] = w[keys[i]] - before[i];
 	return 0;
 }
 

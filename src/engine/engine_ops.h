@@ -58,7 +58,7 @@ enum boar_cap_bit {
 #define BOAR_CAPS_ALL ((1u << BOAR_CAP_COUNT) - 1)
 
 /* Bump when a member of boar_engine_ops changes. */
-#define BOAR_ENGINE_ABI 2
+#define BOAR_ENGINE_ABI 3 /* 3: store_deltas for store_keys */
 
 struct boar_engine_ops {
 	int abi;          /* BOAR_ENGINE_ABI */
@@ -83,11 +83,13 @@ struct boar_engine_ops {
 	int (*sweep)(void *e, int epoch, uint64_t begin, uint64_t end,
 		     double eta, double *loss_sum, boar_error *err);
 	/* The engine's weights of n distinct keys (positions in the linear
-	 * model's w) from vals, or into vals. */
+	 * model's w) from vals; and, after a sweep, how far each moved from
+	 * the value loaded: deltas[i] = its weight - before[i] (one pass over
+	 * the keys, where storing the weights and subtracting took two). */
 	int (*load_keys)(void *e, const uint64_t *keys, const float *vals,
 			 uint64_t n, boar_error *err);
-	int (*store_keys)(void *e, const uint64_t *keys, float *vals,
-			  uint64_t n, boar_error *err);
+	int (*store_deltas)(void *e, const uint64_t *keys, const float *before,
+			    float *deltas, uint64_t n, boar_error *err);
 	/* The engine's weights into the host model m (the one it opened). */
 	int (*sync)(void *e, struct boar_model *m, boar_error *err);
 	void (*close)(void *e);
@@ -107,7 +109,7 @@ struct boar_engine_ops {
 		.caps = (engine_caps), .open = prefix##_open,                \
 		.rows = prefix##_rows, .order = prefix##_order,              \
 		.sweep = prefix##_sweep, .load_keys = prefix##_load_keys,    \
-		.store_keys = prefix##_store_keys, .sync = prefix##_sync,    \
+		.store_deltas = prefix##_store_deltas, .sync = prefix##_sync,\
 		.close = prefix##_close, .rows_done = prefix##_rows_done,    \
 	}
 

@@ -366,19 +366,14 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 {
 	struct cluster *c = ctx;
 	lap(c, BOAR_PS_SWEEP);
-	int rc = r->ops->store_keys(r->eng, c->keys, c->delta, c->nk, err);
+	int rc = r->ops->store_deltas(r->eng, c->keys, c->before, c->delta,
+				      c->nk, err);
 	if (rc)
 		return rc;
-	float *delta = c->delta;
-	const float *before = c->before;
-#pragma omp parallel for num_threads(threads_of(r)) \
-	schedule(static) if (c->nk >= PARALLEL_MIN)
-	for (uint64_t i = 0; i < c->nk; i++)
-		delta[i] -= before[i];
 	damp_bias(c);
 	if (c->sums)
-		cluster_sums_added(c, c->keys, before + c->nk, delta + c->nk,
-				   c->nk);
+		cluster_sums_added(c, c->keys, c->before + c->nk,
+				   c->delta + c->nk, c->nk);
 	lap(c, BOAR_PS_LOCAL);
 	/* The clock's keys are the last pull's (push_pulled may leave them
 	 * out), but for an epoch's first clock after an evaluation: pulled
