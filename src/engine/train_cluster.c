@@ -329,7 +329,10 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
 	find_next(c, r, order, k);
-	if (!c->ahead_got) /* else in c->before already (settle_ahead) */
+	/* else in c->before already (settle_ahead): collected with the
+	 * union, or before an evaluation's own pulls */
+	c->pulled_alone = !c->ahead_got;
+	if (c->pulled_alone)
 		rc = c->t->pull(c->t->ctx, c->gkeys,
 				(uint32_t)(c->nk * c->key_copies), c->before,
 				err);
@@ -375,16 +378,13 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 		cluster_sums_added(c, c->keys, c->before + c->nk,
 				   c->delta + c->nk, c->nk);
 	lap(c, BOAR_PS_LOCAL);
-	/* The clock's keys are the last pull's (push_pulled may leave them
-	 * out), but for an epoch's first clock after an evaluation: pulled
-	 * with the evaluation's keys (c->with) or before its pulls
-	 * (settle_ahead). */
+	/* The clock's keys are the last pull's where cluster_pull pulled
+	 * them alone (push_pulled may leave them out). */
 	const boar_ps_transport *t = c->t;
 	int (*push)(void *, const uint64_t *, const float *, uint32_t,
 		    boar_error *) = t->push;
 	if (t->size > offsetof(boar_ps_transport, push_pulled) &&
-	    t->push_pulled &&
-	    !(c->next == 1 && (c->with || r->o.test || r->o.holdout > 0)))
+	    t->push_pulled && c->pulled_alone)
 		push = t->push_pulled;
 	rc = push(t->ctx, c->gkeys, c->delta, (uint32_t)(c->nk * c->key_copies),
 		  err);

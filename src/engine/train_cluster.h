@@ -52,6 +52,10 @@ struct cluster {
 	 * before), for a request (refresh, finish) that came in between. */
 	uint32_t *next_order;
 	int epoch, ahead_got;
+	/* The current clock's values came from a pull of its keys alone,
+	 * the last one collected (not the union with an evaluation's keys,
+	 * nor a pull collected before an evaluation pulled its own). */
+	int pulled_alone;
 	/* The keys an evaluation reads (the test set's features and the
 	 * bias, ascending; cluster_eval_keys), found at the start; NULL (no
 	 * test set): every key. */
