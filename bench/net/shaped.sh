@@ -34,7 +34,7 @@
 #            ROWS rows (FEATURES features), each to the single node's loss
 #            on its own rows, in rounds (1 worker, then each model of
 #            WEAK_MODELS, REPEAT times) so that host drift hits all alike.
-#            WEAK_MODELS (default "scaled fixed"): "scaled" (weak_scaled)
+#            WEAK_MODELS (default "scaled fixed loaded"): "scaled" (weak_scaled)
 #            is Gustafson's weak scaling, the problem per worker fixed:
 #            W x ROWS rows over W x FEATURES features, same NNZ and skew
 #            (the power law id = D u^2 has the same per-feature counts at
@@ -43,7 +43,15 @@
 #            rows per feature grow W-fold and the single node's loss keeps
 #            falling where the 1x one overfits. WEAK_SAME=1 (default) also
 #            times the fixed model for the epochs the 1-worker run needed
-#            ("weak_epochs": the same work per worker).
+#            ("weak_epochs": the same work per worker). "loaded"
+#            (weak_loaded) is the 1-worker run again, timed while W - 1
+#            copies of it, each with shards of its own, run on machines
+#            1..W-1: the machines of one host share its memory bandwidth
+#            (and L3), which separate machines would not, so the W-worker
+#            runs' machines get a quarter of what the lone 1-worker run's
+#            machine gets; beside its copies it gets the same share (the
+#            problem and the coupling through the shards stay the 1x
+#            run's). bench/membw measures that sharing.
 #   stale    4 workers, staleness in SWEEP (0 1 3 inf), STALE_SYNC rows per
 #            clock (more clocks, so the bound matters), the last worker a
 #            straggler (its THREADS threads on one core); plus one run
@@ -107,7 +115,7 @@ WEAK=${WEAK:-4}
 SWEEP=${SWEEP:-"0 1 3 inf"}
 STALE_SYNC=${STALE_SYNC:-20000}
 REPEAT_STALE=${REPEAT_STALE:-1}
-WEAK_MODELS=${WEAK_MODELS:-"scaled fixed"}
+WEAK_MODELS=${WEAK_MODELS:-"scaled fixed loaded"}
 WEAK_SAME=${WEAK_SAME:-1}
 STALE_RATES=${STALE_RATES:-${RATES%% *}}
 . "$here/target_lib.sh"
@@ -278,30 +286,63 @@ single() { # FILE EPOCHS OUT: wall seconds on stdout
 # a command under `perf record` into FILE (shard 0 and worker 0 of every
 # cluster run profiled, per thread: perf report -s tid,sym)
 perf_of() {
-	[ -n "${PERF:-}" ] && [ "$1" = 0 ] && echo "$PERF record -q -F 999 -o $2 --"
+	[ -n "${PERF:-}" ] && [ "$1" = 0 ] && [ "$2" != - ] && echo "$PERF record -q -F 999 -o $2 --"
 }
 
-# cluster W FILE SYNC STALE STRAGGLE EPOCHS JSON: M shards + W workers;
-# STRAGGLE=1: the last worker's threads share one core. Wall seconds on
-# stdout.
-cluster() {
-	W=$1 F=$2 Y=$3 S=$4 G=$5 E=$6 J=$7
-	# a fresh port per run (runs are in subshells: no counter survives)
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
-	ps=""
-	for i in $(seq 0 $((M - 1))); do
-		ps="$ps${ps:+,}$(addr "$i"):$port"
-	done
-	t0=$(now)
-	spids=""
+# shards PORT PERF_FILE: M shards, one a machine, listening on PORT
+# (shard 0 under perf with PERF, into PERF_FILE; "-": none); their pids
+# added to spids
+shards() {
 	for i in $(seq 0 $((M - 1))); do
 		ip netns exec "$NS-m$i" taskset -c "$(cores "$i")" \
-			$(perf_of "$i" "$J.s0.perf") "$B" serve \
-			--shard "$i/$M" --listen "$(addr "$i"):$port" \
+			$(perf_of "$i" "$2") "$B" serve \
+			--shard "$i/$M" --listen "$(addr "$i"):$1" \
 			--staleness "$S" --threads "$LANES" \
 			--secret-file "$O/secret" -q 2>>"$O/serve.err" &
 		spids="$spids $!"
 	done
+}
+
+# ps_list PORT: the M shards' addresses at PORT, for --ps
+ps_list() {
+	l=""
+	for i in $(seq 0 $((M - 1))); do
+		l="$l${l:+,}$(addr "$i"):$1"
+	done
+	echo "$l"
+}
+
+# copies N: N copies of the one-worker job the caller runs (F, CF, Y, S,
+# E), independent of it and of each other, copy c's worker on machine c
+# with M shards of its own on port + c (one a machine, beside the
+# caller's): the load of the 4-machine weak runs on every machine while
+# the caller's worker 0 is timed (weak_loaded). Pids added to spids, cpids.
+copies() {
+	for c in $(seq 1 "$1"); do
+		shards $((port + c)) -
+		ip netns exec "$NS-m$c" taskset -c "$(cores "$c")" \
+			timeout "${RUN_TIMEOUT:-120}" "$B" train \
+			--ps "$(ps_list $((port + c)))" --worker 0/1 --read-part \
+			--threads "$THREADS" --epochs "$E" --sync-every "$Y" \
+			--features "$CF" --secret-file "$O/secret" -q $(hash_opt) \
+			--shutdown-servers ${WORKER_OPTS:-} "$F" 2>>"$O/worker.err" &
+		cpids="$cpids $!"
+	done
+}
+
+# cluster W FILE SYNC STALE STRAGGLE EPOCHS JSON [COPIES]: M shards + W
+# workers; STRAGGLE=1: the last worker's threads share one core; COPIES
+# (W = 1 only): that many copies of the job beside it (copies). Wall
+# seconds of this job (to its worker 0's end) on stdout.
+cluster() {
+	W=$1 F=$2 Y=$3 S=$4 G=$5 E=$6 J=$7
+	# a fresh port per run (runs are in subshells: no counter survives)
+	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+	ps=$(ps_list "$port")
+	spids="" cpids=""
+	[ "${8:-0}" -gt 0 ] && copies "$8"
+	t0=$(now)
+	shards "$port" "$J.s0.perf"
 	wpids=""
 	for r in $(seq $((W - 1)) -1 0); do
 		set -- --ps "$ps" --worker "$r/$W" --read-part --threads "$THREADS" \
@@ -321,7 +362,9 @@ cluster() {
 		fi
 	done
 	t1=$(now)
-	# worker 0 stopped the shards; if it failed, nobody did
+	# the copies end as this job does (the same work); worker 0 of each
+	# job stopped its shards; if one failed, nobody did
+	[ -z "$cpids" ] || wait $cpids
 	sleep 0.2
 	kill $spids $wpids 2>/dev/null
 	wait
@@ -403,10 +446,12 @@ strong_part() {
 # rows; fixed, scaled: WW workers on WW x ROWS rows): sets lw (workers),
 # lf (training file), lt (target), CF and TE
 weak_layout() {
+	lc=0
 	CF=$FEATURES
 	TE=$D/test.svm
 	case $1 in
 	base) lw=1 lf=$f1 lt=$tgt1 ;;
+	loaded) lw=1 lf=$f1 lt=$tgt1 lc=$((WW - 1)) ;;
 	fixed)
 		lw=$WW lf=$(train $((ROWS * WW)))
 		eval "lt=\$tgt_$((ROWS * WW))" ;;
@@ -428,7 +473,7 @@ weak_part() {
 		for nm in $names; do
 			weak_layout "$nm"
 			j=$O/weak-$1-w$WW-$nm.json
-			wall=$(cluster "$lw" "$lf" "$SYNC" "$STALENESS" 0 "$EPOCHS" "$j")
+			wall=$(cluster "$lw" "$lf" "$SYNC" "$STALENESS" 0 "$EPOCHS" "$j" "$lc")
 			r=$(reach "$lt" "$j")
 			eval "wall_$nm=\$wall r_$nm=\$r runs_$nm=-"
 		done
@@ -438,7 +483,7 @@ weak_part() {
 				[ "$r" = - ] && continue
 				weak_layout "$nm"
 				t=$(cluster "$lw" "$lf" "$SYNC" "$STALENESS" 0 "$r" \
-					"$O/weak-$1-w$WW-$nm-to.json")
+					"$O/weak-$1-w$WW-$nm-to.json" "$lc")
 				t=$(printf %.3f "$t")
 				l=$(last_loss "$O/weak-$1-w$WW-$nm-to.json")
 				echo "weak $1 $nm round $i: $r epochs, $t s, loss $l, target $lt" >&2
@@ -451,6 +496,7 @@ weak_part() {
 			eval "r=\$r_$nm runs=\$runs_$nm wall=\$wall_$nm"
 			case $nm in
 			base) part=weak_base rows=$ROWS ;;
+			loaded) part=weak_loaded rows=$ROWS ;;
 			fixed) part=weak rows=$((ROWS * WW)) ;;
 			*) part=weak_$nm rows=$((ROWS * WW)) ;;
 			esac

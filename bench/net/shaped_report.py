@@ -76,7 +76,9 @@ def reach(curve, target):
 
 
 WEAK_NAMES = {"weak_base": "1 worker, 1x", "weak": "W workers, Wx rows, same model",
-              "weak_scaled": "W workers, Wx rows, Wx features"}
+              "weak_scaled": "W workers, Wx rows, Wx features",
+              "weak_loaded": "1 worker, 1x, beside W-1 copies"}
+ONE_WORKER = ("weak_base", "weak_loaded")
 
 
 def single_of(rows, r):
@@ -97,29 +99,36 @@ def short_dim(d):
 
 
 def weak_round_table(rows):
-    """The weak part in rounds (weak_base, weak, weak_scaled rows): time to
-    the single node's final loss, each W-worker layout against the 1-worker
-    run of the same rate, per round (run i against run i) and as medians;
-    and the epoch each reaches the single node's best loss at."""
+    """The weak part in rounds (weak_base, weak, weak_scaled, weak_loaded
+    rows): time to the single node's final loss, each W-worker layout
+    against the 1-worker run of the same rate, alone and beside its copies
+    (weak_loaded: the host's memory shared as the W-worker runs share it),
+    per round (run i against run i) and as medians; and the epoch each
+    reaches the single node's best loss at."""
     out = []
     for r in rows:
         if r["part"] not in WEAK_NAMES:
             continue
-        base = next((b for b in rows if b["part"] == "weak_base" and b["rate"] == r["rate"]), None)
-        runs, bruns = values(r.get("runs")), values(base.get("runs")) if base else []
-        t, bt = median(runs), median(bruns)
-        per_round = [a / b for a, b in zip(runs, bruns)] if r is not base else []
         sn = single_of(rows, r)
         best = min(values(sn["losses"])) if sn and sn.get("losses") else None
         rb = reach(values(r.get("losses")), best) if best is not None else None
-        out.append([r["rate"], WEAK_NAMES[r["part"]], r["workers"], r["rows"],
-                    r.get("features", ""), r["target_loss"], r["epoch_reached"],
-                    fmt(t), spread(runs),
-                    fmt(t / bt if t and bt and r is not base else None),
-                    spread(per_round), fmt(best, 4),
-                    "never" if best is not None and rb is None else str(rb or "-")])
+        runs = values(r.get("runs"))
+        t = median(runs)
+        line = [r["rate"], WEAK_NAMES[r["part"]], r["workers"], r["rows"],
+                r.get("features", ""), r["target_loss"], r["epoch_reached"],
+                fmt(t), spread(runs)]
+        for one in ONE_WORKER:
+            base = next((b for b in rows if b["part"] == one and b["rate"] == r["rate"]), None)
+            bruns = values(base.get("runs")) if base else []
+            bt = median(bruns)
+            mine = r["part"] not in ONE_WORKER and t and bt
+            line += [fmt(t / bt if mine else None),
+                     spread([a / b for a, b in zip(runs, bruns)] if mine else [])]
+        out.append(line + [fmt(best, 4),
+                           "never" if best is not None and rb is None else str(rb or "-")])
     return table(["rate", "layout", "workers", "rows", "features", "target (final)",
                   "reached at", "to target s (median)", "runs", "ratio", "per round",
+                  "ratio (loaded)", "per round (loaded)",
                   "single best", "best reached at"], out)
 
 

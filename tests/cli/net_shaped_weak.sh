@@ -2,9 +2,11 @@
 # bench/net/shaped.sh's weak part at its smallest: two "machines" over
 # tbf-shaped veth links, one worker on 1x rows against two workers on 2x
 # rows over the same model ("fixed") and over 2x the features
-# ("scaled", Gustafson's weak scaling), timed in rounds. The CSV has the
-# three layouts with their models' sizes, a loss per epoch and one timed
-# run per round; the scaled set has twice the rows and ids, and the same
+# ("scaled", Gustafson's weak scaling), and the one worker again beside
+# a copy of its job on the other machine ("loaded"), timed in rounds. The
+# CSV has the four layouts with their models' sizes, a loss per epoch and
+# one timed run per round (the loaded run's losses the lone one's: the
+# copy shares no shard with it, and one thread trains the same way); the scaled set has twice the rows and ids, and the same
 # occurrences per feature (bench/net/feature_counts.py); the report
 # prints the per-round table and draws the loss curves.
 # Needs root, ip, tc, namespaces and python3; skipped otherwise.
@@ -30,7 +32,8 @@ col() {
 		if ($i == name) c = i; next }
 		$0 == row { print $c }' "$T/out.csv"
 }
-for part in weak_base:6000:4096 weak_scaled:12000:8192 weak:12000:4096; do
+for part in weak_base:6000:4096 weak_scaled:12000:8192 weak:12000:4096 \
+	weak_loaded:6000:4096; do
 	p=${part%%:*} rest=${part#*:}
 	row=$(grep "^$p,1gbit,${rest%%:*}," "$T/out.csv") ||
 		{ cat "$T/out.csv"; fail "no $p row of ${rest%%:*} rows"; }
@@ -47,6 +50,10 @@ for part in weak_base:6000:4096 weak_scaled:12000:8192 weak:12000:4096; do
 	fi
 done
 grep -q '^single,-,12000,1,2,.*,8192,' "$T/out.csv" || fail "no single node on the scaled set"
+lone=$(col losses "$(grep '^weak_base,' "$T/out.csv")")
+beside=$(col losses "$(grep '^weak_loaded,' "$T/out.csv")")
+[ "$lone" = "$beside" ] ||
+	fail "the one worker's losses: $lone alone, $beside beside its copy"
 
 # The scaled set: twice the rows, ids up to twice as far, its own test
 # set, and the same occurrences per feature.
@@ -69,6 +76,7 @@ python3 bench/net/shaped_report.py "$T/out.csv" "$T/plots" >"$T/report.md" ||
 	fail "shaped_report.py failed"
 grep -q 'Weak scaling, in rounds' "$T/report.md" || fail "no rounds table"
 grep -q 'Wx rows, Wx features' "$T/report.md" || fail "no scaled row in the report"
+grep -q 'beside W-1 copies' "$T/report.md" || fail "no loaded row in the report"
 grep -q '<polyline' "$T/plots/shaped-weak-curves.svg" || fail "no loss curves drawn"
 echo "weak part: $(grep -c '^weak' "$T/out.csv") layouts, scaled ids up to $max"
 exit 0
