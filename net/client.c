@@ -572,7 +572,8 @@ int client_take_pull_reply(struct ps_client *c, uint32_t i,
 		return boar_fail(err, BOAR_EPROTO,
 				 "%s:%u: pull reply does not match the request",
 				 c->sh[i].host, c->sh[i].port);
-	memcpy(vals + p->a, m->vals, m->n_vals * sizeof *vals);
+	if (!m->in_place || m->into != vals + p->a) /* else decoded there */
+		memcpy(vals + p->a, m->vals, m->n_vals * sizeof *vals);
 	if (m->staleness > c->n.max_staleness)
 		c->n.max_staleness = m->staleness;
 	return 0;

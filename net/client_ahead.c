@@ -89,9 +89,11 @@ int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
 }
 
 /* The caller's part (recording starts) here; the requests are sent here
- * or, with a background thread, by it in the order queued. */
-int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
-			 uint32_t n, boar_error *err)
+ * or, with a background thread, by it in the order queued. dest: where
+ * the thread decodes the answers (NULL: its own buffer), set before the
+ * request is queued. */
+static int ask_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		     float *dest, boar_error *err)
 {
 	struct pull_ahead *a = &c->ahead;
 	uint32_t S = c->cfg.n_shards;
@@ -102,6 +104,7 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	a->np = 0; /* the thread's queue may add pushes it jumps over */
 	a->n_runs = 0;
+	a->dest = dest;
 	int rc = c->bg ? client_bg_ahead(c, keys, n, err)
 		       : client_ahead_ask(c, keys, n, c->clock + 1, err);
 	if (rc)
@@ -110,6 +113,18 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 	a->keys = keys;
 	a->n = n;
 	return 0;
+}
+
+int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
+			 uint32_t n, boar_error *err)
+{
+	return ask_ahead(c, keys, n, NULL, err);
+}
+
+int ps_client_pull_ahead_into(struct ps_client *c, const uint64_t *keys,
+			      uint32_t n, float *vals, boar_error *err)
+{
+	return ask_ahead(c, keys, n, vals, err);
 }
 
 /* The merge: adds pv[j] to vals[i] where pk[j] == keys[i], for the run's

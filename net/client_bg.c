@@ -157,6 +157,13 @@ static int readable(const struct shard *s)
 	return s->fd < 0 || poll(&p, 1, 0) != 0;
 }
 
+/* Where the answers of the pull asked ahead are decoded: the caller's
+ * place, or the thread's buffer. */
+static float *answers_at(const struct ps_client *c)
+{
+	return c->ahead.dest ? c->ahead.dest : c->bg->vals;
+}
+
 /* Reads the answers of the pull asked ahead, shard by shard, until all
  * came or a job is queued; with only_come, only those that started to
  * come (the caller waits for them, not for the jobs queued). @return 0,
@@ -172,22 +179,25 @@ static int read_answers(struct ps_client *c, int only_come, boar_error *e)
 		/* a job's reconnect since took the request with the old
 		 * connection: nothing to read */
 		int rc = RETRY;
+		const struct pull_arg *p = &c->ahead.arg[i];
+		float *vals = answers_at(c);
+		c->msg.into = vals + p->a; /* the answer decoded in place */
+		c->msg.n_into = p->b - p->a;
 		if (s->ahead_pending) {
 			c->wake_fd = b->wake[0];
 			rc = client_recv_msg(c, s, -1, e);
 			c->wake_fd = -1;
 		}
-		if (rc == INTERRUPTED)
-			return rc;
 		enum answer got = ANS_LOST; /* the caller's collect asks again */
 		if (!rc) {
-			rc = client_take_pull_reply(c, i, &c->ahead.arg[i],
-						    b->vals, e);
+			rc = client_take_pull_reply(c, i, p, vals, e);
 			got = c->msg.flags & WIRE_F_HELD ? ANS_HELD : ANS_GOT;
 		} else if (rc == RETRY) {
 			rc = 0;
 		}
-		if (rc)
+		c->msg.into = NULL;
+		c->msg.n_into = 0;
+		if (rc) /* INTERRUPTED too */
 			return rc;
 		pthread_mutex_lock(&b->mu);
 		b->answer[i] = (uint8_t)got;
@@ -488,14 +498,15 @@ static int put_first(struct ps_client *c, struct job j)
 	return 0;
 }
 
-/* The answers' values land in b->vals, the keys' order: grown here, in
- * the caller's thread, while no answer is awaited (the collect before
- * this one waited for all of them). */
+/* The answers' values land in the caller's place (ps_client_pull_ahead_into)
+ * or in b->vals, the keys' order: grown here, in the caller's thread,
+ * while no answer is awaited (the collect before this one waited for all
+ * of them). */
 int client_bg_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		    boar_error *err)
 {
 	struct client_bg *b = c->bg;
-	if (n > b->vals_cap) {
+	if (!c->ahead.dest && n > b->vals_cap) {
 		float *v = realloc(b->vals, (size_t)n * sizeof *v);
 		if (!v)
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -561,7 +572,8 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		switch (b->answer[i]) {
 		case ANS_GOT:
 		case ANS_HELD: /* a held answer counts the pushes already */
-			client_ahead_finish_vals(a, keys, p->a, p->b, b->vals,
+			client_ahead_finish_vals(a, keys, p->a, p->b,
+						 answers_at(c),
 						 vals, b->answer[i] == ANS_GOT,
 						 c->cfg.threads);
 			break;

@@ -89,6 +89,8 @@ struct pull_ahead {
 	int on;
 	const uint64_t *keys;
 	uint32_t n;
+	float *dest;            /* the caller's place for the values, or
+				   NULL (ps_client_pull_ahead_into) */
 	struct pull_arg *arg;   /* n_shards */
 	uint64_t *pk;           /* copied pushes' keys and deltas */
 	float *pv;

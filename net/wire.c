@@ -219,31 +219,44 @@ static int rd_keys(struct rd *r, struct wire_msg *m)
 	return 0;
 }
 
-static int rd_vals(struct rd *r, struct wire_msg *m, uint64_t n, int f16)
+/* n values into m->vals, or into m->into where `place` allows it and
+ * the caller asked for exactly n there (in_place). */
+static int rd_vals_at(struct rd *r, struct wire_msg *m, uint64_t n, int f16,
+		      int place)
 {
 	size_t each = f16 ? 2 : 4;
 	if (r->bad || n > (uint64_t)(r->end - r->p) / each)
 		return -1;
-	int rc = grow_vals(m, (uint32_t)n);
-	if (rc)
-		return rc;
+	float *v = m->into;
+	m->in_place = place && v && n == m->n_into;
+	if (!m->in_place) {
+		int rc = grow_vals(m, (uint32_t)n);
+		if (rc)
+			return rc;
+		v = m->vals;
+	}
 	if (f16) {
-		f16_decode(m->vals, r->p, (size_t)n);
+		f16_decode(v, r->p, (size_t)n);
 	} else if (WIRE_LE_HOST) {
 		if (n)
-			memcpy(m->vals, r->p, (size_t)n * 4);
+			memcpy(v, r->p, (size_t)n * 4);
 	} else {
 		for (uint64_t i = 0; i < n; i++) {
 			const uint8_t *p = r->p + 4 * i;
 			uint32_t b = (uint32_t)p[0] | (uint32_t)p[1] << 8 |
 				     (uint32_t)p[2] << 16 |
 				     (uint32_t)p[3] << 24;
-			memcpy(&m->vals[i], &b, 4);
+			memcpy(&v[i], &b, 4);
 		}
 	}
 	r->p += n * each;
 	m->n_vals = (uint32_t)n;
 	return 0;
+}
+
+static int rd_vals(struct rd *r, struct wire_msg *m, uint64_t n, int f16)
+{
+	return rd_vals_at(r, m, n, f16, 0);
 }
 
 int wire_parse_header(const uint8_t *b, uint32_t max_payload,
@@ -276,15 +289,18 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 	int f16 = h->flags & WIRE_F_F16;
 	int rc = 0;
 
-	/* Reset the scalars; keep the arrays for reuse. */
+	/* Reset the scalars; keep the arrays for reuse, and the caller's
+	 * place for an answer's values. */
 	uint64_t *keys = m->keys;
-	float *vals = m->vals;
-	uint32_t kc = m->keys_cap, vc = m->vals_cap;
+	float *vals = m->vals, *into = m->into;
+	uint32_t kc = m->keys_cap, vc = m->vals_cap, n_into = m->n_into;
 	memset(m, 0, sizeof *m);
 	m->keys = keys;
 	m->vals = vals;
 	m->keys_cap = kc;
 	m->vals_cap = vc;
+	m->into = into;
+	m->n_into = n_into;
 	m->type = h->type;
 	m->flags = h->flags;
 
@@ -340,7 +356,7 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 	case WIRE_PULL_REPLY:
 		m->req = rd_u32(&r);
 		m->staleness = rd_u32(&r);
-		if ((rc = rd_vals(&r, m, rd_varint(&r), f16)))
+		if ((rc = rd_vals_at(&r, m, rd_varint(&r), f16, 1)))
 			return rc;
 		break;
 	case WIRE_CLOCK:

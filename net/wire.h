@@ -142,6 +142,13 @@ struct wire_msg {
 	uint64_t *keys;
 	float *vals;
 	uint32_t keys_cap, vals_cap;
+	/* Set by the caller, kept by the decoder: a PULL_REPLY with exactly
+	 * n_into values decodes them into `into` (the caller's array) and
+	 * sets in_place, not into vals: a clock's answer is megabytes, and
+	 * a copy out of vals was one more pass over them. */
+	float *into;
+	uint32_t n_into;
+	uint8_t in_place;
 };
 
 /* An output buffer frames are appended to. */

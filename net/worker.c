@@ -71,6 +71,14 @@ static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
 	return ps_client_pull_ahead(w->c, keys, n, err);
 }
 
+static int w_pull_ahead_into(void *ctx, const uint64_t *keys, uint32_t n,
+			     float *vals, boar_error *err)
+{
+	struct worker *w = ctx;
+	w->rep->pulls_ahead++;
+	return ps_client_pull_ahead_into(w->c, keys, n, vals, err);
+}
+
 static int w_push(void *ctx, const uint64_t *keys, const float *deltas,
 		  uint32_t n, boar_error *err)
 {
@@ -212,6 +220,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.shared_sums = wc->shared_sums,
 		.wait_clock = w_wait_clock,
 		.push_pulled = w_push_pulled,
+		.pull_ahead_into = w_pull_ahead_into,
 	};
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)

@@ -154,7 +154,9 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	if (c->pull_ahead && (*clocks > 1 || c->next_order) &&
 	    (!(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)) ||
-	     !(c->ahead_gkeys = global_keys(c, c->ahead_keys, cap))))
+	     !(c->ahead_gkeys = global_keys(c, c->ahead_keys, cap)) ||
+	     !(c->ahead_before = malloc(cap * c->key_copies *
+					 sizeof *c->ahead_before))))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	c->before = malloc(cap * c->key_copies * sizeof *c->before);
 	c->delta = malloc(cap * c->key_copies * sizeof *c->delta);
@@ -201,22 +203,30 @@ static void find_ahead(struct cluster *c, const struct train_run *r,
 	lap(c, BOAR_PS_KEYS);
 }
 
-/* The keys find_ahead found, asked for now. */
+/* The keys find_ahead found, asked for now; their values go into
+ * ahead_before (with_vals for the union), written there by a transport
+ * that can (pull_ahead_into) as they come. */
 static int ask_found(struct cluster *c, boar_error *err)
 {
 	if (c->prep_k == NO_CLOCK)
 		return 0;
 	c->ahead_with = c->prep_with;
-	int rc = c->pull_ahead(c->t->ctx, c->ask, (uint32_t)c->n_ask, err);
+	float *into = c->ahead_with ? c->with_vals : c->ahead_before;
+	int rc = c->pull_ahead_into
+			 ? c->pull_ahead_into(c->t->ctx, c->ask,
+					      (uint32_t)c->n_ask, into, err)
+			 : c->pull_ahead(c->t->ctx, c->ask, (uint32_t)c->n_ask,
+					 err);
 	lap(c, BOAR_PS_PULL);
 	c->ahead_k = rc ? NO_CLOCK : c->prep_k;
 	c->prep_k = NO_CLOCK;
 	return rc;
 }
 
-/* A pull still asked ahead, collected now into c->before (ahead_got),
- * so that another request (refresh, finish) may go: the values are those
- * of the clock asked for, as nothing is pushed before it starts. */
+/* A pull still asked ahead, collected now into ahead_before or with_vals
+ * (ahead_got), so that another request (refresh, finish) may go: the
+ * values are those of the clock asked for, as nothing is pushed before
+ * it starts. */
 static int settle_ahead(struct cluster *c, boar_error *err)
 {
 	if (c->ahead_k == NO_CLOCK || c->ahead_got)
@@ -226,7 +236,7 @@ static int settle_ahead(struct cluster *c, boar_error *err)
 				      c->with_vals, err)
 			 : c->t->pull(c->t->ctx, c->ahead_gkeys,
 				      (uint32_t)(c->ahead_nk * c->key_copies),
-				      c->before, err);
+				      c->ahead_before, err);
 	c->ahead_got = !rc;
 	return rc;
 }
@@ -320,6 +330,11 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 		c->nk = c->ahead_nk;
 		if (c->ahead_with && (rc = take_with(c, r, err)))
 			return rc;
+		if (!c->ahead_with) { /* its values' place becomes before */
+			float *v = c->before;
+			c->before = c->ahead_before;
+			c->ahead_before = v;
+		}
 	} else {
 		c->nk = cluster_clock_keys(c, r, order, k);
 		cluster_to_global(c, r, c->keys, c->gkeys, c->nk);
@@ -329,8 +344,9 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
 	find_next(c, r, order, k);
-	/* else in c->before already (settle_ahead): collected with the
-	 * union, or before an evaluation's own pulls */
+	/* else in c->before already (settle_ahead into what is now
+	 * before): collected with the union, or before an evaluation's own
+	 * pulls */
 	c->pulled_alone = !c->ahead_got;
 	if (c->pulled_alone)
 		rc = c->t->pull(c->t->ctx, c->gkeys,
@@ -416,7 +432,7 @@ static int refresh_keys(struct cluster *c, const struct train_run *r,
 	if (c->ahead_got) { /* the union, or the clock's keys alone */
 		have = c->ahead_with ? c->with : c->ahead_keys;
 		nh = c->ahead_with ? c->n_with : c->ahead_nk;
-		before = c->ahead_with ? c->with_vals : c->before;
+		before = c->ahead_with ? c->with_vals : c->ahead_before;
 	}
 	const uint64_t *want = c->eval_keys;
 	const uint64_t nw = want ? c->n_eval : c->n_keys;
@@ -519,7 +535,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, model_sharded) &&
 		   t->size != offsetof(boar_ps_transport, shared_sums) &&
 		   t->size != offsetof(boar_ps_transport, wait_clock) &&
-		   t->size != offsetof(boar_ps_transport, push_pulled)))
+		   t->size != offsetof(boar_ps_transport, push_pulled) &&
+		   t->size != offsetof(boar_ps_transport, pull_ahead_into)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -641,6 +658,8 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		c.local_rows = t->local_rows;
 	if (t->size > offsetof(boar_ps_transport, pull_ahead))
 		c.pull_ahead = t->pull_ahead;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead_into))
+		c.pull_ahead_into = t->pull_ahead_into;
 	int *sharded_out = t->size > offsetof(boar_ps_transport, model_sharded)
 				   ? t->model_sharded
 				   : NULL;
@@ -711,6 +730,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	free(c.ahead_keys);
 	free(c.next_order);
 	free(c.before);
+	free(c.ahead_before);
 	free(c.delta);
 	cluster_sums_free(&c);
 	return rc;

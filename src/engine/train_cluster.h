@@ -38,6 +38,12 @@ struct cluster {
 	int (*pull_ahead)(void *ctx, const uint64_t *keys, uint32_t n,
 			  boar_error *err);
 	uint64_t *ahead_keys, ahead_nk, ahead_k;
+	/* The transport's pull_ahead_into (or NULL), and where the values
+	 * of the keys asked ahead go (not the union's: with_vals), to
+	 * become c->before when their clock starts. */
+	int (*pull_ahead_into)(void *ctx, const uint64_t *keys, uint32_t n,
+			       float *vals, boar_error *err);
+	float *ahead_before;
 	/* The next clock's keys found while the current clock's answer is
 	 * still coming (find_ahead): clock prep_k (NO_CLOCK: none), to be
 	 * asked for as ask[0..n_ask) once that answer is in; prep_with: ask

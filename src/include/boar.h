@@ -761,6 +761,15 @@ typedef struct boar_ps_transport {
 	 * after an evaluation's pulls); matrix factorization uses push. */
 	int (*push_pulled)(void *ctx, const uint64_t *keys,
 			   const float *deltas, uint32_t n, boar_error *err);
+	/* NULL, or: pull_ahead, and where its values go: vals[n], which the
+	 * library leaves alone until it collects them with pull (the same
+	 * keys, n and vals), so a transport that reads the answer while the
+	 * engine sweeps may write it there as it comes, not into a buffer
+	 * of its own to be copied at the collect (a clock's values are
+	 * megabytes). The library calls it instead of pull_ahead where it
+	 * is set. */
+	int (*pull_ahead_into)(void *ctx, const uint64_t *keys, uint32_t n,
+			       float *vals, boar_error *err);
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */

@@ -4,7 +4,9 @@
  * at once or held the answer for the worker's own clock (which the thread
  * must send while it waits for that answer); an answer lost with its
  * connection is asked again after the queued pushes and clock went; a
- * peer that dies or lies gives an error naming it, never a hang.
+ * peer that dies or lies gives an error naming it, never a hang; and all
+ * of it alike where the answer is decoded into the caller's array
+ * (ps_client_pull_ahead_into).
  */
 #include <stdlib.h>
 
@@ -26,9 +28,19 @@ static struct ps_client *async_worker(unsigned port, uint32_t rank,
 	return c;
 }
 
+/* A pull asked ahead into v (ps_client_pull_ahead_into: the thread
+ * decodes the answer there) where `into`, else into the thread's buffer. */
+static int ask_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
+		     float *v, int into, boar_error *err)
+{
+	return into ? ps_client_pull_ahead_into(c, keys, n, v, err)
+		    : ps_client_pull_ahead(c, keys, n, err);
+}
+
 /* Staleness inf: the shard answers at once, before the pushes queued
- * after the request; the client adds them. */
-static void answered_at_once(void)
+ * after the request; the client adds them (to the answer where it was
+ * decoded in the caller's array too). */
+static void answered_at_once(int into)
 {
 	struct net_test_shard sh;
 	struct ps_config pc = { .shard = 0, .n_shards = 1,
@@ -44,7 +56,7 @@ static void answered_at_once(void)
 	float one = 1, d[3] = { 2, 3, 4 }, v[4], st[1];
 	for (int clock = 0; c && clock < 3; clock++) {
 		CHECK(ps_client_push(c, &k1, &one, 1, &err) == 0, "push");
-		CHECK(ps_client_pull_ahead(c, ahead, 3, &err) == 0, "ahead: %s",
+		CHECK(ask_ahead(c, ahead, 3, v, into, &err) == 0, "ahead: %s",
 		      err.message);
 		CHECK(ps_client_pull(c, &k1, 1, st, &err) == BOAR_EINVAL,
 		      "a pull went out while one asked ahead waited");
@@ -55,8 +67,8 @@ static void answered_at_once(void)
 		      "collect: %s", err.message);
 		float w = (float)clock + 1;
 		CHECK(v[0] == w && v[1] == 2 * w && v[2] == 3 * w,
-		      "clock %d: collected %g %g %g, want %g %g %g", clock,
-		      v[0], v[1], v[2], w, 2 * w, 3 * w);
+		      "into %d, clock %d: collected %g %g %g, want %g %g %g",
+		      into, clock, v[0], v[1], v[2], w, 2 * w, 3 * w);
 		d[0] = 2, d[1] = 3, d[2] = 4;
 	}
 	CHECK(c && ps_client_pull(c, all, 4, v, &err) == 0, "pull");
@@ -71,7 +83,7 @@ static void answered_at_once(void)
 
 /* Staleness 0, two workers: worker 0's answer is held until its own
  * clock comes, which its thread sends while it waits for the answer. */
-static void held(void)
+static void held(int into)
 {
 	struct net_test_shard sh;
 	struct ps_config pc = { .shard = 0, .n_shards = 1, .staleness = 0,
@@ -85,7 +97,7 @@ static void held(void)
 	boar_error err;
 	uint64_t k[2] = { 5, 6 };
 	float d[2] = { 5, 6 }, v[2] = { -1, -1 };
-	CHECK(w0 && ps_client_pull_ahead(w0, k, 2, &err) == 0, "ahead");
+	CHECK(w0 && ask_ahead(w0, k, 2, v, into, &err) == 0, "ahead");
 	CHECK(w0 && ps_client_push(w0, k, d, 2, &err) == 0, "push");
 	CHECK(w0 && ps_client_clock(w0, &err) == 0, "clock 0");
 	CHECK(w1 && ps_client_clock(w1, &err) == 0, "clock 1");
@@ -231,8 +243,10 @@ int main(void)
 {
 	if (!net_test_loopback())
 		TEST_SKIP("no loopback networking");
-	answered_at_once();
-	held();
+	for (int into = 0; into < 2; into++) {
+		answered_at_once(into);
+		held(into);
+	}
 
 	boar_error err = { 0 };
 	float v[2] = { -1, -1 };

@@ -3,7 +3,8 @@
  * Encodes every message type and decodes it back; checks the key list
  * compression (delta + varint sizes), float16 rounding, and that truncated,
  * oversized, wrongly versioned, non-ascending and trailing-garbage frames
- * are all refused by the decoder.
+ * are all refused by the decoder; and an answer's values decoded into
+ * the caller's array where it asks.
  */
 #include <math.h>
 #include <stdio.h>
@@ -312,6 +313,60 @@ static void test_f16(void)
 	CHECK(isnan(f16_to_f32(f16_from_f32(NAN))), "NaN lost");
 }
 
+/* A PULL_REPLY of exactly n_into values lands in the caller's array, in
+ * float32 and float16; one of another count, and frames of other types,
+ * keep to vals and leave that array alone. */
+static void test_reply_in_place(void)
+{
+	struct wire_out o;
+	struct wire_msg m = { 0 };
+	float v[] = { 1.5f, -2.0f, 0.25f }, into[5] = { 9, 9, 9, 9, 9 };
+	wire_out_init(&o);
+	for (int f16 = 0; f16 < 2; f16++) {
+		for (uint32_t n = 2; n <= 3; n++) {
+			for (int i = 0; i < 5; i++)
+				into[i] = 9;
+			wire_out_reset(&o);
+			wire_begin(&o, WIRE_PULL_REPLY, f16 ? WIRE_F_F16 : 0);
+			wire_put_u32(&o, 5);
+			wire_put_u32(&o, 0);
+			wire_put_varint(&o, n);
+			wire_put_vals(&o, v, n, f16);
+			wire_end(&o);
+			m.into = into + 1;
+			m.n_into = 3;
+			CHECK(wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD,
+						&m) == 0,
+			      "reply of %u, f16 %d", n, f16);
+			CHECK(m.into == into + 1 && m.n_into == 3,
+			      "the caller's place was not kept");
+			CHECK(m.in_place == (n == 3) && m.n_vals == n,
+			      "%u values, f16 %d: in_place %d", n, f16,
+			      m.in_place);
+			const float *got = m.in_place ? into + 1 : m.vals;
+			for (uint32_t i = 0; i < n; i++)
+				CHECK(got[i] == v[i], "value %u: %g", i, got[i]);
+			CHECK(into[0] == 9 && into[4] == 9 &&
+				      (n == 3 || into[1] == 9),
+			      "written outside the answer's place");
+		}
+	}
+	uint64_t k[] = { 1, 2, 3 };
+	wire_out_reset(&o);
+	wire_begin(&o, WIRE_PUSH, 0);
+	wire_put_u64(&o, 1);
+	wire_put_u64(&o, 1);
+	wire_put_keys(&o, k, 3);
+	wire_put_vals(&o, v, 3, 0);
+	wire_end(&o);
+	into[1] = 9;
+	CHECK(wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, &m) == 0 &&
+		      !m.in_place && m.vals[0] == v[0] && into[1] == 9,
+	      "a push's values went to the answer's place");
+	wire_out_free(&o);
+	wire_msg_free(&m);
+}
+
 int main(void)
 {
 	test_push_roundtrip(0);
@@ -319,6 +374,7 @@ int main(void)
 	test_all_types();
 	test_malformed();
 	test_f16();
+	test_reply_in_place();
 	if (failures) {
 		fprintf(stderr, "test_net_wire: %d failures\n", failures);
 		return 1;
