@@ -4,8 +4,8 @@
  * at once or held the answer for the worker's own clock (which the thread
  * must send while it waits for that answer); an answer lost with its
  * connection is asked again after the queued pushes and clock went; a
- * peer that dies or lies gives an error naming it, never a hang; and all
- * of it alike where the answer is decoded into the caller's array
+ * peer that dies or lies gives an error naming it, never a hang. The
+ * first two also where the answer is decoded into the caller's array
  * (ps_client_pull_ahead_into).
  */
 #include <stdlib.h>
