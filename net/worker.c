@@ -191,6 +191,22 @@ static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 	return rc;
 }
 
+/* BOAR_PS_AHEAD (a debugging aid; net/README.md): "copy", pulls asked
+ * ahead answered into the client's buffer and copied at the collect;
+ * "off", none asked ahead (each clock pulled as it starts); else the
+ * answers decoded where the library reads them. A worker of one thread
+ * trains the same model, bit for bit, every way (tests/cli/net_ahead.sh). */
+static void ahead_ways(boar_ps_transport *t)
+{
+	const char *way = getenv("BOAR_PS_AHEAD");
+	if (!way)
+		return;
+	if (!strcmp(way, "copy") || !strcmp(way, "off"))
+		t->pull_ahead_into = NULL;
+	if (!strcmp(way, "off"))
+		t->pull_ahead = NULL;
+}
+
 int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		  const struct ps_worker_config *wc, boar_model **out,
 		  struct ps_worker_report *rep, boar_error *err)
@@ -222,6 +238,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.push_pulled = w_push_pulled,
 		.pull_ahead_into = w_pull_ahead_into,
 	};
+	ahead_ways(&t);
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)
 		o.test = NULL; /* only the evaluating worker pulls its keys */

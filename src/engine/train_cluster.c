@@ -328,9 +328,10 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 		c->gkeys = c->ahead_gkeys;
 		c->ahead_gkeys = g;
 		c->nk = c->ahead_nk;
-		if (c->ahead_with && (rc = take_with(c, r, err)))
-			return rc;
-		if (!c->ahead_with) { /* its values' place becomes before */
+		if (c->ahead_with) { /* the union's values: copied out */
+			if ((rc = take_with(c, r, err)))
+				return rc;
+		} else { /* its values' place becomes before */
 			float *v = c->before;
 			c->before = c->ahead_before;
 			c->ahead_before = v;

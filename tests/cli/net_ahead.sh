@@ -1,0 +1,46 @@
+#!/bin/sh
+# A clock's pull asked a clock ahead, its answer decoded by the client's
+# thread straight into the array the worker loads it from
+# (boar_ps_transport.pull_ahead_into): one worker of one thread on two
+# shards writes the same model file, bit for bit, with the answers
+# decoded there, decoded into the client's buffer and copied
+# (BOAR_PS_AHEAD=copy), and with nothing asked ahead (BOAR_PS_AHEAD=off:
+# each clock pulled as it starts, the worker's own pushes then in the
+# shards' answers rather than added by the client); with an evaluation
+# after every epoch too (the epoch's first clock is asked with the
+# evaluation's keys, collected before the evaluation reads them).
+. net/tests/lib.sh
+
+# run NAME EXTRA...: one worker, two shards; model $T/NAME.model
+run() {
+	_name=$1
+	shift
+	new_cluster
+	serve 0 2 --staleness 1
+	s0=$SPID
+	serve 1 2 --staleness 1
+	s1=$SPID
+	worker 0 1 2 --sync-every 2000 --json --shutdown-servers \
+		-m "$T/$_name.model" "$@"
+	wait_ok $WPID "worker ($_name)"
+	wait_ok $s0 "shard 0 ($_name)"
+	wait_ok $s1 "shard 1 ($_name)"
+	tail -n 1 "$T/w0.out" >"$T/$_name.json"
+}
+
+for ev in "" "--test $A9AT"; do
+	what=${ev:+", with evaluations"}
+	run into $ev
+	BOAR_PS_AHEAD=copy run copy $ev
+	BOAR_PS_AHEAD=off run off $ev
+	ahead=$(json_field "$T/into.json" pulls_ahead)
+	[ "$ahead" -gt 0 ] || fail "no pull was asked ahead$what"
+	[ "$(json_field "$T/off.json" pulls_ahead)" = 0 ] ||
+		fail "BOAR_PS_AHEAD=off: pulls were asked ahead$what"
+	cmp "$T/into.model" "$T/copy.model" ||
+		fail "answers decoded in place: the model differs from the copied answers'$what"
+	cmp "$T/into.model" "$T/off.model" ||
+		fail "pulls asked ahead: the model differs from pulls as clocks start$what"
+	echo "$ahead pulls asked ahead$what: the same model every way"
+done
+exit 0
