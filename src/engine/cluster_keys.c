@@ -45,9 +45,12 @@ static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
 
 /* The features set in bits[words], ascending into out, clearing it: each
  * thread counts the bits of its range of words, then writes them from
- * where the counts before it end. @return how many. */
+ * where the counts before it end. With a map, each one's global id too,
+ * into gout, in the same pass (a clock's keys are megabytes: a second
+ * pass to translate them read them all again). @return how many. */
 static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
-			      int copies, uint64_t stride, int threads)
+			      int copies, uint64_t stride, int threads,
+			      const uint32_t *map, uint64_t *gout)
 {
 	uint64_t at[65] = {0};
 	int nt = 1;
@@ -78,6 +81,14 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 			if (!x)
 				continue;
 			bits[w] = 0;
+			if (map) {
+				for (; x; x &= x - 1, m++) {
+					out[m] = w * 64 +
+						 (uint64_t)__builtin_ctzll(x);
+					gout[m] = map[out[m]];
+				}
+				continue;
+			}
 			for (; x; x &= x - 1)
 				out[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
 		}
@@ -90,7 +101,8 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
  * non-zeros against the model's size, where scanning it would cost more
  * than a sort. */
 static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
-				const uint32_t *order, uint64_t b, uint64_t e)
+				const uint32_t *order, uint64_t b, uint64_t e,
+				uint64_t *keys)
 {
 	uint64_t n = 0;
 	for (uint64_t p = b; p < e; p++) {
@@ -100,13 +112,13 @@ static uint64_t features_sorted(struct cluster *c, const struct boar_dataset *d,
 			uint64_t bit = 1ull << (j & 63);
 			if (!(c->seen[j / 64] & bit)) {
 				c->seen[j / 64] |= bit;
-				c->keys[n++] = j;
+				keys[n++] = j;
 			}
 		}
 	}
-	qsort(c->keys, n, sizeof *c->keys, cmp_u64);
+	qsort(keys, n, sizeof *keys, cmp_u64);
 	for (uint64_t i = 0; i < n; i++)
-		c->seen[c->keys[i] / 64] = 0;
+		c->seen[keys[i] / 64] = 0;
 	return n;
 }
 
@@ -214,29 +226,34 @@ uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k)
 	return c->first + (c->last - c->first) * k / c->clocks;
 }
 
-/* Clock k's distinct features, ascending into c->keys: from the epoch's
- * bitmaps where there are some (clock 0 makes them), else from its rows.
- * @return how many. */
+/* Clock k's distinct features, ascending into keys: from the epoch's
+ * bitmaps where there are some (clock 0 makes them), else from its rows;
+ * with a map, their global ids into gkeys as they are found where a
+ * bitmap is scanned (*mapped). @return how many. */
 static uint64_t clock_features(struct cluster *c, const struct train_run *r,
-			       const uint32_t *order, uint64_t k)
+			       const uint32_t *order, uint64_t k,
+			       uint64_t *keys, const uint32_t *map,
+			       uint64_t *gkeys, int *mapped)
 {
 	const struct boar_dataset *d = r->d;
 	uint64_t b = cluster_clock_begin(c, k), e = cluster_clock_begin(c, k + 1);
+	*mapped = map != NULL;
 	if (c->clock_bits) {
 		if (k == 0)
 			epoch_marks(c, r, order);
-		return scan_parallel(c->keys, c->clock_bits + k * c->words,
+		return scan_parallel(keys, c->clock_bits + k * c->words,
 				     c->words, c->copies, c->clocks * c->words,
-				     threads_of(r));
+				     threads_of(r), map, gkeys);
 	}
 	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
 				  (d->n_rows ? d->n_rows : 1));
 	if (c->words < 16 * nnz) {
 		mark_parallel(c, d, order, b, e, d->dim, threads_of(r));
-		return scan_parallel(c->keys, c->seen, c->words, 1, 0,
-				     threads_of(r));
+		return scan_parallel(keys, c->seen, c->words, 1, 0,
+				     threads_of(r), map, gkeys);
 	}
-	return features_sorted(c, d, order, b, e);
+	*mapped = 0;
+	return features_sorted(c, d, order, b, e, keys);
 }
 
 /* keys[0..n) (features, ascending) and the bias after them as keys: a
@@ -254,13 +271,24 @@ static uint64_t features_to_keys(uint64_t *keys, uint64_t n, uint64_t dim,
 	return n * K;
 }
 
-/* Distinct keys of clock k's rows plus the bias, ascending, into c->keys:
- * the bitmap is per feature, each feature expanding to its K keys. */
+/* Distinct keys of clock k's rows plus the bias, ascending: the bitmap
+ * is per feature, each feature expanding to its K keys; the model's keys
+ * found with the engine's where one key is one feature. */
 uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
-			   const uint32_t *order, uint64_t k)
+			    const uint32_t *order, uint64_t k, uint64_t *keys,
+			    uint64_t *gkeys)
 {
-	uint64_t n = clock_features(c, r, order, k);
-	return features_to_keys(c->keys, n, r->d->dim, c->width);
+	const uint32_t *map = c->fm && c->width == 1 && gkeys != keys
+				      ? c->fm->global
+				      : NULL;
+	int mapped;
+	uint64_t n = clock_features(c, r, order, k, keys, map, gkeys, &mapped);
+	n = features_to_keys(keys, n, r->d->dim, c->width);
+	if (mapped)
+		gkeys[n - 1] = c->dim; /* the bias, the model's last key */
+	else
+		cluster_to_global(c, r, keys, gkeys, n);
+	return n;
 }
 
 int cluster_eval_keys(struct cluster *c, const struct train_run *r,
@@ -276,7 +304,7 @@ int cluster_eval_keys(struct cluster *c, const struct train_run *r,
 		return -1;
 	}
 	n = scan_parallel(c->eval_keys, c->seen, c->words, 1, 0,
-			  threads_of(r));
+			  threads_of(r), NULL, NULL);
 	c->n_eval = features_to_keys(c->eval_keys, n, dim, c->width);
 	return 0;
 }

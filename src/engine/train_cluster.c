@@ -179,12 +179,8 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 static void find_ahead(struct cluster *c, const struct train_run *r,
 		       const uint32_t *order, uint64_t k)
 {
-	uint64_t *cur = c->keys;
-	c->keys = c->ahead_keys; /* the key finders write into c->keys */
-	c->ahead_nk = cluster_clock_keys(c, r, order, k);
-	c->ahead_keys = c->keys;
-	c->keys = cur;
-	cluster_to_global(c, r, c->ahead_keys, c->ahead_gkeys, c->ahead_nk);
+	c->ahead_nk = cluster_clock_keys(c, r, order, k, c->ahead_keys,
+					 c->ahead_gkeys);
 	if (c->sums)
 		cluster_sums_keys(c, c->ahead_gkeys, c->ahead_nk);
 	c->ask = c->ahead_gkeys;
@@ -337,8 +333,7 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 			c->ahead_before = v;
 		}
 	} else {
-		c->nk = cluster_clock_keys(c, r, order, k);
-		cluster_to_global(c, r, c->keys, c->gkeys, c->nk);
+		c->nk = cluster_clock_keys(c, r, order, k, c->keys, c->gkeys);
 		if (c->sums)
 			cluster_sums_keys(c, c->gkeys, c->nk);
 	}

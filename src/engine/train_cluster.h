@@ -115,9 +115,12 @@ void cluster_keys_free(struct cluster *c);
 /* Where clock k of an epoch starts in its order (the driver's cut). */
 uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k);
 /* Distinct keys of clock k's rows (positions of order) plus the bias,
- * ascending, into c->keys. @return how many. */
+ * ascending, into keys (the engine's), and as the model knows them into
+ * gkeys (cluster_to_global's; nothing more where gkeys is keys).
+ * @return how many. */
 uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
-			    const uint32_t *order, uint64_t k);
+			    const uint32_t *order, uint64_t k, uint64_t *keys,
+			    uint64_t *gkeys);
 /* The keys (the engine's) an evaluation of test reads, into a new
  * c->eval_keys (c->n_eval of them): test's features below the engine's
  * dim, and the bias. c->seen is scratch, clear again after.

@@ -5,12 +5,15 @@
  * alone), for
  * 1-5 threads and 1-11 clocks, checked clock by clock against a brute
  * force over a power-law data set, for two epochs' orders in a row (the
- * bitmaps are cleared as they are read).
+ * bitmaps are cleared as they are read); and the model's keys found with
+ * them where the worker's features are a map's (global f = 2f + 1 here,
+ * the bias the model's dim), in the same pass.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "data/dataset.h"
+#include "data/feature_map.h"
 #include "engine/train.h"
 #include "engine/train_cluster.h"
 #include "testutil.h"
@@ -78,13 +81,16 @@ static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
 }
 
 /* mode 0: as cluster_keys_start decides (a copy per thread here); 1: no
- * bitmaps; 2: one shared copy by atomics. */
+ * bitmaps; 2: one shared copy by atomics. fm: the worker's features
+ * under that map (else the model's own). */
 static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
-		  int mode)
+		  int mode, const struct feature_map *fm)
 {
 	struct train_run r = { .d = d };
 	r.o.threads = threads;
-	struct cluster c = { .width = 1 };
+	struct cluster c = { .width = 1, .fm = fm, .dim = DIM };
+	if (fm)
+		c.dim = fm->dim;
 	c.first = 0;
 	c.last = ROWS;
 	c.clocks = clocks;
@@ -95,13 +101,15 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 		c.copies = 1; /* the first copy of the bitmaps, by atomics */
 	}
 	c.keys = malloc((d->nnz + 1) * sizeof *c.keys);
+	c.gkeys = fm ? malloc((d->nnz + 1) * sizeof *c.gkeys) : c.keys;
 	uint64_t *want = malloc((DIM + 1) * sizeof *want);
 	uint32_t *order = malloc(ROWS * sizeof *order);
-	CHECK(c.seen && c.keys && want && order, "memory");
+	CHECK(c.seen && c.keys && c.gkeys && want && order, "memory");
 	for (int epoch = 0; epoch < 2; epoch++) {
 		shuffle(order, ROWS);
 		for (uint64_t k = 0; k < clocks; k++) {
-			uint64_t n = cluster_clock_keys(&c, &r, order, k);
+			uint64_t n = cluster_clock_keys(&c, &r, order, k,
+							c.keys, c.gkeys);
 			uint64_t m = expected(d, order,
 					      cluster_clock_begin(&c, k),
 					      cluster_clock_begin(&c, k + 1),
@@ -114,6 +122,15 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 			      c.copies, c.clock_bits ? "yes" : "no", epoch,
 			      (unsigned long long)k, (unsigned long long)n,
 			      (unsigned long long)m);
+			uint64_t bad = 0;
+			for (uint64_t i = 0; fm && i < n && n == m; i++)
+				bad += c.gkeys[i] != (want[i] < DIM
+							      ? 2 * want[i] + 1
+							      : fm->dim);
+			CHECK(!bad, "threads %d, clocks %llu, mode %d: %llu "
+			      "keys mapped wrong", threads,
+			      (unsigned long long)clocks, mode,
+			      (unsigned long long)bad);
 		}
 	}
 	for (uint64_t w = 0; c.clock_bits && w < c.copies * clocks * c.words;
@@ -124,6 +141,8 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 		}
 	free(order);
 	free(want);
+	if (c.gkeys != c.keys)
+		free(c.gkeys);
 	free(c.keys);
 	cluster_keys_free(&c);
 }
@@ -138,10 +157,20 @@ int main(void)
 	      (unsigned long long)d.nnz);
 	const int threads[] = { 1, 2, 3, 5 };
 	const uint64_t clocks[] = { 1, 2, 3, 4, 7, 11 };
+	struct feature_map fm = { .dim = 2 * DIM + 1, .n = DIM };
+	fm.global = malloc(DIM * sizeof *fm.global);
+	CHECK(fm.global != NULL, "memory");
+	for (uint32_t f = 0; fm.global && f < DIM; f++)
+		fm.global[f] = 2 * f + 1;
 	for (size_t t = 0; t < 4; t++)
 		for (size_t k = 0; k < 6; k++)
-			for (int mode = 0; mode < 3; mode++)
-				check(&d, threads[t], clocks[k], mode);
+			for (int mode = 0; mode < 3; mode++) {
+				check(&d, threads[t], clocks[k], mode, NULL);
+				if (fm.global)
+					check(&d, threads[t], clocks[k], mode,
+					      &fm);
+			}
+	free(fm.global);
 	free(d.row_ptr);
 	free(d.idx);
 	return TEST_RESULT();
