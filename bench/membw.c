@@ -129,7 +129,10 @@ int main(int argc, char **argv)
 	       seconds_each);
 	printf("busy_cores,stream_first_GBps,stream_sum_GBps,stream_vs_alone,"
 	       "adds_first_G,adds_vs_alone\n");
-	double alone_m = 0, alone_a = 0;
+	double alone_m = 0, alone_a = 0, f, sum;
+	/* a first point untimed: the first one ran slower (clocks ramping) */
+	if (run(cpus, 1, 1, mib << 20, &f, &sum) || run(cpus, 1, 0, 0, &f, &sum))
+		return 1;
 	for (int k = 1; k <= n; k = k < n && 2 * k > n ? n : 2 * k) {
 		double fm, sm, fa, sa;
 		if (run(cpus, k, 1, mib << 20, &fm, &sm) ||
