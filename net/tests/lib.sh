@@ -96,6 +96,28 @@ worker() {
 	PIDS="$PIDS $WPID"
 }
 
+# one_worker NAME EXTRA...: worker 0 of 1 (EXTRA its options) on two
+# fresh shards at staleness 1, 2000 rows a clock, to the end: its model
+# in $T/NAME.model, its JSON summary in $T/NAME.json, the shards' stderr
+# (emptied first) in $T/s0.err and $T/s1.err.
+one_worker() {
+	_name=$1
+	shift
+	new_cluster
+	: >"$T/s0.err"
+	: >"$T/s1.err"
+	serve 0 2 --staleness 1
+	_s0=$SPID
+	serve 1 2 --staleness 1
+	_s1=$SPID
+	worker 0 1 2 --sync-every 2000 --json --shutdown-servers \
+		-m "$T/$_name.model" "$@"
+	wait_ok $WPID "worker ($_name)"
+	wait_ok $_s0 "shard 0 ($_name)"
+	wait_ok $_s1 "shard 1 ($_name)"
+	tail -n 1 "$T/w0.out" >"$T/$_name.json"
+}
+
 # wait_ok PID WHAT: the process must exit 0, within WAIT_LIMIT seconds
 # (default 180; then every log is shown and the test fails rather than
 # hanging until the runner's timeout).

@@ -11,28 +11,11 @@
 # evaluation's keys, collected before the evaluation reads them).
 . net/tests/lib.sh
 
-# run NAME EXTRA...: one worker, two shards; model $T/NAME.model
-run() {
-	_name=$1
-	shift
-	new_cluster
-	serve 0 2 --staleness 1
-	s0=$SPID
-	serve 1 2 --staleness 1
-	s1=$SPID
-	worker 0 1 2 --sync-every 2000 --json --shutdown-servers \
-		-m "$T/$_name.model" "$@"
-	wait_ok $WPID "worker ($_name)"
-	wait_ok $s0 "shard 0 ($_name)"
-	wait_ok $s1 "shard 1 ($_name)"
-	tail -n 1 "$T/w0.out" >"$T/$_name.json"
-}
-
 for ev in "" "--test $A9AT"; do
 	what=${ev:+", with evaluations"}
-	run into $ev
-	BOAR_PS_AHEAD=copy run copy $ev
-	BOAR_PS_AHEAD=off run off $ev
+	one_worker into $ev
+	BOAR_PS_AHEAD=copy one_worker copy $ev
+	BOAR_PS_AHEAD=off one_worker off $ev
 	ahead=$(json_field "$T/into.json" pulls_ahead)
 	[ "$ahead" -gt 0 ] || fail "no pull was asked ahead$what"
 	[ "$(json_field "$T/off.json" pulls_ahead)" = 0 ] ||

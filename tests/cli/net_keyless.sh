@@ -12,26 +12,12 @@
 # their keys where they must.
 . net/tests/lib.sh
 
-# run NAME EXTRA...: one worker, two shards; model $T/NAME.model, the
-# worker's JSON $T/NAME.json, the shards' keys_pushed in $T/NAME.keys
+# run NAME EXTRA...: one_worker (lib.sh), and the shards' keys_pushed
+# in $T/NAME.keys
 run() {
-	_name=$1
-	shift
-	new_cluster
-	: >"$T/s0.err"
-	: >"$T/s1.err"
-	serve 0 2 --staleness 1
-	s0=$SPID
-	serve 1 2 --staleness 1
-	s1=$SPID
-	worker 0 1 2 --sync-every 2000 --json --shutdown-servers \
-		-m "$T/$_name.model" "$@"
-	wait_ok $WPID "worker ($_name)"
-	wait_ok $s0 "shard 0 ($_name)"
-	wait_ok $s1 "shard 1 ($_name)"
-	tail -n 1 "$T/w0.out" >"$T/$_name.json"
+	one_worker "$@"
 	sed -n 's/.* keys_pushed=\([0-9]*\).*/\1/p' "$T/s0.err" "$T/s1.err" \
-		>"$T/$_name.keys"
+		>"$T/$1.keys"
 }
 
 BOAR_PS_CHECK_PULLED=1 run keyless
