@@ -689,6 +689,13 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	}
 	struct boar_model *m = NULL;
 	rc = boar_train_driver(mapped ? &tv : train, &ov, &hook, &m, err);
+	/* a run that failed with a pull still asked ahead: the transport may
+	 * still be writing its answer into ahead_before or with_vals
+	 * (pull_ahead_into), so it is collected, or fails, before they are
+	 * freed (a transport that failed answers at once) */
+	boar_error ignored;
+	if (rc && c.pull_ahead_into)
+		settle_ahead(&c, &ignored);
 	if (m && mapped && (!rc || rc == BOAR_ECANCELLED)) {
 		int grc = global_model(&c, train, m, &m, err);
 		if (grc) {

@@ -763,7 +763,8 @@ typedef struct boar_ps_transport {
 			   const float *deltas, uint32_t n, boar_error *err);
 	/* NULL, or: pull_ahead, and where its values go: vals[n], which the
 	 * library leaves alone until it collects them with pull (the same
-	 * keys, n and vals), so a transport that reads the answer while the
+	 * keys, n and vals; a run that fails collects them too before it
+	 * frees vals), so a transport that reads the answer while the
 	 * engine sweeps may write it there as it comes, not into a buffer
 	 * of its own to be copied at the collect (a clock's values are
 	 * megabytes). The library calls it instead of pull_ahead where it
