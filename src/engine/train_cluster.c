@@ -649,7 +649,10 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		return rc;
 	if (train->task == BOAR_TASK_MF) /* its own clocks: the rows they touch */
 		return boar_train_ps_mf(train, o, t, out, err);
-	struct cluster c = {.t = t, .dim = train->dim};
+	/* nothing asked ahead until cluster_start says so (a run that fails
+	 * before it has nothing to collect) */
+	struct cluster c = {.t = t, .dim = train->dim, .ahead_k = NO_CLOCK,
+			    .prep_k = NO_CLOCK};
 	if (t->size > offsetof(boar_ps_transport, local_rows))
 		c.local_rows = t->local_rows;
 	if (t->size > offsetof(boar_ps_transport, pull_ahead))
