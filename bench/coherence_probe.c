@@ -38,6 +38,7 @@
 #include <omp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -111,16 +112,17 @@ static void *ping_loop(void *p)
 	uint64_t n = 0;
 	for (; n < PINGS; n++) {
 		uint64_t want = 2 * n + (uint64_t)j->role, v;
-		while ((v = __atomic_load_n(j->line, __ATOMIC_ACQUIRE)) != want &&
+		while ((v = atomic_load_explicit(j->line,
+						 memory_order_acquire)) != want &&
 		       v != STOP)
 			;
 		if (v == STOP)
 			break;
 		if (j->role == 0 && n % 256 == 255 && now() - t0 > PING_SECONDS) {
-			__atomic_store_n(j->line, STOP, __ATOMIC_RELEASE);
+			atomic_store_explicit(j->line, STOP, memory_order_release);
 			break;
 		}
-		__atomic_store_n(j->line, want + 1, __ATOMIC_RELEASE);
+		atomic_store_explicit(j->line, want + 1, memory_order_release);
 	}
 	j->rate = (now() - t0) * 1e9 / (2.0 * (n ? n : 1)); /* ns one way */
 	return NULL;
