@@ -64,6 +64,11 @@ def spread(xs):
     return "-" if not xs else "%.2f-%.2f" % (min(xs), max(xs))
 
 
+def paired(ratios):
+    """Per-round ratios as "median (least-most)", or "-"."""
+    return "-" if not ratios else "%.2f (%s)" % (median(ratios), spread(ratios))
+
+
 def median(xs):
     xs = sorted(xs)
     n = len(xs)
@@ -103,8 +108,9 @@ def weak_round_table(rows):
     rows): time to the single node's final loss, each W-worker layout
     against the 1-worker run of the same rate, alone and beside its copies
     (weak_loaded: the host's memory shared as the W-worker runs share it),
-    per round (run i against run i) and as medians; and the epoch each
-    reaches the single node's best loss at."""
+    per round (run i against run i, which ran a minute apart: their median
+    is less moved by the host's drift within a call) and as medians; and
+    the epoch each reaches the single node's best loss at."""
     out = []
     for r in rows:
         if r["part"] not in WEAK_NAMES:
@@ -123,7 +129,7 @@ def weak_round_table(rows):
             bt = median(bruns)
             mine = r["part"] not in ONE_WORKER and t and bt
             line += [fmt(t / bt if mine else None),
-                     spread([a / b for a, b in zip(runs, bruns)] if mine else [])]
+                     paired([a / b for a, b in zip(runs, bruns)] if mine else [])]
         out.append(line + [fmt(best, 4),
                            "never" if best is not None and rb is None else str(rb or "-")])
     return table(["rate", "layout", "workers", "rows", "features", "target (final)",
