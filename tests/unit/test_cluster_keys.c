@@ -54,12 +54,7 @@ static void shuffle(uint32_t *order, uint64_t n)
 {
 	for (uint64_t i = 0; i < n; i++)
 		order[i] = (uint32_t)i;
-	for (uint64_t i = n; i > 1; i--) {
-		uint64_t j = test_rng() % i;
-		uint32_t t = order[i - 1];
-		order[i - 1] = order[j];
-		order[j] = t;
-	}
+	TEST_SHUFFLE(order, n);
 }
 
 /* The brute force: clock k's features and the bias, ascending. */

@@ -126,11 +126,7 @@ static double cpu_epoch(const struct boar_dataset *d, const boar_options *o,
 			uint64_t *order)
 {
 	double sum = 0;
-	for (uint64_t i = d->n_rows; i > 1; i--) {
-		uint64_t j = test_rng() % i, t = order[i - 1];
-		order[i - 1] = order[j];
-		order[j] = t;
-	}
+	TEST_SHUFFLE(order, d->n_rows);
 	for (uint64_t k = 0; k < d->n_rows; k++) {
 		uint64_t r = order[k];
 		double m = w[DIM], l, dd;

@@ -359,12 +359,7 @@ static void check_weights(const char *name, const struct boar_dataset *d,
 	/* The whole model, in a shuffled key order. */
 	for (uint64_t k = 0; k < nk; k++)
 		keys[k] = (uint32_t)k;
-	for (uint64_t k = nk; k > 1; k--) {
-		uint64_t j = test_rng() % k;
-		uint32_t t = keys[k - 1];
-		keys[k - 1] = keys[j];
-		keys[j] = t;
-	}
+	TEST_SHUFFLE(keys, nk);
 	for (uint64_t k = 0; k < nk; k++)
 		set[k] = (float)test_gauss();
 	if (boar_gpu_set_weights(c, keys, set, nk, &err) ||

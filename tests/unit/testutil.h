@@ -106,6 +106,18 @@ static inline double test_gauss(void)
 	return sqrt(-2 * log(u)) * cos(6.283185307179586 * v);
 }
 
+/* Shuffles a[0..n) in place, an array of any element type: Fisher-Yates
+ * on test_rng, from the end (a[i - 1] swapped with a[test_rng() % i]). */
+#define TEST_SHUFFLE(a, n)                                                 \
+	do {                                                               \
+		for (uint64_t i_ = (n); i_ > 1; i_--) {                    \
+			uint64_t j_ = test_rng() % i_;                     \
+			__typeof__(*(a)) t_ = (a)[i_ - 1];                 \
+			(a)[i_ - 1] = (a)[j_];                             \
+			(a)[j_] = t_;                                      \
+		}                                                          \
+	} while (0)
+
 /* A 64-bit LCG (Knuth's MMIX constants), its top 53 bits, from the
  * caller's state *s, and those as a uniform double in [0, 1): a stream a
  * test can keep apart from test_rng's. */
