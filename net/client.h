@@ -125,7 +125,8 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 /* ps_client_pull_ahead with the place the values go, vals[n], which the
  * caller leaves alone until it collects them into the same vals: the
  * background thread decodes each shard's answer there as it comes (no
- * buffer of its own, no copy at the collect). */
+ * buffer of its own, no copy at the collect). vals NULL: as
+ * ps_client_pull_ahead. */
 int ps_client_pull_ahead_into(struct ps_client *c, const uint64_t *keys,
 			      uint32_t n, float *vals, boar_error *err);
 /* The values asked for by ps_client_pull_ahead (the same keys, n). */

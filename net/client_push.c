@@ -100,7 +100,7 @@ int ps_client_push_pulled(struct ps_client *c, const uint64_t *keys,
 			  const float *deltas, uint32_t n, boar_error *err)
 {
 	/* a filter drops keys (and a link never pulls): keyed */
-	int may = !c->keyed_only && !c->res && !c->link && c->pulled;
+	int may = !c->keyed_only && !c->res && !c->link;
 	return push(c, keys, deltas, n, may ? c->pulled : NULL, err);
 }
 
@@ -115,7 +115,7 @@ static uint64_t keys_fp(const uint64_t *keys, uint32_t a, uint32_t b)
 
 void client_note_pulled(struct ps_client *c, const struct pull_arg *arg)
 {
-	for (uint32_t i = 0; c->pulled && i < c->cfg.n_shards; i++) {
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		const struct pull_arg *p = &arg[i];
 		struct pulled_ref *r = &c->pulled[i];
 		r->ok = 1;
@@ -133,7 +133,7 @@ void client_note_pulled(struct ps_client *c, const struct pull_arg *arg)
 
 void client_forget_pulled(struct ps_client *c)
 {
-	for (uint32_t i = 0; c->pulled && i < c->cfg.n_shards; i++)
+	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 		c->pulled[i].ok = 0;
 }
 

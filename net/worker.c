@@ -63,20 +63,19 @@ static int w_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 	return ps_client_pull(w->c, keys, n, vals, err);
 }
 
-static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
-			boar_error *err)
-{
-	struct worker *w = ctx;
-	w->rep->pulls_ahead++;
-	return ps_client_pull_ahead(w->c, keys, n, err);
-}
-
+/* vals NULL: the answer into the client's own buffer (pull_ahead) */
 static int w_pull_ahead_into(void *ctx, const uint64_t *keys, uint32_t n,
 			     float *vals, boar_error *err)
 {
 	struct worker *w = ctx;
 	w->rep->pulls_ahead++;
 	return ps_client_pull_ahead_into(w->c, keys, n, vals, err);
+}
+
+static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
+			boar_error *err)
+{
+	return w_pull_ahead_into(ctx, keys, n, NULL, err);
 }
 
 static int w_push(void *ctx, const uint64_t *keys, const float *deltas,

@@ -168,6 +168,18 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 			  err);
 }
 
+/* Clock k's keys into keys, the model's into gkeys and, with shared sums,
+ * their sums' keys after them. @return how many keys. */
+static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
+			   const uint32_t *order, uint64_t k, uint64_t *keys,
+			   uint64_t *gkeys)
+{
+	uint64_t n = cluster_clock_keys(c, r, order, k, keys, gkeys);
+	if (c->sums)
+		cluster_sums_keys(c, gkeys, n);
+	return n;
+}
+
 /* Clock k's keys into c->ahead_keys, and what to ask for them (the
  * transport's pull_ahead) into c->ask, to be asked by ask_found as soon
  * as the current clock's answer is in: they travel while clock k - 1
@@ -179,10 +191,8 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 static void find_ahead(struct cluster *c, const struct train_run *r,
 		       const uint32_t *order, uint64_t k)
 {
-	c->ahead_nk = cluster_clock_keys(c, r, order, k, c->ahead_keys,
-					 c->ahead_gkeys);
-	if (c->sums)
-		cluster_sums_keys(c, c->ahead_gkeys, c->ahead_nk);
+	c->ahead_nk = clock_keys(c, r, order, k, c->ahead_keys,
+				 c->ahead_gkeys);
 	c->ask = c->ahead_gkeys;
 	c->n_ask = c->ahead_nk * c->key_copies;
 	/* an epoch's first clock: after an evaluation, if one follows */
@@ -333,9 +343,7 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 			c->ahead_before = v;
 		}
 	} else {
-		c->nk = cluster_clock_keys(c, r, order, k, c->keys, c->gkeys);
-		if (c->sums)
-			cluster_sums_keys(c, c->gkeys, c->nk);
+		c->nk = clock_keys(c, r, order, k, c->keys, c->gkeys);
 	}
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
