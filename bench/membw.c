@@ -35,6 +35,7 @@ struct worker {
 	int mem; /* stream (1) or add chain (0) */
 	size_t bytes;
 	double rate; /* bytes/s or adds/s */
+	int failed;  /* its buffer could not be allocated */
 };
 
 static volatile int go, stop;
@@ -56,8 +57,10 @@ static void *work(void *p)
 	pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 	uint64_t *b = NULL, words = w->bytes / 8, passes = 0, acc = 1;
 	if (w->mem) {
-		if (!(b = malloc(w->bytes)))
+		if (!(b = malloc(w->bytes))) {
+			w->failed = 1;
 			return NULL;
+		}
 		memset(b, 1, w->bytes); /* the pages are touched before timing */
 	}
 	while (!go)
@@ -82,7 +85,8 @@ static void *work(void *p)
 	return NULL;
 }
 
-/* The first thread's rate and the sum, n threads of kind mem. */
+/* The first thread's rate and the sum, n threads of kind mem.
+ * @return 0, or -1 (a thread not started, a buffer not allocated). */
 static int run(const int *cpus, int n, int mem, size_t bytes, double *first,
 	       double *sum)
 {
@@ -101,43 +105,60 @@ static int run(const int *cpus, int n, int mem, size_t bytes, double *first,
 	nanosleep(&span, NULL);
 	stop = 1;
 	*sum = 0;
+	int failed = 0;
 	for (int i = 0; i < n; i++) {
 		pthread_join(w[i].tid, NULL);
 		*sum += w[i].rate;
+		failed |= w[i].failed;
 	}
 	*first = w[0].rate;
-	return 0;
+	return failed ? -1 : 0;
+}
+
+static int cannot(size_t mib)
+{
+	fprintf(stderr, "membw: cannot start the threads or allocate %zu MiB "
+			"for each\n", mib);
+	return 1;
 }
 
 int main(int argc, char **argv)
 {
-	size_t mib = argc > 1 ? strtoul(argv[1], NULL, 10) : 64;
-	if (argc > 2)
-		seconds_each = strtod(argv[2], NULL);
-	if (!mib || seconds_each <= 0) {
-		fprintf(stderr, "usage: membw [MIB_PER_THREAD [SECONDS]]\n");
+	char *end = "";
+	size_t mib = argc > 1 ? strtoul(argv[1], &end, 10) : 64;
+	int bad = *end != '\0' || !mib || mib > (SIZE_MAX >> 20);
+	if (argc > 2) {
+		seconds_each = strtod(argv[2], &end);
+		bad |= *end != '\0' || !(seconds_each > 0 && seconds_each < 3600);
+	}
+	if (bad || argc > 3) {
+		fprintf(stderr, "usage: membw [MIB_PER_THREAD [SECONDS]] "
+				"(MiB at least 1, seconds in (0, 3600))\n");
 		return 2;
 	}
 	cpu_set_t set;
 	int cpus[MAX_THREADS], n = 0;
-	if (sched_getaffinity(0, sizeof set, &set))
+	if (sched_getaffinity(0, sizeof set, &set)) {
+		perror("membw: sched_getaffinity");
 		return 1;
+	}
 	for (int c = 0; c < CPU_SETSIZE && n < MAX_THREADS; c++)
 		if (CPU_ISSET(c, &set))
 			cpus[n++] = c;
+	double alone_m = 0, alone_a = 0, f, sum;
+	/* a first point untimed (the first one ran slower: clocks ramping),
+	 * before anything is printed */
+	if (run(cpus, 1, 1, mib << 20, &f, &sum) || run(cpus, 1, 0, 0, &f, &sum))
+		return cannot(mib);
 	printf("# %d cores, %zu MiB a thread, %.2f s a point\n", n, mib,
 	       seconds_each);
 	printf("busy_cores,stream_first_GBps,stream_sum_GBps,stream_vs_alone,"
 	       "adds_first_G,adds_vs_alone\n");
-	double alone_m = 0, alone_a = 0, f, sum;
-	/* a first point untimed: the first one ran slower (clocks ramping) */
-	if (run(cpus, 1, 1, mib << 20, &f, &sum) || run(cpus, 1, 0, 0, &f, &sum))
-		return 1;
 	for (int k = 1; k <= n; k = k < n && 2 * k > n ? n : 2 * k) {
 		double fm, sm, fa, sa;
 		if (run(cpus, k, 1, mib << 20, &fm, &sm) ||
 		    run(cpus, k, 0, 0, &fa, &sa))
-			return 1;
+			return cannot(mib);
 		if (k == 1) {
 			alone_m = fm;
 			alone_a = fa;

@@ -5,7 +5,8 @@
 # train the same model there, so their progressive losses agree), its topo
 # mode prints both matrices, a bad variant is refused; bench/engine_rate
 # holds out a test set and prints its loss every epoch, and runs boar's
-# defaults beside the eta-0.1 optimizers.
+# defaults beside the eta-0.1 optimizers; bench/membw prints a row per
+# number of busy cores and refuses what it cannot do.
 . tests/cli/lib/common.sh
 
 P=$BUILD/bench/coherence_probe
@@ -40,5 +41,21 @@ grep -q "opt=sgd: .*test loss per epoch [0-9.]* [0-9.]*)" "$T/rate" &&
 grep -q "rows=4000 " "$T/rate" && fail "test rows were trained on"
 "$E" 4000 20 4096 1 racy 0 2 sgd 1.5 >/dev/null 2>&1
 [ $? = 2 ] || fail "engine_rate accepted TEST_FRACTION 1.5"
+
+# bench/membw: a row per number of busy cores (1, ... all); bad sizes and
+# times refused before anything runs, a buffer it cannot have an error
+# with nothing printed
+B=$BUILD/bench/membw
+"$B" 2 0.02 >"$T/bw" || { cat "$T/bw"; fail "membw failed"; }
+rows=$(grep -c '^[0-9][0-9]*,' "$T/bw")
+[ "$rows" -ge 1 ] && grep -q '^1,[0-9.]*,[0-9.]*,1.000,' "$T/bw" ||
+	{ cat "$T/bw"; fail "membw output"; }
+for bad in "0" "2x" "2 0" "2 -1" "2 0.1 3"; do
+	"$B" $bad >/dev/null 2>&1
+	[ $? = 2 ] || fail "membw accepted '$bad'"
+done
+"$B" 99999999999 0.01 >"$T/bw_big" 2>"$T/bw_big.err"
+[ $? = 1 ] && [ ! -s "$T/bw_big" ] && grep -q "cannot" "$T/bw_big.err" ||
+	fail "membw with buffers it cannot have: not a clean error"
 echo "bench probes ok"
 exit 0
