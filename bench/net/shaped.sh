@@ -210,13 +210,20 @@ shape() { # RATE: every link, both directions
 	done
 }
 
-# tc_stats TAG: each link's tbf counters (bytes, overlimits) into the log
+# tc_stats TAG: each link's tbf counters (bytes, drops, overlimits) and
+# each machine's TCP counters (segments out, retransmitted: a tbf queue
+# that overflows drops, and TCP resends) into the log
 tc_stats() {
 	for i in $(seq 0 $((NM - 1))); do
 		echo "== $1 m$i eth0"
 		tc -s -n "$NS-m$i" qdisc show dev eth0
 		echo "== $1 sw p$i"
 		tc -s -n "$NS-sw" qdisc show dev "p$i"
+		echo "== $1 m$i tcp"
+		ip netns exec "$NS-m$i" awk '/^Tcp:/ { if (!h) { split($0, k); h = 1 }
+			else for (j = 2; j <= NF; j++)
+				if (k[j] ~ /OutSegs|RetransSegs|InErrs/) printf "%s %s ", k[j], $j }
+			END { print "" }' /proc/net/snmp
 	done >>"$O/tc.log"
 }
 
