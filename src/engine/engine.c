@@ -48,7 +48,8 @@ static int compute_reg_scale(struct boar_engine *e)
 }
 
 /* AdaGrad for a binary model whose weights only the engine changes during
- * the run (boar_train's): each weight beside its sum of squared gradients,
+ * the run (boar_train's, a cluster worker's by key): each weight beside its
+ * sum of squared gradients,
  * one cache line per coordinate instead of two. The model gets the weights
  * back when the driver syncs (boar_engine_export), not after every sweep:
  * for a 2^26 model that copy reads 512 MiB and writes 256 MiB. Without
@@ -83,6 +84,50 @@ void boar_engine_export(struct boar_engine *e)
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 	for (uint64_t j = 0; j < n; j++)
 		w[j] = s ? wg[2 * j] / s[j] : wg[2 * j];
+}
+
+/* Weights by key live in wg where the sums are interleaved (never a
+ * compacted wg: only an engine with its own copy of the rows compacts,
+ * and weights by key come with neither), in the sweeps' space (times the
+ * feature's scale under NORMALIZED, as interleave puts them). */
+void boar_engine_load_keys(struct boar_engine *e, const uint64_t *keys,
+			   const float *vals, uint64_t n)
+{
+	if (!e->wg) {
+		float *w = e->m->w;
+#pragma omp parallel for num_threads(e->threads) schedule(static) \
+	if (n >= 65536)
+		for (uint64_t i = 0; i < n; i++)
+			w[keys[i]] = vals[i];
+		return;
+	}
+	float *wg = e->wg;
+	const float *s = e->norm_scale;
+#pragma omp parallel for num_threads(e->threads) schedule(static) \
+	if (n >= 65536)
+	for (uint64_t i = 0; i < n; i++)
+		wg[2 * keys[i]] = s ? vals[i] * s[keys[i]] : vals[i];
+	e->wg_ahead = 1; /* the model lacks them until a sync */
+}
+
+void boar_engine_store_deltas(const struct boar_engine *e,
+			      const uint64_t *keys, const float *before,
+			      float *deltas, uint64_t n)
+{
+	if (!e->wg) {
+		const float *w = e->m->w;
+#pragma omp parallel for num_threads(e->threads) schedule(static) \
+	if (n >= 65536)
+		for (uint64_t i = 0; i < n; i++)
+			deltas[i] = w[keys[i]] - before[i];
+		return;
+	}
+	const float *wg = e->wg, *s = e->norm_scale;
+#pragma omp parallel for num_threads(e->threads) schedule(static) \
+	if (n >= 65536)
+	for (uint64_t i = 0; i < n; i++)
+		deltas[i] = (s ? wg[2 * keys[i]] / s[keys[i]]
+			       : wg[2 * keys[i]]) - before[i];
 }
 
 /* Grid cell of a rating: its user range times G plus its item range. */
@@ -198,9 +243,10 @@ uint64_t boar_engine_rows(const struct boar_engine *e)
 
 int boar_engine_create_subset(const struct boar_dataset *d,
 			      const boar_options *o, struct boar_model *m,
-			      const uint32_t *rows, uint64_t n, int pack,
+			      const uint32_t *rows, uint64_t n, int layout,
 			      struct boar_engine **out, boar_error *err)
 {
+	int pack = (layout & BOAR_LAYOUT_PACK) != 0;
 	struct boar_engine *e = calloc(1, sizeof *e);
 	if (!e)
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -229,8 +275,9 @@ int boar_engine_create_subset(const struct boar_dataset *d,
 		if (o->optimizer == BOAR_OPT_NORMALIZED &&
 		    boar_engine_norm_setup(e))
 			goto nomem;
-		if (boar_opt_accumulates(o->optimizer) && pack &&
-		    !m->n_classes && !o->deterministic)
+		if (boar_opt_accumulates(o->optimizer) &&
+		    (layout & BOAR_LAYOUT_INTERLEAVE) && !m->n_classes &&
+		    !o->deterministic)
 			interleave(e);
 		if (boar_opt_accumulates(o->optimizer) && !e->wg &&
 		    !(e->accum = calloc((m->dim + 1) * width, sizeof *e->accum)))

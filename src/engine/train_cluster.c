@@ -679,6 +679,11 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,
 		.advice = "train on one machine for it",
+		/* AdaGrad's own sums beside the weights (the clocks move
+		 * weights by key through the engine); shared sums are
+		 * pulled and pushed from the engine's array of sums
+		 * (cluster_adagrad.c) */
+		.layout = c.shared_sums ? 0 : BOAR_LAYOUT_INTERLEAVE,
 		.ctx = &c,
 		.start = cluster_start,
 		.pull = cluster_pull,
