@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
@@ -64,32 +65,49 @@ static int resolve(const char *host, unsigned port, int passive,
 	return 0;
 }
 
-int net_listen(const char *host, unsigned port, int *out, boar_error *err)
+/* How long a listen on a port in use is tried again (every 50 ms): a
+ * shard restarted on its address right after a kill -9 can find the dead
+ * process's listening socket still there for a moment (the kernel closes
+ * the files of a killed process's io_uring after the process is gone). */
+#define LISTEN_RETRY_S 3
+
+static int listen_once(struct addrinfo *res, int *out, int *e)
 {
-	struct addrinfo *res, *ai;
-	int rc = resolve(host, port, 1, &res, err), e = 0;
-	if (rc)
-		return rc;
-	for (ai = res; ai; ai = ai->ai_next) {
+	for (struct addrinfo *ai = res; ai; ai = ai->ai_next) {
 		int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC,
 				0);
 		if (fd < 0) {
-			e = errno;
+			*e = errno;
 			continue;
 		}
 		int one = 1;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
 		if (!bind(fd, ai->ai_addr, ai->ai_addrlen) && !listen(fd, 128)) {
-			freeaddrinfo(res);
 			*out = fd;
 			return 0;
 		}
-		e = errno;
+		*e = errno;
 		close(fd);
 	}
+	return -1;
+}
+
+int net_listen(const char *host, unsigned port, int *out, boar_error *err)
+{
+	struct addrinfo *res;
+	int rc = resolve(host, port, 1, &res, err), e = 0;
+	if (rc)
+		return rc;
+	for (int tries = 0; listen_once(res, out, &e); tries++) {
+		if (e != EADDRINUSE || !port || tries >= LISTEN_RETRY_S * 20) {
+			freeaddrinfo(res);
+			return boar_fail(err, BOAR_ENET, "listen on %s:%u: %s",
+					 host, port, strerror(e));
+		}
+		nanosleep(&(struct timespec){ .tv_nsec = 50000000 }, NULL);
+	}
 	freeaddrinfo(res);
-	return boar_fail(err, BOAR_ENET, "listen on %s:%u: %s", host, port,
-			 strerror(e));
+	return 0;
 }
 
 unsigned net_bound_port(int fd)
