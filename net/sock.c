@@ -66,9 +66,10 @@ static int resolve(const char *host, unsigned port, int passive,
 }
 
 /* How long a listen on a port in use is tried again (every 50 ms): a
- * shard restarted on its address right after a kill -9 can find the dead
- * process's listening socket still there for a moment (the kernel closes
- * the files of a killed process's io_uring after the process is gone). */
+ * shard restarted on its address right after a kill -9 found it in use
+ * (tests/cli/net_kill_shard.sh, now and then), the dead process's
+ * listening socket not yet gone (likely its io_uring's files, which the
+ * kernel closes after the process). */
 #define LISTEN_RETRY_S 3
 
 static int listen_once(struct addrinfo *res, int *out, int *e)

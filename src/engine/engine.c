@@ -47,6 +47,19 @@ static int compute_reg_scale(struct boar_engine *e)
 	return 0;
 }
 
+/* A weight between the model's space and the sweeps' (wg's): times
+ * NORMALIZED's scale s_j on the way in, divided on the way out (s NULL:
+ * the same). */
+static inline float to_sweep(float v, const float *s, uint64_t j)
+{
+	return s ? v * s[j] : v;
+}
+
+static inline float to_model(float v, const float *s, uint64_t j)
+{
+	return s ? v / s[j] : v;
+}
+
 /* AdaGrad for a binary model whose weights only the engine changes during
  * the run (boar_train's, a cluster worker's by key): each weight beside its
  * sum of squared gradients,
@@ -64,7 +77,7 @@ static void interleave(struct boar_engine *e)
 	const float *w = e->m->w, *s = e->norm_scale;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 	for (uint64_t j = 0; j < n; j++) {
-		e->wg[2 * j] = s ? w[j] * s[j] : w[j];
+		e->wg[2 * j] = to_sweep(w[j], s, j);
 		e->wg[2 * j + 1] = 0.0f;
 	}
 }
@@ -83,51 +96,36 @@ void boar_engine_export(struct boar_engine *e)
 	const float *wg = e->wg, *s = e->norm_scale;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 	for (uint64_t j = 0; j < n; j++)
-		w[j] = s ? wg[2 * j] / s[j] : wg[2 * j];
+		w[j] = to_model(wg[2 * j], s, j);
 }
 
-/* Weights by key live in wg where the sums are interleaved (never a
- * compacted wg: only an engine with its own copy of the rows compacts,
- * and weights by key come with neither), in the sweeps' space (times the
- * feature's scale under NORMALIZED, as interleave puts them). */
+/* Weights by key live at wg[2 key] where the sums are interleaved (never
+ * a compacted wg: only an engine with its own copy of the rows compacts,
+ * and weights by key come with neither), else at w[key]. */
 void boar_engine_load_keys(struct boar_engine *e, const uint64_t *keys,
 			   const float *vals, uint64_t n)
 {
-	if (!e->wg) {
-		float *w = e->m->w;
-#pragma omp parallel for num_threads(e->threads) schedule(static) \
-	if (n >= 65536)
-		for (uint64_t i = 0; i < n; i++)
-			w[keys[i]] = vals[i];
-		return;
-	}
-	float *wg = e->wg;
-	const float *s = e->norm_scale;
+	float *w = e->wg ? e->wg : e->m->w;
+	uint64_t st = e->wg ? 2 : 1;
+	const float *s = e->wg ? e->norm_scale : NULL;
 #pragma omp parallel for num_threads(e->threads) schedule(static) \
 	if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
-		wg[2 * keys[i]] = s ? vals[i] * s[keys[i]] : vals[i];
-	e->wg_ahead = 1; /* the model lacks them until a sync */
+		w[st * keys[i]] = to_sweep(vals[i], s, keys[i]);
+	e->wg_ahead = e->wg != NULL; /* the model lacks them until a sync */
 }
 
 void boar_engine_store_deltas(const struct boar_engine *e,
 			      const uint64_t *keys, const float *before,
 			      float *deltas, uint64_t n)
 {
-	if (!e->wg) {
-		const float *w = e->m->w;
-#pragma omp parallel for num_threads(e->threads) schedule(static) \
-	if (n >= 65536)
-		for (uint64_t i = 0; i < n; i++)
-			deltas[i] = w[keys[i]] - before[i];
-		return;
-	}
-	const float *wg = e->wg, *s = e->norm_scale;
+	const float *w = e->wg ? e->wg : e->m->w;
+	uint64_t st = e->wg ? 2 : 1;
+	const float *s = e->wg ? e->norm_scale : NULL;
 #pragma omp parallel for num_threads(e->threads) schedule(static) \
 	if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
-		deltas[i] = (s ? wg[2 * keys[i]] / s[keys[i]]
-			       : wg[2 * keys[i]]) - before[i];
+		deltas[i] = to_model(w[st * keys[i]], s, keys[i]) - before[i];
 }
 
 /* Grid cell of a rating: its user range times G plus its item range. */
