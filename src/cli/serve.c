@@ -35,7 +35,8 @@ enum {
 static const struct cli_opt serve_opts[] = {
 	{ O_SHARD, "shard", 0, "I/S", "serve shard I of S (required)" },
 	{ O_LISTEN, "listen", 0, "HOST:PORT",
-	  "address to listen on; not loopback: needs --secret-file" },
+	  "address to listen on; not loopback: needs --secret-file; a "
+	  "port in use is retried for three seconds (a restart after kill -9)" },
 	{ O_STALENESS, "staleness", 0, "s|inf",
 	  "SSP bound: a pull at clock c waits until every worker reached "
 	  "c - s; 0 = bulk-synchronous, inf = asynchronous" },
