@@ -26,7 +26,7 @@ struct gpu_ops_ctx {
 
 static int g_open(const struct boar_dataset *d, const boar_options *o,
 		  struct boar_model *m, const uint32_t *rows, uint64_t n,
-		  int pack, void **out, boar_error *err)
+		  int layout, void **out, boar_error *err)
 {
 	if (rows)
 		return boar_fail(err, BOAR_EINVAL,

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "boar.h"
+#include "engine_ops.h"
 
 struct boar_dataset;
 struct boar_model;
@@ -24,18 +25,11 @@ int boar_engine_create(const struct boar_dataset *d, const boar_options *o,
 		       struct boar_model *m, struct boar_engine **out,
 		       boar_error *err);
 
-/* Same, training only on rows[0..n) of d (e.g. all but a holdout). With
- * pack set, a linear engine copies those rows once, shuffled, into its own
- * arrays and visits them in random blocks (engine_pack.c): faster sweeps
- * for the price of a copy, so boar_train asks for it when it runs more than
- * one epoch. The orders a packed engine hands out then index its copy, not
- * d: callers that map order entries to d's rows (the cluster worker) leave
- * pack at 0. Pack also promises that only the engine changes the model
- * between sweeps, so that it may keep the weights in its own layout
- * (AdaGrad interleaved, engine.c) and hand them back at each sync. */
+/* Same, training only on rows[0..n) of d (e.g. all but a holdout), laid
+ * out as layout (enum boar_engine_layout bits, engine_ops.h) allows. */
 int boar_engine_create_subset(const struct boar_dataset *d,
 			      const boar_options *o, struct boar_model *m,
-			      const uint32_t *rows, uint64_t n, int pack,
+			      const uint32_t *rows, uint64_t n, int layout,
 			      struct boar_engine **out, boar_error *err);
 
 /* Rows in an epoch (n_rows of the dataset, or the subset's size). */
@@ -141,6 +135,15 @@ struct boar_engine {
 	uint16_t *hot_n;     /* see boar_rows.hot_n */
 	void *remapped[2];   /* unpacked rows with hot slots: idx, val copies */
 };
+
+/* A cluster worker's weights by key (engine_ops.h's load_keys and
+ * store_deltas): keys are positions in the model's w, wherever the
+ * engine keeps them. */
+void boar_engine_load_keys(struct boar_engine *e, const uint64_t *keys,
+			   const float *vals, uint64_t n);
+void boar_engine_store_deltas(const struct boar_engine *e,
+			      const uint64_t *keys, const float *before,
+			      float *deltas, uint64_t n);
 
 /* engine_compact.c: wg renumbered to the features the rows use (once,
  * before the first sweep); the address of coordinate j's AdaGrad sum in

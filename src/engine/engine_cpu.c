@@ -2,8 +2,9 @@
  * engine interface (engine_ops.h).
  *
  * The CPU engine updates the caller's host model in place, so weights by
- * key are plain reads and writes of m->w, and sync has nothing to do but
- * hand back interleaved AdaGrad weights (engine.c).
+ * key are plain reads and writes of m->w (of its own interleaved AdaGrad
+ * array where it keeps one), and sync has nothing to do but hand back
+ * those interleaved weights (engine.c).
  */
 #include "engine.h"
 #include "engine_ops.h"
@@ -13,7 +14,7 @@
 
 static int cpu_open(const struct boar_dataset *d, const boar_options *o,
 		    struct boar_model *m, const uint32_t *rows, uint64_t n,
-		    int pack, void **out, boar_error *err)
+		    int layout, void **out, boar_error *err)
 {
 	struct boar_engine *e;
 	/* a fresh model's weights are untouched (calloc): the sweeps fault
@@ -23,7 +24,7 @@ static int cpu_open(const struct boar_dataset *d, const boar_options *o,
 		boar_engine_advise_huge(m->w, (m->dim + 1) *
 						      boar_model_width(m) *
 						      sizeof *m->w);
-	int rc = boar_engine_create_subset(d, o, m, rows, n, pack, &e, err);
+	int rc = boar_engine_create_subset(d, o, m, rows, n, layout, &e, err);
 	if (!rc)
 		*out = e;
 	return rc;
@@ -54,22 +55,14 @@ static int cpu_sweep(void *e, int epoch, uint64_t begin, uint64_t end,
 static int cpu_load_keys(void *e, const uint64_t *keys, const float *vals,
 			 uint64_t n, boar_error *err)
 {
-	float *w = ((struct boar_engine *)e)->m->w;
-#pragma omp parallel for num_threads(((struct boar_engine *)e)->threads) \
-	schedule(static) if (n >= 65536)
-	for (uint64_t i = 0; i < n; i++)
-		w[keys[i]] = vals[i];
+	boar_engine_load_keys(e, keys, vals, n);
 	return 0;
 }
 
 static int cpu_store_deltas(void *e, const uint64_t *keys, const float *before,
 			    float *deltas, uint64_t n, boar_error *err)
 {
-	const float *w = ((struct boar_engine *)e)->m->w;
-#pragma omp parallel for num_threads(((struct boar_engine *)e)->threads) \
-	schedule(static) if (n >= 65536)
-	for (uint64_t i = 0; i < n; i++)
-		deltas[i] = w[keys[i]] - before[i];
+	boar_engine_store_deltas(e, keys, before, deltas, n);
 	return 0;
 }
 

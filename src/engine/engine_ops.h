@@ -57,6 +57,25 @@ enum boar_cap_bit {
 #define BOAR_CAP(name) (1u << BOAR_CAP_BIT_##name)
 #define BOAR_CAPS_ALL ((1u << BOAR_CAP_COUNT) - 1)
 
+/* What an engine may do to the rows and weights it is given (the layout
+ * argument of open below; an engine that cannot, ignores it). */
+enum boar_engine_layout {
+	/* Copy the rows once, shuffled, into its own arrays and visit them
+	 * in random blocks (engine_pack.c): faster sweeps for the price of a
+	 * copy, so boar_train asks for it when it runs more than one epoch.
+	 * The orders a packed engine hands out then index its copy, not d:
+	 * callers that map order entries to d's rows (the cluster worker)
+	 * leave it out. */
+	BOAR_LAYOUT_PACK = 1,
+	/* Keep AdaGrad's sums beside the weights in an array of its own
+	 * (engine.c), one cache line per coordinate instead of two: the
+	 * caller changes the model's weights between sweeps only through
+	 * the engine (weights by key, below), and reads them after a
+	 * sync, which hands them back. */
+	BOAR_LAYOUT_INTERLEAVE = 2,
+	BOAR_LAYOUT_ALL = BOAR_LAYOUT_PACK | BOAR_LAYOUT_INTERLEAVE,
+};
+
 /* Bump when a member of boar_engine_ops changes. */
 #define BOAR_ENGINE_ABI 3 /* 3: store_deltas for store_keys */
 
@@ -65,12 +84,11 @@ struct boar_engine_ops {
 	const char *name; /* "the CPU engine", "the GPU engine" */
 	unsigned caps;    /* BOAR_CAP(...) bits */
 	/* Prepares to train m (shaped for d, initialized) on rows[0..n) of
-	 * d (rows NULL: all n = d->n_rows) with resolved options o. pack: the
-	 * engine may copy the rows into an order of its own (faster; then
-	 * order() entries index that copy, not d: only for whole sweeps). */
+	 * d (rows NULL: all n = d->n_rows) with resolved options o, laid out
+	 * as layout (enum boar_engine_layout) allows. */
 	int (*open)(const struct boar_dataset *d, const boar_options *o,
 		    struct boar_model *m, const uint32_t *rows, uint64_t n,
-		    int pack, void **out, boar_error *err);
+		    int layout, void **out, boar_error *err);
 	/* Rows in an epoch. */
 	uint64_t (*rows)(void *e);
 	/* *order = the rows of `epoch` (1-based, asked in increasing order)

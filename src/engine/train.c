@@ -195,9 +195,11 @@ static int start(struct run *r, boar_error *err)
 		return rc;
 	/* A packed engine's order indexes its own copy of the rows: only for
 	 * whole sweeps, where nobody maps the order back to the data. */
-	int pack = !r->hook && r->t.o.epochs > 1;
+	int layout = r->hook ? r->hook->layout & ~BOAR_LAYOUT_PACK
+		     : r->t.o.epochs > 1 ? BOAR_LAYOUT_ALL
+					 : 0;
 	rc = r->t.ops->open(r->t.d, &r->t.o, r->t.m, r->train_rows,
-			    r->train_rows ? r->n_train : r->t.d->n_rows, pack,
+			    r->train_rows ? r->n_train : r->t.d->n_rows, layout,
 			    &r->t.eng, err);
 	if (rc)
 		return rc;

@@ -33,6 +33,10 @@ struct train_hook {
 	const char *who;    /* for refusals: "cluster training" */
 	unsigned caps;      /* what training there supports (BOAR_CAP bits) */
 	const char *advice; /* appended to a refusal, or NULL */
+	/* What the engine may do to the layout (enum boar_engine_layout;
+	 * never the rows' packing, whose orders the hook could not map back
+	 * to the rows). */
+	int layout;
 	void *ctx;
 	/* Once, with the model made and the engine open: positions
 	 * [*first, *last) of every epoch's order are this process's, swept in

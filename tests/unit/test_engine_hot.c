@@ -103,8 +103,8 @@ static struct boar_engine *open_engine(const boar_dataset *d, int classes,
 	o.optimizer = BOAR_OPT_ADAGRAD; /* values as given (not NORMALIZED's) */
 	struct boar_engine *e = NULL;
 	boar_error err;
-	int rc = m ? boar_engine_create_subset(d, &o, m, NULL, d->n_rows, 1,
-					       &e, &err)
+	int rc = m ? boar_engine_create_subset(d, &o, m, NULL, d->n_rows,
+					       BOAR_LAYOUT_ALL, &e, &err)
 		   : BOAR_ENOMEM;
 	CHECK(rc == 0, "engine: %s", rc == BOAR_ENOMEM ? "no memory" : err.message);
 	return e;

@@ -12,6 +12,10 @@
  * every sweep: the model must then hold exactly the engine's weights,
  * and a run stopped by its progress callback must hand back the model of
  * its last epoch (the same, at one thread, as a run of that many epochs).
+ * A cluster worker's engine (interleaved, rows not packed) moves weights
+ * by key: what it loads is what a sweep reads and what a sync hands back,
+ * and the deltas it stores are the sweep's steps, exactly as with the sums
+ * apart.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -146,8 +150,8 @@ static void check_export(int optimizer)
 	o.threads = 2;
 	o.optimizer = optimizer;
 	struct boar_engine *e = NULL;
-	int rc = m ? boar_engine_create_subset(d, &o, m, NULL, g.rows, 1, &e,
-					       &err)
+	int rc = m ? boar_engine_create_subset(d, &o, m, NULL, g.rows,
+					       BOAR_LAYOUT_ALL, &e, &err)
 		   : BOAR_ENOMEM;
 	CHECK(rc == 0, "engine: %s", rc == BOAR_ENOMEM ? "no memory" : err.message);
 	if (!rc && e->wg) {
@@ -175,6 +179,93 @@ static void check_export(int optimizer)
 	}
 	boar_engine_free(e);
 	boar_model_free(m);
+	boar_dataset_free(d);
+}
+
+/* Engine e's weights of keys[0..n) loaded from vals, one sweep, then the
+ * deltas stored; the model synced. */
+static void sweep_by_key(struct boar_engine *e, const uint64_t *keys,
+			 const float *vals, float *deltas, uint64_t n,
+			 uint64_t rows)
+{
+	boar_error err;
+	double loss = 0;
+	CHECK(boar_engine_cpu_ops.load_keys(e, keys, vals, n, &err) == 0,
+	      "load_keys failed");
+	CHECK(boar_engine_sweep(e, 1, 0, rows, 0.1, &loss) == 0,
+	      "sweep failed");
+	CHECK(boar_engine_cpu_ops.store_deltas(e, keys, vals, deltas, n,
+					       &err) == 0,
+	      "store_deltas failed");
+	CHECK(boar_engine_cpu_ops.sync(e, e->m, &err) == 0, "sync failed");
+}
+
+/* Weights by key on the interleaved layout against the sums apart, one
+ * thread: the same deltas and the same synced model, bit for bit. */
+static void check_by_key(void)
+{
+	boar_gen_options g;
+	boar_gen_options_default(&g);
+	g.task = BOAR_TASK_LINEAR;
+	g.rows = 3000;
+	g.nnz_per_row = 10;
+	g.features = 400;
+	g.seed = 9;
+	boar_dataset *d = NULL;
+	boar_error err;
+	if (boar_generate(&g, &d, &err)) {
+		CHECK(0, "generate: %s", err.message);
+		return;
+	}
+	uint64_t n = g.features + 1; /* every weight, the bias too */
+	uint64_t *keys = malloc(n * sizeof *keys);
+	float *vals = malloc(n * sizeof *vals);
+	float *delta[2] = { malloc(n * sizeof(float)),
+			    malloc(n * sizeof(float)) };
+	struct boar_model *m[2] = { NULL, NULL };
+	struct boar_engine *e[2] = { NULL, NULL };
+	boar_options o;
+	boar_options_default(&o);
+	o.threads = 1;
+	o.optimizer = BOAR_OPT_ADAGRAD;
+	for (uint64_t j = 0; keys && vals && j < n; j++) {
+		keys[j] = j;
+		vals[j] = (float)((int)(j % 7) - 3) / 16.0f; /* not the start's 0 */
+	}
+	for (int k = 0; k < 2 && keys && vals && delta[0] && delta[1]; k++) {
+		m[k] = boar_model_alloc(BOAR_TASK_LINEAR, BOAR_LOSS_LOGISTIC,
+					g.features, 0, 0, 0);
+		int rc = m[k] ? boar_engine_create_subset(
+					d, &o, m[k], NULL, g.rows,
+					k ? BOAR_LAYOUT_INTERLEAVE : 0, &e[k], &err)
+			      : BOAR_ENOMEM;
+		CHECK(rc == 0, "engine: %s", rc == BOAR_ENOMEM ? "no memory" : err.message);
+		if (rc)
+			break;
+		CHECK((e[k]->wg != NULL) == k, "layout %d: wg %s", k,
+		      e[k]->wg ? "kept" : "not kept");
+		sweep_by_key(e[k], keys, vals, delta[k], n, g.rows);
+	}
+	if (e[0] && e[1]) {
+		uint64_t dd = 0, dw = 0, moved = 0;
+		for (uint64_t j = 0; j < n; j++) {
+			dd += memcmp(&delta[0][j], &delta[1][j], 4) != 0;
+			dw += memcmp(&m[0]->w[j], &m[1]->w[j], 4) != 0;
+			moved += delta[1][j] != 0.0f;
+		}
+		CHECK(dd == 0 && dw == 0 && moved > 0,
+		      "by key, interleaved: %llu deltas and %llu weights differ "
+		      "from the sums apart (%llu moved)",
+		      (unsigned long long)dd, (unsigned long long)dw,
+		      (unsigned long long)moved);
+	}
+	for (int k = 0; k < 2; k++) {
+		boar_engine_free(e[k]);
+		boar_model_free(m[k]);
+		free(delta[k]);
+	}
+	free(keys);
+	free(vals);
 	boar_dataset_free(d);
 }
 
@@ -231,6 +322,7 @@ int main(void)
 	check_advice();
 	check_export(BOAR_OPT_ADAGRAD);
 	check_export(BOAR_OPT_NORMALIZED);
+	check_by_key();
 	check_cancel(BOAR_OPT_ADAGRAD);
 	check_cancel(BOAR_OPT_NORMALIZED);
 	return TEST_RESULT();
