@@ -13,9 +13,18 @@
  * Once a frame's header is in, the receive asks for exactly the rest of
  * that frame with MSG_WAITALL, so a 500 KB push is one completion; never
  * for more than the frame, so it cannot wait for bytes a peer holds back
- * until it has our reply. Submissions made while handling a batch of
- * completions go to the kernel together in the next
- * io_uring_submit_and_wait().
+ * until it has our reply.
+ *
+ * Frames the owner may take later (ops->later: the shard's pushes) wait
+ * while the frames of other peers that are ready now go first (the
+ * shard's pulls, whose answers the workers wait for while a push only
+ * has to be in before its CLOCK counts). Such a frame stays in its
+ * peer's buffer with no receive armed, so the peer's later frames wait
+ * behind it and each peer's frames are still taken in the order sent;
+ * the loop takes one held frame per round of completions, and waits for
+ * the kernel only once none is held. Sends go to the kernel as soon as a
+ * completion has queued one, not after the whole batch, so an answer
+ * leaves while the frames after it are worked on.
  *
  * Closing a peer: shutdown() makes its pending receive complete, an explicit
  * cancel makes sure of it, and the slot is recycled once no operation of it
@@ -75,6 +84,8 @@ struct peer {
 	size_t out_sent;   /* bytes of out already sent */
 	uint8_t *next;     /* queued behind the send in flight */
 	size_t next_len, next_cap;
+	int held;          /* a whole frame at in + held_off waits (later) */
+	size_t held_off;
 	char name[64];
 };
 
@@ -89,6 +100,9 @@ struct net_loop {
 	unsigned n_peers;
 	int accept_armed;
 	int stop;
+	unsigned n_held;   /* peers with a frame held (peer.held) */
+	uint32_t held_at;  /* where the search for the next one starts */
+	int send_queued;   /* a send was prepared since the last submit */
 	struct __kernel_timespec tick_ts;
 	uint8_t stop_buf[256]; /* what the stop fd had to say; ignored */
 	_Atomic uint64_t bytes_in, bytes_out;
@@ -226,6 +240,15 @@ static void arm_send(struct net_loop *l, uint32_t slot)
 			   MSG_NOSIGNAL | MSG_WAITALL);
 	io_uring_sqe_set_data64(sqe, ud(OP_SEND, slot, p->gen));
 	p->send_inflight = (int)n;
+	l->send_queued = 1;
+}
+
+static void unhold(struct net_loop *l, struct peer *p)
+{
+	if (p->held) {
+		p->held = 0;
+		l->n_held--;
+	}
 }
 
 /* Recycles the slot once nothing of it is in flight. */
@@ -234,6 +257,7 @@ static void maybe_release(struct net_loop *l, uint32_t slot)
 	struct peer *p = &l->peers[slot];
 	if (p->state != P_CLOSING || p->recv_armed || p->send_inflight)
 		return;
+	unhold(l, p);
 	close(p->fd);
 	free(p->in);
 	free(p->out);
@@ -436,11 +460,15 @@ static void handle_wake(struct net_loop *l)
 }
 
 /* Hands every whole frame in the peer's buffer to on_frame, keeps the
- * partial one at the front and notes how much of it is missing. */
-static void deliver(struct net_loop *l, uint32_t slot)
+ * partial one at the front and notes how much of it is missing; from the
+ * held frame on (resume: taken without asking ops->later again). A frame
+ * the owner takes later stops it: the frame and what follows stay in the
+ * buffer, held. */
+static void deliver(struct net_loop *l, uint32_t slot, int resume)
 {
 	struct peer *p = &l->peers[slot];
-	size_t off = 0;
+	size_t off = resume ? p->held_off : 0;
+	unhold(l, p);
 	p->want = 0;
 	while (p->state == P_OPEN && p->in_len - off >= WIRE_HDR_LEN) {
 		struct wire_hdr h;
@@ -455,6 +483,14 @@ static void deliver(struct net_loop *l, uint32_t slot)
 			p->want = WIRE_HDR_LEN + h.length - (p->in_len - off);
 			break;
 		}
+		if (!resume && l->ops.later && l->ops.later(l->ctx, slot, &h)) {
+			p->held = 1;
+			p->held_off = off;
+			p->partial_since = 0; /* waiting on us, not on the peer */
+			l->n_held++;
+			return;
+		}
+		resume = 0;
 		const uint8_t *payload = p->in + off + WIRE_HDR_LEN;
 		off += WIRE_HDR_LEN + h.length;
 		if (l->ops.on_frame(l->ctx, slot, &h, payload)) {
@@ -493,9 +529,9 @@ static void handle_recv(struct net_loop *l, uint32_t slot,
 		} else {
 			if (cqe->res > 0) {
 				p->in_len += (size_t)cqe->res;
-				deliver(l, slot);
+				deliver(l, slot, 0);
 			}
-			if (p->state == P_OPEN)
+			if (p->state == P_OPEN && !p->held)
 				arm_recv(l, slot);
 		}
 	}
@@ -588,6 +624,24 @@ static void handle_cqe(struct net_loop *l, struct io_uring_cqe *cqe)
 	}
 }
 
+/* Takes the next held frame (peers in turn) and what follows it in its
+ * peer's buffer, then receives for that peer again. */
+static void resume_held(struct net_loop *l)
+{
+	for (uint32_t k = 0; k < l->n_peers; k++) {
+		uint32_t slot = (l->held_at + k) % l->n_peers;
+		struct peer *p = &l->peers[slot];
+		if (!p->held)
+			continue;
+		l->held_at = slot + 1;
+		deliver(l, slot, 1);
+		if (p->state == P_OPEN && !p->held)
+			arm_recv(l, slot);
+		maybe_release(l, slot);
+		return;
+	}
+}
+
 /* ------------------------------------------------------------- lifecycle */
 
 int net_loop_create(const struct net_loop_config *cfg,
@@ -671,8 +725,12 @@ int net_loop_run(struct net_loop *l, boar_error *err)
 	if (l->cfg.stop_fd >= 0)
 		arm_stop(l);
 	while (!l->stop) {
-		int rc = io_uring_submit_and_wait(&l->ring, 1);
-		if (rc < 0 && rc != -EINTR && rc != -ETIME)
+		/* with a frame held, only what has completed: the held frame
+		 * is taken after it */
+		l->send_queued = 0;
+		int rc = l->n_held ? io_uring_submit_and_get_events(&l->ring)
+				   : io_uring_submit_and_wait(&l->ring, 1);
+		if (rc < 0 && rc != -EINTR && rc != -ETIME && rc != -EBUSY)
 			return boar_fail(err, BOAR_ENET,
 					 "io_uring_submit_and_wait: %s",
 					 strerror(-rc));
@@ -682,8 +740,14 @@ int net_loop_run(struct net_loop *l, boar_error *err)
 		{
 			handle_cqe(l, cqe);
 			seen++;
+			if (l->send_queued) { /* an answer leaves now */
+				io_uring_submit(&l->ring);
+				l->send_queued = 0;
+			}
 		}
 		io_uring_cq_advance(&l->ring, seen);
+		if (l->n_held && !l->stop)
+			resume_held(l);
 	}
 	io_uring_submit(&l->ring);
 	return 0;

@@ -55,6 +55,11 @@ struct net_loop_ops {
 	/* Optional: a connection was accepted; return 1 if it was handed
 	 * elsewhere (net_loop_adopt on another loop), 0 to serve it here. */
 	int (*route)(void *ctx, int fd);
+	/* Optional: 1 if this whole frame may wait until the frames of the
+	 * other peers that are ready now have been taken (the peer's later
+	 * frames wait behind it); h is the header as received (not yet
+	 * authenticated: it may only choose the order). */
+	int (*later)(void *ctx, uint32_t id, const struct wire_hdr *h);
 };
 
 struct net_loop_config {

@@ -759,6 +759,17 @@ int ps_lane_route(void *ctx, int fd)
 	return to && net_loop_adopt(s->lanes[to].loop, fd) == 0;
 }
 
+/* A worker's push waits while the frames of other connections ready now
+ * go first: their pulls, which workers wait for, are answered before the
+ * pushes that came in the same moment are applied. The SSP rule is
+ * unchanged: the pusher's CLOCK is behind its push on its connection, so
+ * no clock counts a push not yet applied. */
+static int later(void *ctx, uint32_t slot, const struct wire_hdr *h)
+{
+	struct lane *ln = ctx;
+	return ln->conns[slot].state == C_READY && h->type == WIRE_PUSH;
+}
+
 const struct net_loop_ops ps_lane_ops = {
 	.on_open = on_open,
 	.on_frame = on_frame,
@@ -767,4 +778,5 @@ const struct net_loop_ops ps_lane_ops = {
 	.max_payload = max_payload,
 	.on_wake = on_wake,
 	.route = ps_lane_route,
+	.later = later,
 };
