@@ -40,24 +40,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/error.h"
-#include "net/loop.h"
-
-enum op {
-	OP_ACCEPT = 1,
-	OP_RECV,
-	OP_SEND,
-	OP_TICK,
-	OP_STOP,
-	OP_CANCEL,
-	OP_WAKE,
-};
+#include "net/loop_int.h"
 
 /* A receive asks for at least this much room (fewer, larger receives),
  * and a frame's buffer grows ahead of its bytes by at most this much more
@@ -65,67 +53,6 @@ enum op {
  * largest frame). */
 #define RECV_MIN (64u << 10)
 #define RECV_AHEAD (1u << 20)
-
-enum peer_state { P_FREE = 0, P_OPEN, P_FLUSHING, P_CLOSING };
-
-struct peer {
-	int fd;
-	int state;
-	uint32_t gen;
-	int recv_armed;    /* a receive is in flight (into in + in_len) */
-	int send_inflight; /* bytes of out being sent, 0 if none */
-	uint8_t *in;       /* received bytes: whole frames and a partial one */
-	size_t in_len, in_cap;
-	size_t want;       /* bytes the partial frame still needs; 0: unknown */
-	double partial_since; /* when the first byte of a frame came; 0: none */
-	double flush_deadline;
-	uint8_t *out;      /* being sent (must not move while in flight) */
-	size_t out_len, out_cap;
-	size_t out_sent;   /* bytes of out already sent */
-	uint8_t *next;     /* queued behind the send in flight */
-	size_t next_len, next_cap;
-	int held;          /* a whole frame at in + held_off waits (later) */
-	size_t held_off;
-	char name[64];
-};
-
-struct net_loop {
-	struct io_uring ring;
-	int ring_ok;
-	int ring_disabled; /* until the loop's own thread enables it */
-	struct net_loop_config cfg;
-	struct net_loop_ops ops;
-	void *ctx;
-	struct peer *peers;
-	unsigned n_peers;
-	int accept_armed;
-	int stop;
-	unsigned n_held;   /* peers with a frame held (peer.held) */
-	uint32_t held_at;  /* where the search for the next one starts */
-	int send_queued;   /* a send was prepared since the last submit */
-	struct __kernel_timespec tick_ts;
-	uint8_t stop_buf[256]; /* what the stop fd had to say; ignored */
-	_Atomic uint64_t bytes_in, bytes_out;
-	/* Other threads' way in: an eventfd read through the ring, and the
-	 * sockets handed over (net_loop_adopt) waiting to be served. */
-	int wake_fd;
-	uint64_t wake_buf;
-	pthread_mutex_t adopt_mu;
-	int *adopt;
-	size_t n_adopt, cap_adopt;
-};
-
-static inline uint64_t ud(enum op op, uint32_t slot, uint32_t gen)
-{
-	return (uint64_t)op << 56 | (uint64_t)(gen & 0xffffff) << 32 | slot;
-}
-
-double net_now(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 /* An SQE, flushing the queue to the kernel first if it is full. */
 static struct io_uring_sqe *get_sqe(struct net_loop *l)
@@ -642,70 +569,7 @@ static void resume_held(struct net_loop *l)
 	}
 }
 
-/* ------------------------------------------------------------- lifecycle */
-
-int net_loop_create(const struct net_loop_config *cfg,
-		    const struct net_loop_ops *ops, void *ctx,
-		    struct net_loop **out, boar_error *err)
-{
-	struct net_loop *l = calloc(1, sizeof *l);
-	int rc;
-	if (!l)
-		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	l->cfg = *cfg;
-	if (!l->cfg.max_peers)
-		l->cfg.max_peers = 1024;
-	if (!l->cfg.tick_ms)
-		l->cfg.tick_ms = 100;
-	if (l->cfg.frame_timeout <= 0)
-		l->cfg.frame_timeout = 10;
-	if (!l->cfg.max_outbuf)
-		l->cfg.max_outbuf = 256u << 20;
-	l->ops = *ops;
-	l->ctx = ctx;
-	l->wake_fd = -1;
-	pthread_mutex_init(&l->adopt_mu, NULL);
-	l->tick_ts.tv_sec = l->cfg.tick_ms / 1000;
-	l->tick_ts.tv_nsec = (long long)(l->cfg.tick_ms % 1000) * 1000000;
-	l->n_peers = l->cfg.max_peers;
-	l->peers = calloc(l->n_peers, sizeof *l->peers);
-	if (!l->peers) {
-		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
-		goto err;
-	}
-	for (unsigned i = 0; i < l->n_peers; i++)
-		l->peers[i].fd = -1;
-
-	/* Only the loop's thread submits to its ring and reaps it, so the
-	 * kernel may keep completion work until that thread waits
-	 * (DEFER_TASKRUN, Linux 6.1) rather than interrupt it for every
-	 * arriving segment. The ring starts disabled so that the loop's
-	 * thread, not this one, becomes its one submitter (net_loop_run
-	 * enables it); a kernel without these flags gets a plain ring. */
-	rc = io_uring_queue_init(512, &l->ring, IORING_SETUP_SINGLE_ISSUER |
-						      IORING_SETUP_DEFER_TASKRUN |
-						      IORING_SETUP_R_DISABLED);
-	l->ring_disabled = rc == 0;
-	if (rc == -EINVAL)
-		rc = io_uring_queue_init(512, &l->ring, 0);
-	if (rc < 0) {
-		rc = boar_fail(err, BOAR_ENET, "io_uring_queue_init: %s",
-			       strerror(-rc));
-		goto err;
-	}
-	l->ring_ok = 1;
-	l->wake_fd = eventfd(0, EFD_CLOEXEC);
-	if (l->wake_fd < 0) {
-		rc = boar_fail(err, BOAR_ENET, "eventfd: %s", strerror(errno));
-		goto err;
-	}
-
-	*out = l;
-	return 0;
-err:
-	net_loop_free(l);
-	return rc;
-}
+/* ------------------------------------------------------------- the loop */
 
 int net_loop_run(struct net_loop *l, boar_error *err)
 {
@@ -751,78 +615,4 @@ int net_loop_run(struct net_loop *l, boar_error *err)
 	}
 	io_uring_submit(&l->ring);
 	return 0;
-}
-
-void net_loop_stop(struct net_loop *l)
-{
-	l->stop = 1;
-}
-
-void net_loop_wake(struct net_loop *l)
-{
-	uint64_t one = 1;
-	/* a full counter (never in practice) already means "wake up" */
-	if (write(l->wake_fd, &one, sizeof one) < 0)
-		return;
-}
-
-int net_loop_adopt(struct net_loop *l, int fd)
-{
-	int rc = 0;
-	pthread_mutex_lock(&l->adopt_mu);
-	if (l->n_adopt == l->cap_adopt) {
-		size_t cap = l->cap_adopt ? 2 * l->cap_adopt : 16;
-		int *a = realloc(l->adopt, cap * sizeof *a);
-		if (a) {
-			l->adopt = a;
-			l->cap_adopt = cap;
-		}
-	}
-	if (l->n_adopt < l->cap_adopt)
-		l->adopt[l->n_adopt++] = fd;
-	else
-		rc = -1;
-	pthread_mutex_unlock(&l->adopt_mu);
-	if (!rc)
-		net_loop_wake(l);
-	return rc;
-}
-
-void net_loop_bytes(const struct net_loop *l, uint64_t *in, uint64_t *out)
-{
-	*in = atomic_load_explicit(&l->bytes_in, memory_order_relaxed);
-	*out = atomic_load_explicit(&l->bytes_out, memory_order_relaxed);
-}
-
-const char *net_loop_peer_name(const struct net_loop *l, uint32_t slot)
-{
-	return slot < l->n_peers ? l->peers[slot].name : "";
-}
-
-void net_loop_free(struct net_loop *l)
-{
-	if (!l)
-		return;
-	/* Tearing the ring down cancels whatever is in flight, so the
-	 * buffers can go after it. */
-	if (l->ring_ok)
-		io_uring_queue_exit(&l->ring);
-	if (l->peers) {
-		for (unsigned i = 0; i < l->n_peers; i++) {
-			struct peer *p = &l->peers[i];
-			if (p->state != P_FREE)
-				close(p->fd);
-			free(p->in);
-			free(p->out);
-			free(p->next);
-		}
-	}
-	free(l->peers);
-	for (size_t i = 0; i < l->n_adopt; i++)
-		close(l->adopt[i]);
-	free(l->adopt);
-	pthread_mutex_destroy(&l->adopt_mu);
-	if (l->wake_fd >= 0)
-		close(l->wake_fd);
-	free(l);
 }
