@@ -20,19 +20,7 @@
 #include "net/loop.h"
 #include "net/wire.h"
 #include "net_testutil.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                   \
-	do {                                                               \
-		if (!(cond)) {                                             \
-			fprintf(stderr, "%s:%d: %s: ", __FILE__, __LINE__, \
-				#cond);                                    \
-			fprintf(stderr, __VA_ARGS__);                      \
-			fputc('\n', stderr);                               \
-			failures++;                                        \
-		}                                                          \
-	} while (0)
+#include "testutil.h"
 
 #define PUSHES 64
 #define MAX_LOG 256
@@ -162,10 +150,8 @@ static int wait_for(struct ctx *x, int n, int closed)
 
 int main(void)
 {
-	if (!net_test_loopback()) {
-		printf("no loopback sockets here\n");
-		return 77;
-	}
+	if (!net_test_loopback())
+		TEST_SKIP("no loopback sockets here");
 	unsigned port;
 	int lfd = net_test_listen(&port);
 	struct ctx x = { .stop_fd = eventfd(0, EFD_CLOEXEC) };
@@ -262,10 +248,5 @@ int main(void)
 	close(lfd);
 	close(x.stop_fd);
 	wire_out_free(&o);
-	if (failures) {
-		fprintf(stderr, "%d failures\n", failures);
-		return 1;
-	}
-	printf("ok\n");
-	return 0;
+	return TEST_RESULT();
 }
