@@ -47,6 +47,21 @@
 #include "base/error.h"
 #include "net/loop_int.h"
 
+enum op {
+	OP_ACCEPT = 1,
+	OP_RECV,
+	OP_SEND,
+	OP_TICK,
+	OP_STOP,
+	OP_CANCEL,
+	OP_WAKE,
+};
+
+static inline uint64_t ud(enum op op, uint32_t slot, uint32_t gen)
+{
+	return (uint64_t)op << 56 | (uint64_t)(gen & 0xffffff) << 32 | slot;
+}
+
 /* A receive asks for at least this much room (fewer, larger receives),
  * and a frame's buffer grows ahead of its bytes by at most this much more
  * than has arrived (a header alone cannot make the shard allocate the

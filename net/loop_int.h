@@ -13,16 +13,6 @@
 
 #include "net/loop.h"
 
-enum op {
-	OP_ACCEPT = 1,
-	OP_RECV,
-	OP_SEND,
-	OP_TICK,
-	OP_STOP,
-	OP_CANCEL,
-	OP_WAKE,
-};
-
 enum peer_state { P_FREE = 0, P_OPEN, P_FLUSHING, P_CLOSING };
 
 struct peer {
@@ -71,10 +61,5 @@ struct net_loop {
 	int *adopt;
 	size_t n_adopt, cap_adopt;
 };
-
-static inline uint64_t ud(enum op op, uint32_t slot, uint32_t gen)
-{
-	return (uint64_t)op << 56 | (uint64_t)(gen & 0xffffff) << 32 | slot;
-}
 
 #endif

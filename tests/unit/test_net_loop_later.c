@@ -36,17 +36,14 @@ struct ctx {
 	pthread_mutex_t mu;
 	struct seen log[MAX_LOG];
 	int n;
-	int opened, closed;
+	int closed;
 	int stop_fd;
 };
 
 static int on_open(void *c, uint32_t id)
 {
+	(void)c;
 	(void)id;
-	struct ctx *x = c;
-	pthread_mutex_lock(&x->mu);
-	x->opened++;
-	pthread_mutex_unlock(&x->mu);
 	return 0;
 }
 
