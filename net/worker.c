@@ -192,18 +192,24 @@ static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 
 /* BOAR_PS_AHEAD (a debugging aid; net/README.md): "copy", pulls asked
  * ahead answered into the client's buffer and copied at the collect;
- * "off", none asked ahead (each clock pulled as it starts); else the
+ * "off", none asked ahead (each clock pulled as it starts); unset, the
  * answers decoded where the library reads them. A worker of one thread
- * trains the same model, bit for bit, every way (tests/cli/net_ahead.sh). */
-static void ahead_ways(boar_ps_transport *t)
+ * trains the same model, bit for bit, every way (tests/cli/net_ahead.sh).
+ * @return 0, or BOAR_EINVAL for any other value (a typo would otherwise
+ * measure the default while its user thinks otherwise). */
+static int ahead_ways(boar_ps_transport *t, boar_error *err)
 {
 	const char *way = getenv("BOAR_PS_AHEAD");
 	if (!way)
-		return;
-	if (!strcmp(way, "copy") || !strcmp(way, "off"))
-		t->pull_ahead_into = NULL;
+		return 0;
+	if (strcmp(way, "copy") && strcmp(way, "off"))
+		return boar_fail(err, BOAR_EINVAL,
+				 "BOAR_PS_AHEAD is '%s': copy, off, or unset",
+				 way);
+	t->pull_ahead_into = NULL;
 	if (!strcmp(way, "off"))
 		t->pull_ahead = NULL;
+	return 0;
 }
 
 int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
@@ -237,11 +243,13 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.push_pulled = w_push_pulled,
 		.pull_ahead_into = w_pull_ahead_into,
 	};
-	ahead_ways(&t);
+	int rc = ahead_ways(&t, err);
+	if (rc)
+		return rc;
 	boar_options o = *o_in;
 	if (!wc->eval_every_epoch)
 		o.test = NULL; /* only the evaluating worker pulls its keys */
-	int rc = boar_train_ps(train, &o, &t, out, err);
+	rc = boar_train_ps(train, &o, &t, out, err);
 	if (w.c)
 		ps_client_get_counters(w.c, &rep->net);
 	ps_client_free(w.c);

@@ -26,4 +26,10 @@ for ev in "" "--test $A9AT"; do
 		fail "pulls asked ahead: the model differs from pulls as clocks start$what"
 	echo "$ahead pulls asked ahead$what: the same model every way"
 done
+
+# a value it does not know is refused by name before anything connects
+# (a typo would have measured the default)
+expect_refused "BOAR_PS_AHEAD=cpy" \
+	env BOAR_PS_AHEAD=cpy "$BOAR" train --ps 127.0.0.1:1 --worker 0/1 -q "$A9A"
+grep -q "BOAR_PS_AHEAD is 'cpy'" "$T/err" || fail "BOAR_PS_AHEAD=cpy: $(cat "$T/err")"
 exit 0
