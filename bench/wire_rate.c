@@ -2,7 +2,9 @@
  * wire's key lists (encode, decode) and values (out, in, gathered from a
  * dense shard; as float32 and as float16, the rows ending in 16), the
  * client's merge of its own pushes into a pull answered
- * ahead, and a dense shard's apply and reply.
+ * ahead, and a dense shard's apply and reply; the rows ending in _bits
+ * do the same with a pull's keys as a bitmap (WIRE_F_BITS), which the
+ * shard walks in place of a list.
  *
  *   wire_rate [reps]
  *
@@ -92,6 +94,9 @@ struct ctx {
 	struct own_run run;
 	struct shard_w sw;
 	int f16;         /* values as float16 (WIRE_F_F16) */
+	int bits;        /* keys as a bitmap (WIRE_F_BITS) */
+	struct key_span sa, sb; /* clocks A and B as the shard holds them */
+	struct wire_msg ma, mb; /* their bitmaps, decoded */
 	const void *out; /* the output, checksummed after the timing */
 	size_t out_len;
 };
@@ -99,10 +104,13 @@ struct ctx {
 static void op_encode(struct ctx *c)
 {
 	wire_out_reset(&c->o);
-	wire_begin(&c->o, WIRE_PULL, 0);
+	wire_begin(&c->o, WIRE_PULL, c->bits ? WIRE_F_BITS : 0);
 	wire_put_u32(&c->o, 1);
 	wire_put_u64(&c->o, 2);
-	wire_put_keys(&c->o, c->ka, c->na);
+	if (c->bits)
+		wire_put_key_bits(&c->o, c->ka, c->na);
+	else
+		wire_put_keys(&c->o, c->ka, c->na);
 	wire_end(&c->o);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;
@@ -116,8 +124,8 @@ static void op_decode(struct ctx *c)
 		fprintf(stderr, "wire_rate: decode failed\n");
 		exit(1);
 	}
-	c->out = c->m.keys;
-	c->out_len = (size_t)c->m.n_keys * 8;
+	c->out = c->bits ? c->m.bits : c->m.keys;
+	c->out_len = (size_t)(c->bits ? c->m.n_words : c->m.n_keys) * 8;
 }
 
 static void op_put_vals(struct ctx *c)
@@ -163,14 +171,14 @@ static void op_merge(struct ctx *c)
 
 static void op_shard_add(struct ctx *c)
 {
-	shard_w_add(&c->sw, c->kb, c->vb, c->nb);
+	shard_w_add(&c->sw, &c->sb, c->vb);
 	c->out_len = 0; /* the weights grow every rep: op_shard_put reads them */
 }
 
 static void op_shard_put(struct ctx *c)
 {
 	wire_out_reset(&c->o);
-	shard_w_put_keys(&c->sw, &c->o, c->ka, c->na, c->f16);
+	shard_w_put_keys(&c->sw, &c->o, &c->sa, c->f16);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;
 }
@@ -190,6 +198,23 @@ static void timed(struct ctx *c, const char *label, const char *name,
 	printf("%-10s %-12s %8.3f ns/key  %10u keys  sum %016llx\n", label,
 	       name, best * 1e9 / (per ? per : 1), per,
 	       (unsigned long long)fnv(FNV0, c->out, c->out_len));
+}
+
+/* keys[0..n) as a PULL's bitmap, decoded into m: *ks walks it. */
+static void as_bits(struct wire_msg *m, const uint64_t *keys, uint32_t n,
+		    struct wire_out *o, struct key_span *ks)
+{
+	wire_out_reset(o);
+	wire_begin(o, WIRE_PULL, WIRE_F_BITS);
+	wire_put_u32(o, 1);
+	wire_put_u64(o, 2);
+	wire_put_key_bits(o, keys, n);
+	if (wire_end(o) ||
+	    wire_decode_frame(o->buf, o->len, WIRE_MAX_PAYLOAD, m)) {
+		fprintf(stderr, "wire_rate: a bitmap does not decode\n");
+		exit(1);
+	}
+	*ks = key_span_of(m);
 }
 
 static void run_case(const char *label, uint64_t d, double share,
@@ -217,6 +242,8 @@ static void run_case(const char *label, uint64_t d, double share,
 		c.vb[i] = (float)(int64_t)(rng_next(&s) % 2001 - 1000) / 1024.0f;
 	for (uint64_t i = 0; i < d; i++)
 		c.dense[i] = (float)i * 0.25f;
+	c.sa = key_span_list(ka, c.na);
+	c.sb = key_span_list(kb, c.nb);
 	c.run = (struct own_run){ .k = kb, .v = c.vb, .n = c.nb };
 	c.ahead.runs = &c.run;
 	c.ahead.n_runs = 1;
@@ -243,6 +270,21 @@ static void run_case(const char *label, uint64_t d, double share,
 	timed(&c, label, "rd_vals16", op_rd_vals, c.na);
 	timed(&c, label, "vals_at16", op_vals_at, c.na);
 	timed(&c, label, "shard_put16", op_shard_put, c.na);
+	/* the same with the pulls' keys as bitmaps, the shard's as sent */
+	c.f16 = 0;
+	c.bits = 1;
+	as_bits(&c.mb, kb, c.nb, &c.o, &c.sb);
+	as_bits(&c.ma, ka, c.na, &c.o, &c.sa);
+	timed(&c, label, "encode_bits", op_encode, c.na);
+	printf("%-10s %-12s %8.3f bytes/key\n", label, "  size",
+	       (double)c.o.len / c.na);
+	timed(&c, label, "decode_bits", op_decode, c.na);
+	timed(&c, label, "sh_add_bits", op_shard_add, c.nb);
+	timed(&c, label, "sh_put_bits", op_shard_put, c.na);
+	c.f16 = 1;
+	timed(&c, label, "sh_put16_bits", op_shard_put, c.na);
+	wire_msg_free(&c.ma);
+	wire_msg_free(&c.mb);
 	shard_w_free(&c.sw);
 	wire_out_free(&c.o);
 	wire_msg_free(&c.m);

@@ -507,11 +507,18 @@ static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 	struct pull_arg *p = arg;
 	p->gen = c->sh[i].gen;
 	p->nth = ++c->sh[i].n_pulls;
+	const uint64_t *keys = p->keys + p->a;
+	uint32_t n = p->b - p->a;
+	/* a clock's keys are most of the shard's range: a bitmap then */
+	int bits = wire_keys_as_bits(keys, n);
 	wire_out_reset(&c->out);
-	wire_begin(&c->out, WIRE_PULL, 0);
+	wire_begin(&c->out, WIRE_PULL, bits ? WIRE_F_BITS : 0);
 	wire_put_u32(&c->out, p->req);
 	wire_put_u64(&c->out, p->clock);
-	wire_put_keys(&c->out, p->keys + p->a, p->b - p->a);
+	if (bits)
+		wire_put_key_bits(&c->out, keys, n);
+	else
+		wire_put_keys(&c->out, keys, n);
 	wire_end(&c->out);
 }
 

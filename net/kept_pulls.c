@@ -7,15 +7,18 @@
 void kept_pulls_take(struct kept_pulls *k, struct wire_msg *m)
 {
 	struct kept_pull *p = &k->p[k->next];
-	uint64_t *keys = p->keys;
+	uint64_t *arr = p->ks.a;
 	uint32_t cap = p->cap;
-	p->keys = m->keys;
-	p->cap = m->keys_cap;
-	p->n = m->n_keys;
+	int bits = (m->flags & WIRE_F_BITS) != 0;
+	/* the two arrays are both uint64: either may become the other */
+	uint64_t **from = bits ? &m->bits : &m->keys;
+	uint32_t *from_cap = bits ? &m->bits_cap : &m->keys_cap;
+	p->ks = key_span_of(m);
+	p->cap = *from_cap;
 	p->req = m->req;
 	p->used = 1;
-	m->keys = keys;
-	m->keys_cap = cap;
+	*from = arr;
+	*from_cap = cap;
 	k->next = (k->next + 1) % WIRE_PULLS_KEPT;
 }
 
@@ -35,6 +38,6 @@ const struct kept_pull *kept_pulls_find(const struct kept_pulls *k,
 void kept_pulls_free(struct kept_pulls *k)
 {
 	for (uint32_t i = 0; i < WIRE_PULLS_KEPT; i++)
-		free(k->p[i].keys);
+		free(k->p[i].ks.a);
 	memset(k, 0, sizeof *k);
 }

@@ -1,4 +1,4 @@
-/* kept_pulls.h - the key lists of a connection's last pulls, kept by a
+/* kept_pulls.h - the keys of a connection's last pulls, kept by a
  * shard for the pushes that name them instead of carrying their keys
  * (WIRE_F_PULLED, wire.h) (library-internal).
  *
@@ -17,13 +17,14 @@
 
 #include <stdint.h>
 
+#include "net/key_span.h"
 #include "net/wire.h"
 
 struct kept_pull {
 	uint32_t req;
-	uint32_t n, cap;
+	uint32_t cap; /* of ks.a */
 	int used;
-	uint64_t *keys;
+	struct key_span ks; /* a list or a bitmap, as the pull came */
 };
 
 struct kept_pulls {
@@ -31,10 +32,10 @@ struct kept_pulls {
 	uint32_t next; /* the slot the next pull replaces (the oldest) */
 };
 
-/* Keeps the key list of the PULL just decoded into m (m->req, m->keys,
- * m->n_keys): m's key array is taken, and the oldest kept list's array
- * given to m in its place (no copy; m's keys are that array from now
- * on, so the caller is done with them). */
+/* Keeps the keys of the PULL just decoded into m (m->req; m->keys and
+ * m->n_keys, or its bitmap): m's array of them is taken, and the oldest
+ * kept one's array given to m in its place (no copy; the caller is done
+ * with m's keys). */
 void kept_pulls_take(struct kept_pulls *k, struct wire_msg *m);
 /* The kept list of pull req (the newest, should a peer reuse a number),
  * or NULL. */

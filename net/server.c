@@ -100,9 +100,9 @@ static void reply_pull(struct lane *ln, const struct pend *p, uint64_t gap,
 		   (p->f16 ? WIRE_F_F16 : 0) | (held ? WIRE_F_HELD : 0));
 	wire_put_u32(o, p->req);
 	wire_put_u32(o, gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap);
-	wire_put_varint(o, p->n_keys);
+	wire_put_varint(o, p->ks.n);
 	/* values straight from the shard, in the order asked */
-	shard_w_put_keys(&ln->s->w, o, p->keys, p->n_keys, p->f16);
+	shard_w_put_keys(&ln->s->w, o, &p->ks, p->f16);
 	wire_end(o);
 	flush_to(ln, p->slot);
 }
@@ -145,9 +145,9 @@ static void serve_parked(struct lane *ln)
 		} else if (p->type == WIRE_PULL &&
 			   ssp_can_serve(&s->ssp, p->clock, &gap) &&
 			   own_clock(ln, p->slot) >= p->clock) {
-			count_pull(s, p->n_keys, gap);
+			count_pull(s, p->ks.n, gap);
 			reply_pull(ln, p, gap, 1);
-			free(p->keys);
+			free(p->ks.a);
 		} else if (p->type == WIRE_GATHER && finished) {
 			reply_gather(ln, p);
 		} else {
@@ -193,7 +193,7 @@ static void drop_parked_of(struct ps_server *s, uint32_t lane, uint32_t slot)
 	size_t keep = 0;
 	for (size_t i = 0; i < s->n_pend; i++) {
 		if (s->pend[i].lane == lane && s->pend[i].slot == slot)
-			free(s->pend[i].keys);
+			free(s->pend[i].ks.a);
 		else
 			s->pend[keep++] = s->pend[i];
 	}
@@ -382,7 +382,7 @@ static void close_expired(struct lane *ln)
  * carrying them: that pull's, kept (kept_pulls.h), in range already.
  * @return 0 and *keys, or 1: the peer was refused. */
 static int keys_of_pull(struct lane *ln, uint32_t slot,
-			const struct wire_msg *m, const uint64_t **keys)
+			const struct wire_msg *m, struct key_span *keys)
 {
 	char why[200];
 	const struct kept_pull *p =
@@ -396,11 +396,11 @@ static int keys_of_pull(struct lane *ln, uint32_t slot,
 			 "request %u, which this connection did not make or "
 			 "was more than %u pulls ago",
 			 m->req, WIRE_PULLS_KEPT);
-	else if (p->n != m->n_vals)
+	else if (p->ks.n != m->n_vals)
 		snprintf(why, sizeof why, "pushed %u values for the %u keys of "
-			 "pull request %u", m->n_vals, p->n, m->req);
+			 "pull request %u", m->n_vals, p->ks.n, m->req);
 	else {
-		*keys = p->keys;
+		*keys = p->ks;
 		return 0;
 	}
 	refuse(ln, slot, BOAR_EPROTO, why);
@@ -416,12 +416,12 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 		   const uint8_t *payload, uint32_t len)
 {
 	struct ps_server *s = ln->s;
-	const uint64_t *keys = m->keys;
+	struct key_span keys = key_span_of(m);
 	uint32_t n = m->n_vals;
 	if (m->flags & WIRE_F_PULLED) {
 		if (keys_of_pull(ln, slot, m, &keys))
 			return 0;
-	} else if (!in_range(s, m->keys, m->n_keys)) {
+	} else if (!in_range(s, &keys)) {
 		return refuse(ln, slot, BOAR_EPROTO,
 			      "pushed a key outside the shard");
 	}
@@ -450,7 +450,7 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 	UNLOCK(s);
 	int bad = s->logging && pushlog_append(&s->log, PUSHLOG_PUSH, m->flags,
 					       rank, m->seq, payload, len);
-	int full = !bad && shard_w_add(&s->w, keys, m->vals, n);
+	int full = !bad && shard_w_add(&s->w, &keys, m->vals);
 	shard_w_leave(&s->w);
 	if (bad)
 		return log_failed(s);
@@ -464,7 +464,8 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 static int on_pull(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 {
 	struct ps_server *s = ln->s;
-	if (!in_range(s, m->keys, m->n_keys))
+	struct key_span ks = key_span_of(m);
+	if (!in_range(s, &ks))
 		return refuse(ln, slot, BOAR_EPROTO,
 			      "pulled a key outside the shard");
 	struct pend p = {
@@ -474,8 +475,7 @@ static int on_pull(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 		.f16 = (m->flags & WIRE_F_F16) != 0,
 		.req = m->req,
 		.clock = m->clock,
-		.n_keys = m->n_keys,
-		.keys = (uint64_t *)m->keys,
+		.ks = ks,
 	};
 	uint64_t gap;
 	LOCK(s);
@@ -487,13 +487,14 @@ static int on_pull(struct lane *ln, uint32_t slot, const struct wire_msg *m)
 	int now = ssp_can_serve(&s->ssp, m->clock, &gap);
 	int oom = 0;
 	if (now) {
-		count_pull(s, m->n_keys, gap);
+		count_pull(s, ks.n, gap);
 	} else {
-		p.keys = malloc((m->n_keys ? m->n_keys : 1) * sizeof *p.keys);
-		if (p.keys)
-			memcpy(p.keys, m->keys, m->n_keys * sizeof *p.keys);
-		if (!p.keys || park(s, &p)) {
-			free(p.keys);
+		size_t len = key_span_len(&ks);
+		p.ks.a = malloc((len ? len : 1) * sizeof *p.ks.a);
+		if (p.ks.a && len)
+			memcpy(p.ks.a, ks.a, len * sizeof *p.ks.a);
+		if (!p.ks.a || park(s, &p)) {
+			free(p.ks.a);
 			oom = 1;
 		}
 	}

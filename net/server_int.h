@@ -52,8 +52,8 @@ struct pend {
 	uint64_t clock;    /* PULL */
 	uint64_t lo;       /* GATHER */
 	uint32_t count;    /* GATHER */
-	uint32_t n_keys;
-	uint64_t *keys;
+	struct key_span ks; /* PULL: its keys (the lane's message's, or a
+			       copy of them once parked) */
 };
 
 /* One thread of the shard: a loop and its connections. Only this lane's
@@ -130,11 +130,12 @@ static inline int keeps_pushes(const struct ps_server *s)
 	return s->logging || s->rep;
 }
 
-static inline int in_range(const struct ps_server *s, const uint64_t *keys,
-			   uint32_t n)
+static inline int in_range(const struct ps_server *s,
+			   const struct key_span *ks)
 {
 	/* keys are ascending: checking the ends checks them all */
-	return !n || (keys[0] >= s->lo && keys[n - 1] < s->hi);
+	return !ks->n ||
+	       (key_span_first(ks) >= s->lo && key_span_last(ks) < s->hi);
 }
 
 /* 1 if no pushed value is an infinity or a NaN (an exponent of all ones

@@ -201,11 +201,16 @@ static int replay_record(void *ctx, int kind, uint16_t flags, uint32_t rank,
 	}
 	struct wire_hdr h = { WIRE_VERSION, WIRE_PUSH, flags, len };
 	struct wire_msg *m = &s->replay_msg;
-	if (kind != PUSHLOG_PUSH || (flags & ~WIRE_F_ALL) ||
-	    wire_decode(&h, payload, m) || m->seq != a ||
-	    !in_range(s, m->keys, m->n_keys) || !all_finite(m->vals, m->n_keys))
+	/* a logged push carries its keys (a shard that logs takes no push
+	 * that names a pull), as a list */
+	if (kind != PUSHLOG_PUSH ||
+	    (flags & ~(WIRE_F_ALL & ~(WIRE_F_PULLED | WIRE_F_BITS))) ||
+	    wire_decode(&h, payload, m) || m->seq != a)
 		return -1;
-	if (shard_w_add(&s->w, m->keys, m->vals, m->n_keys))
+	struct key_span ks = key_span_list(m->keys, m->n_keys);
+	if (!in_range(s, &ks) || !all_finite(m->vals, m->n_keys))
+		return -1;
+	if (shard_w_add(&s->w, &ks, m->vals))
 		return -1; /* out of memory for a sparse store */
 	if (a > s->last_seq[rank])
 		s->last_seq[rank] = a;
@@ -375,7 +380,7 @@ void ps_server_free(struct ps_server *s)
 	}
 	free(s->lanes);
 	for (size_t i = 0; i < s->n_pend; i++)
-		free(s->pend[i].keys);
+		free(s->pend[i].ks.a);
 	free(s->pend);
 	shard_w_free(&s->w);
 	free(s->worker_conn);

@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "base/key_table.h"
+#include "net/key_span.h"
 #include "net/wire.h"
 
 #define SHARD_W_STRIPES 256
@@ -62,11 +63,12 @@ static inline int shard_w_sparse(const struct shard_w *sw)
 	return sw->w == NULL;
 }
 
-/* Adds vals to the weights of n ascending keys in [lo, hi). The caller
- * holds the gate shared (shard_w_enter). @return 0, or -1 when a sparse
- * store could not grow (out of memory; the keys before it were added). */
-int shard_w_add(struct shard_w *sw, const uint64_t *keys, const float *vals,
-		uint32_t n);
+/* Adds vals[i] to the weight of the span's i-th key (all in [lo, hi)).
+ * The caller holds the gate shared (shard_w_enter). @return 0, or -1 when
+ * a sparse store could not grow (out of memory; the keys before it were
+ * added). */
+int shard_w_add(struct shard_w *sw, const struct key_span *ks,
+		const float *vals);
 static inline void shard_w_enter(struct shard_w *sw)
 {
 	pthread_rwlock_rdlock(&sw->gate);
@@ -76,9 +78,10 @@ static inline void shard_w_leave(struct shard_w *sw)
 	pthread_rwlock_unlock(&sw->gate);
 }
 
-/* Appends the values of n ascending keys to a frame being built. */
+/* Appends the values of the span's keys (all in [lo, hi)) to a frame
+ * being built. */
 void shard_w_put_keys(struct shard_w *sw, struct wire_out *o,
-		      const uint64_t *keys, uint32_t n, int f16);
+		      const struct key_span *ks, int f16);
 /* Appends the values of keys [a, a + count) (float32). */
 void shard_w_put_range(struct shard_w *sw, struct wire_out *o, uint64_t a,
 		       uint64_t count);

@@ -219,6 +219,39 @@ static int rd_keys(struct rd *r, struct wire_msg *m)
 	return 0;
 }
 
+/* A key bitmap (wire.h): checked whole before it is taken (the first
+ * bit set, the last word not 0, the last key below WIRE_MAX_KEY, the
+ * count the bits' own), copied into m->bits. */
+static int rd_key_bits(struct rd *r, struct wire_msg *m)
+{
+	uint64_t n = rd_varint(r), base = rd_varint(r), words = rd_varint(r);
+	if (r->bad || n == 0 || words == 0 ||
+	    words > (uint64_t)(r->end - r->p) / 8 || base >= WIRE_MAX_KEY ||
+	    words > (WIRE_MAX_KEY - base + 63) / 64)
+		return -1;
+	if (words > m->bits_cap) {
+		uint64_t *b = realloc(m->bits, (size_t)words * sizeof *b);
+		if (!b)
+			return -2;
+		m->bits = b;
+		m->bits_cap = (uint32_t)words;
+	}
+	uint64_t count = 0, *b = m->bits;
+	for (uint64_t w = 0; w < words; w++) {
+		b[w] = load_le64(r->p + 8 * w);
+		count += (uint64_t)__builtin_popcountll(b[w]);
+	}
+	r->p += 8 * words;
+	uint64_t last = base + 64 * (words - 1) + 63 -
+			(uint64_t)__builtin_clzll(b[words - 1] | 1);
+	if (!(b[0] & 1) || !b[words - 1] || last >= WIRE_MAX_KEY || count != n)
+		return -1;
+	m->base = base;
+	m->n_words = (uint32_t)words;
+	m->n_keys = (uint32_t)n;
+	return 0;
+}
+
 /* n values into m->vals, or into m->into where `place` allows it and
  * the caller asked for exactly n there (in_place). */
 static int rd_vals_at(struct rd *r, struct wire_msg *m, uint64_t n, int f16,
@@ -273,6 +306,8 @@ int wire_parse_header(const uint8_t *b, uint32_t max_payload,
 		return -1;
 	if ((flags & WIRE_F_PULLED) && b[5] != WIRE_PUSH)
 		return -1;
+	if ((flags & WIRE_F_BITS) && b[5] != WIRE_PULL)
+		return -1;
 	if (len > max_payload || len > WIRE_MAX_PAYLOAD)
 		return -1;
 	h->version = b[4];
@@ -291,14 +326,17 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 
 	/* Reset the scalars; keep the arrays for reuse, and the caller's
 	 * place for an answer's values. */
-	uint64_t *keys = m->keys;
+	uint64_t *keys = m->keys, *bits = m->bits;
 	float *vals = m->vals, *into = m->into;
 	uint32_t kc = m->keys_cap, vc = m->vals_cap, n_into = m->n_into;
+	uint32_t bc = m->bits_cap;
 	memset(m, 0, sizeof *m);
 	m->keys = keys;
 	m->vals = vals;
+	m->bits = bits;
 	m->keys_cap = kc;
 	m->vals_cap = vc;
+	m->bits_cap = bc;
 	m->into = into;
 	m->n_into = n_into;
 	m->type = h->type;
@@ -350,7 +388,9 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 	case WIRE_PULL:
 		m->req = rd_u32(&r);
 		m->clock = rd_u64(&r);
-		if ((rc = rd_keys(&r, m)))
+		rc = h->flags & WIRE_F_BITS ? rd_key_bits(&r, m)
+					    : rd_keys(&r, m);
+		if (rc)
 			return rc;
 		break;
 	case WIRE_PULL_REPLY:
@@ -436,9 +476,27 @@ void wire_msg_free(struct wire_msg *m)
 		return;
 	free(m->keys);
 	free(m->vals);
+	free(m->bits);
 	m->keys = NULL;
 	m->vals = NULL;
-	m->keys_cap = m->vals_cap = 0;
+	m->bits = NULL;
+	m->keys_cap = m->vals_cap = m->bits_cap = 0;
+}
+
+int wire_msg_list_keys(struct wire_msg *m)
+{
+	if (!(m->flags & WIRE_F_BITS))
+		return 0;
+	int rc = grow_keys(m, m->n_keys);
+	if (rc)
+		return rc;
+	uint32_t i = 0;
+	for (uint32_t w = 0; w < m->n_words; w++)
+		for (uint64_t x = m->bits[w]; x; x &= x - 1)
+			m->keys[i++] = m->base + 64 * (uint64_t)w +
+				       (uint64_t)__builtin_ctzll(x);
+	m->flags &= (uint16_t)~WIRE_F_BITS;
+	return 0;
 }
 
 /* ---------------------------------------------------------------- encode */
@@ -480,6 +538,12 @@ static uint8_t *reserve(struct wire_out *o, size_t n)
 	uint8_t *p = o->buf + o->len;
 	o->len += n;
 	return p;
+}
+
+static void store_le64(uint8_t *p, uint64_t v)
+{
+	for (unsigned j = 0; j < 8; j++)
+		p[j] = (uint8_t)(v >> (8 * j));
 }
 
 static void le32(uint8_t *p, uint32_t v)
@@ -582,11 +646,40 @@ void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n)
 	}
 }
 
-static void put_f32(uint8_t *p, float v)
+/* The bitmap takes 8 bytes per 64 keys of the span, a list at least a
+ * byte a key. */
+int wire_keys_as_bits(const uint64_t *keys, uint32_t n)
 {
-	uint32_t b;
-	memcpy(&b, &v, 4);
-	le32(p, b);
+	return n && (keys[n - 1] - keys[0]) / 64 * 8 + 8 < n;
+}
+
+void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
+{
+	uint64_t base = keys[0], words = (keys[n - 1] - base) / 64 + 1;
+	wire_put_varint(o, n);
+	wire_put_varint(o, base);
+	wire_put_varint(o, words);
+	uint8_t *p = reserve(o, (size_t)words * 8);
+	if (!p)
+		return;
+	memset(p, 0, (size_t)words * 8);
+	/* a word's bits so far kept in a register and stored whole with
+	 * every key, no branch: setting them byte by byte read back each
+	 * last store, and storing a word only as the keys left it
+	 * mispredicted (bench/wire_rate, 45% dense: 0.64 and 0.92 ns a key
+	 * against 0.60) */
+	uint64_t w = 0, x = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t d = keys[i] - base;
+		x = (d >> 6 == w ? x : 0) | 1ull << (d & 63);
+		w = d >> 6;
+		store_le64(p + 8 * w, x);
+	}
+}
+
+uint8_t *wire_put_space(struct wire_out *o, size_t n)
+{
+	return reserve(o, n);
 }
 
 void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
@@ -600,7 +693,7 @@ void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
 		memcpy(p, v, (size_t)n * 4);
 	else
 		for (uint32_t i = 0; i < n; i++)
-			put_f32(p + (size_t)i * 4, v[i]);
+			wire_f32_at(p + (size_t)i * 4, v[i]);
 }
 
 void wire_put_vals_at(struct wire_out *o, const float *base,
@@ -616,7 +709,7 @@ void wire_put_vals_at(struct wire_out *o, const float *base,
 			memcpy(p + (size_t)i * 4, &base[keys[i] - off], 4);
 	else
 		for (uint32_t i = 0; i < n; i++)
-			put_f32(p + (size_t)i * 4, base[keys[i] - off]);
+			wire_f32_at(p + (size_t)i * 4, base[keys[i] - off]);
 }
 
 int wire_end(struct wire_out *o)

@@ -20,8 +20,15 @@
  *
  * Key lists are strictly ascending 64-bit keys written as a varint count,
  * the first key as a varint, then each gap minus one as a varint: a dense
- * run of keys costs one byte per key, a sparse list a few. Values follow as
- * float32 or, with WIRE_F_F16, IEEE half precision (f16.h).
+ * run of keys costs one byte per key, a sparse list a few. A PULL marked
+ * WIRE_F_BITS writes its keys as a bitmap instead: the varint count, the
+ * first key (base) as a varint, a varint word count, then the words as
+ * u64; bit b of word w is key base + 64 w + b, bit 0 of word 0 is set and
+ * the last word is not 0. A worker's clock asks for a third to nine
+ * tenths of a shard's range, where the bitmap takes a fraction of a byte
+ * a key and the shard walks it in place of a list of 8-byte keys
+ * (wire_keys_as_bits says which is smaller). Values follow as float32 or,
+ * with WIRE_F_F16, IEEE half precision (f16.h).
  *
  * The decoder trusts nothing: every length, count and key is checked
  * against the bytes actually present and the limits the caller gives, and a
@@ -33,11 +40,13 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define WIRE_MAGIC 0x52414f42u
 /* 2: PUSH and READY carry push sequence numbers; 3: a PUSH may leave out
- * its keys (WIRE_F_PULLED), which a version-2 shard would misread */
-#define WIRE_VERSION 3
+ * its keys (WIRE_F_PULLED), which a version-2 shard would misread; 4: a
+ * PULL's keys may be a bitmap (WIRE_F_BITS) */
+#define WIRE_VERSION 4
 #define WIRE_HDR_LEN 12
 /* Largest payload a shard accepts from an authenticated peer, and from a
  * peer that has not finished the handshake (a HELLO or AUTH is tiny). */
@@ -95,7 +104,9 @@ enum {
 			       worker R), not worker R itself */
 	WIRE_F_PULLED = 8, /* PUSH: no key list; the values are for the keys
 			      of this connection's PULL number req */
-	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD | WIRE_F_REPLICA | WIRE_F_PULLED,
+	WIRE_F_BITS = 16,  /* PULL: the keys are a bitmap (above) */
+	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD | WIRE_F_REPLICA | WIRE_F_PULLED |
+		     WIRE_F_BITS,
 };
 
 struct wire_hdr {
@@ -139,9 +150,14 @@ struct wire_msg {
 	uint32_t n_keys;            /* PUSH, PULL: keys (a PUSH with
 				       WIRE_F_PULLED: 0); */
 	uint32_t n_vals;            /* PUSH, *_REPLY: values */
-	uint64_t *keys;
+	uint64_t *keys;             /* a list's keys (not WIRE_F_BITS) */
 	float *vals;
 	uint32_t keys_cap, vals_cap;
+	/* A PULL with WIRE_F_BITS: its n_keys keys as the bitmap of n_words
+	 * words bits from key base (keys is not filled: wire_msg_list_keys
+	 * does that for a peer that wants a list) */
+	uint64_t *bits, base;
+	uint32_t n_words, bits_cap;
 	/* Set by the caller, kept by the decoder: a PULL_REPLY with exactly
 	 * n_into values decodes them into `into` (the caller's array) and
 	 * sets in_place, not into vals: a clock's answer is megabytes, and
@@ -180,6 +196,11 @@ int wire_decode_frame(const uint8_t *buf, size_t len, uint32_t max_payload,
 
 void wire_msg_free(struct wire_msg *m);
 
+/* A PULL's keys as a list in m->keys, from its bitmap where it came as one
+ * (then the flag WIRE_F_BITS is cleared). @return 0, or -2 when out of
+ * memory. */
+int wire_msg_list_keys(struct wire_msg *m);
+
 /* ---- encoding: wire_begin, wire_put_*, wire_end per frame */
 
 void wire_out_init(struct wire_out *o);
@@ -193,10 +214,28 @@ void wire_put_bytes(struct wire_out *o, const void *p, size_t n);
 void wire_put_varint(struct wire_out *o, uint64_t v);
 /* keys must be strictly ascending. */
 void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n);
+/* Whether n ascending keys take fewer bytes as a bitmap (a PULL marked
+ * WIRE_F_BITS) than as a list. */
+int wire_keys_as_bits(const uint64_t *keys, uint32_t n);
+/* The bitmap form of n >= 1 strictly ascending keys. */
+void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n);
 void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16);
 /* Values base[keys[i] - off] for i < n: a pull reply straight from a shard. */
 void wire_put_vals_at(struct wire_out *o, const float *base,
 		      const uint64_t *keys, uint32_t n, uint64_t off, int f16);
+/* n bytes appended to the frame for the caller to fill, or NULL when an
+ * allocation failed. */
+uint8_t *wire_put_space(struct wire_out *o, size_t n);
+/* v as the wire's float32 (little-endian) at p. */
+static inline void wire_f32_at(uint8_t *p, float v)
+{
+	uint32_t b;
+	memcpy(&b, &v, 4);
+	p[0] = (uint8_t)b;
+	p[1] = (uint8_t)(b >> 8);
+	p[2] = (uint8_t)(b >> 16);
+	p[3] = (uint8_t)(b >> 24);
+}
 /* Patches the header's length. @return 0, or -1 if an allocation failed
  * or the payload is over WIRE_MAX_PAYLOAD (the frame is then removed). */
 int wire_end(struct wire_out *o);

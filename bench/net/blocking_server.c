@@ -59,6 +59,22 @@ static int write_full(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/* A bitmap pull's values (WIRE_F_BITS), key by key as the bits say (a
+ * key past the model reads key 0, as in a list). */
+static void put_bits(struct wire_out *o, const struct blocking_server *s,
+		     const struct wire_msg *m)
+{
+	uint8_t *p = wire_put_space(o, (size_t)m->n_keys * 4);
+	if (!p)
+		return;
+	for (uint32_t w = 0, i = 0; w < m->n_words; w++)
+		for (uint64_t x = m->bits[w]; x; x &= x - 1) {
+			uint64_t k = m->base + 64 * (uint64_t)w +
+				     (uint64_t)__builtin_ctzll(x);
+			wire_f32_at(p + 4 * (size_t)i++, s->w[k < s->dim ? k : 0]);
+		}
+}
+
 static void *serve_peer(void *arg)
 {
 	struct peer *p = arg;
@@ -108,6 +124,11 @@ static void *serve_peer(void *arg)
 			wire_put_u32(&o, m.req);
 			wire_put_u32(&o, 0);
 			wire_put_varint(&o, m.n_keys);
+			if (m.flags & WIRE_F_BITS) { /* walked as it came */
+				put_bits(&o, s, &m);
+				wire_end(&o);
+				break;
+			}
 			for (uint32_t i = 0; i < m.n_keys; i++)
 				if (m.keys[i] >= s->dim)
 					m.keys[i] = 0;

@@ -3,7 +3,7 @@
  * Feeds arbitrary bytes to wire_decode_frame() under both receiver limits
  * (before and after the handshake), and re-encodes what decoded so that the
  * encoder's view of a valid message is exercised too (key lists of PUSH and
- * PULL; a PUSH naming its pull, WIRE_F_PULLED; READY with its push
+ * PULL, as lists and as bitmaps; a PUSH naming its pull, WIRE_F_PULLED; READY with its push
  * sequence number and durable flag). `make fuzz
  * FUZZ=wire` runs it under libFuzzer; tests/unit/test_net_fuzz_corpus.c
  * and the replay of tests/fuzz/corpus/wire/ (fuzz.h) run it in every
@@ -21,27 +21,37 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&m, 0, sizeof m);
 	wire_decode_frame(data, size, WIRE_MAX_PAYLOAD_PREAUTH, &m);
 	if (wire_decode_frame(data, size, WIRE_MAX_PAYLOAD, &m) == 0 &&
-	    (m.type == WIRE_PUSH || m.type == WIRE_PULL)) {
-		/* A decoded key list is strictly ascending: re-encoding it must
-		 * give a frame that decodes to the same keys. */
-		struct wire_out o;
-		struct wire_msg back;
-		memset(&back, 0, sizeof back);
-		wire_out_init(&o);
-		wire_begin(&o, WIRE_PULL, 0);
-		wire_put_u32(&o, m.req);
-		wire_put_u64(&o, m.clock);
-		wire_put_keys(&o, m.keys, m.n_keys);
-		if (wire_end(&o) == 0) {
-			if (wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD,
-					      &back) != 0 ||
-			    back.n_keys != m.n_keys ||
-			    (m.n_keys && memcmp(back.keys, m.keys,
-						m.n_keys * sizeof *m.keys)))
+	    (m.type == WIRE_PUSH || m.type == WIRE_PULL) &&
+	    wire_msg_list_keys(&m) == 0) {
+		/* A decoded key list (or bitmap, listed) is strictly
+		 * ascending: re-encoding it as a list, and as a bitmap where
+		 * that is the smaller form (a sparse list's bitmap could be
+		 * gigabytes), must give a frame that decodes to the same
+		 * keys. */
+		int forms = wire_keys_as_bits(m.keys, m.n_keys) ? 2 : 1;
+		for (int bits = 0; bits < forms; bits++) {
+			struct wire_out o;
+			struct wire_msg back;
+			memset(&back, 0, sizeof back);
+			wire_out_init(&o);
+			wire_begin(&o, WIRE_PULL, bits ? WIRE_F_BITS : 0);
+			wire_put_u32(&o, m.req);
+			wire_put_u64(&o, m.clock);
+			if (bits)
+				wire_put_key_bits(&o, m.keys, m.n_keys);
+			else
+				wire_put_keys(&o, m.keys, m.n_keys);
+			if (wire_end(&o) == 0 &&
+			    (wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD,
+					       &back) != 0 ||
+			     wire_msg_list_keys(&back) != 0 ||
+			     back.n_keys != m.n_keys ||
+			     (m.n_keys && memcmp(back.keys, m.keys,
+						 m.n_keys * sizeof *m.keys))))
 				__builtin_trap();
+			wire_out_free(&o);
+			wire_msg_free(&back);
 		}
-		wire_out_free(&o);
-		wire_msg_free(&back);
 	}
 	if (wire_decode_frame(data, size, WIRE_MAX_PAYLOAD, &m) == 0 &&
 	    m.type == WIRE_PUSH && (m.flags & WIRE_F_PULLED)) {

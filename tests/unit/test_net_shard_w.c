@@ -4,7 +4,9 @@
  * dense store of the same frames bit for bit (pulls and ranges alike), and
  * its checkpoint (BOARCKP3: pairs) round-trips into a sparse or a dense
  * store; a forged one (keys out of order or out of range) is refused
- * naming the field.
+ * naming the field. A pull's keys as the bitmap a worker sends
+ * (WIRE_F_BITS, walked in place) pull and add exactly what the same keys
+ * as a list do, across stripes and at any alignment, in both stores.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,17 +49,34 @@ static uint32_t frame_keys(uint64_t *k, uint32_t n, uint64_t lo, uint64_t span)
 	return m;
 }
 
-/* The values shard_w_put_keys gives for keys[0..n). */
+/* The values shard_w_put_keys gives for a span of n keys, as float32 or
+ * as the bytes of float16 (f16). */
+static void pull_span(struct shard_w *sw, const struct key_span *ks,
+		      void *out, int f16)
+{
+	struct wire_out o;
+	size_t each = f16 ? 2 : 4;
+	wire_out_init(&o);
+	shard_w_put_keys(sw, &o, ks, f16);
+	CHECK(!o.failed && o.len == each * ks->n, "pull of %u keys: %zu bytes",
+	      ks->n, o.len);
+	memcpy(out, o.buf, each * ks->n);
+	wire_out_free(&o);
+}
+
+/* The values of keys[0..n) (a list). */
 static void pull(struct shard_w *sw, const uint64_t *keys, uint32_t n,
 		 float *out)
 {
-	struct wire_out o;
-	wire_out_init(&o);
-	shard_w_put_keys(sw, &o, keys, n, 0);
-	CHECK(!o.failed && o.len == 4ull * n, "pull of %u keys: %zu bytes",
-	      n, o.len);
-	memcpy(out, o.buf, 4ull * n);
-	wire_out_free(&o);
+	struct key_span ks = key_span_list(keys, n);
+	pull_span(sw, &ks, out, 0);
+}
+
+static int add(struct shard_w *sw, const uint64_t *keys, const float *vals,
+	       uint32_t n)
+{
+	struct key_span ks = key_span_list(keys, n);
+	return shard_w_add(sw, &ks, vals);
 }
 
 /* Frames of random keys into a sparse and a dense store of the same
@@ -76,8 +95,8 @@ static void same_as_dense(void)
 		uint32_t n = frame_keys(k, PER, lo, hi - lo);
 		for (uint32_t i = 0; i < n; i++)
 			v[i] = (float)((int)(next() % 2001) - 1000) / 256;
-		CHECK(shard_w_add(&sp, k, v, n) == 0, "sparse add");
-		shard_w_add(&de, k, v, n);
+		CHECK(add(&sp, k, v, n) == 0, "sparse add");
+		add(&de, k, v, n);
 		n = frame_keys(k, PER, lo, hi - lo);
 		pull(&sp, k, n, a);
 		pull(&de, k, n, b);
@@ -110,8 +129,8 @@ static void big_range_and_checkpoint(const char *dir)
 	CHECK(shard_w_sparse(&sw), "a 2^32-key range is not sparse");
 	uint64_t k[4] = { lo, lo + 77, hi - 2, hi - 1 };
 	float v[4] = { 1.5f, -2.0f, 0.0f, 3.25f }, got[4];
-	CHECK(shard_w_add(&sw, k, v, 4) == 0, "add");
-	CHECK(shard_w_add(&sw, k, v, 4) == 0, "add again");
+	CHECK(add(&sw, k, v, 4) == 0, "add");
+	CHECK(add(&sw, k, v, 4) == 0, "add again");
 	CHECK(shard_w_stored(&sw) == 3, "%llu keys held, want 3 (a zero "
 	      "delta adds no key)", (unsigned long long)shard_w_stored(&sw));
 	uint64_t q[4] = { lo, lo + 1, lo + 77, hi - 1 };
@@ -182,6 +201,79 @@ static void dense_into_sparse(void)
 	shard_w_free(&sw);
 }
 
+/* keys[0..n) through the wire as a PULL's bitmap, decoded into m: the
+ * span a shard walks. */
+static struct key_span as_bits(const uint64_t *keys, uint32_t n,
+			       struct wire_msg *m)
+{
+	struct wire_out o;
+	wire_out_init(&o);
+	wire_begin(&o, WIRE_PULL, WIRE_F_BITS);
+	wire_put_u32(&o, 1);
+	wire_put_u64(&o, 0);
+	wire_put_key_bits(&o, keys, n);
+	CHECK(wire_end(&o) == 0 &&
+		      wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, m) == 0,
+	      "bitmap of %u keys does not decode", n);
+	wire_out_free(&o);
+	struct key_span ks = key_span_of(m);
+	CHECK(ks.n_words && ks.n == n, "not a bitmap of %u keys", n);
+	return ks;
+}
+
+/* Pulls and adds of keys of every density, as a list and as a bitmap,
+ * into four stores (dense and sparse, each form): the same values, the
+ * same sums, bit for bit, f16 answers too. lo is not a multiple of 64 and
+ * the 2^16-key range has 256 stripes of 256 keys, so the bitmaps' words
+ * straddle stripes. */
+static void bits_as_list(void)
+{
+	uint64_t lo = 1000037, span = 1u << 16;
+	struct shard_w st[4]; /* dense list, dense bits, sparse ... */
+	for (int i = 0; i < 4; i++)
+		CHECK(shard_w_init_store(&st[i], lo, lo + span,
+					 i < 2 ? SHARD_W_DENSE
+					       : SHARD_W_SPARSE) == 0,
+		      "init");
+	static uint64_t k[1u << 16];
+	static float v[1u << 16], got[4][1u << 16];
+	struct wire_msg m;
+	memset(&m, 0, sizeof m);
+	for (int f = 0; f < 60; f++) {
+		/* from a handful of keys to every key of a stretch */
+		uint64_t width = 1 + next() % span, at = next() % (span - width + 1);
+		uint32_t want = (uint32_t)(1 + next() % width);
+		uint32_t n = frame_keys(k, want, lo + at, width);
+		if (f == 0) { /* the whole range, every key */
+			n = (uint32_t)span;
+			for (uint32_t i = 0; i < n; i++)
+				k[i] = lo + i;
+		}
+		for (uint32_t i = 0; i < n; i++)
+			v[i] = (float)((int)(next() % 2001) - 1000) / 64;
+		struct key_span list = key_span_list(k, n);
+		struct key_span bits = as_bits(k, n, &m);
+		for (int i = 0; i < 4; i++)
+			CHECK(shard_w_add(&st[i], i % 2 ? &bits : &list, v) == 0,
+			      "add into store %d", i);
+		n = frame_keys(k, (uint32_t)(1 + next() % width), lo + at, width);
+		list = key_span_list(k, n);
+		bits = as_bits(k, n, &m);
+		int f16 = f % 3 == 2;
+		for (int i = 0; i < 4; i++)
+			pull_span(&st[i], i % 2 ? &bits : &list, got[i], f16);
+		size_t bytes = (f16 ? 2u : 4u) * n;
+		CHECK(!memcmp(got[0], got[1], bytes) &&
+			      !memcmp(got[0], got[2], bytes) &&
+			      !memcmp(got[0], got[3], bytes),
+		      "frame %d (%u keys, f16 %d): a bitmap's pull differs",
+		      f, n, f16);
+	}
+	wire_msg_free(&m);
+	for (int i = 0; i < 4; i++)
+		shard_w_free(&st[i]);
+}
+
 int main(void)
 {
 	char dir[] = "/tmp/boar-shard-w-XXXXXX";
@@ -190,6 +282,7 @@ int main(void)
 	same_as_dense();
 	big_range_and_checkpoint(dir);
 	dense_into_sparse();
+	bits_as_list();
 	char cmd[128];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
 	if (system(cmd))

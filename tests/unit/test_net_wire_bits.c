@@ -1,0 +1,167 @@
+/* test_net_wire_bits.c - a PULL's keys as a bitmap (WIRE_F_BITS, wire.h).
+ *
+ * Key sets of every density round-trip through the bitmap form and come
+ * back as the same list (wire_msg_list_keys); the encoder picks the form
+ * that is smaller; a bitmap whose count, first bit, last word, length or
+ * keys do not hold together is refused, and so is the flag on anything
+ * but a PULL.
+ */
+#include <string.h>
+
+#include "net/wire.h"
+#include "testutil.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+/* A PULL of keys[0..n) as a bitmap, into o. */
+static void pull_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
+{
+	wire_out_reset(o);
+	wire_begin(o, WIRE_PULL, WIRE_F_BITS);
+	wire_put_u32(o, 9);
+	wire_put_u64(o, 4);
+	wire_put_key_bits(o, keys, n);
+	wire_end(o);
+}
+
+/* A PULL with a hand-made bitmap: count, base, the words. */
+static void pull_raw(struct wire_out *o, uint64_t n, uint64_t base,
+		     const uint64_t *words, uint64_t n_words)
+{
+	wire_out_reset(o);
+	wire_begin(o, WIRE_PULL, WIRE_F_BITS);
+	wire_put_u32(o, 9);
+	wire_put_u64(o, 4);
+	wire_put_varint(o, n);
+	wire_put_varint(o, base);
+	wire_put_varint(o, n_words);
+	for (uint64_t w = 0; w < n_words; w++)
+		wire_put_u64(o, words[w]);
+	wire_end(o);
+}
+
+static void roundtrip(void)
+{
+	static uint64_t keys[20000];
+	struct wire_out o;
+	struct wire_msg m;
+	wire_out_init(&o);
+	memset(&m, 0, sizeof m);
+	for (int t = 0; t < 300; t++) {
+		/* from one key to every key of a stretch, at any base */
+		uint64_t base = t % 7 == 0 ? WIRE_MAX_KEY - 20000 - 1
+					   : next() % (1ull << 36);
+		uint32_t span = 1 + (uint32_t)(next() % 20000), n = 0;
+		uint64_t keep = next() % 101; /* percent of the keys kept */
+		for (uint32_t i = 0; i < span; i++)
+			if (i == 0 || next() % 100 < keep)
+				keys[n++] = base + i;
+		pull_bits(&o, keys, n);
+		int rc = wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, &m);
+		CHECK(rc == 0, "case %d (%u keys): decode %d", t, n, rc);
+		if (rc)
+			continue;
+		CHECK(m.type == WIRE_PULL && (m.flags & WIRE_F_BITS) &&
+			      m.req == 9 && m.clock == 4 && m.n_keys == n &&
+			      m.base == base,
+		      "case %d: the pull's fields", t);
+		/* 8 bytes per 64 keys of the span */
+		uint64_t words = (keys[n - 1] - base) / 64 + 1;
+		CHECK(m.n_words == words, "case %d: %u words, want %llu", t,
+		      m.n_words, (unsigned long long)words);
+		CHECK(wire_msg_list_keys(&m) == 0 && !(m.flags & WIRE_F_BITS),
+		      "case %d: listing", t);
+		CHECK(!memcmp(m.keys, keys, n * sizeof *keys),
+		      "case %d: keys differ", t);
+		/* the smaller form is chosen: a list is at least n bytes */
+		CHECK(wire_keys_as_bits(keys, n) == (words * 8 < n),
+		      "case %d: %u keys in %llu words", t, n,
+		      (unsigned long long)words);
+	}
+	CHECK(!wire_keys_as_bits(keys, 0), "no keys as a bitmap");
+	wire_out_free(&o);
+	wire_msg_free(&m);
+}
+
+static void refused(void)
+{
+	struct wire_out o;
+	struct wire_msg m;
+	wire_out_init(&o);
+	memset(&m, 0, sizeof m);
+	uint64_t w[3] = { 0x5, 0, 0x8000000000000001ull };
+#define REFUSED(what)                                                     \
+	CHECK(wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, &m) == -1, \
+	      "%s accepted", what)
+	pull_raw(&o, 4, 100, w, 3);
+	CHECK(wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, &m) == 0 &&
+		      m.n_keys == 4,
+	      "a good hand-made bitmap refused");
+	pull_raw(&o, 5, 100, w, 3);
+	REFUSED("a count above the bits");
+	pull_raw(&o, 3, 100, w, 3);
+	REFUSED("a count below the bits");
+	pull_raw(&o, 0, 100, w, 0);
+	REFUSED("an empty bitmap");
+	uint64_t w2[3] = { 0x4, 0, 1 };
+	pull_raw(&o, 2, 100, w2, 3);
+	REFUSED("a first bit not set");
+	uint64_t w3[2] = { 0x5, 0 };
+	pull_raw(&o, 2, 100, w3, 2);
+	REFUSED("a last word of 0");
+	pull_raw(&o, 4, WIRE_MAX_KEY - 100, w, 3);
+	REFUSED("a last key past WIRE_MAX_KEY");
+	pull_raw(&o, 2, WIRE_MAX_KEY, w, 1);
+	REFUSED("a base at WIRE_MAX_KEY");
+	/* more words than the frame holds */
+	wire_out_reset(&o);
+	wire_begin(&o, WIRE_PULL, WIRE_F_BITS);
+	wire_put_u32(&o, 9);
+	wire_put_u64(&o, 4);
+	wire_put_varint(&o, 1);
+	wire_put_varint(&o, 0);
+	wire_put_varint(&o, 1000000);
+	wire_put_u64(&o, 1);
+	wire_end(&o);
+	REFUSED("a word count past the frame");
+	/* a byte after the bitmap */
+	wire_out_reset(&o);
+	wire_begin(&o, WIRE_PULL, WIRE_F_BITS);
+	wire_put_u32(&o, 9);
+	wire_put_u64(&o, 4);
+	wire_put_varint(&o, 1);
+	wire_put_varint(&o, 7);
+	wire_put_varint(&o, 1);
+	wire_put_u64(&o, 1);
+	wire_put_u8(&o, 0);
+	wire_end(&o);
+	REFUSED("a trailing byte");
+	/* the flag on a PUSH */
+	uint64_t keys[2] = { 3, 4 };
+	float v[2] = { 1, 2 };
+	wire_out_reset(&o);
+	wire_begin(&o, WIRE_PUSH, WIRE_F_BITS);
+	wire_put_u64(&o, 1);
+	wire_put_u64(&o, 1);
+	wire_put_keys(&o, keys, 2);
+	wire_put_vals(&o, v, 2, 0);
+	wire_end(&o);
+	REFUSED("WIRE_F_BITS on a PUSH");
+#undef REFUSED
+	wire_out_free(&o);
+	wire_msg_free(&m);
+}
+
+int main(void)
+{
+	roundtrip();
+	refused();
+	return TEST_RESULT();
+}
