@@ -313,12 +313,23 @@ uint64_t cluster_union(const uint64_t *a, uint64_t na, const uint64_t *b,
 		       uint64_t nb, uint64_t *out, uint32_t *pos_a)
 {
 	uint64_t i = 0, j = 0, n = 0;
-	while (i < na) {
-		while (j < nb && b[j] < a[i])
-			out[n++] = b[j++];
-		j += j < nb && b[j] == a[i];
+	/* No branch on the keys while both lists last: the smaller key goes
+	 * out (one copy where they are equal), and a's place is noted every
+	 * step (the step that takes a[i] writes it last). Branching on the
+	 * compare mispredicted at nearly every switch between the lists: a
+	 * clock's keys and a test set's interleave at about every key. */
+	while (i < na && j < nb) {
+		uint64_t x = a[i], y = b[j];
+		uint64_t ta = x <= y, tb = y <= x;
+		out[n] = ta ? x : y;
 		pos_a[i] = (uint32_t)n;
-		out[n++] = a[i++];
+		n++;
+		i += ta;
+		j += tb;
+	}
+	for (; i < na; i++) {
+		pos_a[i] = (uint32_t)n;
+		out[n++] = a[i];
 	}
 	while (j < nb)
 		out[n++] = b[j++];

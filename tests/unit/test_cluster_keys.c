@@ -7,7 +7,9 @@
  * force over a power-law data set, for two epochs' orders in a row (the
  * bitmaps are cleared as they are read); and the model's keys found with
  * them where the worker's features are a map's (global f = 2f + 1 here,
- * the bias the model's dim), in the same pass.
+ * the bias the model's dim), in the same pass. The union of a clock's
+ * keys and an evaluation's (cluster_union) against a brute force: every
+ * key once, ascending, each of the clock's at the place it names.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -142,6 +144,54 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 	cluster_keys_free(&c);
 }
 
+/* Ascending distinct keys below span, each kept with chance pct %. */
+static uint64_t some_keys(uint64_t *k, uint64_t span, uint64_t pct)
+{
+	uint64_t n = 0;
+	for (uint64_t x = 0; x < span; x++)
+		if (test_rng() % 100 < pct)
+			k[n++] = x;
+	return n;
+}
+
+static void check_union(void)
+{
+	enum { SPAN = 5000 };
+	static uint64_t a[SPAN], b[SPAN], out[2 * SPAN];
+	static uint32_t pos[SPAN];
+	static uint8_t in[SPAN];
+	const uint64_t pct[] = { 0, 3, 45, 88, 100 };
+	for (int x = 0; x < 5; x++)
+		for (int y = 0; y < 5; y++) {
+			uint64_t na = some_keys(a, SPAN, pct[x]);
+			uint64_t nb = some_keys(b, SPAN, pct[y]);
+			uint64_t n = cluster_union(a, na, b, nb, out, pos), m = 0;
+			memset(in, 0, sizeof in);
+			for (uint64_t i = 0; i < na; i++)
+				in[a[i]] = 1;
+			for (uint64_t i = 0; i < nb; i++)
+				in[b[i]] = 1;
+			for (uint64_t key = 0; key < SPAN; key++)
+				if (in[key] && m < n && out[m] == key)
+					m++;
+			/* every key out in order, ascending, from a or b */
+			CHECK(m == n,
+			      "union of %d%% and %d%%: %llu keys, %llu right",
+			      (int)pct[x], (int)pct[y], (unsigned long long)n,
+			      (unsigned long long)m);
+			uint64_t want = 0;
+			for (uint64_t key = 0; key < SPAN; key++)
+				want += in[key];
+			CHECK(n == want, "union size %llu, want %llu",
+			      (unsigned long long)n, (unsigned long long)want);
+			for (uint64_t i = 0; i < na; i++)
+				CHECK(pos[i] < n && out[pos[i]] == a[i],
+				      "a[%llu] = %llu not at its place",
+				      (unsigned long long)i,
+				      (unsigned long long)a[i]);
+		}
+}
+
 int main(void)
 {
 	struct boar_dataset d;
@@ -165,6 +215,7 @@ int main(void)
 					check(&d, threads[t], clocks[k], mode,
 					      &fm);
 			}
+	check_union();
 	free(fm.global);
 	free(d.row_ptr);
 	free(d.idx);
