@@ -131,7 +131,10 @@ single() { # OUT: wall seconds on stdout
 # cluster W T JSON: wall seconds on stdout
 cluster() {
 	W=$1 T=$2 J=$3
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+	# below the kernel's ephemeral ports (32768 up), which the workers'
+	# connections of a run just ended may still hold: a shard's listen
+	# then failed (Address already in use) and the run with it
+	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
 	ps=""
 	for i in $(seq 0 $((SHARDS - 1))); do
 		ps="$ps${ps:+,}$(host "$i"):$((port + i))"

@@ -344,7 +344,10 @@ copies() {
 cluster() {
 	W=$1 F=$2 Y=$3 S=$4 G=$5 E=$6 J=$7
 	# a fresh port per run (runs are in subshells: no counter survives)
-	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 20000))
+	# below the kernel's ephemeral ports (32768 up), which the workers'
+	# connections of a run just ended may still hold: a shard's listen
+	# then failed (Address already in use) and the run with it
+	port=$((20000 + $(od -An -N2 -tu2 /dev/urandom) % 12000))
 	ps=$(ps_list "$port")
 	spids="" cpids=""
 	[ "${8:-0}" -gt 0 ] && copies "$8"
