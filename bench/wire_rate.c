@@ -200,6 +200,14 @@ static void timed(struct ctx *c, const char *label, const char *name,
 	       (unsigned long long)fnv(FNV0, c->out, c->out_len));
 }
 
+/* The pull's encoding timed, then its bytes a key. */
+static void timed_encode(struct ctx *c, const char *label, const char *name)
+{
+	timed(c, label, name, op_encode, c->na);
+	printf("%-10s %-12s %8.3f bytes/key\n", label, "  size",
+	       (double)c->o.len / c->na);
+}
+
 /* keys[0..n) as a PULL's bitmap, decoded into m: *ks walks it. */
 static void as_bits(struct wire_msg *m, const uint64_t *keys, uint32_t n,
 		    struct wire_out *o, struct key_span *ks)
@@ -255,9 +263,7 @@ static void run_case(const char *label, uint64_t d, double share,
 	printf("# %s: D %llu, pulled %u keys (%.0f%%), pushed %u (%.0f%%)\n",
 	       label, (unsigned long long)d, c.na, 100.0 * c.na / (double)d,
 	       c.nb, 100.0 * c.nb / (double)d);
-	timed(&c, label, "encode", op_encode, c.na);
-	printf("%-10s %-12s %8.3f bytes/key\n", label, "  size",
-	       (double)c.o.len / c.na);
+	timed_encode(&c, label, "encode");
 	timed(&c, label, "decode", op_decode, c.na);
 	timed(&c, label, "put_vals", op_put_vals, c.na);
 	timed(&c, label, "rd_vals", op_rd_vals, c.na);
@@ -275,9 +281,7 @@ static void run_case(const char *label, uint64_t d, double share,
 	c.bits = 1;
 	as_bits(&c.mb, kb, c.nb, &c.o, &c.sb);
 	as_bits(&c.ma, ka, c.na, &c.o, &c.sa);
-	timed(&c, label, "encode_bits", op_encode, c.na);
-	printf("%-10s %-12s %8.3f bytes/key\n", label, "  size",
-	       (double)c.o.len / c.na);
+	timed_encode(&c, label, "encode_bits");
 	timed(&c, label, "decode_bits", op_decode, c.na);
 	timed(&c, label, "sh_add_bits", op_shard_add, c.nb);
 	timed(&c, label, "sh_put_bits", op_shard_put, c.na);

@@ -11,15 +11,6 @@
 #include "net/wire.h"
 #include "testutil.h"
 
-static uint64_t rng = 0x9e3779b97f4a7c15ull;
-static uint64_t next(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 /* A PULL of keys[0..n) as a bitmap, into o. */
 static void pull_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
 {
@@ -57,11 +48,11 @@ static void roundtrip(void)
 	for (int t = 0; t < 300; t++) {
 		/* from one key to every key of a stretch, at any base */
 		uint64_t base = t % 7 == 0 ? WIRE_MAX_KEY - 20000 - 1
-					   : next() % (1ull << 36);
-		uint32_t span = 1 + (uint32_t)(next() % 20000), n = 0;
-		uint64_t keep = next() % 101; /* percent of the keys kept */
+					   : test_rng() % (1ull << 36);
+		uint32_t span = 1 + (uint32_t)(test_rng() % 20000), n = 0;
+		uint64_t keep = test_rng() % 101; /* percent of the keys kept */
 		for (uint32_t i = 0; i < span; i++)
-			if (i == 0 || next() % 100 < keep)
+			if (i == 0 || test_rng() % 100 < keep)
 				keys[n++] = base + i;
 		pull_bits(&o, keys, n);
 		int rc = wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, &m);
@@ -161,6 +152,7 @@ static void refused(void)
 
 int main(void)
 {
+	test_rng_seed(0x9e3779b97f4a7c15ull);
 	roundtrip();
 	refused();
 	return TEST_RESULT();
