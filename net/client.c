@@ -430,10 +430,7 @@ static int sync_clock(struct ps_client *c, boar_error *err)
 	return 0;
 }
 
-/* Sends the frame in c->out to shard i and reads its reply of type
- * `expect`, reconnecting and repeating as needed. The frame is rebuilt by
- * build() after a reconnect (the handshake reuses c->out). */
-static int transact(struct ps_client *c, uint32_t i, int expect,
+int client_transact(struct ps_client *c, uint32_t i, int expect,
 		    void (*build)(struct ps_client *, uint32_t, void *),
 		    void *arg, boar_error *err)
 {
@@ -522,8 +519,7 @@ static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 	wire_end(&c->out);
 }
 
-/* A request while a pull ahead waits would read its answer as its own. */
-static int ahead_busy(const struct ps_client *c, boar_error *err)
+int client_ahead_busy(const struct ps_client *c, boar_error *err)
 {
 	return c->ahead.on ? boar_fail(err, BOAR_EINVAL,
 				       "a pull asked ahead is not collected")
@@ -561,7 +557,8 @@ int client_pull_reply(struct ps_client *c, uint32_t i, struct pull_arg *p,
 			return rc;
 		s->ahead_lost = 0;
 		p->clock = c->clock;
-		if ((rc = transact(c, i, WIRE_PULL_REPLY, build_pull, p, err)))
+		if ((rc = client_transact(c, i, WIRE_PULL_REPLY, build_pull, p,
+					  err)))
 			return rc;
 	} else if (rc) {
 		return rc;
@@ -605,7 +602,7 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 {
 	uint32_t S = c->cfg.n_shards;
 	struct pull_arg args[64], *arg = args;
-	int rc = ahead_busy(c, err);
+	int rc = client_ahead_busy(c, err);
 	if (rc || (rc = client_bg_drain(c, err)))
 		return rc;
 	if (at_zero(c) && (!n || keys[n - 1] < c->cfg.dim)) {
@@ -672,48 +669,6 @@ int ps_client_done(struct ps_client *c, boar_error *err)
 	return 0;
 }
 
-struct gather_arg {
-	uint64_t lo;
-	uint32_t count;
-};
-
-static void build_gather(struct ps_client *c, uint32_t i, void *arg)
-{
-	struct gather_arg *g = arg;
-	wire_out_reset(&c->out);
-	wire_begin(&c->out, WIRE_GATHER, 0);
-	wire_put_u32(&c->out, ++c->req);
-	wire_put_u64(&c->out, g->lo);
-	wire_put_u32(&c->out, g->count);
-	wire_end(&c->out);
-}
-
-int ps_client_gather(struct ps_client *c, float *w, boar_error *err)
-{
-	int rc = ahead_busy(c, err);
-	if (rc || (rc = client_bg_drain(c, err)))
-		return rc;
-	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
-		/* in slices that fit a frame */
-		for (uint64_t lo = c->sh[i].lo; lo < c->sh[i].hi;) {
-			uint64_t left = c->sh[i].hi - lo;
-			struct gather_arg g = { lo, left > (4u << 20)
-							    ? (4u << 20)
-							    : (uint32_t)left };
-			rc = transact(c, i, WIRE_GATHER_REPLY, build_gather,
-				      &g, err);
-			if (rc)
-				return rc;
-			if (c->msg.lo != lo || c->msg.n_vals != g.count)
-				return boar_fail(err, BOAR_EPROTO,
-						 "gather reply does not match");
-			memcpy(w + lo, c->msg.vals, g.count * sizeof *w);
-			lo += g.count;
-		}
-	}
-	return 0;
-}
-
 static void build_stats(struct ps_client *c, uint32_t i, void *arg)
 {
 	wire_out_reset(&c->out);
@@ -725,12 +680,12 @@ static void build_stats(struct ps_client *c, uint32_t i, void *arg)
 int ps_client_stats(struct ps_client *c, uint32_t shard,
 		    struct wire_stats *out, boar_error *err)
 {
-	int rc = ahead_busy(c, err);
+	int rc = client_ahead_busy(c, err);
 	if (rc || (rc = client_bg_drain(c, err)))
 		return rc;
 	if (shard >= c->cfg.n_shards)
 		return boar_fail(err, BOAR_EINVAL, "no shard %u", shard);
-	rc = transact(c, shard, WIRE_STATS_REPLY, build_stats, NULL, err);
+	rc = client_transact(c, shard, WIRE_STATS_REPLY, build_stats, NULL, err);
 	if (!rc)
 		*out = c->msg.stats;
 	return rc;

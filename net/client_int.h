@@ -158,6 +158,16 @@ void client_count_failover(struct ps_client *c, struct shard *s,
 int client_send_out(struct ps_client *c, struct shard *s);
 /* Reconnects shard i (backoff, handshake, resend, clock sync). */
 int client_reconnect(struct ps_client *c, uint32_t i, boar_error *err);
+/* Sends the frame build() puts in c->out to shard i and reads its reply
+ * of type `expect`, reconnecting and repeating as needed (build() runs
+ * again after a reconnect: the handshake reuses c->out). @return 0 or a
+ * code (*err). */
+int client_transact(struct ps_client *c, uint32_t i, int expect,
+		    void (*build)(struct ps_client *, uint32_t, void *),
+		    void *arg, boar_error *err);
+/* A request while a pull ahead waits would read its answer as its own:
+ * @return BOAR_EINVAL (*err) then, else 0. */
+int client_ahead_busy(const struct ps_client *c, boar_error *err);
 /* Asks every shard for its part of keys[0..n) at `clock`, into
  * arg[n_shards]. @return 0 or an error code (*err). */
 int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,

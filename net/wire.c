@@ -420,10 +420,10 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 		if (!r.bad && m->lo >= WIRE_MAX_KEY)
 			return -1;
 		break;
-	case WIRE_GATHER_REPLY:
+	case WIRE_GATHER_REPLY: /* in place too: a model's slice */
 		m->req = rd_u32(&r);
 		m->lo = rd_u64(&r);
-		if ((rc = rd_vals(&r, m, rd_varint(&r), f16)))
+		if ((rc = rd_vals_at(&r, m, rd_varint(&r), f16, 1)))
 			return rc;
 		break;
 	case WIRE_STATS:

@@ -158,8 +158,9 @@ struct wire_msg {
 	 * does that for a peer that wants a list) */
 	uint64_t *bits, base;
 	uint32_t n_words, bits_cap;
-	/* Set by the caller, kept by the decoder: a PULL_REPLY with exactly
-	 * n_into values decodes them into `into` (the caller's array) and
+	/* Set by the caller, kept by the decoder: a PULL_REPLY or
+	 * GATHER_REPLY with exactly n_into values decodes them into `into`
+	 * (the caller's array) and
 	 * sets in_place, not into vals: a clock's answer is megabytes, and
 	 * a copy out of vals was one more pass over them. */
 	float *into;
