@@ -129,9 +129,11 @@ struct ps_client {
 	/* The caller's: the pull last collected, per shard (n_shards), for
 	 * pushes without keys; those off (keyed_only: BOAR_PS_KEYED_PUSH=1),
 	 * their keys compared in full (check_pulled: BOAR_PS_CHECK_PULLED=1),
-	 * debugging aids read when the client is made. */
+	 * and every pull's keys as a list, never a bitmap (list_pulls:
+	 * BOAR_PS_LIST_PULLS=1): debugging aids read when the client is
+	 * made. */
 	struct pulled_ref *pulled;
-	int keyed_only, check_pulled;
+	int keyed_only, check_pulled, list_pulls;
 };
 
 /* Closes s's connection (its session and a pull ahead on it go too). */

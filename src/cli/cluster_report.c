@@ -77,6 +77,8 @@ static void json_net(struct json_obj *j, const struct ps_client_counters *n,
 	json_uint(j, "push_bytes", n->push_bytes);
 	json_uint(j, "keys_offered", n->keys_offered);
 	json_uint(j, "keys_keyless", n->keys_keyless);
+	json_uint(j, "keys_pulled", n->keys_pulled);
+	json_uint(j, "keys_pulled_bits", n->keys_pulled_bits);
 	json_num(j, "push_bytes_per_update", bytes_per_update);
 	json_uint(j, "failovers", n->failovers);
 	json_num(j, "failover_s", n->failover_s);
