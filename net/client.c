@@ -507,7 +507,7 @@ static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 	const uint64_t *keys = p->keys + p->a;
 	uint32_t n = p->b - p->a;
 	/* a clock's keys are most of the shard's range: a bitmap then */
-	int bits = !c->list_pulls && wire_keys_as_bits(keys, n);
+	int bits = !c->key_lists && wire_keys_as_bits(keys, n);
 	if (bits)
 		c->n.keys_pulled_bits += n;
 	wire_out_reset(&c->out);

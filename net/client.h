@@ -67,6 +67,8 @@ struct ps_client_counters {
 	uint64_t keys_pulled;
 	uint64_t keys_pulled_bits; /* keys asked for as a bitmap (WIRE_F_BITS,
 				      a dense pull), counted as sent */
+	uint64_t keys_pushed_bits; /* keys pushed as a bitmap (a dense push
+				      that carries its keys) */
 	uint64_t max_staleness; /* largest gap a pull reply reported */
 	uint64_t reconnects;
 	uint64_t resent;        /* push frames sent again after a reconnect */

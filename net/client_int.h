@@ -129,11 +129,11 @@ struct ps_client {
 	/* The caller's: the pull last collected, per shard (n_shards), for
 	 * pushes without keys; those off (keyed_only: BOAR_PS_KEYED_PUSH=1),
 	 * their keys compared in full (check_pulled: BOAR_PS_CHECK_PULLED=1),
-	 * and every pull's keys as a list, never a bitmap (list_pulls:
-	 * BOAR_PS_LIST_PULLS=1): debugging aids read when the client is
+	 * and every frame's keys as a list, never a bitmap (key_lists:
+	 * BOAR_PS_KEY_LISTS=1): debugging aids read when the client is
 	 * made. */
 	struct pulled_ref *pulled;
-	int keyed_only, check_pulled, list_pulls;
+	int keyed_only, check_pulled, key_lists;
 };
 
 /* Closes s's connection (its session and a pull ahead on it go too). */

@@ -58,10 +58,10 @@ int client_new(const struct ps_client_config *cfg, struct ps_client **out,
 	/* debugging aids (client.h, ps_client_push_pulled) */
 	const char *keyed = getenv("BOAR_PS_KEYED_PUSH");
 	const char *check = getenv("BOAR_PS_CHECK_PULLED");
-	const char *lists = getenv("BOAR_PS_LIST_PULLS");
+	const char *lists = getenv("BOAR_PS_KEY_LISTS");
 	c->keyed_only = keyed && strcmp(keyed, "0") && *keyed;
 	c->check_pulled = check && strcmp(check, "0") && *check;
-	c->list_pulls = lists && strcmp(lists, "0") && *lists;
+	c->key_lists = lists && strcmp(lists, "0") && *lists;
 	c->pulled = calloc(cfg->n_shards, sizeof *c->pulled);
 	if (!c->pulled) {
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");

@@ -1,6 +1,6 @@
 /* key_span.h - the ascending keys of one frame as a shard holds them: a
- * list, or the bitmap a PULL marked WIRE_F_BITS carried (wire.h), walked
- * in place (library-internal).
+ * list, or the bitmap a PULL or PUSH marked WIRE_F_BITS carried (wire.h),
+ * walked in place (library-internal).
  *
  * Why a bitmap stays one. A worker's clock asks a shard for a third to
  * nine tenths of its range; a list of those keys costs the shard 8 bytes
@@ -32,7 +32,8 @@ static inline struct key_span key_span_list(const uint64_t *keys, uint32_t n)
 /* The keys of a decoded PUSH or PULL, in whichever form they came. */
 static inline struct key_span key_span_of(const struct wire_msg *m)
 {
-	if (m->type == WIRE_PULL && (m->flags & WIRE_F_BITS))
+	if ((m->type == WIRE_PULL || m->type == WIRE_PUSH) &&
+	    (m->flags & WIRE_F_BITS))
 		return (struct key_span){ m->bits, m->base, m->n_keys,
 					  m->n_words };
 	return key_span_list(m->keys, m->n_keys);

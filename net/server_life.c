@@ -201,14 +201,13 @@ static int replay_record(void *ctx, int kind, uint16_t flags, uint32_t rank,
 	}
 	struct wire_hdr h = { WIRE_VERSION, WIRE_PUSH, flags, len };
 	struct wire_msg *m = &s->replay_msg;
-	/* a logged push carries its keys (a shard that logs takes no push
-	 * that names a pull), as a list */
-	if (kind != PUSHLOG_PUSH ||
-	    (flags & ~(WIRE_F_ALL & ~(WIRE_F_PULLED | WIRE_F_BITS))) ||
+	/* a logged push carries its keys, as a list or a bitmap (a shard
+	 * that logs takes no push that names a pull) */
+	if (kind != PUSHLOG_PUSH || (flags & ~(WIRE_F_ALL & ~WIRE_F_PULLED)) ||
 	    wire_decode(&h, payload, m) || m->seq != a)
 		return -1;
-	struct key_span ks = key_span_list(m->keys, m->n_keys);
-	if (!in_range(s, &ks) || !all_finite(m->vals, m->n_keys))
+	struct key_span ks = key_span_of(m);
+	if (!in_range(s, &ks) || !all_finite(m->vals, m->n_vals))
 		return -1;
 	if (shard_w_add(&s->w, &ks, m->vals))
 		return -1; /* out of memory for a sparse store */

@@ -306,7 +306,11 @@ int wire_parse_header(const uint8_t *b, uint32_t max_payload,
 		return -1;
 	if ((flags & WIRE_F_PULLED) && b[5] != WIRE_PUSH)
 		return -1;
-	if ((flags & WIRE_F_BITS) && b[5] != WIRE_PULL)
+	/* a bitmap is a key list's other form: a PULL's, or a PUSH's that
+	 * carries its keys */
+	if ((flags & WIRE_F_BITS) &&
+	    ((b[5] != WIRE_PULL && b[5] != WIRE_PUSH) ||
+	     (flags & WIRE_F_PULLED)))
 		return -1;
 	if (len > max_payload || len > WIRE_MAX_PAYLOAD)
 		return -1;
@@ -380,9 +384,9 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 				return rc;
 			break;
 		}
-		if ((rc = rd_keys(&r, m)))
-			return rc;
-		if ((rc = rd_vals(&r, m, m->n_keys, f16)))
+		rc = h->flags & WIRE_F_BITS ? rd_key_bits(&r, m)
+					    : rd_keys(&r, m);
+		if (rc || (rc = rd_vals(&r, m, m->n_keys, f16)))
 			return rc;
 		break;
 	case WIRE_PULL:

@@ -20,11 +20,12 @@
  *
  * Key lists are strictly ascending 64-bit keys written as a varint count,
  * the first key as a varint, then each gap minus one as a varint: a dense
- * run of keys costs one byte per key, a sparse list a few. A PULL marked
- * WIRE_F_BITS writes its keys as a bitmap instead: the varint count, the
- * first key (base) as a varint, a varint word count, then the words as
- * u64; bit b of word w is key base + 64 w + b, bit 0 of word 0 is set and
- * the last word is not 0. A worker's clock asks for a third to nine
+ * run of keys costs one byte per key, a sparse list a few. A PULL, or a
+ * PUSH that carries its keys, marked WIRE_F_BITS writes them as a bitmap
+ * instead: the varint count, the first key (base) as a varint, a varint
+ * word count, then the words as u64; bit b of word w is key base + 64 w
+ * + b, bit 0 of word 0 is set and the last word is not 0. A worker's
+ * clock asks for a third to nine
  * tenths of a shard's range, where the bitmap takes a fraction of a byte
  * a key and the shard walks it in place of a list of 8-byte keys
  * (wire_keys_as_bits says which is smaller). Values follow as float32 or,
@@ -45,7 +46,7 @@
 #define WIRE_MAGIC 0x52414f42u
 /* 2: PUSH and READY carry push sequence numbers; 3: a PUSH may leave out
  * its keys (WIRE_F_PULLED), which a version-2 shard would misread; 4: a
- * PULL's keys may be a bitmap (WIRE_F_BITS) */
+ * PULL's or a PUSH's keys may be a bitmap (WIRE_F_BITS) */
 #define WIRE_VERSION 4
 #define WIRE_HDR_LEN 12
 /* Largest payload a shard accepts from an authenticated peer, and from a
@@ -104,7 +105,8 @@ enum {
 			       worker R), not worker R itself */
 	WIRE_F_PULLED = 8, /* PUSH: no key list; the values are for the keys
 			      of this connection's PULL number req */
-	WIRE_F_BITS = 16,  /* PULL: the keys are a bitmap (above) */
+	WIRE_F_BITS = 16,  /* PULL, PUSH with keys: they are a bitmap
+			      (above) */
 	WIRE_F_ALL = WIRE_F_F16 | WIRE_F_HELD | WIRE_F_REPLICA | WIRE_F_PULLED |
 		     WIRE_F_BITS,
 };
@@ -153,9 +155,9 @@ struct wire_msg {
 	uint64_t *keys;             /* a list's keys (not WIRE_F_BITS) */
 	float *vals;
 	uint32_t keys_cap, vals_cap;
-	/* A PULL with WIRE_F_BITS: its n_keys keys as the bitmap of n_words
-	 * words bits from key base (keys is not filled: wire_msg_list_keys
-	 * does that for a peer that wants a list) */
+	/* A PULL or PUSH with WIRE_F_BITS: its n_keys keys as the bitmap of
+	 * n_words words bits from key base (keys is not filled:
+	 * wire_msg_list_keys does that for a peer that wants a list) */
 	uint64_t *bits, base;
 	uint32_t n_words, bits_cap;
 	/* Set by the caller, kept by the decoder: a PULL_REPLY or
@@ -197,9 +199,9 @@ int wire_decode_frame(const uint8_t *buf, size_t len, uint32_t max_payload,
 
 void wire_msg_free(struct wire_msg *m);
 
-/* A PULL's keys as a list in m->keys, from its bitmap where it came as one
- * (then the flag WIRE_F_BITS is cleared). @return 0, or -2 when out of
- * memory. */
+/* A PULL's or PUSH's keys as a list in m->keys, from its bitmap where it
+ * came as one (then the flag WIRE_F_BITS is cleared). @return 0, or -2
+ * when out of memory. */
 int wire_msg_list_keys(struct wire_msg *m);
 
 /* ---- encoding: wire_begin, wire_put_*, wire_end per frame */
@@ -215,8 +217,8 @@ void wire_put_bytes(struct wire_out *o, const void *p, size_t n);
 void wire_put_varint(struct wire_out *o, uint64_t v);
 /* keys must be strictly ascending. */
 void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n);
-/* Whether n ascending keys take fewer bytes as a bitmap (a PULL marked
- * WIRE_F_BITS) than as a list. */
+/* Whether n ascending keys take fewer bytes as a bitmap (WIRE_F_BITS)
+ * than as a list. */
 int wire_keys_as_bits(const uint64_t *keys, uint32_t n);
 /* The bitmap form of n >= 1 strictly ascending keys. */
 void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n);

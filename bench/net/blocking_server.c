@@ -59,6 +59,19 @@ static int write_full(int fd, const void *buf, size_t n)
 	return 0;
 }
 
+/* A bitmap push's values (WIRE_F_BITS) added, key by key as the bits say
+ * (a key past the model is skipped, as in a list). */
+static void add_bits(struct blocking_server *s, const struct wire_msg *m)
+{
+	for (uint32_t w = 0, i = 0; w < m->n_words; w++)
+		for (uint64_t x = m->bits[w]; x; x &= x - 1, i++) {
+			uint64_t k = m->base + 64 * (uint64_t)w +
+				     (uint64_t)__builtin_ctzll(x);
+			if (k < s->dim)
+				s->w[k] += m->vals[i];
+		}
+}
+
 /* A bitmap pull's values (WIRE_F_BITS), key by key as the bits say (a
  * key past the model reads key 0, as in a list). */
 static void put_bits(struct wire_out *o, const struct blocking_server *s,
@@ -115,6 +128,10 @@ static void *serve_peer(void *arg)
 			wire_put_ready(&o, m.clock, 0, 0); /* joined */
 			break;
 		case WIRE_PUSH:
+			if (m.flags & WIRE_F_BITS) { /* walked as it came */
+				add_bits(s, &m);
+				break;
+			}
 			for (uint32_t i = 0; i < m.n_keys; i++)
 				if (m.keys[i] < s->dim)
 					s->w[m.keys[i]] += m.vals[i];

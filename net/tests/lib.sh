@@ -99,16 +99,17 @@ worker() {
 # one_worker NAME EXTRA...: worker 0 of 1 (EXTRA its options) on two
 # fresh shards at staleness 1, 2000 rows a clock, to the end: its model
 # in $T/NAME.model, its JSON summary in $T/NAME.json, the shards' stderr
-# (emptied first) in $T/s0.err and $T/s1.err.
+# (emptied first) in $T/s0.err and $T/s1.err. SHARD_OPTS: more options
+# for both shards (words without spaces).
 one_worker() {
 	_name=$1
 	shift
 	new_cluster
 	: >"$T/s0.err"
 	: >"$T/s1.err"
-	serve 0 2 --staleness 1
+	serve 0 2 --staleness 1 $SHARD_OPTS
 	_s0=$SPID
-	serve 1 2 --staleness 1
+	serve 1 2 --staleness 1 $SHARD_OPTS
 	_s1=$SPID
 	worker 0 1 2 --sync-every 2000 --json --shutdown-servers \
 		-m "$T/$_name.model" "$@"

@@ -79,6 +79,7 @@ static void json_net(struct json_obj *j, const struct ps_client_counters *n,
 	json_uint(j, "keys_keyless", n->keys_keyless);
 	json_uint(j, "keys_pulled", n->keys_pulled);
 	json_uint(j, "keys_pulled_bits", n->keys_pulled_bits);
+	json_uint(j, "keys_pushed_bits", n->keys_pushed_bits);
 	json_num(j, "push_bytes_per_update", bytes_per_update);
 	json_uint(j, "failovers", n->failovers);
 	json_num(j, "failover_s", n->failover_s);

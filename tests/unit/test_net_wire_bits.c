@@ -1,10 +1,11 @@
-/* test_net_wire_bits.c - a PULL's keys as a bitmap (WIRE_F_BITS, wire.h).
+/* test_net_wire_bits.c - a frame's keys as a bitmap (WIRE_F_BITS, wire.h).
  *
  * Key sets of every density round-trip through the bitmap form and come
  * back as the same list (wire_msg_list_keys); the encoder picks the form
- * that is smaller; a bitmap whose count, first bit, last word, length or
- * keys do not hold together is refused, and so is the flag on anything
- * but a PULL.
+ * that is smaller; a PUSH carries its keys that way with its values,
+ * float32 or float16; a bitmap whose count, first bit, last word, length
+ * or keys do not hold together is refused, and so is the flag where no
+ * keys are (a CLOCK, a push naming its pull).
  */
 #include <string.h>
 
@@ -134,18 +135,60 @@ static void refused(void)
 	wire_put_u8(&o, 0);
 	wire_end(&o);
 	REFUSED("a trailing byte");
-	/* the flag on a PUSH */
-	uint64_t keys[2] = { 3, 4 };
+	/* the flag where no keys are: a CLOCK, a push naming its pull */
+	wire_out_reset(&o);
+	wire_begin(&o, WIRE_CLOCK, WIRE_F_BITS);
+	wire_put_u64(&o, 1);
+	wire_end(&o);
+	REFUSED("WIRE_F_BITS on a CLOCK");
 	float v[2] = { 1, 2 };
 	wire_out_reset(&o);
-	wire_begin(&o, WIRE_PUSH, WIRE_F_BITS);
-	wire_put_u64(&o, 1);
-	wire_put_u64(&o, 1);
-	wire_put_keys(&o, keys, 2);
+	wire_begin_push_pulled(&o, 1, 1, 7, 2, 0);
 	wire_put_vals(&o, v, 2, 0);
 	wire_end(&o);
-	REFUSED("WIRE_F_BITS on a PUSH");
+	o.buf[6] |= WIRE_F_BITS;
+	REFUSED("WIRE_F_BITS on a push naming its pull");
 #undef REFUSED
+	wire_out_free(&o);
+	wire_msg_free(&m);
+}
+
+/* A PUSH that carries its keys as a bitmap, f16 values too: the keys
+ * and values come back as sent. */
+static void push_bits(void)
+{
+	uint64_t keys[600];
+	float v[600];
+	uint32_t n = 0;
+	for (uint64_t k = 1000; k < 1600; k++)
+		if (test_rng() % 2 || k == 1000)
+			keys[n] = k, v[n] = (float)(int)(test_rng() % 200) / 8, n++;
+	struct wire_out o;
+	struct wire_msg m;
+	wire_out_init(&o);
+	memset(&m, 0, sizeof m);
+	for (int f16 = 0; f16 < 2; f16++) {
+		wire_out_reset(&o);
+		wire_begin(&o, WIRE_PUSH,
+			   WIRE_F_BITS | (f16 ? WIRE_F_F16 : 0));
+		wire_put_u64(&o, 3);
+		wire_put_u64(&o, 9);
+		wire_put_key_bits(&o, keys, n);
+		wire_put_vals(&o, v, n, f16);
+		wire_end(&o);
+		int rc = wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD, &m);
+		CHECK(rc == 0 && m.type == WIRE_PUSH && m.n_keys == n &&
+			      m.n_vals == n && m.seq == 9 && m.base == 1000,
+		      "push of %u keys as a bitmap (f16 %d): decode %d", n, f16,
+		      rc);
+		if (rc)
+			continue;
+		CHECK(!memcmp(m.vals, v, n * sizeof *v),
+		      "push values differ (f16 %d)", f16);
+		CHECK(wire_msg_list_keys(&m) == 0 &&
+			      !memcmp(m.keys, keys, n * sizeof *keys),
+		      "push keys differ (f16 %d)", f16);
+	}
 	wire_out_free(&o);
 	wire_msg_free(&m);
 }
@@ -154,6 +197,7 @@ int main(void)
 {
 	test_rng_seed(0x9e3779b97f4a7c15ull);
 	roundtrip();
+	push_bits();
 	refused();
 	return TEST_RESULT();
 }
