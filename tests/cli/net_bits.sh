@@ -12,41 +12,37 @@
 # none with lists.
 . net/tests/lib.sh
 
+# same BITS LISTS COUNT OF WHAT: runs BITS and LISTS (BOAR_PS_KEY_LISTS=1)
+# wrote the same model, bit for bit; BITS's --json counts some of its OF
+# keys as sent as bitmaps (COUNT), LISTS's none.
+same() {
+	cmp "$T/$1.model" "$T/$2.model" ||
+		fail "$5: the model with bitmaps differs from the one with key lists"
+	_b=$(json_field "$T/$1.json" "$3")
+	_of=$(json_field "$T/$1.json" "$4")
+	awk -v b="$_b" -v o="$_of" 'BEGIN { exit !(b > 0 && b <= o) }' ||
+		fail "$5: $_b of $_of keys went as bitmaps, expected some"
+	[ "$(json_field "$T/$2.json" "$3")" = 0 ] ||
+		fail "$5: with BOAR_PS_KEY_LISTS=1 some keys went as a bitmap"
+	echo "$5: $_b of $_of keys as bitmaps ($3), the same model as with lists"
+}
+
 BOAR_PS_CHECK_PULLED=1 one_worker bits
 BOAR_PS_CHECK_PULLED=1 BOAR_PS_KEY_LISTS=1 one_worker lists
-cmp "$T/bits.model" "$T/lists.model" ||
-	fail "the model with bitmap pulls differs from the one with key lists"
-kb=$(json_field "$T/bits.json" keys_pulled_bits)
-kp=$(json_field "$T/bits.json" keys_pulled)
-awk -v b="$kb" -v p="$kp" 'BEGIN { exit !(b > 0 && b <= p) }' ||
-	fail "$kb of $kp keys pulled went as bitmaps, expected some"
-[ "$(json_field "$T/lists.json" keys_pulled_bits)" = 0 ] ||
-	fail "BOAR_PS_KEY_LISTS=1: some keys went as a bitmap"
-echo "bitmaps: $kb of $kp keys pulled, model identical to the lists' run"
+same bits lists keys_pulled_bits keys_pulled "pulls"
 
 BOAR_PS_KEYED_PUSH=1 one_worker bits_keyed
 BOAR_PS_KEYED_PUSH=1 BOAR_PS_KEY_LISTS=1 one_worker lists_keyed
-cmp "$T/bits_keyed.model" "$T/lists_keyed.model" ||
-	fail "keyed pushes: the model with bitmap pulls differs"
+same bits_keyed lists_keyed keys_pushed_bits keys_pushed "keyed pushes"
+
 one_worker bits_eval --test "$A9AT"
 BOAR_PS_KEY_LISTS=1 one_worker lists_eval --test "$A9AT"
-cmp "$T/bits_eval.model" "$T/lists_eval.model" ||
-	fail "with evaluations: the model with bitmap pulls differs"
-echo "keyed pushes and evaluations: the same models"
+same bits_eval lists_eval keys_pulled_bits keys_pulled "with evaluations"
 
 # shards that log every push (--checkpoint): pushes carry their keys,
-# as bitmaps where dense; the log, stopped and replayed at a restart,
-# holds them as they came
+# as bitmaps where dense, and the log holds them as they came
 SHARD_OPTS="--checkpoint $T/ck-bits" one_worker durable_bits
 SHARD_OPTS="--checkpoint $T/ck-lists" BOAR_PS_KEY_LISTS=1 \
 	one_worker durable_lists
-cmp "$T/durable_bits.model" "$T/durable_lists.model" ||
-	fail "durable shards: the model with bitmap pushes differs"
-pb=$(json_field "$T/durable_bits.json" keys_pushed_bits)
-pp=$(json_field "$T/durable_bits.json" keys_pushed)
-awk -v b="$pb" -v p="$pp" 'BEGIN { exit !(b > 0 && b <= p) }' ||
-	fail "durable shards: $pb of $pp keys pushed went as bitmaps, expected some"
-[ "$(json_field "$T/durable_lists.json" keys_pushed_bits)" = 0 ] ||
-	fail "BOAR_PS_KEY_LISTS=1: some pushed keys went as a bitmap"
-echo "durable shards: $pb of $pp keys pushed as bitmaps, same model"
+same durable_bits durable_lists keys_pushed_bits keys_pushed "durable shards"
 exit 0
