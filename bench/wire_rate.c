@@ -107,10 +107,7 @@ static void op_encode(struct ctx *c)
 	wire_begin(&c->o, WIRE_PULL, c->bits ? WIRE_F_BITS : 0);
 	wire_put_u32(&c->o, 1);
 	wire_put_u64(&c->o, 2);
-	if (c->bits)
-		wire_put_key_bits(&c->o, c->ka, c->na);
-	else
-		wire_put_keys(&c->o, c->ka, c->na);
+	wire_put_keys_as(&c->o, c->ka, c->na, c->bits);
 	wire_end(&c->o);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;

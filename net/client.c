@@ -507,17 +507,14 @@ static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 	const uint64_t *keys = p->keys + p->a;
 	uint32_t n = p->b - p->a;
 	/* a clock's keys are most of the shard's range: a bitmap then */
-	int bits = !c->key_lists && wire_keys_as_bits(keys, n);
+	int bits = client_keys_as_bits(c, keys, n);
 	if (bits)
 		c->n.keys_pulled_bits += n;
 	wire_out_reset(&c->out);
 	wire_begin(&c->out, WIRE_PULL, bits ? WIRE_F_BITS : 0);
 	wire_put_u32(&c->out, p->req);
 	wire_put_u64(&c->out, p->clock);
-	if (bits)
-		wire_put_key_bits(&c->out, keys, n);
-	else
-		wire_put_keys(&c->out, keys, n);
+	wire_put_keys_as(&c->out, keys, n, bits);
 	wire_end(&c->out);
 }
 

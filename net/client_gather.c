@@ -61,15 +61,15 @@ int ps_client_gather(struct ps_client *c, float *w, boar_error *err)
 	if (rc || (rc = client_bg_drain(c, err)))
 		return rc;
 	uint32_t S = c->cfg.n_shards;
-	struct gather_arg *g = malloc(S * sizeof *g);
-	uint64_t *at = malloc(S * sizeof *at);
-	int *sent = malloc(S * sizeof *sent);
-	if (!g || !at || !sent) {
-		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
-		goto out;
-	}
+	/* each shard's slice in flight, and whether its request went */
+	struct asked {
+		struct gather_arg g;
+		int sent;
+	} *a = malloc(S * sizeof *a);
+	if (!a)
+		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < S; i++)
-		at[i] = c->sh[i].lo;
+		a[i].g = (struct gather_arg){ c->sh[i].lo, 0 };
 	/* Every shard's next slice asked before any answer is read: the
 	 * shards answer at once, their links in parallel (asked shard by
 	 * shard, a 2^22 model's took 5x the link's time), and each answer
@@ -77,26 +77,21 @@ int ps_client_gather(struct ps_client *c, float *w, boar_error *err)
 	for (int more = 1; !rc && more;) {
 		more = 0;
 		for (uint32_t i = 0; !rc && i < S; i++) {
-			g[i] = gather_slice(&c->sh[i], at[i]);
-			if (!g[i].count)
+			a[i].g = gather_slice(&c->sh[i], a[i].g.lo + a[i].g.count);
+			if (!a[i].g.count)
 				continue;
 			more = 1;
-			build_gather(c, i, &g[i]);
+			build_gather(c, i, &a[i].g);
 			int r = client_send_out(c, &c->sh[i]);
-			sent[i] = !r;
+			a[i].sent = !r;
 			if (r && r != RETRY)
 				rc = boar_fail(err, r, "out of memory");
 		}
-		for (uint32_t i = 0; !rc && i < S; i++) {
-			if (!g[i].count)
-				continue;
-			rc = gather_reply(c, i, &g[i], sent[i], w, err);
-			at[i] += g[i].count;
-		}
+		for (uint32_t i = 0; !rc && i < S; i++)
+			if (a[i].g.count)
+				rc = gather_reply(c, i, &a[i].g, a[i].sent, w,
+						  err);
 	}
-out:
-	free(g);
-	free(at);
-	free(sent);
+	free(a);
 	return rc;
 }

@@ -136,6 +136,14 @@ struct ps_client {
 	int keyed_only, check_pulled, key_lists;
 };
 
+/* Whether a frame sends keys[0..n) as a bitmap (WIRE_F_BITS): where
+ * that is smaller, unless BOAR_PS_KEY_LISTS asked for lists. */
+static inline int client_keys_as_bits(const struct ps_client *c,
+				      const uint64_t *keys, uint32_t n)
+{
+	return !c->key_lists && wire_keys_as_bits(keys, n);
+}
+
 /* Closes s's connection (its session and a pull ahead on it go too). */
 void client_drop_fd(struct shard *s);
 /* One whole frame from s into c->msg (timeout_s < 0: none); an ERROR

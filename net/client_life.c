@@ -9,6 +9,13 @@
 
 /* The client of cfg, not connected yet: addresses parsed, buffers made.
  * @return 0 and *out, or an error code (*out freed). */
+/* A debugging aid's switch: on when set to anything but "" or "0". */
+static int env_on(const char *name)
+{
+	const char *v = getenv(name);
+	return v && *v && strcmp(v, "0");
+}
+
 int client_new(const struct ps_client_config *cfg, struct ps_client **out,
 	       boar_error *err)
 {
@@ -56,12 +63,9 @@ int client_new(const struct ps_client_config *cfg, struct ps_client **out,
 		sh->has_alt = b && *b;
 	}
 	/* debugging aids (client.h, ps_client_push_pulled) */
-	const char *keyed = getenv("BOAR_PS_KEYED_PUSH");
-	const char *check = getenv("BOAR_PS_CHECK_PULLED");
-	const char *lists = getenv("BOAR_PS_KEY_LISTS");
-	c->keyed_only = keyed && strcmp(keyed, "0") && *keyed;
-	c->check_pulled = check && strcmp(check, "0") && *check;
-	c->key_lists = lists && strcmp(lists, "0") && *lists;
+	c->keyed_only = env_on("BOAR_PS_KEYED_PUSH");
+	c->check_pulled = env_on("BOAR_PS_CHECK_PULLED");
+	c->key_lists = env_on("BOAR_PS_KEY_LISTS");
 	c->pulled = calloc(cfg->n_shards, sizeof *c->pulled);
 	if (!c->pulled) {
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");

@@ -59,17 +59,14 @@ static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 				       pulled->req, n, f16);
 		c->n.keys_keyless += n;
 	} else {
-		int bits = !c->key_lists && wire_keys_as_bits(keys, n);
+		int bits = client_keys_as_bits(c, keys, n);
+		if (bits)
+			c->n.keys_pushed_bits += n;
 		wire_begin(&c->out, WIRE_PUSH,
 			   (f16 ? WIRE_F_F16 : 0) | (bits ? WIRE_F_BITS : 0));
 		wire_put_u64(&c->out, c->clock);
 		wire_put_u64(&c->out, ++s->seq);
-		if (bits) {
-			wire_put_key_bits(&c->out, keys, n);
-			c->n.keys_pushed_bits += n;
-		} else {
-			wire_put_keys(&c->out, keys, n);
-		}
+		wire_put_keys_as(&c->out, keys, n, bits);
 	}
 	wire_put_vals(&c->out, vals, n, f16);
 	if (wire_end(&c->out))

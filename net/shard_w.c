@@ -10,12 +10,6 @@
 #include "base/lower_bound.h"
 #include "net/shard_w.h"
 
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define LE_HOST 1
-#else
-#define LE_HOST 0
-#endif
-
 /* Values gathered for a reply per wire_put_vals call (a sparse store
  * looks them up into this buffer first). */
 #define CHUNK 1024
@@ -255,7 +249,7 @@ static void put_bits(struct shard_w *sw, struct wire_out *o,
 {
 	uint64_t last = key_span_last(ks), pa, pb = 0;
 	const float *w = sw->w ? sw->w + (ks->base - sw->lo) : NULL;
-	int direct = w && !f16 && LE_HOST;
+	int direct = w && !f16 && WIRE_LE_HOST;
 	uint8_t *out = direct ? wire_put_space(o, (size_t)ks->n * 4) : NULL;
 	float buf[CHUNK + 64];
 	uint32_t m = 0;

@@ -11,15 +11,6 @@
 #include "net/f16.h"
 #include "net/wire.h"
 
-/* Float32 values travel as their bytes where the host is little-endian
- * (one memcpy), elsewhere value by value; float16 goes through f16.h's
- * arrays, which read and write little-endian halves on any host. */
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-#define WIRE_LE_HOST 1
-#else
-#define WIRE_LE_HOST 0
-#endif
-
 /* ---------------------------------------------------------------- decode */
 
 struct rd {
@@ -252,6 +243,12 @@ static int rd_key_bits(struct rd *r, struct wire_msg *m)
 	return 0;
 }
 
+/* A frame's keys in the form its flags say: a bitmap or a list. */
+static int rd_key_set(struct rd *r, struct wire_msg *m, int bits)
+{
+	return bits ? rd_key_bits(r, m) : rd_keys(r, m);
+}
+
 /* n values into m->vals, or into m->into where `place` allows it and
  * the caller asked for exactly n there (in_place). */
 static int rd_vals_at(struct rd *r, struct wire_msg *m, uint64_t n, int f16,
@@ -384,17 +381,14 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 				return rc;
 			break;
 		}
-		rc = h->flags & WIRE_F_BITS ? rd_key_bits(&r, m)
-					    : rd_keys(&r, m);
-		if (rc || (rc = rd_vals(&r, m, m->n_keys, f16)))
+		if ((rc = rd_key_set(&r, m, h->flags & WIRE_F_BITS)) ||
+		    (rc = rd_vals(&r, m, m->n_keys, f16)))
 			return rc;
 		break;
 	case WIRE_PULL:
 		m->req = rd_u32(&r);
 		m->clock = rd_u64(&r);
-		rc = h->flags & WIRE_F_BITS ? rd_key_bits(&r, m)
-					    : rd_keys(&r, m);
-		if (rc)
+		if ((rc = rd_key_set(&r, m, h->flags & WIRE_F_BITS)))
 			return rc;
 		break;
 	case WIRE_PULL_REPLY:
@@ -679,6 +673,15 @@ void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
 		w = d >> 6;
 		store_le64(p + 8 * w, x);
 	}
+}
+
+void wire_put_keys_as(struct wire_out *o, const uint64_t *keys, uint32_t n,
+		      int bits)
+{
+	if (bits)
+		wire_put_key_bits(o, keys, n);
+	else
+		wire_put_keys(o, keys, n);
 }
 
 uint8_t *wire_put_space(struct wire_out *o, size_t n)

@@ -43,6 +43,16 @@
 #include <stdint.h>
 #include <string.h>
 
+/* Float32 values travel as their bytes where the host is little-endian
+ * (one memcpy, a shard's answer written in place), elsewhere value by
+ * value; float16 goes through f16.h's arrays, which read and write
+ * little-endian halves on any host. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+#define WIRE_LE_HOST 1
+#else
+#define WIRE_LE_HOST 0
+#endif
+
 #define WIRE_MAGIC 0x52414f42u
 /* 2: PUSH and READY carry push sequence numbers; 3: a PUSH may leave out
  * its keys (WIRE_F_PULLED), which a version-2 shard would misread; 4: a
@@ -222,6 +232,9 @@ void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n);
 int wire_keys_as_bits(const uint64_t *keys, uint32_t n);
 /* The bitmap form of n >= 1 strictly ascending keys. */
 void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n);
+/* keys as a bitmap (bits: the frame is marked WIRE_F_BITS) or a list. */
+void wire_put_keys_as(struct wire_out *o, const uint64_t *keys, uint32_t n,
+		      int bits);
 void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16);
 /* Values base[keys[i] - off] for i < n: a pull reply straight from a shard. */
 void wire_put_vals_at(struct wire_out *o, const float *base,

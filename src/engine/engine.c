@@ -99,19 +99,30 @@ void boar_engine_export(struct boar_engine *e)
 		w[j] = to_model(wg[2 * j], s, j);
 }
 
-/* Weights by key live at wg[2 key] where the sums are interleaved (never
- * a compacted wg: only an engine with its own copy of the rows compacts,
- * and weights by key come with neither), else at w[key]. */
+/* Where weight `key` lives for weights by key: wg[2 key], in the sweeps'
+ * space (scale s), where the sums are interleaved (never a compacted wg:
+ * only an engine with its own copy of the rows compacts, and weights by
+ * key come with neither), else w[key] as the model has it. */
+struct by_key {
+	float *w;
+	uint64_t stride;
+	const float *s;
+};
+
+static struct by_key by_key(const struct boar_engine *e)
+{
+	return e->wg ? (struct by_key){ e->wg, 2, e->norm_scale }
+		     : (struct by_key){ e->m->w, 1, NULL };
+}
+
 void boar_engine_load_keys(struct boar_engine *e, const uint64_t *keys,
 			   const float *vals, uint64_t n)
 {
-	float *w = e->wg ? e->wg : e->m->w;
-	uint64_t st = e->wg ? 2 : 1;
-	const float *s = e->wg ? e->norm_scale : NULL;
+	struct by_key b = by_key(e);
 #pragma omp parallel for num_threads(e->threads) schedule(static) \
 	if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
-		w[st * keys[i]] = to_sweep(vals[i], s, keys[i]);
+		b.w[b.stride * keys[i]] = to_sweep(vals[i], b.s, keys[i]);
 	e->wg_ahead = e->wg != NULL; /* the model lacks them until a sync */
 }
 
@@ -119,13 +130,12 @@ void boar_engine_store_deltas(const struct boar_engine *e,
 			      const uint64_t *keys, const float *before,
 			      float *deltas, uint64_t n)
 {
-	const float *w = e->wg ? e->wg : e->m->w;
-	uint64_t st = e->wg ? 2 : 1;
-	const float *s = e->wg ? e->norm_scale : NULL;
+	struct by_key b = by_key(e);
 #pragma omp parallel for num_threads(e->threads) schedule(static) \
 	if (n >= 65536)
 	for (uint64_t i = 0; i < n; i++)
-		deltas[i] = to_model(w[st * keys[i]], s, keys[i]) - before[i];
+		deltas[i] = to_model(b.w[b.stride * keys[i]], b.s, keys[i]) -
+			    before[i];
 }
 
 /* Grid cell of a rating: its user range times G plus its item range. */

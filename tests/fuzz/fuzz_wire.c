@@ -37,10 +37,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			wire_begin(&o, WIRE_PULL, bits ? WIRE_F_BITS : 0);
 			wire_put_u32(&o, m.req);
 			wire_put_u64(&o, m.clock);
-			if (bits)
-				wire_put_key_bits(&o, m.keys, m.n_keys);
-			else
-				wire_put_keys(&o, m.keys, m.n_keys);
+			wire_put_keys_as(&o, m.keys, m.n_keys, bits);
 			if (wire_end(&o) == 0 &&
 			    (wire_decode_frame(o.buf, o.len, WIRE_MAX_PAYLOAD,
 					       &back) != 0 ||

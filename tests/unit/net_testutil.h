@@ -165,6 +165,29 @@ static inline void net_test_put_hello(struct wire_out *o, uint64_t dim,
 	wire_end(o);
 }
 
+/* A raw worker 0 of 1 over keys [0, dim) joined to the shard at port
+ * (HELLO, WELCOME, READY; *durable: the READY's flag). @return its
+ * socket, or -1. */
+static inline int net_test_join(unsigned port, uint64_t dim,
+				struct wire_out *o, struct wire_msg *m,
+				int *durable)
+{
+	int fd;
+	boar_error err;
+	if (net_connect("127.0.0.1", port, &fd, &err))
+		return -1;
+	wire_out_reset(o);
+	net_test_put_hello(o, dim, 1);
+	net_test_send(fd, o);
+	if (net_test_read_frame(fd, m) || m->type != WIRE_WELCOME ||
+	    net_test_read_frame(fd, m) || m->type != WIRE_READY) {
+		close(fd);
+		return -1;
+	}
+	*durable = m->durable;
+	return fd;
+}
+
 /* A shard serving on its own thread. */
 struct net_test_shard {
 	pthread_t t;

@@ -92,26 +92,6 @@ static void test_frame(void)
 
 /* ----------------------------------------------------- a real shard */
 
-/* A raw worker 0 of 1 joined to the shard at port. @return its socket,
- * or -1. */
-static int join(unsigned port, struct wire_out *o, struct wire_msg *m,
-		int *durable)
-{
-	int fd;
-	boar_error err;
-	if (net_connect("127.0.0.1", port, &fd, &err))
-		return -1;
-	net_test_put_hello(o, DIM, 1);
-	net_test_send(fd, o);
-	if (net_test_read_frame(fd, m) || m->type != WIRE_WELCOME ||
-	    net_test_read_frame(fd, m) || m->type != WIRE_READY) {
-		close(fd);
-		return -1;
-	}
-	*durable = m->durable;
-	return fd;
-}
-
 /* PULL req of keys at clock; its answer into m. @return 0 or -1. */
 static int pull(int fd, struct wire_out *o, struct wire_msg *m, uint32_t req,
 		uint64_t clock, const uint64_t *keys, uint32_t n)
@@ -158,7 +138,7 @@ static void test_shard(void)
 	struct wire_msg m = { 0 };
 	wire_out_init(&o);
 	int durable = -1;
-	int fd = join(sh.port, &o, &m, &durable);
+	int fd = net_test_join(sh.port, DIM, &o, &m, &durable);
 	CHECK(fd >= 0 && durable == 0, "join: fd %d durable %d", fd, durable);
 	const uint64_t k1[3] = { 3, 5, 9 }, k2[2] = { 1, 2 };
 	const uint64_t all[4] = { 1, 3, 5, 9 };
@@ -184,11 +164,11 @@ static void test_shard(void)
 	refused(fd, &o, &m, 1, 3, "pull request 1,");
 
 	/* a new connection never saw pull 5 */
-	fd = join(sh.port, &o, &m, &durable);
+	fd = net_test_join(sh.port, DIM, &o, &m, &durable);
 	CHECK(fd >= 0, "rejoin");
 	refused(fd, &o, &m, 5, 2, "did not make");
 	/* nor a count other than the pull's */
-	fd = join(sh.port, &o, &m, &durable);
+	fd = net_test_join(sh.port, DIM, &o, &m, &durable);
 	CHECK(fd >= 0 && pull(fd, &o, &m, 6, 0, k1, 3) == 0, "pull 6");
 	refused(fd, &o, &m, 6, 2, "pushed 2 values for the 3 keys");
 	ps_server_stats(sh.s, &st);
@@ -204,7 +184,7 @@ static void test_shard(void)
 	if (net_test_shard_start(&sh, pc)) {
 		CHECK(0, "durable shard did not start");
 	} else {
-		fd = join(sh.port, &o, &m, &durable);
+		fd = net_test_join(sh.port, DIM, &o, &m, &durable);
 		CHECK(fd >= 0 && durable == 1, "durable join: %d", durable);
 		CHECK(pull(fd, &o, &m, 1, 0, k1, 3) == 0, "durable pull");
 		refused(fd, &o, &m, 1, 3, "keeps pushes");

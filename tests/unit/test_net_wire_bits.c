@@ -5,11 +5,15 @@
  * that is smaller; a PUSH carries its keys that way with its values,
  * float32 or float16; a bitmap whose count, first bit, last word, length
  * or keys do not hold together is refused, and so is the flag where no
- * keys are (a CLOCK, a push naming its pull).
+ * keys are (a CLOCK, a push naming its pull). A real shard adds and
+ * answers bitmaps as lists, and refuses (ERROR, peer dropped) one that
+ * reaches past its range.
  */
 #include <string.h>
 
+#include "net/key_span.h"
 #include "net/wire.h"
+#include "net_testutil.h"
 #include "testutil.h"
 
 /* A PULL of keys[0..n) as a bitmap, into o. */
@@ -193,11 +197,91 @@ static void push_bits(void)
 	wire_msg_free(&m);
 }
 
+/* A PULL (vals NULL) or PUSH of keys[0..n) as a bitmap to fd. */
+static void send_bits(int fd, struct wire_out *o, uint32_t req,
+		      const uint64_t *keys, const float *vals, uint32_t n)
+{
+	wire_begin(o, vals ? WIRE_PUSH : WIRE_PULL, WIRE_F_BITS);
+	if (vals) {
+		wire_put_u64(o, 0);
+		wire_put_u64(o, req); /* seq */
+	} else {
+		wire_put_u32(o, req);
+		wire_put_u64(o, 0);
+	}
+	wire_put_key_bits(o, keys, n);
+	if (vals)
+		wire_put_vals(o, vals, n, 0);
+	wire_end(o);
+	net_test_send(fd, o);
+}
+
+/* The frame read after a bitmap of keys outside the shard must be an
+ * ERROR saying so, and the connection must end. */
+static void outside(int fd, struct wire_msg *m, const char *what)
+{
+	int rc = net_test_read_frame(fd, m);
+	CHECK(rc == 0 && m->type == WIRE_ERROR &&
+		      strstr(m->text, "outside the shard"),
+	      "%s: rc %d type %d text '%s'", what, rc, m->type,
+	      rc ? "" : m->text);
+	uint8_t c;
+	CHECK(read(fd, &c, 1) <= 0, "%s: the peer was not dropped", what);
+	close(fd);
+}
+
+/* A real shard (0 of 2: keys [0, 50) of 100) takes bitmap pushes and
+ * pulls as lists, and refuses a bitmap that reaches past its range. */
+static void real_shard(void)
+{
+	struct net_test_shard sh;
+	struct ps_config pc = { .shard = 0, .n_shards = 2, .staleness = 1 };
+	if (net_test_shard_start(&sh, pc)) {
+		CHECK(0, "shard did not start");
+		return;
+	}
+	struct wire_out o;
+	struct wire_msg m;
+	wire_out_init(&o);
+	memset(&m, 0, sizeof m);
+	int durable;
+	int fd = net_test_join(sh.port, 100, &o, &m, &durable);
+	CHECK(fd >= 0, "join");
+	const uint64_t pushed[4] = { 3, 4, 5, 49 }, pulled[5] = { 3, 4, 6, 7, 49 };
+	const float d[4] = { 1, 2, 3, 4 };
+	send_bits(fd, &o, 1, pushed, d, 4);
+	send_bits(fd, &o, 7, pulled, NULL, 5);
+	int rc = net_test_read_frame(fd, &m);
+	CHECK(rc == 0 && m.type == WIRE_PULL_REPLY && m.req == 7 &&
+		      m.n_vals == 5 && m.vals[0] == 1 && m.vals[1] == 2 &&
+		      m.vals[2] == 0 && m.vals[3] == 0 && m.vals[4] == 4,
+	      "bitmap pull after a bitmap push: rc %d, %u values", rc,
+	      m.n_vals);
+	/* a pull's last key, then a push's, one past the range */
+	const uint64_t over[3] = { 40, 45, 50 };
+	send_bits(fd, &o, 8, over, NULL, 3);
+	outside(fd, &m, "a bitmap pull past the shard");
+	fd = net_test_join(sh.port, 100, &o, &m, &durable);
+	CHECK(fd >= 0, "rejoin");
+	send_bits(fd, &o, 2, over, d, 3);
+	outside(fd, &m, "a bitmap push past the shard");
+	struct wire_stats st;
+	ps_server_stats(sh.s, &st);
+	CHECK(st.pushes == 1 && st.keys_pushed == 4,
+	      "refused push counted: %llu pushes of %llu keys",
+	      (unsigned long long)st.pushes,
+	      (unsigned long long)st.keys_pushed);
+	net_test_shard_stop(&sh);
+	wire_out_free(&o);
+	wire_msg_free(&m);
+}
+
 int main(void)
 {
 	test_rng_seed(0x9e3779b97f4a7c15ull);
 	roundtrip();
 	push_bits();
 	refused();
+	real_shard();
 	return TEST_RESULT();
 }
