@@ -138,6 +138,12 @@ int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
 			   uint32_t n, float *vals, boar_error *err);
 /* Whether a pull ahead waits to be collected. */
 int ps_client_ahead_pending(const struct ps_client *c);
+/* Whether the pull asked ahead may be collected at once, before this
+ * clock's pushes (boar_ps_transport.pull_ahead_ready): the background
+ * thread read every shard's answer, and none was held for this worker's
+ * clock (those count pushes the caller is yet to make) or lost with its
+ * connection. Without the thread, 0. */
+int ps_client_ahead_ready(const struct ps_client *c);
 /* Adds deltas[i] to keys[i] (strictly ascending) on the shards. */
 int ps_client_push(struct ps_client *c, const uint64_t *keys,
 		   const float *deltas, uint32_t n, boar_error *err);
@@ -155,6 +161,12 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
  * it is an ordinary push. The shard applies either the same. */
 int ps_client_push_pulled(struct ps_client *c, const uint64_t *keys,
 			  const float *deltas, uint32_t n, boar_error *err);
+/* ps_client_push_pulled of the keys of the pull collected before the
+ * last (the last being the next clock's, collected before this clock's
+ * push: boar_ps_transport.pull_ahead_ready), with its contract. */
+int ps_client_push_pulled_before(struct ps_client *c, const uint64_t *keys,
+				 const float *deltas, uint32_t n,
+				 boar_error *err);
 /* Sends every residual the filter held back. */
 int ps_client_flush(struct ps_client *c, boar_error *err);
 /* Finishes the current clock (after its pushes). */

@@ -271,3 +271,8 @@ int ps_client_ahead_pending(const struct ps_client *c)
 {
 	return c->ahead.on;
 }
+
+int ps_client_ahead_ready(const struct ps_client *c)
+{
+	return c->ahead.on && c->bg && client_bg_ahead_ready(c);
+}

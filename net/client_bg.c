@@ -541,6 +541,17 @@ int client_bg_drain(const struct ps_client *c, boar_error *err)
 	return rc;
 }
 
+int client_bg_ahead_ready(const struct ps_client *c)
+{
+	struct client_bg *b = c->bg;
+	pthread_mutex_lock(&b->mu);
+	int ready = !b->rc && b->asked && !b->waiting;
+	for (uint32_t i = 0; ready && i < c->cfg.n_shards; i++)
+		ready = b->answer[i] == ANS_GOT || b->answer[i] == ANS_NONE;
+	pthread_mutex_unlock(&b->mu);
+	return ready;
+}
+
 /* Waits for the answers only (pushes and clocks queued before may still
  * be on their way: the answers either came before them, and the client
  * adds its own recorded pushes, or were held for this worker's clock and

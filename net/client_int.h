@@ -126,8 +126,10 @@ struct ps_client {
 	 * job queued makes it let go (INTERRUPTED), else -1. */
 	struct client_bg *bg;
 	int wake_fd;
-	/* The caller's: the pull last collected, per shard (n_shards), for
-	 * pushes without keys; those off (keyed_only: BOAR_PS_KEYED_PUSH=1),
+	/* The caller's: the pull last collected, per shard (n_shards), and
+	 * the one before it (n_shards more: a clock's push may follow the
+	 * next clock's pull collected early, pull_ahead_ready), for pushes
+	 * without keys; those off (keyed_only: BOAR_PS_KEYED_PUSH=1),
 	 * their keys compared in full (check_pulled: BOAR_PS_CHECK_PULLED=1),
 	 * and every frame's keys as a list, never a bitmap (key_lists:
 	 * BOAR_PS_KEY_LISTS=1): debugging aids read when the client is
@@ -213,8 +215,9 @@ int client_push_send(struct ps_client *c, const uint64_t *keys,
 		     const float *deltas, uint32_t n,
 		     const struct pulled_ref *pulled, boar_error *err);
 /* client_push.c: the pull of keys[0..n) just collected (arg[n_shards])
- * noted as the one pushes may name (ps_client_push_pulled); forgotten
- * (none may) after a pull that failed or went to no shard. */
+ * noted as the one pushes may name (ps_client_push_pulled), the one
+ * noted before it kept as the one before; both forgotten (none may)
+ * after a pull that failed or went to no shard. */
 void client_note_pulled(struct ps_client *c, const struct pull_arg *arg);
 void client_forget_pulled(struct ps_client *c);
 /* ps_client_clock's work: the clock ticked and sent to every shard. */
@@ -231,6 +234,7 @@ int client_bg_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		    boar_error *err);
 int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		      float *vals, boar_error *err);
+int client_bg_ahead_ready(const struct ps_client *c);
 int client_bg_drain(const struct ps_client *c, boar_error *err);
 void client_bg_stop(struct ps_client *c);
 

@@ -66,7 +66,7 @@ int client_new(const struct ps_client_config *cfg, struct ps_client **out,
 	c->keyed_only = env_on("BOAR_PS_KEYED_PUSH");
 	c->check_pulled = env_on("BOAR_PS_CHECK_PULLED");
 	c->key_lists = env_on("BOAR_PS_KEY_LISTS");
-	c->pulled = calloc(cfg->n_shards, sizeof *c->pulled);
+	c->pulled = calloc(2 * (size_t)cfg->n_shards, sizeof *c->pulled);
 	if (!c->pulled) {
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 		goto err;

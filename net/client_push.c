@@ -100,12 +100,29 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
 	return push(c, keys, deltas, n, NULL, err);
 }
 
-int ps_client_push_pulled(struct ps_client *c, const uint64_t *keys,
-			  const float *deltas, uint32_t n, boar_error *err)
+/* A push of the keys of the pull collected last (before: the one
+ * before it). */
+static int push_pulled(struct ps_client *c, const uint64_t *keys,
+		       const float *deltas, uint32_t n, int before,
+		       boar_error *err)
 {
 	/* a filter drops keys (and a link never pulls): keyed */
 	int may = !c->keyed_only && !c->res && !c->link;
-	return push(c, keys, deltas, n, may ? c->pulled : NULL, err);
+	const struct pulled_ref *r = c->pulled + (before ? c->cfg.n_shards : 0);
+	return push(c, keys, deltas, n, may ? r : NULL, err);
+}
+
+int ps_client_push_pulled(struct ps_client *c, const uint64_t *keys,
+			  const float *deltas, uint32_t n, boar_error *err)
+{
+	return push_pulled(c, keys, deltas, n, 0, err);
+}
+
+int ps_client_push_pulled_before(struct ps_client *c, const uint64_t *keys,
+				 const float *deltas, uint32_t n,
+				 boar_error *err)
+{
+	return push_pulled(c, keys, deltas, n, 1, err);
 }
 
 /* A fingerprint of keys[a..b) (order-dependent), for the full check. */
@@ -119,7 +136,9 @@ static uint64_t keys_fp(const uint64_t *keys, uint32_t a, uint32_t b)
 
 void client_note_pulled(struct ps_client *c, const struct pull_arg *arg)
 {
-	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
+	uint32_t S = c->cfg.n_shards;
+	memcpy(c->pulled + S, c->pulled, S * sizeof *c->pulled);
+	for (uint32_t i = 0; i < S; i++) {
 		const struct pull_arg *p = &arg[i];
 		struct pulled_ref *r = &c->pulled[i];
 		r->ok = 1;
@@ -137,7 +156,7 @@ void client_note_pulled(struct ps_client *c, const struct pull_arg *arg)
 
 void client_forget_pulled(struct ps_client *c)
 {
-	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
+	for (uint32_t i = 0; i < 2 * c->cfg.n_shards; i++)
 		c->pulled[i].ok = 0;
 }
 

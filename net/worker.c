@@ -19,10 +19,11 @@ struct worker {
 	double t_start;
 	int threads; /* the engine's: the client merges pulls on them */
 	int zero_start; /* a linear model: the shards start at zero */
-	/* the keys (array) and count of the last pull, which a push of the
-	 * same may name instead of carrying them (w_push_pulled) */
-	const uint64_t *pulled;
-	uint32_t n_pulled;
+	/* the keys (array) and count of the last pull and of the one
+	 * before, which a push of the same may name instead of carrying
+	 * them (w_push_pulled) */
+	const uint64_t *pulled, *pulled_before;
+	uint32_t n_pulled, n_pulled_before;
 };
 
 static double now_s(void)
@@ -56,6 +57,8 @@ static int w_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 		  boar_error *err)
 {
 	struct worker *w = ctx;
+	w->pulled_before = w->pulled;
+	w->n_pulled_before = w->n_pulled;
 	w->pulled = keys;
 	w->n_pulled = n;
 	if (ps_client_ahead_pending(w->c))
@@ -78,6 +81,15 @@ static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
 	return w_pull_ahead_into(ctx, keys, n, NULL, err);
 }
 
+/* The library collects the pull at once where this says 1. */
+static int w_pull_ahead_ready(void *ctx)
+{
+	struct worker *w = ctx;
+	int ready = ps_client_ahead_ready(w->c);
+	w->rep->pulls_early += (uint64_t)ready;
+	return ready;
+}
+
 static int w_push(void *ctx, const uint64_t *keys, const float *deltas,
 		  uint32_t n, boar_error *err)
 {
@@ -85,15 +97,19 @@ static int w_push(void *ctx, const uint64_t *keys, const float *deltas,
 	return ps_client_push(w->c, keys, deltas, n, err);
 }
 
-/* The library says keys are the last pull's; the client checks what it
- * can cheaply (each shard's count and ends), this the array itself. */
+/* The library says keys are the last pull's, or the one's before where
+ * the last was the next clock's collected early; the client checks what
+ * it can cheaply (each shard's count and ends), this which array. */
 static int w_push_pulled(void *ctx, const uint64_t *keys,
 			 const float *deltas, uint32_t n, boar_error *err)
 {
 	struct worker *w = ctx;
-	if (keys != w->pulled || n != w->n_pulled)
-		return ps_client_push(w->c, keys, deltas, n, err);
-	return ps_client_push_pulled(w->c, keys, deltas, n, err);
+	if (keys == w->pulled && n == w->n_pulled)
+		return ps_client_push_pulled(w->c, keys, deltas, n, err);
+	if (keys == w->pulled_before && n == w->n_pulled_before)
+		return ps_client_push_pulled_before(w->c, keys, deltas, n,
+						    err);
+	return ps_client_push(w->c, keys, deltas, n, err);
 }
 
 static int w_clock(void *ctx, uint64_t rows, boar_error *err)
@@ -192,6 +208,8 @@ static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 
 /* BOAR_PS_AHEAD (a debugging aid; net/README.md): "copy", pulls asked
  * ahead answered into the client's buffer and copied at the collect;
+ * "late", collected only after the clock's pushes, the client adding
+ * them (never before, for the library's store and load in one pass);
  * "off", none asked ahead (each clock pulled as it starts); unset, the
  * answers decoded where the library reads them. A worker of one thread
  * trains the same model, bit for bit, every way (tests/cli/net_ahead.sh).
@@ -202,10 +220,14 @@ static int ahead_ways(boar_ps_transport *t, boar_error *err)
 	const char *way = getenv("BOAR_PS_AHEAD");
 	if (!way)
 		return 0;
-	if (strcmp(way, "copy") && strcmp(way, "off"))
+	if (strcmp(way, "copy") && strcmp(way, "late") && strcmp(way, "off"))
 		return boar_fail(err, BOAR_EINVAL,
-				 "BOAR_PS_AHEAD is '%s': copy, off, or unset",
+				 "BOAR_PS_AHEAD is '%s': copy, late, off, or "
+				 "unset",
 				 way);
+	t->pull_ahead_ready = NULL;
+	if (!strcmp(way, "late"))
+		return 0;
 	t->pull_ahead_into = NULL;
 	if (!strcmp(way, "off"))
 		t->pull_ahead = NULL;
@@ -242,6 +264,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.wait_clock = w_wait_clock,
 		.push_pulled = w_push_pulled,
 		.pull_ahead_into = w_pull_ahead_into,
+		.pull_ahead_ready = w_pull_ahead_ready,
 	};
 	int rc = ahead_ways(&t, err);
 	if (rc)

@@ -34,6 +34,9 @@ struct ps_worker_config {
 struct ps_worker_report {
 	uint64_t clocks;
 	uint64_t pulls_ahead; /* clocks whose keys were asked a clock ahead */
+	/* of them, collected before the clock before pushed (its store and
+	 * their load in one pass: boar_ps_transport.pull_ahead_ready) */
+	uint64_t pulls_early;
 	uint64_t rows;
 	double seconds;  /* connect to DONE */
 	double gather_s; /* after DONE: the gather, stats and shutdown */

@@ -154,6 +154,7 @@ void cluster_say_worker(const struct wrun *c, const struct train_args *a,
 		json_int(&j, "shards", n_shards);
 		json_uint(&j, "clocks", rep->clocks);
 		json_uint(&j, "pulls_ahead", rep->pulls_ahead);
+		json_uint(&j, "pulls_early", rep->pulls_early);
 		json_uint(&j, "rows_parsed", parsed);
 		json_num(&j, "seconds", rep->seconds);
 		json_num(&j, "load_s", c->load_s);

@@ -138,6 +138,84 @@ void boar_engine_store_deltas(const struct boar_engine *e,
 			    before[i];
 }
 
+/* One range of boar_engine_store_load: a[ja..je) and b[ib..ie), a
+ * window of 64 keys at a time (a clock's keys and the next clock's share
+ * the power-law head and interleave at about every key elsewhere: a
+ * merge that branched on each compare mispredicted at most of them).
+ * In a window, a's deltas are stored first (each read before b's values
+ * overwrite it), with a mask of a's keys; then b's mask, the deltas of
+ * the keys both have added to b's values (a key's place in either list
+ * is a popcount of its mask below it), and b's values loaded. The loops
+ * branch on the data once per window and list, where the list leaves
+ * the window. */
+static void store_load_range(const struct by_key *bk, const uint64_t *a,
+			     const float *before, float *deltas, uint64_t j,
+			     uint64_t je, const uint64_t *b, float *vals,
+			     uint64_t i, uint64_t ie)
+{
+	float *w = bk->w;
+	const float *s = bk->s;
+	uint64_t S = bk->stride;
+	while (i < ie || j < je) {
+		uint64_t wa = j < je ? a[j] >> 6 : UINT64_MAX;
+		uint64_t wb = i < ie ? b[i] >> 6 : UINT64_MAX;
+		uint64_t win = wa < wb ? wa : wb, ma = 0, mb = 0;
+		uint64_t j0 = j, i0 = i;
+		for (; j < je && a[j] >> 6 == win; j++) {
+			deltas[j] = to_model(w[S * a[j]], s, a[j]) - before[j];
+			ma |= 1ull << (a[j] & 63);
+		}
+		for (; i < ie && b[i] >> 6 == win; i++)
+			mb |= 1ull << (b[i] & 63);
+		for (uint64_t both = ma & mb; both; both &= both - 1) {
+			uint64_t below = (1ull << __builtin_ctzll(both)) - 1;
+			vals[i0 + (uint64_t)__builtin_popcountll(mb & below)] +=
+				deltas[j0 +
+				       (uint64_t)__builtin_popcountll(ma & below)];
+		}
+		for (uint64_t k = i0; k < i; k++)
+			w[S * b[k]] = to_sweep(vals[k], s, b[k]);
+	}
+}
+
+/* The first index of keys[0..n) at or above key. */
+static uint64_t keys_lower_bound(const uint64_t *keys, uint64_t n,
+				 uint64_t key)
+{
+	uint64_t lo = 0, hi = n;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+		if (keys[mid] < key)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+void boar_engine_store_load(struct boar_engine *e, const uint64_t *a,
+			    const float *before, float *deltas, uint64_t na,
+			    const uint64_t *b, float *vals, uint64_t nb)
+{
+	struct by_key bk = by_key(e);
+	int parts = nb >= 65536 ? e->threads : 1; /* cut at b's keys */
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+	for (int t = 0; t < parts; t++) {
+		/* part t: the keys from b's t-th cut to the next (the first
+		 * from 0, the last to the end), in both lists */
+		uint64_t lo = t ? b[nb * t / parts] : 0;
+		uint64_t ib = t ? nb * t / parts : 0;
+		uint64_t ie = t + 1 < parts ? nb * (t + 1) / parts : nb;
+		uint64_t ja = t ? keys_lower_bound(a, na, lo) : 0;
+		uint64_t je = t + 1 < parts
+				      ? keys_lower_bound(a, na, b[ie])
+				      : na;
+		store_load_range(&bk, a, before, deltas, ja, je, b, vals, ib,
+				 ie);
+	}
+	e->wg_ahead = e->wg != NULL;
+}
+
 /* Grid cell of a rating: its user range times G plus its item range. */
 static inline uint32_t mf_cell(const struct boar_model *m, uint32_t G,
 			       const struct boar_triplet *t)

@@ -144,6 +144,18 @@ void boar_engine_load_keys(struct boar_engine *e, const uint64_t *keys,
 void boar_engine_store_deltas(const struct boar_engine *e,
 			      const uint64_t *keys, const float *before,
 			      float *deltas, uint64_t n);
+/* store_deltas of a clock's keys a[0..na) and load_keys of the next
+ * clock's b[0..nb) (both ascending) in one pass, the values of b's keys
+ * that a has too with a's delta added (vals[i] += deltas[j] where b[i] ==
+ * a[j], before they load): the next clock's values pulled before this
+ * clock's push, made to count it as a pull after it would. One pass over
+ * the weights and each list, with no branch on the keys, where the store,
+ * the merge of the pushed deltas into the pulled values and the load
+ * took three (each about as long as the sweep's own misses on a model
+ * larger than the caches). vals is written back as loaded. */
+void boar_engine_store_load(struct boar_engine *e, const uint64_t *a,
+			    const float *before, float *deltas, uint64_t na,
+			    const uint64_t *b, float *vals, uint64_t nb);
 
 /* engine_compact.c: wg renumbered to the features the rows use (once,
  * before the first sweep); the address of coordinate j's AdaGrad sum in

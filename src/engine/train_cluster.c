@@ -286,6 +286,7 @@ static int order_as_drawn(struct cluster *c, const uint32_t *order,
 	c->ahead_k = NO_CLOCK;
 	c->ahead_got = 0;
 	c->ahead_with = 0;
+	c->loaded_ahead = 0; /* the next clock's keys are others */
 	free(c->next_order);
 	c->next_order = NULL;
 	if (c->clock_bits)
@@ -355,9 +356,9 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	find_next(c, r, order, k);
 	/* else in c->before already (settle_ahead into what is now
 	 * before): collected with the union, or before an evaluation's own
-	 * pulls */
-	c->pulled_alone = !c->ahead_got;
-	if (c->pulled_alone)
+	 * pulls, or alone and loaded already (cluster_store) */
+	c->pulled_alone = !c->ahead_got || c->loaded_ahead;
+	if (!c->ahead_got)
 		rc = c->t->pull(c->t->ctx, c->gkeys,
 				(uint32_t)(c->nk * c->key_copies), c->before,
 				err);
@@ -367,26 +368,13 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	 * sooner it leaves, the less of its answer the next pull waits for */
 	if (!rc)
 		rc = ask_found(c, err);
-	if (!rc)
+	if (!rc && !c->loaded_ahead)
 		rc = r->ops->load_keys(r->eng, c->keys, c->before, c->nk, err);
+	c->loaded_ahead = 0;
 	if (!rc && c->sums)
 		cluster_sums_load(c, c->keys, c->before + c->nk, c->nk);
 	lap(c, BOAR_PS_LOCAL);
 	return rc;
-}
-
-/* The bias is touched by every row of every worker: each worker's delta
- * for it sums a clock's worth of steps taken from one stale value, and the
- * shard adding W of them steps W times too far (plain SGD diverged with two
- * workers). Pushing the bias as 1/W of the delta makes the shard's bias the
- * average of the workers' replicas, as the GPU engine does for its hot
- * coordinates per block; sparse features rarely collide and are summed. */
-static void damp_bias(struct cluster *c)
-{
-	uint64_t bias_key = c->n_keys - c->width;
-	/* the bias keys are the largest, so the last ones */
-	for (uint64_t i = c->nk; i-- > 0 && c->keys[i] >= bias_key;)
-		c->delta[i] /= (float)c->t->n_workers;
 }
 
 static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
@@ -394,17 +382,16 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 {
 	struct cluster *c = ctx;
 	lap(c, BOAR_PS_SWEEP);
-	int rc = r->ops->store_deltas(r->eng, c->keys, c->before, c->delta,
-				      c->nk, err);
+	int rc = cluster_store(c, r, c->next - 1, err);
 	if (rc)
 		return rc;
-	damp_bias(c);
 	if (c->sums)
 		cluster_sums_added(c, c->keys, c->before + c->nk,
 				   c->delta + c->nk, c->nk);
 	lap(c, BOAR_PS_LOCAL);
 	/* The clock's keys are the last pull's where cluster_pull pulled
-	 * them alone (push_pulled may leave them out). */
+	 * them alone, or the one's before where the next clock's was
+	 * collected since (cluster_store): push_pulled may leave them out. */
 	const boar_ps_transport *t = c->t;
 	int (*push)(void *, const uint64_t *, const float *, uint32_t,
 		    boar_error *) = t->push;
@@ -550,7 +537,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, shared_sums) &&
 		   t->size != offsetof(boar_ps_transport, wait_clock) &&
 		   t->size != offsetof(boar_ps_transport, push_pulled) &&
-		   t->size != offsetof(boar_ps_transport, pull_ahead_into)))
+		   t->size != offsetof(boar_ps_transport, pull_ahead_into) &&
+		   t->size != offsetof(boar_ps_transport, pull_ahead_ready)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -677,6 +665,8 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		c.pull_ahead = t->pull_ahead;
 	if (t->size > offsetof(boar_ps_transport, pull_ahead_into))
 		c.pull_ahead_into = t->pull_ahead_into;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead_ready))
+		c.pull_ahead_ready = t->pull_ahead_ready;
 	int *sharded_out = t->size > offsetof(boar_ps_transport, model_sharded)
 				   ? t->model_sharded
 				   : NULL;

@@ -44,6 +44,11 @@ struct cluster {
 	int (*pull_ahead_into)(void *ctx, const uint64_t *keys, uint32_t n,
 			       float *vals, boar_error *err);
 	float *ahead_before;
+	/* The transport's pull_ahead_ready (or NULL); loaded_ahead: the
+	 * values asked ahead were collected and loaded with the store of
+	 * the clock before (cluster_store.c), into what becomes before. */
+	int (*pull_ahead_ready)(void *ctx);
+	int loaded_ahead;
 	/* The next clock's keys found while the current clock's answer is
 	 * still coming (find_ahead): clock prep_k (NO_CLOCK: none), to be
 	 * asked for as ask[0..n_ask) once that answer is in; prep_with: ask
@@ -93,6 +98,12 @@ struct cluster {
 };
 
 #define NO_CLOCK UINT32_MAX
+
+/* After clock k's sweep: its deltas into c->delta (the bias's damped),
+ * and where the next clock's answer is in, its values collected and
+ * loaded in the same pass (c->loaded_ahead). @return 0 or an error. */
+int cluster_store(struct cluster *c, const struct train_run *r, uint64_t k,
+		  boar_error *err);
 /* Less work than this many non-zeros (or 16 times as many bitmap words)
  * stays on one thread: a parallel region costs more than it saves. */
 #define PARALLEL_MIN (1u << 18)

@@ -755,7 +755,9 @@ typedef struct boar_ps_transport {
 	/* NULL, or: push as push does, called instead of it where keys (the
 	 * same array) and n are exactly those of the last pull, in their
 	 * order, and no other pull came in between (pull_ahead may have),
-	 * so the transport may send the deltas without the keys, which the
+	 * or of the pull before it where the last was the next clock's,
+	 * collected early (pull_ahead_ready; it is another array), so the
+	 * transport may send the deltas without the keys, which the
 	 * servers have from that pull. The library calls it for a clock
 	 * pulled alone (not for one pulled with an evaluation's keys or
 	 * after an evaluation's pulls); matrix factorization uses push. */
@@ -771,6 +773,16 @@ typedef struct boar_ps_transport {
 	 * is set. */
 	int (*pull_ahead_into)(void *ctx, const uint64_t *keys, uint32_t n,
 			       float *vals, boar_error *err);
+	/* NULL, or: 1 where the pull asked ahead may be collected now,
+	 * before this clock's pushes, without waiting: every server's
+	 * answer came, and none counts this worker's pushes of the clock
+	 * (none was held for them); else 0. The values collected then are
+	 * those of the next clock without this clock's pushes, which the
+	 * library adds itself as it stores them and loads the next clock's
+	 * (one pass over the weights for the three), and pushes after the
+	 * collect are not added to it. A transport that cannot tell says
+	 * 0. */
+	int (*pull_ahead_ready)(void *ctx);
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */

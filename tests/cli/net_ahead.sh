@@ -4,7 +4,11 @@
 # (boar_ps_transport.pull_ahead_into): one worker of one thread on two
 # shards writes the same model file, bit for bit, with the answers
 # decoded there, decoded into the client's buffer and copied
-# (BOAR_PS_AHEAD=copy), and with nothing asked ahead (BOAR_PS_AHEAD=off:
+# (BOAR_PS_AHEAD=copy), collected only after the clock before pushed
+# (BOAR_PS_AHEAD=late: the client adds that push; by default an answer
+# that is in when the clock before ends is collected then, and the
+# library adds the push as it stores that clock and loads the next in
+# one pass), and with nothing asked ahead (BOAR_PS_AHEAD=off:
 # each clock pulled as it starts, the worker's own pushes then in the
 # shards' answers rather than added by the client); with an evaluation
 # after every epoch too (the epoch's first clock is asked with the
@@ -15,16 +19,22 @@ for ev in "" "--test $A9AT"; do
 	what=${ev:+", with evaluations"}
 	one_worker into $ev
 	BOAR_PS_AHEAD=copy one_worker copy $ev
+	BOAR_PS_AHEAD=late one_worker late $ev
 	BOAR_PS_AHEAD=off one_worker off $ev
 	ahead=$(json_field "$T/into.json" pulls_ahead)
 	[ "$ahead" -gt 0 ] || fail "no pull was asked ahead$what"
 	[ "$(json_field "$T/off.json" pulls_ahead)" = 0 ] ||
 		fail "BOAR_PS_AHEAD=off: pulls were asked ahead$what"
+	[ "$(json_field "$T/late.json" pulls_early)" = 0 ] ||
+		fail "BOAR_PS_AHEAD=late: pulls were collected early$what"
+	early=$(json_field "$T/into.json" pulls_early)
+	cmp "$T/into.model" "$T/late.model" ||
+		fail "$early pulls collected early: the model differs from pulls collected after the push$what"
 	cmp "$T/into.model" "$T/copy.model" ||
 		fail "answers decoded in place: the model differs from the copied answers'$what"
 	cmp "$T/into.model" "$T/off.model" ||
 		fail "pulls asked ahead: the model differs from pulls as clocks start$what"
-	echo "$ahead pulls asked ahead$what: the same model every way"
+	echo "$ahead pulls asked ahead ($early collected early)$what: the same model every way"
 done
 
 # a value it does not know is refused by name before anything connects
