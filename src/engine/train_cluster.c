@@ -646,6 +646,23 @@ static int make_views(const boar_dataset *train, const boar_dataset *test,
 	return 0;
 }
 
+/* The members of t that its size has (an older caller's are left at
+ * their zero: not offered). */
+static void take_transport(struct cluster *c, const boar_ps_transport *t)
+{
+	if (t->size > offsetof(boar_ps_transport, local_rows))
+		c->local_rows = t->local_rows;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead))
+		c->pull_ahead = t->pull_ahead;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead_into))
+		c->pull_ahead_into = t->pull_ahead_into;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead_ready))
+		c->pull_ahead_ready = t->pull_ahead_ready;
+	/* a caller of an older size connects with the weights' keys alone */
+	if (t->size > offsetof(boar_ps_transport, shared_sums))
+		c->shared_sums = t->shared_sums;
+}
+
 int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		  const boar_ps_transport *t, boar_model **out,
 		  boar_error *err)
@@ -659,22 +676,11 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	 * before it has nothing to collect) */
 	struct cluster c = {.t = t, .dim = train->dim, .ahead_k = NO_CLOCK,
 			    .prep_k = NO_CLOCK};
-	if (t->size > offsetof(boar_ps_transport, local_rows))
-		c.local_rows = t->local_rows;
-	if (t->size > offsetof(boar_ps_transport, pull_ahead))
-		c.pull_ahead = t->pull_ahead;
-	if (t->size > offsetof(boar_ps_transport, pull_ahead_into))
-		c.pull_ahead_into = t->pull_ahead_into;
-	if (t->size > offsetof(boar_ps_transport, pull_ahead_ready))
-		c.pull_ahead_ready = t->pull_ahead_ready;
+	take_transport(&c, t);
 	int *sharded_out = t->size > offsetof(boar_ps_transport, model_sharded)
 				   ? t->model_sharded
 				   : NULL;
 	c.can_shard = sharded_out != NULL;
-	/* a caller of an older size connects with the weights' keys alone */
-	c.shared_sums = t->size > offsetof(boar_ps_transport, shared_sums)
-				? t->shared_sums
-				: 0;
 	const struct train_hook hook = {
 		.who = "cluster training",
 		.caps = CLUSTER_CAPS,
