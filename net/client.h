@@ -69,6 +69,8 @@ struct ps_client_counters {
 				      a dense pull), counted as sent */
 	uint64_t keys_pushed_bits; /* keys pushed as a bitmap (a dense push
 				      that carries its keys) */
+	uint64_t keys_added;    /* keys of this worker's own pushes added to
+				   the answers of pulls asked before them */
 	uint64_t max_staleness; /* largest gap a pull reply reported */
 	uint64_t reconnects;
 	uint64_t resent;        /* push frames sent again after a reconnect */

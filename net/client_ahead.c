@@ -206,6 +206,14 @@ static void add_run(const struct pull_ahead *a, const struct own_run *r,
 		merge_run(pk, pv, j0, r->n, keys, lo, hi, vals);
 }
 
+uint64_t client_ahead_own_keys(const struct pull_ahead *a)
+{
+	uint64_t n = 0;
+	for (uint32_t r = 0; r < a->n_runs; r++)
+		n += a->runs[r].n;
+	return n;
+}
+
 void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
 			  uint32_t lo, uint32_t hi, float *vals)
 {
@@ -244,17 +252,21 @@ int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
 				 "collecting a pull that was not asked ahead");
 	if (c->bg)
 		return client_bg_collect(c, keys, n, vals, err);
-	int rc = 0;
+	int rc = 0, added = 0;
 	for (uint32_t i = 0; !rc && i < c->cfg.n_shards; i++) {
 		struct pull_arg *p = &a->arg[i];
 		int redone = 0;
 		if (p->a == p->b)
 			continue;
 		rc = client_pull_reply(c, i, p, vals, &redone, err);
-		if (!rc && !redone && !(c->msg.flags & WIRE_F_HELD))
+		if (!rc && !redone && !(c->msg.flags & WIRE_F_HELD)) {
 			client_ahead_finish_vals(a, keys, p->a, p->b, vals,
 						 vals, 1, c->cfg.threads);
+			added = 1;
+		}
 	}
+	if (added)
+		c->n.keys_added += client_ahead_own_keys(a);
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++)
 		c->sh[i].ahead_pending = c->sh[i].ahead_lost = 0;
 	a->on = 0;

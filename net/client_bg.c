@@ -577,9 +577,11 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		lost |= b->answer[i] == ANS_LOST;
 	if (lost && (rc = client_bg_drain(c, err)))
 		return rc;
+	int added = 0;
 	for (uint32_t i = 0; !rc && i < c->cfg.n_shards; i++) {
 		struct pull_arg *p = &a->arg[i];
 		int redone;
+		added |= b->answer[i] == ANS_GOT;
 		switch (b->answer[i]) {
 		case ANS_GOT:
 		case ANS_HELD: /* a held answer counts the pushes already */
@@ -596,6 +598,8 @@ int client_bg_collect(struct ps_client *c, const uint64_t *keys, uint32_t n,
 			break;
 		}
 	}
+	if (added)
+		c->n.keys_added += client_ahead_own_keys(a);
 	unpin(b);
 	if (!rc) {
 		c->n.keys_pulled += n;

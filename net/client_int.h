@@ -199,6 +199,9 @@ int client_take_pull_reply(struct ps_client *c, uint32_t i,
  * lost. */
 int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		     uint64_t clock, boar_error *err);
+/* The keys of the recorded pushes (counted once a collect added them:
+ * keys_added). */
+uint64_t client_ahead_own_keys(const struct pull_ahead *a);
 /* Adds the recorded pushes to vals of keys[lo..hi). */
 void client_ahead_add_own(const struct pull_ahead *a, const uint64_t *keys,
 			  uint32_t lo, uint32_t hi, float *vals);

@@ -77,6 +77,7 @@ static void json_net(struct json_obj *j, const struct ps_client_counters *n,
 	json_uint(j, "push_bytes", n->push_bytes);
 	json_uint(j, "keys_offered", n->keys_offered);
 	json_uint(j, "keys_keyless", n->keys_keyless);
+	json_uint(j, "keys_added", n->keys_added);
 	json_uint(j, "keys_pulled", n->keys_pulled);
 	json_uint(j, "keys_pulled_bits", n->keys_pulled_bits);
 	json_uint(j, "keys_pushed_bits", n->keys_pushed_bits);

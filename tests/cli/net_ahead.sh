@@ -27,6 +27,12 @@ for ev in "" "--test $A9AT"; do
 		fail "BOAR_PS_AHEAD=off: pulls were asked ahead$what"
 	[ "$(json_field "$T/late.json" pulls_early)" = 0 ] ||
 		fail "BOAR_PS_AHEAD=late: pulls were collected early$what"
+	# collected after the push, the client adds it (keys_added); with
+	# nothing asked ahead, the shards' answers count it
+	[ "$(json_field "$T/late.json" keys_added)" -gt 0 ] ||
+		fail "BOAR_PS_AHEAD=late: no push was added to an answer$what"
+	[ "$(json_field "$T/off.json" keys_added)" = 0 ] ||
+		fail "BOAR_PS_AHEAD=off: pushes were added to answers$what"
 	early=$(json_field "$T/into.json" pulls_early)
 	cmp "$T/into.model" "$T/late.model" ||
 		fail "$early pulls collected early: the model differs from pulls collected after the push$what"
