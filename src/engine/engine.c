@@ -9,6 +9,7 @@
 #include "data/dataset.h"
 #include "engine.h"
 #include "base/error.h"
+#include "base/lower_bound.h"
 #include "math/loss.h"
 #include "math/row_weight.h"
 #include "math/step.h"
@@ -178,21 +179,6 @@ static void store_load_range(const struct by_key *bk, const uint64_t *a,
 	}
 }
 
-/* The first index of keys[0..n) at or above key. */
-static uint64_t keys_lower_bound(const uint64_t *keys, uint64_t n,
-				 uint64_t key)
-{
-	uint64_t lo = 0, hi = n;
-	while (lo < hi) {
-		uint64_t mid = lo + (hi - lo) / 2;
-		if (keys[mid] < key)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo;
-}
-
 void boar_engine_store_load(struct boar_engine *e, const uint64_t *a,
 			    const float *before, float *deltas, uint64_t na,
 			    const uint64_t *b, float *vals, uint64_t nb)
@@ -206,9 +192,9 @@ void boar_engine_store_load(struct boar_engine *e, const uint64_t *a,
 		uint64_t lo = t ? b[nb * t / parts] : 0;
 		uint64_t ib = t ? nb * t / parts : 0;
 		uint64_t ie = t + 1 < parts ? nb * (t + 1) / parts : nb;
-		uint64_t ja = t ? keys_lower_bound(a, na, lo) : 0;
+		uint64_t ja = t ? boar_lower_bound_u64(a, 0, na, lo) : 0;
 		uint64_t je = t + 1 < parts
-				      ? keys_lower_bound(a, na, b[ie])
+				      ? boar_lower_bound_u64(a, ja, na, b[ie])
 				      : na;
 		store_load_range(&bk, a, before, deltas, ja, je, b, vals, ib,
 				 ie);

@@ -26,19 +26,9 @@
 
 #define DIM (1u << 18)
 
-static uint64_t rng = 0x2545f4914f6cdd1dull;
-
-static uint64_t next_u64(void)
-{
-	rng ^= rng << 13;
-	rng ^= rng >> 7;
-	rng ^= rng << 17;
-	return rng;
-}
-
 static float small_float(void)
 {
-	return (float)((int)(next_u64() % 2001) - 1000) / 997.0f;
+	return (float)((int)(test_rng() % 2001) - 1000) / 997.0f;
 }
 
 /* Keys of [0, DIM] (the bias is DIM) kept where pick says, ascending. */
@@ -48,7 +38,7 @@ static uint64_t make_keys(uint64_t *keys, enum pick p)
 {
 	uint64_t n = 0;
 	for (uint64_t k = 0; k <= DIM; k++) {
-		int in = p == HALF   ? next_u64() % 2 == 0
+		int in = p == HALF   ? test_rng() % 2 == 0
 			 : p == ALL  ? 1
 			 : p == EVEN ? k % 2 == 0
 			 : p == ODD  ? k % 2 == 1
@@ -167,6 +157,7 @@ out:
 
 int main(void)
 {
+	test_rng_seed(0x2545f4914f6cdd1dull);
 	boar_gen_options g;
 	boar_gen_options_default(&g);
 	g.task = BOAR_TASK_LINEAR;
