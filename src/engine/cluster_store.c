@@ -10,8 +10,7 @@
  * pass (boar_engine_store_load): what the transport's merge of this
  * clock's push into the answer and the next clock's load would do after
  * the push, where the three passes each went over the model (32 MiB for
- * a 2^22 model with its AdaGrad sums beside the weights, twice the
- * caches of the cores a worker has on a shared host) and the merge
+ * a 2^22 model with its AdaGrad sums beside the weights) and the merge
  * mispredicted at about every other key. The next clock's pull then has
  * nothing to wait for and nothing to load.
  *

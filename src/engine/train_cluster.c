@@ -389,9 +389,10 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 		cluster_sums_added(c, c->keys, c->before + c->nk,
 				   c->delta + c->nk, c->nk);
 	lap(c, BOAR_PS_LOCAL);
-	/* The clock's keys are the last pull's where cluster_pull pulled
-	 * them alone, or the one's before where the next clock's was
-	 * collected since (cluster_store): push_pulled may leave them out. */
+	/* The clock's keys are those of the last pull where cluster_pull
+	 * pulled them alone, or of the pull before it where the next
+	 * clock's was collected since (cluster_store): push_pulled may
+	 * leave them out. */
 	const boar_ps_transport *t = c->t;
 	int (*push)(void *, const uint64_t *, const float *, uint32_t,
 		    boar_error *) = t->push;
