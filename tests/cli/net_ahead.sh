@@ -12,7 +12,8 @@
 # each clock pulled as it starts, the worker's own pushes then in the
 # shards' answers rather than added by the client); with an evaluation
 # after every epoch too (the epoch's first clock is asked with the
-# evaluation's keys, collected before the evaluation reads them).
+# evaluation's keys, collected before the evaluation reads them); and a
+# softmax model (K keys a feature) with and without early collects.
 . net/tests/lib.sh
 
 for ev in "" "--test $A9AT"; do
@@ -42,6 +43,21 @@ for ev in "" "--test $A9AT"; do
 		fail "pulls asked ahead: the model differs from pulls as clocks start$what"
 	echo "$ahead pulls asked ahead ($early collected early)$what: the same model every way"
 done
+
+# softmax: a feature owns K = 3 keys, and the bias K (the last of every
+# clock's, stored, damped and added apart from the one pass); classes
+# made from a9a's labels and one feature, as in net_multiclass.sh
+awk '{ c = $1 == "+1" ? 1 : 3
+       for (i = 2; i <= NF; i++) if ($i ~ /^40:/) c = $1 == "+1" ? 1 : 2
+       $1 = c; print }' "$A9A" >"$T/mc.train"
+binary=$A9A
+A9A=$T/mc.train # the data every worker of lib.sh reads
+one_worker mc --loss softmax
+BOAR_PS_AHEAD=late one_worker mc_late --loss softmax
+A9A=$binary
+cmp "$T/mc.model" "$T/mc_late.model" ||
+	fail "softmax: $(json_field "$T/mc.json" pulls_early) pulls collected early: the model differs from pulls collected after the push"
+echo "softmax: $(json_field "$T/mc.json" pulls_early) of $(json_field "$T/mc.json" pulls_ahead) pulls collected early, the same model"
 
 # a value it does not know is refused by name before anything connects
 # (a typo would have measured the default)
