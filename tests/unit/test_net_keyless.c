@@ -9,7 +9,9 @@
  * than the pulls it keeps, one of another count, and any to a shard that
  * logs pushes, are refused with an ERROR saying why and the peer
  * dropped. A client against a scripted shard: ps_client_push_pulled names
- * the pull collected last, and carries its keys where the keys differ,
+ * the pull collected last, ps_client_push_pulled_before the one before
+ * it (the next clock's pull collected before this clock's push), and
+ * either carries its keys where the keys differ,
  * after a reconnect (the new connection never saw the pull) and to a
  * durable shard; with BOAR_PS_CHECK_PULLED a push whose keys differ from
  * the pull's only in the middle is an error.
@@ -271,7 +273,7 @@ static void test_client(void)
 	/* other keys: another last key; mid: only a middle one differs,
 	 * which only the full check (BOAR_PS_CHECK_PULLED) sees */
 	const uint64_t k[3] = { 3, 5, 9 }, other[3] = { 3, 5, 10 };
-	const uint64_t mid[3] = { 3, 6, 9 };
+	const uint64_t mid[3] = { 3, 6, 9 }, next[3] = { 4, 5, 8 };
 	const float d[3] = { 1, 2, 3 };
 	float v[3];
 	struct wire_stats st;
@@ -282,6 +284,10 @@ static void test_client(void)
 	rc |= ps_client_push_pulled(c, k, d, 3, &err);      /* keyed */
 	rc |= ps_client_pull(c, k, 3, v, &err);
 	rc |= ps_client_push_pulled(c, k, d, 3, &err);      /* names it */
+	rc |= ps_client_pull(c, next, 3, v, &err);          /* the next */
+	rc |= ps_client_push_pulled_before(c, k, d, 3, &err); /* k's */
+	rc |= ps_client_push_pulled(c, next, d, 3, &err);   /* next's */
+	rc |= ps_client_push_pulled_before(c, other, d, 3, &err); /* keyed */
 	rc |= ps_client_stats(c, 0, &st, &err);             /* durable now */
 	rc |= ps_client_pull(c, k, 3, v, &err);
 	rc |= ps_client_push_pulled(c, k, d, 3, &err);      /* keyed */
@@ -298,12 +304,12 @@ static void test_client(void)
 	ps_client_free(c);
 	pthread_join(t, NULL);
 	close(sc.lfd);
-	CHECK(sc.ok && sc.n_pulls == 4 && sc.n_push == 5,
+	CHECK(sc.ok && sc.n_pulls == 5 && sc.n_push == 8,
 	      "the scripted shard saw %d pulls, %d pushes (ok %d)",
 	      sc.n_pulls, sc.n_push, sc.ok);
-	const int want[5] = { 1, 0, 0, 1, 0 };
-	const int named[5] = { 0, -1, -1, 1, -1 };
-	for (int i = 0; i < 5 && i < sc.n_push; i++) {
+	const int want[8] = { 1, 0, 0, 1, 1, 1, 0, 0 };
+	const int named[8] = { 0, -1, -1, 1, 1, 2, -1, -1 };
+	for (int i = 0; i < 8 && i < sc.n_push; i++) {
 		const struct seen_push *p = &sc.push[i];
 		CHECK(p->pulled == want[i] && p->n_vals == 3 &&
 			      p->n_keys == (p->pulled ? 0u : 3u),
@@ -314,8 +320,8 @@ static void test_client(void)
 			      "push %d names pull %u, want %u", i, p->req,
 			      sc.pull_req[named[i]]);
 	}
-	CHECK(n.keys_keyless == 6 && n.keys_pushed == 15,
-	      "counters: %llu keys without their list of %llu (want 6, 15)",
+	CHECK(n.keys_keyless == 12 && n.keys_pushed == 24,
+	      "counters: %llu keys without their list of %llu (want 12, 24)",
 	      (unsigned long long)n.keys_keyless,
 	      (unsigned long long)n.keys_pushed);
 }
