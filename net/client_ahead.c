@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "base/error.h"
+#include "base/window_add.h"
 #include "net/client_int.h"
 
 static int grow(void **p, uint32_t need, uint32_t *cap, size_t size)
@@ -143,15 +144,12 @@ static void merge_run(const uint64_t *pk, const float *pv, uint32_t j,
 	}
 }
 
-/* The merge a window of 64 keys at a time, for lists of like density (a
- * clock's pushes and the next clock's pull share the power-law head):
- * each list's keys in the window become a 64-bit mask, their common keys
- * are the set bits of the masks' AND, and each one's place in either
- * list is a popcount of its mask below it. The loops branch on the data
- * once per window (where the list leaves it), not once per key as the
- * merge's compare does (a misprediction about every other key at these
- * densities), and write only the values that get a delta. The sums are
- * the merge's: one add per key both lists hold. */
+/* The merge a window of 64 keys at a time (base/window_add.h), for lists
+ * of like density (a clock's pushes and the next clock's pull share the
+ * power-law head). The loops branch on the data once per window (where
+ * the list leaves it), not once per key as the merge's compare does, and
+ * write only the values that get a delta. The sums are the merge's: one
+ * add per key both lists hold. */
 static void merge_windows(const uint64_t *pk, const float *pv, uint32_t j,
 			  uint32_t rn, const uint64_t *keys, uint32_t i,
 			  uint32_t hi, float *vals)
@@ -176,11 +174,7 @@ static void merge_windows(const uint64_t *pk, const float *pv, uint32_t j,
 		do
 			b |= 1ull << (pk[j] & 63);
 		while (++j < rn && pk[j] >> 6 == wa);
-		for (uint64_t both = a & b; both; both &= both - 1) {
-			uint64_t below = (1ull << __builtin_ctzll(both)) - 1;
-			vals[i0 + __builtin_popcountll(a & below)] +=
-				pv[j0 + __builtin_popcountll(b & below)];
-		}
+		boar_window_add(vals + i0, a, pv + j0, b);
 	}
 }
 

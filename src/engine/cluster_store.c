@@ -60,12 +60,10 @@ static int may_load_early(const struct cluster *c, const struct train_run *r,
 static int store_and_load(struct cluster *c, const struct train_run *r,
 			  boar_error *err)
 {
-	int rc = c->t->pull(c->t->ctx, c->ahead_gkeys, (uint32_t)c->ahead_nk,
-			    c->ahead_before, err);
+	int rc = cluster_settle_ahead(c, err);
 	cluster_lap(c->phase, &c->mark, BOAR_PS_PULL);
 	if (rc)
 		return rc;
-	c->ahead_got = 1;
 	struct boar_engine *e = r->eng;
 	uint64_t K = c->width, na = c->nk - K, nb = c->ahead_nk - K;
 	float *vals = c->ahead_before;

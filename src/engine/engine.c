@@ -10,6 +10,7 @@
 #include "engine.h"
 #include "base/error.h"
 #include "base/lower_bound.h"
+#include "base/window_add.h"
 #include "math/loss.h"
 #include "math/row_weight.h"
 #include "math/step.h"
@@ -140,15 +141,13 @@ void boar_engine_store_deltas(const struct boar_engine *e,
 }
 
 /* One range of boar_engine_store_load: a[ja..je) and b[ib..ie), a
- * window of 64 keys at a time (a clock's keys and the next clock's share
- * the power-law head and interleave at about every key elsewhere: a
- * merge that branched on each compare mispredicted at most of them).
- * In a window, a's deltas are stored first (each read before b's values
- * overwrite it), with a mask of a's keys; then b's mask, the deltas of
- * the keys both have added to b's values (a key's place in either list
- * is a popcount of its mask below it), and b's values loaded. The loops
- * branch on the data once per window and list, where the list leaves
- * the window. */
+ * window of 64 keys at a time (base/window_add.h: a clock's keys and the
+ * next clock's share the power-law head and interleave at about every
+ * key elsewhere). In a window, a's deltas are stored first (each read
+ * before b's values overwrite it), with a mask of a's keys; then b's
+ * mask, the deltas of the keys both have added to b's values, and b's
+ * values loaded. The loops branch on the data once per window and list,
+ * where the list leaves the window. */
 static void store_load_range(const struct by_key *bk, const uint64_t *a,
 			     const float *before, float *deltas, uint64_t j,
 			     uint64_t je, const uint64_t *b, float *vals,
@@ -168,12 +167,7 @@ static void store_load_range(const struct by_key *bk, const uint64_t *a,
 		}
 		for (; i < ie && b[i] >> 6 == win; i++)
 			mb |= 1ull << (b[i] & 63);
-		for (uint64_t both = ma & mb; both; both &= both - 1) {
-			uint64_t below = (1ull << __builtin_ctzll(both)) - 1;
-			vals[i0 + (uint64_t)__builtin_popcountll(mb & below)] +=
-				deltas[j0 +
-				       (uint64_t)__builtin_popcountll(ma & below)];
-		}
+		boar_window_add(vals + i0, mb, deltas + j0, ma);
 		for (uint64_t k = i0; k < i; k++)
 			w[S * b[k]] = to_sweep(vals[k], s, b[k]);
 	}

@@ -235,10 +235,11 @@ static int ask_found(struct cluster *c, boar_error *err)
 }
 
 /* A pull still asked ahead, collected now into ahead_before or with_vals
- * (ahead_got), so that another request (refresh, finish) may go: the
+ * (ahead_got), so that another request (refresh, finish) may go, or
+ * before the clock's push to load with its store (cluster_store.c): the
  * values are those of the clock asked for, as nothing is pushed before
  * it starts. */
-static int settle_ahead(struct cluster *c, boar_error *err)
+int cluster_settle_ahead(struct cluster *c, boar_error *err)
 {
 	if (c->ahead_k == NO_CLOCK || c->ahead_got)
 		return 0;
@@ -258,7 +259,7 @@ static int settle_ahead(struct cluster *c, boar_error *err)
 static int take_with(struct cluster *c, const struct train_run *r,
 		     boar_error *err)
 {
-	int rc = settle_ahead(c, err);
+	int rc = cluster_settle_ahead(c, err);
 	if (rc)
 		return rc;
 	float *before = c->before;
@@ -282,7 +283,7 @@ static int order_as_drawn(struct cluster *c, const uint32_t *order,
 	if (!memcmp(order + c->first, c->next_order + c->first,
 		    (c->last - c->first) * sizeof *order))
 		return 0;
-	int rc = settle_ahead(c, err);
+	int rc = cluster_settle_ahead(c, err);
 	c->ahead_k = NO_CLOCK;
 	c->ahead_got = 0;
 	c->ahead_with = 0;
@@ -354,8 +355,8 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);
 	find_next(c, r, order, k);
-	/* else in c->before already (settle_ahead into what is now
-	 * before): collected with the union, or before an evaluation's own
+	/* else in c->before already (cluster_settle_ahead into what is
+	 * now before): collected with the union, or before an evaluation's own
 	 * pulls, or alone and loaded already (cluster_store) */
 	c->pulled_alone = !c->ahead_got || c->loaded_ahead;
 	if (!c->ahead_got)
@@ -411,8 +412,8 @@ static int cluster_push(void *ctx, const struct train_run *r, uint64_t rows,
 /* What an evaluation reads, fresh into the host model: the test set's
  * keys (cluster_eval_keys), or every key of the engine where there is no
  * test set (the whole model where there is no map). Where the next
- * epoch's first clock was collected already (settle_ahead), its keys'
- * values, in c->before, are those of a pull now (after this worker's
+ * epoch's first clock was collected already (cluster_settle_ahead), its
+ * keys' values, in c->before, are those of a pull now (after this worker's
  * pushes), so only the other keys are pulled (none where the
  * evaluation's keys were asked with it: c->with), in pulls of at most cap
  * keys into c->delta (free between a push and the next sweep). A scaled
@@ -468,7 +469,7 @@ static int cluster_refresh(void *ctx, const struct train_run *r,
 {
 	struct cluster *c = ctx;
 	double t0 = cluster_now_s();
-	int rc = settle_ahead(c, err);
+	int rc = cluster_settle_ahead(c, err);
 	if (!rc)
 		rc = refresh_keys(c, r, err);
 	c->phase[BOAR_PS_REFRESH] += cluster_now_s() - t0;
@@ -497,7 +498,8 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 {
 	struct cluster *c = ctx;
 	int gathered = 0;
-	int rc = settle_ahead(c, err); /* a run stopped by its progress hook */
+	/* a run stopped by its progress hook */
+	int rc = cluster_settle_ahead(c, err);
 	if (rc)
 		return rc;
 	if (!c->fm && c->key_copies == 1)
@@ -715,7 +717,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 	 * freed (a transport that failed answers at once) */
 	boar_error ignored;
 	if (rc && c.pull_ahead_into)
-		settle_ahead(&c, &ignored);
+		cluster_settle_ahead(&c, &ignored);
 	if (m && mapped && (!rc || rc == BOAR_ECANCELLED)) {
 		int grc = global_model(&c, train, m, &m, err);
 		if (grc) {

@@ -99,6 +99,9 @@ struct cluster {
 
 #define NO_CLOCK UINT32_MAX
 
+/* The pull asked ahead collected now (train_cluster.c). @return 0 or an
+ * error. */
+int cluster_settle_ahead(struct cluster *c, boar_error *err);
 /* After clock k's sweep: its deltas into c->delta (the bias's damped),
  * and where the next clock's answer is in, its values collected and
  * loaded in the same pass (c->loaded_ahead). @return 0 or an error. */

@@ -28,8 +28,11 @@ static void pull_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
 }
 
 /* A PULL with a hand-made bitmap: count, base, the words. */
-static void pull_raw(struct wire_out *o, uint64_t n, uint64_t base,
-		     const uint64_t *words, uint64_t n_words)
+/* A bitmap PULL as written, however wrong: n keys from base, a count
+ * of `said` words, words[0..n_words) written, then `trail` zero bytes. */
+static void pull_frame(struct wire_out *o, uint64_t n, uint64_t base,
+		       uint64_t said, const uint64_t *words, uint64_t n_words,
+		       int trail)
 {
 	wire_out_reset(o);
 	wire_begin(o, WIRE_PULL, WIRE_F_BITS);
@@ -37,10 +40,18 @@ static void pull_raw(struct wire_out *o, uint64_t n, uint64_t base,
 	wire_put_u64(o, 4);
 	wire_put_varint(o, n);
 	wire_put_varint(o, base);
-	wire_put_varint(o, n_words);
+	wire_put_varint(o, said);
 	for (uint64_t w = 0; w < n_words; w++)
 		wire_put_u64(o, words[w]);
+	while (trail-- > 0)
+		wire_put_u8(o, 0);
 	wire_end(o);
+}
+
+static void pull_raw(struct wire_out *o, uint64_t n, uint64_t base,
+		     const uint64_t *words, uint64_t n_words)
+{
+	pull_frame(o, n, base, n_words, words, n_words, 0);
 }
 
 static void roundtrip(void)
@@ -116,28 +127,10 @@ static void refused(void)
 	REFUSED("a last key past WIRE_MAX_KEY");
 	pull_raw(&o, 2, WIRE_MAX_KEY, w, 1);
 	REFUSED("a base at WIRE_MAX_KEY");
-	/* more words than the frame holds */
-	wire_out_reset(&o);
-	wire_begin(&o, WIRE_PULL, WIRE_F_BITS);
-	wire_put_u32(&o, 9);
-	wire_put_u64(&o, 4);
-	wire_put_varint(&o, 1);
-	wire_put_varint(&o, 0);
-	wire_put_varint(&o, 1000000);
-	wire_put_u64(&o, 1);
-	wire_end(&o);
+	const uint64_t one = 1;
+	pull_frame(&o, 1, 0, 1000000, &one, 1, 0);
 	REFUSED("a word count past the frame");
-	/* a byte after the bitmap */
-	wire_out_reset(&o);
-	wire_begin(&o, WIRE_PULL, WIRE_F_BITS);
-	wire_put_u32(&o, 9);
-	wire_put_u64(&o, 4);
-	wire_put_varint(&o, 1);
-	wire_put_varint(&o, 7);
-	wire_put_varint(&o, 1);
-	wire_put_u64(&o, 1);
-	wire_put_u8(&o, 0);
-	wire_end(&o);
+	pull_frame(&o, 1, 7, 1, &one, 1, 1);
 	REFUSED("a trailing byte");
 	/* the flag where no keys are: a CLOCK, a push naming its pull */
 	wire_out_reset(&o);
