@@ -425,7 +425,7 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 		return refuse(ln, slot, BOAR_EPROTO,
 			      "pushed a key outside the shard");
 	}
-	if (!all_finite(m->vals, n))
+	if (!all_finite(m->push_vals, n))
 		return refuse(ln, slot, BOAR_EPROTO,
 			      "pushed a non-finite value");
 	LOCK(s);
@@ -450,7 +450,7 @@ static int on_push(struct lane *ln, uint32_t slot, const struct wire_msg *m,
 	UNLOCK(s);
 	int bad = s->logging && pushlog_append(&s->log, PUSHLOG_PUSH, m->flags,
 					       rank, m->seq, payload, len);
-	int full = !bad && shard_w_add(&s->w, &keys, m->vals);
+	int full = !bad && shard_w_add(&s->w, &keys, m->push_vals);
 	shard_w_leave(&s->w);
 	if (bad)
 		return log_failed(s);

@@ -141,12 +141,12 @@ static inline int in_range(const struct ps_server *s,
 /* 1 if no pushed value is an infinity or a NaN (an exponent of all ones
  * marks both). Branch-free, so the compiler vectorizes it: the early-exit
  * isfinite() loop took ~5% of a shard lane's time on dense pushes. */
-static inline int all_finite(const float *v, uint32_t n)
+static inline int all_finite(const void *v, uint32_t n)
 {
 	uint32_t bad = 0;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t b;
-		memcpy(&b, &v[i], sizeof b);
+		memcpy(&b, (const char *)v + 4 * (size_t)i, sizeof b);
 		bad |= (b & 0x7f800000u) == 0x7f800000u;
 	}
 	return !bad;

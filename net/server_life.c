@@ -117,6 +117,9 @@ static int create_lanes(struct ps_server *s, boar_error *err)
 		ln->s = s;
 		ln->idx = i;
 		wire_out_init(&ln->out);
+		/* a push is applied from its frame (on_push) before the
+		 * loop reads on */
+		ln->msg.borrow_push_vals = 1;
 		ln->conns = calloc(s->n_conns, sizeof *ln->conns);
 		if (!ln->conns)
 			return boar_fail(err, BOAR_ENOMEM, "out of memory");
@@ -207,9 +210,9 @@ static int replay_record(void *ctx, int kind, uint16_t flags, uint32_t rank,
 	    wire_decode(&h, payload, m) || m->seq != a)
 		return -1;
 	struct key_span ks = key_span_of(m);
-	if (!in_range(s, &ks) || !all_finite(m->vals, m->n_vals))
+	if (!in_range(s, &ks) || !all_finite(m->push_vals, m->n_vals))
 		return -1;
-	if (shard_w_add(&s->w, &ks, m->vals))
+	if (shard_w_add(&s->w, &ks, m->push_vals))
 		return -1; /* out of memory for a sparse store */
 	if (a > s->last_seq[rank])
 		s->last_seq[rank] = a;

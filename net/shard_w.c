@@ -119,9 +119,17 @@ static uint32_t off_of(const struct shard_w *sw, unsigned st, uint64_t k)
 	return (uint32_t)(k - sw->lo - ((uint64_t)st << sw->shift));
 }
 
+/* The i-th of the floats at v, at any alignment. */
+static inline float val_at(const void *v, size_t i)
+{
+	float f;
+	memcpy(&f, (const char *)v + 4 * i, sizeof f);
+	return f;
+}
+
 /* A list's keys, stripe by stripe. */
 static int add_list(struct shard_w *sw, const uint64_t *keys,
-		    const float *vals, uint32_t n)
+		    const void *vals, uint32_t n)
 {
 	float *w = sw->w - sw->lo;
 	int rc = 0;
@@ -132,12 +140,12 @@ static int add_list(struct shard_w *sw, const uint64_t *keys,
 		pthread_mutex_lock(&sw->stripe[st]);
 		if (sw->w)
 			for (; i < j; i++)
-				w[keys[i]] += vals[i];
+				w[keys[i]] += val_at(vals, i);
 		else
 			for (; i < j && !rc; i++)
 				rc = tab_add(&sw->tab[st],
-					     off_of(sw, st, keys[i]), vals[i],
-					     0);
+					     off_of(sw, st, keys[i]),
+					     val_at(vals, i), 0);
 		pthread_mutex_unlock(&sw->stripe[st]);
 	}
 	return rc;
@@ -169,9 +177,9 @@ static int next_stripe(const struct shard_w *sw, const struct key_span *ks,
  * last: 1.3x a list's ns a key, hot in cache (bench/wire_rate). Elsewhere
  * that walk. */
 
-/* w[j] += the next of v for each bit j of x, in order. @return the
- * values taken. */
-static inline uint32_t add_word(float *w, uint64_t x, const float *v)
+/* w[j] += the next of the floats at v (any alignment) for each bit j of
+ * x, in order. @return the values taken. */
+static inline uint32_t add_word(float *w, uint64_t x, const void *v)
 {
 	uint32_t used = 0;
 #if defined(__AVX512F__)
@@ -179,14 +187,15 @@ static inline uint32_t add_word(float *w, uint64_t x, const float *v)
 		__mmask16 k = (__mmask16)(x & 0xffff);
 		if (!k)
 			continue;
-		__m512 d = _mm512_maskz_expandloadu_ps(k, v + used);
+		__m512 d = _mm512_maskz_expandloadu_ps(
+			k, (const char *)v + 4 * (size_t)used);
 		__m512 a = _mm512_maskz_loadu_ps(k, w);
 		_mm512_mask_storeu_ps(w, k, _mm512_add_ps(a, d));
 		used += (uint32_t)__builtin_popcount(k);
 	}
 #else
 	for (; x; x &= x - 1)
-		w[__builtin_ctzll(x)] += v[used++];
+		w[__builtin_ctzll(x)] += val_at(v, used++);
 #endif
 	return used;
 }
@@ -214,7 +223,7 @@ static inline uint32_t gather_word(void *out, const float *w, uint64_t x)
 
 /* A bitmap's keys: vals[i] to its i-th set bit's key. */
 static int add_bits(struct shard_w *sw, const struct key_span *ks,
-		    const float *vals)
+		    const void *vals)
 {
 	uint64_t last = key_span_last(ks), pa, pb = 0;
 	float *w = sw->w ? sw->w + (ks->base - sw->lo) : NULL;
@@ -226,14 +235,15 @@ static int add_bits(struct shard_w *sw, const struct key_span *ks,
 		for (uint64_t b = pa >> 6; b <= (pb - 1) >> 6 && !rc; b++) {
 			uint64_t x = key_span_word(ks, b, pa, pb);
 			if (w) {
-				i += add_word(w + 64 * b, x, vals + i);
+				i += add_word(w + 64 * b, x,
+					      (const char *)vals + 4 * (size_t)i);
 				continue;
 			}
 			for (; x && !rc; x &= x - 1) {
 				uint64_t k = ks->base + 64 * b +
 					     (uint64_t)__builtin_ctzll(x);
 				rc = tab_add(&sw->tab[st], off_of(sw, st, k),
-					     vals[i++], 0);
+					     val_at(vals, i++), 0);
 			}
 		}
 		pthread_mutex_unlock(&sw->stripe[st]);
@@ -285,7 +295,7 @@ static void put_bits(struct shard_w *sw, struct wire_out *o,
 }
 
 int shard_w_add(struct shard_w *sw, const struct key_span *ks,
-		const float *vals)
+		const void *vals)
 {
 	if (!ks->n)
 		return 0;

@@ -63,12 +63,13 @@ static inline int shard_w_sparse(const struct shard_w *sw)
 	return sw->w == NULL;
 }
 
-/* Adds vals[i] to the weight of the span's i-th key (all in [lo, hi)).
- * The caller holds the gate shared (shard_w_enter). @return 0, or -1 when
- * a sparse store could not grow (out of memory; the keys before it were
- * added). */
+/* Adds vals[i] to the weight of the span's i-th key (all in [lo, hi));
+ * vals: host floats at any alignment (a push's, where its frame left
+ * them: wire_msg.push_vals). The caller holds the gate shared
+ * (shard_w_enter). @return 0, or -1 when a sparse store could not grow
+ * (out of memory; the keys before it were added). */
 int shard_w_add(struct shard_w *sw, const struct key_span *ks,
-		const float *vals);
+		const void *vals);
 static inline void shard_w_enter(struct shard_w *sw)
 {
 	pthread_rwlock_rdlock(&sw->gate);

@@ -289,6 +289,24 @@ static int rd_vals(struct rd *r, struct wire_msg *m, uint64_t n, int f16)
 	return rd_vals_at(r, m, n, f16, 0);
 }
 
+/* A PUSH's n values: left in the payload (push_vals) where the caller
+ * allows it and they need no conversion, else decoded into vals. */
+static int rd_push_vals(struct rd *r, struct wire_msg *m, uint64_t n,
+			int f16)
+{
+	if (!m->borrow_push_vals || f16 || !WIRE_LE_HOST) {
+		int rc = rd_vals(r, m, n, f16);
+		m->push_vals = m->vals;
+		return rc;
+	}
+	if (r->bad || n > (uint64_t)(r->end - r->p) / 4)
+		return -1;
+	m->push_vals = r->p;
+	m->n_vals = (uint32_t)n;
+	r->p += n * 4;
+	return 0;
+}
+
 int wire_parse_header(const uint8_t *b, uint32_t max_payload,
 		      struct wire_hdr *h)
 {
@@ -331,6 +349,7 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 	float *vals = m->vals, *into = m->into;
 	uint32_t kc = m->keys_cap, vc = m->vals_cap, n_into = m->n_into;
 	uint32_t bc = m->bits_cap;
+	uint8_t borrow = m->borrow_push_vals;
 	memset(m, 0, sizeof *m);
 	m->keys = keys;
 	m->vals = vals;
@@ -340,6 +359,7 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 	m->bits_cap = bc;
 	m->into = into;
 	m->n_into = n_into;
+	m->borrow_push_vals = borrow;
 	m->type = h->type;
 	m->flags = h->flags;
 
@@ -377,12 +397,12 @@ int wire_decode(const struct wire_hdr *h, const uint8_t *payload,
 		m->seq = rd_u64(&r);
 		if (h->flags & WIRE_F_PULLED) { /* the keys of pull req */
 			m->req = rd_u32(&r);
-			if ((rc = rd_vals(&r, m, rd_varint(&r), f16)))
+			if ((rc = rd_push_vals(&r, m, rd_varint(&r), f16)))
 				return rc;
 			break;
 		}
 		if ((rc = rd_key_set(&r, m, h->flags & WIRE_F_BITS)) ||
-		    (rc = rd_vals(&r, m, m->n_keys, f16)))
+		    (rc = rd_push_vals(&r, m, m->n_keys, f16)))
 			return rc;
 		break;
 	case WIRE_PULL:

@@ -178,6 +178,15 @@ struct wire_msg {
 	float *into;
 	uint32_t n_into;
 	uint8_t in_place;
+	/* Set by the caller, kept by the decoder: a PUSH's float32 values
+	 * may stay in the payload where the wire's floats are the host's
+	 * (a shard applies them from there: a copy into vals was one more
+	 * pass over a clock's megabytes). */
+	uint8_t borrow_push_vals;
+	/* PUSH: its n_vals values, host floats at any alignment: the
+	 * payload's bytes where borrow_push_vals allowed them (valid while
+	 * the payload is), else vals. */
+	const void *push_vals;
 };
 
 /* An output buffer frames are appended to. */

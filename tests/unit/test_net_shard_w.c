@@ -6,7 +6,9 @@
  * store; a forged one (keys out of order or out of range) is refused
  * naming the field. A pull's keys as the bitmap a worker sends
  * (WIRE_F_BITS, walked in place) pull and add exactly what the same keys
- * as a list do, across stripes and at any alignment, in both stores.
+ * as a list do, across stripes and at any alignment, in both stores,
+ * with the values added read at any alignment (a push's frame leaves
+ * them where they fall).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -253,8 +255,14 @@ static void bits_as_list(void)
 			v[i] = (float)((int)(next() % 2001) - 1000) / 64;
 		struct key_span list = key_span_list(k, n);
 		struct key_span bits = as_bits(k, n, &m);
+		/* the values where a push's frame leaves them: 1-3 bytes
+		 * off a float's alignment (all but the dense list's) */
+		static unsigned char raw[4 * (1u << 16) + 4];
+		unsigned char *off = raw + 1 + f % 3;
+		memcpy(off, v, 4 * (size_t)n);
 		for (int i = 0; i < 4; i++)
-			CHECK(shard_w_add(&st[i], i % 2 ? &bits : &list, v) == 0,
+			CHECK(shard_w_add(&st[i], i % 2 ? &bits : &list,
+					  i ? (const void *)off : v) == 0,
 			      "add into store %d", i);
 		n = frame_keys(k, (uint32_t)(1 + next() % width), lo + at, width);
 		list = key_span_list(k, n);

@@ -3,8 +3,8 @@
  * Encodes every message type and decodes it back; checks the key list
  * compression (delta + varint sizes), float16 rounding, and that truncated,
  * oversized, wrongly versioned, non-ascending and trailing-garbage frames
- * are all refused by the decoder; and an answer's values decoded into
- * the caller's array where it asks.
+ * are all refused by the decoder; an answer's values decoded into
+ * the caller's array where it asks, and a push's left in its frame.
  */
 #include <math.h>
 #include <stdio.h>
@@ -367,6 +367,72 @@ static void test_reply_in_place(void)
 	wire_msg_free(&m);
 }
 
+/* A push's values left in its payload where the caller allows it
+ * (borrow_push_vals, float32 on a little-endian host): push_vals points
+ * there, at whatever alignment the frame puts them; float16 values, or a
+ * caller that does not allow it, are decoded into vals. Either way a
+ * values section cut short is refused. */
+static void test_push_vals_borrowed(void)
+{
+	struct wire_out o;
+	struct wire_msg m = { 0 };
+	uint64_t k[] = { 3, 9, 10 };
+	float v[] = { 1.5f, -2.0f, 0.25f };
+	wire_out_init(&o);
+	for (int borrow = 0; borrow < 2; borrow++) {
+		for (int f16 = 0; f16 < 2; f16++) {
+			for (int pulled = 0; pulled < 2; pulled++) {
+				wire_out_reset(&o);
+				if (pulled) {
+					wire_begin_push_pulled(&o, 4, 8, 11, 3,
+							       f16);
+				} else {
+					wire_begin(&o, WIRE_PUSH,
+						   f16 ? WIRE_F_F16 : 0);
+					wire_put_u64(&o, 4);
+					wire_put_u64(&o, 8);
+					wire_put_keys(&o, k, 3);
+				}
+				wire_put_vals(&o, v, 3, f16);
+				wire_end(&o);
+				m.borrow_push_vals = (uint8_t)borrow;
+				CHECK(wire_decode_frame(o.buf, o.len,
+							WIRE_MAX_PAYLOAD,
+							&m) == 0,
+				      "borrow %d f16 %d pulled %d", borrow, f16,
+				      pulled);
+				CHECK(m.borrow_push_vals == borrow,
+				      "the caller's choice was not kept");
+				const uint8_t *at = m.push_vals;
+				int in_frame = at >= o.buf && at < o.buf + o.len;
+				CHECK(in_frame == (borrow && !f16 && WIRE_LE_HOST),
+				      "borrow %d f16 %d: values %s the frame",
+				      borrow, f16, in_frame ? "in" : "not in");
+				CHECK(in_frame || m.push_vals == m.vals,
+				      "copied values not in vals");
+				CHECK(m.n_vals == 3, "%u values", m.n_vals);
+				for (uint32_t i = 0; i < 3; i++) {
+					float f;
+					memcpy(&f, at + 4 * i, 4);
+					CHECK(f == v[i], "value %u: %g", i, f);
+				}
+				/* the last value cut off (the length says so) */
+				uint32_t len = (uint32_t)(o.len - WIRE_HDR_LEN -
+							  (f16 ? 2 : 4));
+				for (int b = 0; b < 4; b++)
+					o.buf[8 + b] = (uint8_t)(len >> (8 * b));
+				CHECK(wire_decode_frame(o.buf, o.len -
+							(f16 ? 2 : 4),
+							WIRE_MAX_PAYLOAD, &m) != 0,
+				      "a short values section was taken "
+				      "(borrow %d f16 %d)", borrow, f16);
+			}
+		}
+	}
+	wire_out_free(&o);
+	wire_msg_free(&m);
+}
+
 int main(void)
 {
 	test_push_roundtrip(0);
@@ -375,6 +441,7 @@ int main(void)
 	test_malformed();
 	test_f16();
 	test_reply_in_place();
+	test_push_vals_borrowed();
 	if (failures) {
 		fprintf(stderr, "test_net_wire: %d failures\n", failures);
 		return 1;
