@@ -514,7 +514,13 @@ static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 	wire_begin(&c->out, WIRE_PULL, bits ? WIRE_F_BITS : 0);
 	wire_put_u32(&c->out, p->req);
 	wire_put_u64(&c->out, p->clock);
-	wire_put_keys_as(&c->out, keys, n, bits);
+	if (bits && p->bits) { /* the caller's words: no bit set a key */
+		wire_put_key_bits_from(&c->out, keys, n, p->bits,
+				       p->bits_base);
+		c->n.keys_bits_given += n;
+	} else {
+		wire_put_keys_as(&c->out, keys, n, bits);
+	}
 	wire_end(&c->out);
 }
 
@@ -526,13 +532,15 @@ int client_ahead_busy(const struct ps_client *c, boar_error *err)
 }
 
 int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
-		     uint64_t clock, struct pull_arg *arg, boar_error *err)
+		     uint64_t clock, const uint64_t *bits, uint64_t bits_base,
+		     struct pull_arg *arg, boar_error *err)
 {
 	uint32_t a = 0;
 	/* Ask every shard first, then collect: the shards work in parallel. */
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
-		arg[i] = (struct pull_arg){ keys, a, b, ++c->req, clock, 0, 0 };
+		arg[i] = (struct pull_arg){ keys, a, b, ++c->req, clock, 0, 0,
+					    bits, bits_base };
 		a = b;
 		if (arg[i].a == arg[i].b)
 			continue;
@@ -613,7 +621,7 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	}
 	if (S > 64 && !(arg = malloc(S * sizeof *arg)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	rc = client_pull_send(c, keys, n, c->clock, arg, err);
+	rc = client_pull_send(c, keys, n, c->clock, NULL, 0, arg, err);
 	for (uint32_t i = 0; !rc && i < S; i++) {
 		int redone;
 		if (arg[i].a < arg[i].b)

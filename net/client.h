@@ -67,6 +67,8 @@ struct ps_client_counters {
 	uint64_t keys_pulled;
 	uint64_t keys_pulled_bits; /* keys asked for as a bitmap (WIRE_F_BITS,
 				      a dense pull), counted as sent */
+	uint64_t keys_bits_given; /* of those, keys whose words the caller
+				     set (ps_client_pull_ahead_bits) */
 	uint64_t keys_pushed_bits; /* keys pushed as a bitmap (a dense push
 				      that carries its keys) */
 	uint64_t keys_added;    /* keys of this worker's own pushes added to
@@ -135,6 +137,16 @@ int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
  * ps_client_pull_ahead. */
 int ps_client_pull_ahead_into(struct ps_client *c, const uint64_t *keys,
 			      uint32_t n, float *vals, boar_error *err);
+/* ps_client_pull_ahead_into with the keys also as bits the caller set
+ * (boar_ps_transport.pull_ahead_bits: bit i of bits[w] set exactly for
+ * the keys bits_base + 64 w + i of keys[0..n), bits_base a multiple of
+ * 64), left alone as keys are until the collect: a shard's request that
+ * goes as a bitmap takes its words from there (shifted to its first
+ * key), not a bit set a key on the thread that sends it. */
+int ps_client_pull_ahead_bits(struct ps_client *c, const uint64_t *keys,
+			      uint32_t n, const uint64_t *bits,
+			      uint64_t bits_base, float *vals,
+			      boar_error *err);
 /* The values asked for by ps_client_pull_ahead (the same keys, n). */
 int ps_client_pull_collect(struct ps_client *c, const uint64_t *keys,
 			   uint32_t n, float *vals, boar_error *err);

@@ -76,7 +76,8 @@ int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		     uint64_t clock, boar_error *err)
 {
 	struct pull_ahead *a = &c->ahead;
-	int rc = client_pull_send(c, keys, n, clock, a->arg, err);
+	int rc = client_pull_send(c, keys, n, clock, a->bits, a->bits_base,
+				  a->arg, err);
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
@@ -94,7 +95,8 @@ int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
  * the thread decodes the answers (NULL: its own buffer), set before the
  * request is queued. */
 static int ask_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
-		     float *dest, boar_error *err)
+		     const uint64_t *bits, uint64_t bits_base, float *dest,
+		     boar_error *err)
 {
 	struct pull_ahead *a = &c->ahead;
 	uint32_t S = c->cfg.n_shards;
@@ -106,6 +108,8 @@ static int ask_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	a->np = 0; /* the thread's queue may add pushes it jumps over */
 	a->n_runs = 0;
 	a->dest = dest;
+	a->bits = bits;
+	a->bits_base = bits_base;
 	int rc = c->bg ? client_bg_ahead(c, keys, n, err)
 		       : client_ahead_ask(c, keys, n, c->clock + 1, err);
 	if (rc)
@@ -119,13 +123,21 @@ static int ask_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 int ps_client_pull_ahead(struct ps_client *c, const uint64_t *keys,
 			 uint32_t n, boar_error *err)
 {
-	return ask_ahead(c, keys, n, NULL, err);
+	return ask_ahead(c, keys, n, NULL, 0, NULL, err);
 }
 
 int ps_client_pull_ahead_into(struct ps_client *c, const uint64_t *keys,
 			      uint32_t n, float *vals, boar_error *err)
 {
-	return ask_ahead(c, keys, n, vals, err);
+	return ask_ahead(c, keys, n, NULL, 0, vals, err);
+}
+
+int ps_client_pull_ahead_bits(struct ps_client *c, const uint64_t *keys,
+			      uint32_t n, const uint64_t *bits,
+			      uint64_t bits_base, float *vals,
+			      boar_error *err)
+{
+	return ask_ahead(c, keys, n, bits, bits_base, vals, err);
 }
 
 /* The merge: adds pv[j] to vals[i] where pk[j] == keys[i], for the run's

@@ -73,6 +73,10 @@ struct pull_arg {
 	uint32_t req;
 	uint64_t clock;
 	uint64_t gen, nth; /* the connection it went on, its number there */
+	/* keys as bits the caller set (ps_client_pull_ahead_bits), or
+	 * NULL */
+	const uint64_t *bits;
+	uint64_t bits_base;
 };
 
 /* One push recorded while a pull ahead is out: its keys and deltas at
@@ -89,6 +93,9 @@ struct pull_ahead {
 	int on;
 	const uint64_t *keys;
 	uint32_t n;
+	const uint64_t *bits;   /* the keys' bits, or NULL
+				   (ps_client_pull_ahead_bits) */
+	uint64_t bits_base;
 	float *dest;            /* the caller's place for the values, or
 				   NULL (ps_client_pull_ahead_into) */
 	struct pull_arg *arg;   /* n_shards */
@@ -183,7 +190,8 @@ int client_ahead_busy(const struct ps_client *c, boar_error *err);
 /* Asks every shard for its part of keys[0..n) at `clock`, into
  * arg[n_shards]. @return 0 or an error code (*err). */
 int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
-		     uint64_t clock, struct pull_arg *arg, boar_error *err);
+		     uint64_t clock, const uint64_t *bits, uint64_t bits_base,
+		     struct pull_arg *arg, boar_error *err);
 /* Shard i's answer to arg into vals; after a broken or lost connection
  * asks again at the current clock (*redone = 1: the answer then holds
  * every push sent before). @return 0 or an error code (*err). */

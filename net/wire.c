@@ -695,6 +695,36 @@ void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
 	}
 }
 
+void wire_put_key_bits_from(struct wire_out *o, const uint64_t *keys,
+			    uint32_t n, const uint64_t *bits,
+			    uint64_t bits_base)
+{
+	uint64_t base = keys[0], words = (keys[n - 1] - base) / 64 + 1;
+	wire_put_varint(o, n);
+	wire_put_varint(o, base);
+	wire_put_varint(o, words);
+	uint8_t *p = reserve(o, (size_t)words * 8);
+	if (!p)
+		return;
+	/* word w of the frame: the source's bits from base + 64 w on, two
+	 * source words shifted together (none past keys[n - 1]'s) */
+	const uint64_t *src = bits + ((base - bits_base) >> 6);
+	unsigned s = (unsigned)((base - bits_base) & 63);
+	uint64_t last = (keys[n - 1] - bits_base) / 64 - (base - bits_base) / 64;
+	for (uint64_t w = 0; w < words; w++) {
+		uint64_t x = src[w] >> s;
+		if (s && w + 1 <= last)
+			x |= src[w + 1] << (64 - s);
+		store_le64(p + 8 * w, x);
+	}
+	/* the last word ends at keys[n - 1]: the next shard's keys off */
+	unsigned top = (unsigned)((keys[n - 1] - base) & 63);
+	uint64_t x = load_le64(p + 8 * (words - 1));
+	if (top < 63)
+		x &= (2ull << top) - 1;
+	store_le64(p + 8 * (words - 1), x);
+}
+
 void wire_put_keys_as(struct wire_out *o, const uint64_t *keys, uint32_t n,
 		      int bits)
 {

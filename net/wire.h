@@ -241,6 +241,13 @@ void wire_put_keys(struct wire_out *o, const uint64_t *keys, uint32_t n);
 int wire_keys_as_bits(const uint64_t *keys, uint32_t n);
 /* The bitmap form of n >= 1 strictly ascending keys. */
 void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n);
+/* The same bytes, from words the caller set already: bit i of bits[w]
+ * is set exactly where key bits_base + 64 w + i is one of a set whose
+ * keys from keys[0] to keys[n - 1] are keys[0..n) (bits_base a multiple
+ * of 64): the frame's words shifted out of them, not a bit set a key. */
+void wire_put_key_bits_from(struct wire_out *o, const uint64_t *keys,
+			    uint32_t n, const uint64_t *bits,
+			    uint64_t bits_base);
 /* keys as a bitmap (bits: the frame is marked WIRE_F_BITS) or a list. */
 void wire_put_keys_as(struct wire_out *o, const uint64_t *keys, uint32_t n,
 		      int bits);

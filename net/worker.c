@@ -75,6 +75,16 @@ static int w_pull_ahead_into(void *ctx, const uint64_t *keys, uint32_t n,
 	return ps_client_pull_ahead_into(w->c, keys, n, vals, err);
 }
 
+static int w_pull_ahead_bits(void *ctx, const uint64_t *keys, uint32_t n,
+			     const uint64_t *bits, uint64_t bits_base,
+			     float *vals, boar_error *err)
+{
+	struct worker *w = ctx;
+	w->rep->pulls_ahead++;
+	return ps_client_pull_ahead_bits(w->c, keys, n, bits, bits_base, vals,
+					 err);
+}
+
 static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,
 			boar_error *err)
 {
@@ -206,8 +216,10 @@ static int w_finish(void *ctx, float *model, uint64_t n_keys, int *gathered,
 	return rc;
 }
 
-/* BOAR_PS_AHEAD (a debugging aid; net/README.md): "copy", pulls asked
- * ahead answered into the client's buffer and copied at the collect;
+/* BOAR_PS_AHEAD (a debugging aid; net/README.md): "keybits", the
+ * requests' bitmaps set by the client from the key lists, not copied
+ * from the library's (pull_ahead_bits); "copy", pulls asked ahead
+ * answered into the client's buffer and copied at the collect;
  * "late", collected only after the clock's pushes, the client adding
  * them (never before, for the library's store and load in one pass);
  * "off", none asked ahead (each clock pulled as it starts); unset, the
@@ -220,11 +232,15 @@ static int ahead_ways(boar_ps_transport *t, boar_error *err)
 	const char *way = getenv("BOAR_PS_AHEAD");
 	if (!way)
 		return 0;
-	if (strcmp(way, "copy") && strcmp(way, "late") && strcmp(way, "off"))
+	if (strcmp(way, "keybits") && strcmp(way, "copy") &&
+	    strcmp(way, "late") && strcmp(way, "off"))
 		return boar_fail(err, BOAR_EINVAL,
-				 "BOAR_PS_AHEAD is '%s': copy, late, off, or "
-				 "unset",
+				 "BOAR_PS_AHEAD is '%s': keybits, copy, late, "
+				 "off, or unset",
 				 way);
+	t->pull_ahead_bits = NULL;
+	if (!strcmp(way, "keybits"))
+		return 0;
 	t->pull_ahead_ready = NULL;
 	if (!strcmp(way, "late"))
 		return 0;
@@ -265,6 +281,7 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.push_pulled = w_push_pulled,
 		.pull_ahead_into = w_pull_ahead_into,
 		.pull_ahead_ready = w_pull_ahead_ready,
+		.pull_ahead_bits = w_pull_ahead_bits,
 	};
 	int rc = ahead_ways(&t, err);
 	if (rc)

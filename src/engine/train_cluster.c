@@ -163,6 +163,7 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	     !(c->ahead_before = malloc(cap * c->key_copies *
 					 sizeof *c->ahead_before))))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
+	cluster_ask_bits_start(c);
 	c->before = malloc(cap * c->key_copies * sizeof *c->before);
 	c->delta = malloc(cap * c->key_copies * sizeof *c->delta);
 	if (!c->seen || !c->keys || !c->gkeys || !c->before || !c->delta ||
@@ -210,6 +211,7 @@ static void find_ahead(struct cluster *c, const struct train_run *r,
 		c->ask = c->gwith;
 		c->n_ask = c->n_with;
 	}
+	cluster_ask_bits_set(c, r);
 	c->prep_k = k;
 	lap(c, BOAR_PS_KEYS);
 }
@@ -223,11 +225,13 @@ static int ask_found(struct cluster *c, boar_error *err)
 		return 0;
 	c->ahead_with = c->prep_with;
 	float *into = c->ahead_with ? c->with_vals : c->ahead_before;
-	int rc = c->pull_ahead_into
-			 ? c->pull_ahead_into(c->t->ctx, c->ask,
-					      (uint32_t)c->n_ask, into, err)
-			 : c->pull_ahead(c->t->ctx, c->ask, (uint32_t)c->n_ask,
-					 err);
+	uint32_t n = (uint32_t)c->n_ask;
+	int rc = c->ahead_has_bits
+			 ? c->pull_ahead_bits(c->t->ctx, c->ask, n,
+					      c->ahead_gbits, 0, into, err)
+		 : c->pull_ahead_into
+			 ? c->pull_ahead_into(c->t->ctx, c->ask, n, into, err)
+			 : c->pull_ahead(c->t->ctx, c->ask, n, err);
 	lap(c, BOAR_PS_PULL);
 	c->ahead_k = rc ? NO_CLOCK : c->prep_k;
 	c->prep_k = NO_CLOCK;
@@ -340,6 +344,9 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 		c->ahead_keys = t;
 		c->gkeys = c->ahead_gkeys;
 		c->ahead_gkeys = g;
+		t = c->gbits; /* its pull's bits, kept until collected */
+		c->gbits = c->ahead_gbits;
+		c->ahead_gbits = t;
 		c->nk = c->ahead_nk;
 		if (c->ahead_with) { /* the union's values: copied out */
 			if ((rc = take_with(c, r, err)))
@@ -541,7 +548,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, wait_clock) &&
 		   t->size != offsetof(boar_ps_transport, push_pulled) &&
 		   t->size != offsetof(boar_ps_transport, pull_ahead_into) &&
-		   t->size != offsetof(boar_ps_transport, pull_ahead_ready)))
+		   t->size != offsetof(boar_ps_transport, pull_ahead_ready) &&
+		   t->size != offsetof(boar_ps_transport, pull_ahead_bits)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -661,6 +669,8 @@ static void take_transport(struct cluster *c, const boar_ps_transport *t)
 		c->pull_ahead_into = t->pull_ahead_into;
 	if (t->size > offsetof(boar_ps_transport, pull_ahead_ready))
 		c->pull_ahead_ready = t->pull_ahead_ready;
+	if (t->size > offsetof(boar_ps_transport, pull_ahead_bits))
+		c->pull_ahead_bits = t->pull_ahead_bits;
 	/* a caller of an older size connects with the weights' keys alone */
 	if (t->size > offsetof(boar_ps_transport, shared_sums))
 		c->shared_sums = t->shared_sums;
@@ -745,6 +755,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		free(c.ahead_gkeys);
 	free(c.gathered);
 	cluster_keys_free(&c);
+	cluster_ask_bits_free(&c);
 	free(c.keys);
 	free(c.eval_keys);
 	if (c.gwith != c.with)

@@ -49,6 +49,16 @@ struct cluster {
 	 * the clock before (cluster_store.c), into what becomes before. */
 	int (*pull_ahead_ready)(void *ctx);
 	int loaded_ahead;
+	/* The transport's pull_ahead_bits (or NULL), and the model's keys as
+	 * bits (from key 0; NULL where too many for that:
+	 * cluster_ask_bits.c): ahead_gbits those of ahead_gkeys where
+	 * ahead_has_bits, gbits those of gkeys (kept, as gkeys is, until
+	 * their pull is collected). */
+	int (*pull_ahead_bits)(void *ctx, const uint64_t *keys, uint32_t n,
+			       const uint64_t *bits, uint64_t bits_base,
+			       float *vals, boar_error *err);
+	uint64_t *gbits, *ahead_gbits;
+	int ahead_has_bits;
 	/* The next clock's keys found while the current clock's answer is
 	 * still coming (find_ahead): clock prep_k (NO_CLOCK: none), to be
 	 * asked for as ask[0..n_ask) once that answer is in; prep_with: ask
@@ -122,6 +132,19 @@ static inline int threads_of(const struct train_run *r)
  * epoch's bitmaps (clock_bits, clock_of, copies; NULL where they would
  * not fit or memory ran out: clocks are then marked one by one). */
 void cluster_keys_start(struct cluster *c, const struct train_run *r);
+/* cluster_ask_bits.c: gbits and ahead_gbits, where the transport takes
+ * bits and a bitmap of the model's keys is no larger than a clock's key
+ * array (else they stay NULL); freed. */
+void cluster_ask_bits_start(struct cluster *c);
+void cluster_ask_bits_free(struct cluster *c);
+/* keys[0..n) (ascending) as the bits of bits (key k: bit k % 64 of word
+ * k / 64), the words from keys[0]'s to keys[n - 1]'s cleared first, on
+ * `threads` threads. */
+void cluster_keys_as_bits(const uint64_t *keys, uint64_t n, uint64_t *bits,
+			  int threads);
+/* The keys just found ahead (ahead_gkeys, ahead_nk) into ahead_gbits
+ * where they would be asked as a bitmap (ahead_has_bits). */
+void cluster_ask_bits_set(struct cluster *c, const struct train_run *r);
 /* Drops the epoch's bitmaps (clocks are then marked one by one). */
 void cluster_keys_no_bitmaps(struct cluster *c);
 /* Frees what cluster_keys_start made. */

@@ -783,6 +783,20 @@ typedef struct boar_ps_transport {
 	 * collect are not added to it. A transport that cannot tell says
 	 * 0. */
 	int (*pull_ahead_ready)(void *ctx);
+	/* NULL, or: pull_ahead_into with the keys also as bits: bit i of
+	 * bits[w] is set exactly where key bits_base + 64 w + i is one of
+	 * keys[0..n) (bits_base a multiple of 64; the words reach
+	 * keys[n - 1]'s), left alone as keys and vals are until the
+	 * collect, so a transport that asks with bitmaps takes their words
+	 * from there rather than setting a bit a key on the thread that
+	 * sends the request (a clock's keys are megabytes: that pass held
+	 * each request back by milliseconds). The library calls it instead
+	 * of pull_ahead_into, where it is set, for a clock whose keys'
+	 * bitmap takes fewer bytes than their count (not for one asked with
+	 * an evaluation's keys). */
+	int (*pull_ahead_bits)(void *ctx, const uint64_t *keys, uint32_t n,
+			       const uint64_t *bits, uint64_t bits_base,
+			       float *vals, boar_error *err);
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */

@@ -3,7 +3,9 @@
 # thread straight into the array the worker loads it from
 # (boar_ps_transport.pull_ahead_into): one worker of one thread on two
 # shards writes the same model file, bit for bit, with the answers
-# decoded there, decoded into the client's buffer and copied
+# decoded there (the requests' bitmaps copied from the library's words:
+# pull_ahead_bits), with the requests' bitmaps set by the client
+# (BOAR_PS_AHEAD=keybits), decoded into the client's buffer and copied
 # (BOAR_PS_AHEAD=copy), collected only after the clock before pushed
 # (BOAR_PS_AHEAD=late: the client adds that push; by default an answer
 # that is in when the clock before ends is collected then, and the
@@ -19,6 +21,7 @@
 for ev in "" "--test $A9AT"; do
 	what=${ev:+", with evaluations"}
 	one_worker into $ev
+	BOAR_PS_AHEAD=keybits one_worker keybits $ev
 	BOAR_PS_AHEAD=copy one_worker copy $ev
 	BOAR_PS_AHEAD=late one_worker late $ev
 	BOAR_PS_AHEAD=off one_worker off $ev
@@ -34,6 +37,14 @@ for ev in "" "--test $A9AT"; do
 		fail "BOAR_PS_AHEAD=late: no push was added to an answer$what"
 	[ "$(json_field "$T/off.json" keys_added)" = 0 ] ||
 		fail "BOAR_PS_AHEAD=off: pushes were added to answers$what"
+	# the requests' bitmaps copied from the library's words, or set
+	# by the client from the key lists
+	[ "$(json_field "$T/into.json" keys_bits_given)" -gt 0 ] ||
+		fail "no request took its bitmap from the library's words$what"
+	[ "$(json_field "$T/keybits.json" keys_bits_given)" = 0 ] ||
+		fail "BOAR_PS_AHEAD=keybits: bitmaps were taken from the library$what"
+	cmp "$T/into.model" "$T/keybits.model" ||
+		fail "requests' bitmaps from the library's words: the model differs from the client's own$what"
 	early=$(json_field "$T/into.json" pulls_early)
 	cmp "$T/into.model" "$T/late.model" ||
 		fail "$early pulls collected early: the model differs from pulls collected after the push$what"

@@ -192,6 +192,35 @@ static void check_union(void)
 		}
 }
 
+/* cluster_keys_as_bits: exactly the keys' bits, the words between the
+ * first and last key's cleared of what was there (words outside them
+ * left alone), on 1-5 threads with enough keys for every thread (runs
+ * meeting in a word: or-ed, not overwritten). */
+static void check_as_bits(void)
+{
+	enum { SPAN = 1u << 21 };
+	static uint64_t k[SPAN], bits[SPAN / 64], want[SPAN / 64];
+	const uint64_t pct[] = { 100, 60, 13 };
+	for (int p = 0; p < 3; p++)
+		for (int threads = 1; threads <= 5; threads += 2) {
+			uint64_t n = some_keys(k, SPAN, pct[p]);
+			memset(want, 0, sizeof want);
+			for (uint64_t i = 0; i < n; i++)
+				want[k[i] / 64] |= 1ull << (k[i] % 64);
+			/* stale bits everywhere, as a clock before left them */
+			memset(bits, 0x5a, sizeof bits);
+			for (uint64_t w = 0; w < SPAN / 64; w++)
+				if (w < k[0] / 64 || w > k[n - 1] / 64)
+					want[w] = 0x5a5a5a5a5a5a5a5aull;
+			CHECK(n >= PARALLEL_MIN, "%llu keys",
+			      (unsigned long long)n);
+			cluster_keys_as_bits(k, n, bits, threads);
+			CHECK(!memcmp(bits, want, sizeof bits),
+			      "%d%% of the keys on %d threads: the bits differ",
+			      (int)pct[p], threads);
+		}
+}
+
 int main(void)
 {
 	struct boar_dataset d;
@@ -216,6 +245,7 @@ int main(void)
 					      &fm);
 			}
 	check_union();
+	check_as_bits();
 	free(fm.global);
 	free(d.row_ptr);
 	free(d.idx);

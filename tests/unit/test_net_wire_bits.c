@@ -97,6 +97,61 @@ static void roundtrip(void)
 	wire_msg_free(&m);
 }
 
+/* A request's bitmap shifted out of words the caller set
+ * (wire_put_key_bits_from) is the one wire_put_key_bits sets a bit a
+ * key, byte for byte: every shard's slice of one key set (any first key
+ * against the words' 64-key grid, slices ending mid-word or on a word's
+ * last bit, one key, neighbours set in the words on either side). */
+static void bits_from_words(void)
+{
+	enum { SPAN = 6000 };
+	static uint64_t keys[SPAN], words[SPAN / 64 + 2];
+	struct wire_out a, b;
+	wire_out_init(&a);
+	wire_out_init(&b);
+	for (int t = 0; t < 400; t++) {
+		uint64_t keep = t % 9 == 0 ? 100 : test_rng() % 101, n = 0;
+		memset(words, 0, sizeof words);
+		for (uint64_t k = 0; k < SPAN; k++)
+			if (test_rng() % 100 < keep) {
+				keys[n++] = k;
+				words[k / 64] |= 1ull << (k % 64);
+			}
+		if (!n)
+			continue;
+		/* the set cut at random places into slices, as by shard */
+		for (uint64_t i = 0; i < n;) {
+			uint64_t len = 1 + test_rng() % (t % 3 ? n : 70);
+			if (len > n - i)
+				len = n - i;
+			wire_out_reset(&a);
+			wire_out_reset(&b);
+			wire_put_key_bits(&a, keys + i, (uint32_t)len);
+			wire_put_key_bits_from(&b, keys + i, (uint32_t)len,
+					       words, 0);
+			CHECK(!a.failed && !b.failed && a.len == b.len &&
+				      !memcmp(a.buf, b.buf, a.len),
+			      "case %d: keys %llu..%llu (%llu): the bitmaps "
+			      "differ",
+			      t, (unsigned long long)keys[i],
+			      (unsigned long long)keys[i + len - 1],
+			      (unsigned long long)len);
+			i += len;
+		}
+	}
+	/* words that start past key 0: bits_base */
+	uint64_t k2[3] = { 64 * 1000 + 63, 64 * 1001, 64 * 1003 + 5 };
+	uint64_t w2[4] = { 1ull << 63, 1, 0, 1ull << 5 };
+	wire_out_reset(&a);
+	wire_out_reset(&b);
+	wire_put_key_bits(&a, k2, 3);
+	wire_put_key_bits_from(&b, k2, 3, w2, 64 * 1000);
+	CHECK(a.len == b.len && !memcmp(a.buf, b.buf, a.len),
+	      "a bits_base of 64000: the bitmaps differ");
+	wire_out_free(&a);
+	wire_out_free(&b);
+}
+
 static void refused(void)
 {
 	struct wire_out o;
@@ -273,6 +328,7 @@ int main(void)
 {
 	test_rng_seed(0x9e3779b97f4a7c15ull);
 	roundtrip();
+	bits_from_words();
 	push_bits();
 	refused();
 	real_shard();

@@ -1,0 +1,89 @@
+/* cluster_ask_bits.c - the keys of a clock asked ahead also as a bitmap
+ * over the model's keys, for a transport that sends its requests as
+ * bitmaps (boar_ps_transport.pull_ahead_bits; train_cluster.h).
+ *
+ * Such a transport otherwise sets a bit a key on the thread that sends
+ * the request: for a clock of 1.9M keys (a 4x weak-scaling worker's,
+ * 15 MB of keys read on a host whose cores all work), milliseconds
+ * before the request could leave, while the answer was wanted by the end
+ * of the sweep that had just started. Here the worker's threads set them
+ * as the keys are found, and the transport copies words.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "train_cluster.h"
+
+void cluster_ask_bits_start(struct cluster *c)
+{
+	if (!c->pull_ahead_bits || !c->ahead_gkeys || c->key_copies != 1)
+		return;
+	/* no larger than the clock's key arrays it goes beside (a hashed
+	 * model of 2^32 keys would need 512 MiB) */
+	uint64_t words = ((c->dim + 1) * c->width + 63) / 64;
+	if (words > c->cap)
+		return;
+	c->gbits = calloc(words, sizeof *c->gbits);
+	c->ahead_gbits = calloc(words, sizeof *c->ahead_gbits);
+	if (!c->gbits || !c->ahead_gbits)
+		cluster_ask_bits_free(c); /* asked as before */
+}
+
+void cluster_ask_bits_free(struct cluster *c)
+{
+	free(c->gbits);
+	free(c->ahead_gbits);
+	c->gbits = NULL;
+	c->ahead_gbits = NULL;
+}
+
+/* Word w of bits made x: stored whole where no other thread's run of
+ * keys reaches it, or-ed in at a run's two ends. */
+static inline void put_word(uint64_t *bits, uint64_t w, uint64_t x, int shared)
+{
+	if (shared)
+		__atomic_fetch_or(&bits[w], x, __ATOMIC_RELAXED);
+	else
+		bits[w] = x;
+}
+
+void cluster_keys_as_bits(const uint64_t *keys, uint64_t n, uint64_t *bits,
+			  int threads)
+{
+	if (!n)
+		return;
+	uint64_t w0 = keys[0] >> 6, w1 = keys[n - 1] >> 6;
+	memset(bits + w0, 0, (w1 - w0 + 1) * sizeof *bits);
+	int parts = n >= PARALLEL_MIN ? threads : 1;
+#pragma omp parallel for num_threads(parts) schedule(static) if (parts > 1)
+	for (int t = 0; t < parts; t++) {
+		uint64_t i = n * (uint64_t)t / (uint64_t)parts;
+		uint64_t e = n * (uint64_t)(t + 1) / (uint64_t)parts;
+		if (i == e)
+			continue;
+		/* a word's bits kept in a register until the keys leave it */
+		uint64_t first = keys[i] >> 6, w = first, x = 0;
+		for (; i < e; i++) {
+			if (keys[i] >> 6 != w) {
+				put_word(bits, w, x, w == first);
+				w = keys[i] >> 6;
+				x = 0;
+			}
+			x |= 1ull << (keys[i] & 63);
+		}
+		put_word(bits, w, x, 1);
+	}
+}
+
+void cluster_ask_bits_set(struct cluster *c, const struct train_run *r)
+{
+	uint64_t n = c->ahead_nk;
+	const uint64_t *g = c->ahead_gkeys;
+	/* as the transport's requests would go: a bitmap where it takes
+	 * fewer bytes than one a key, and not the union with an
+	 * evaluation's keys */
+	c->ahead_has_bits = c->ahead_gbits && !c->prep_with && n &&
+			    (g[n - 1] - g[0]) / 64 * 8 + 8 < n;
+	if (c->ahead_has_bits)
+		cluster_keys_as_bits(g, n, c->ahead_gbits, threads_of(r));
+}
