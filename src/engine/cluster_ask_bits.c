@@ -7,7 +7,8 @@
  * 15 MB of keys read on a host whose cores all work), milliseconds
  * before the request could leave, while the answer was wanted by the end
  * of the sweep that had just started. Here the worker's threads set them
- * as the keys are found, and the transport copies words.
+ * as they find the keys (cluster_clock_keys), and the transport copies
+ * words.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +17,26 @@
 
 void cluster_ask_bits_start(struct cluster *c)
 {
-	if (!c->pull_ahead_bits || !c->ahead_gkeys || c->key_copies != 1)
+	if (!c->pull_ahead_bits || !c->ahead_gkeys || c->key_copies != 1 ||
+	    c->sums)
 		return;
 	/* no larger than the clock's key arrays it goes beside (a hashed
 	 * model of 2^32 keys would need 512 MiB) */
 	uint64_t words = ((c->dim + 1) * c->width + 63) / 64;
 	if (words > c->cap)
 		return;
-	c->gbits = calloc(words, sizeof *c->gbits);
-	c->ahead_gbits = calloc(words, sizeof *c->ahead_gbits);
-	if (!c->gbits || !c->ahead_gbits)
+	c->gbits.w = calloc(words, sizeof *c->gbits.w);
+	c->ahead_gbits.w = calloc(words, sizeof *c->ahead_gbits.w);
+	if (!c->gbits.w || !c->ahead_gbits.w)
 		cluster_ask_bits_free(c); /* asked as before */
 }
 
 void cluster_ask_bits_free(struct cluster *c)
 {
-	free(c->gbits);
-	free(c->ahead_gbits);
-	c->gbits = NULL;
-	c->ahead_gbits = NULL;
+	free(c->gbits.w);
+	free(c->ahead_gbits.w);
+	c->gbits = (struct cluster_bits){ 0 };
+	c->ahead_gbits = (struct cluster_bits){ 0 };
 }
 
 /* Word w of bits made x: stored whole where no other thread's run of
@@ -75,15 +77,26 @@ void cluster_keys_as_bits(const uint64_t *keys, uint64_t n, uint64_t *bits,
 	}
 }
 
-void cluster_ask_bits_set(struct cluster *c, const struct train_run *r)
+uint64_t *cluster_ask_bits_ready(struct cluster *c)
+{
+	struct cluster_bits *b = &c->ahead_gbits;
+	if (!b->w || c->prep_with)
+		return NULL;
+	if (b->hi > b->lo)
+		memset(b->w + b->lo, 0, (b->hi - b->lo) * sizeof *b->w);
+	b->lo = b->hi = 0;
+	return b->w;
+}
+
+void cluster_ask_bits_set(struct cluster *c, const uint64_t *bits)
 {
 	uint64_t n = c->ahead_nk;
 	const uint64_t *g = c->ahead_gkeys;
+	if (bits && n) {
+		c->ahead_gbits.lo = g[0] >> 6;
+		c->ahead_gbits.hi = (g[n - 1] >> 6) + 1;
+	}
 	/* as the transport's requests would go: a bitmap where it takes
-	 * fewer bytes than one a key, and not the union with an
-	 * evaluation's keys */
-	c->ahead_has_bits = c->ahead_gbits && !c->prep_with && n &&
-			    (g[n - 1] - g[0]) / 64 * 8 + 8 < n;
-	if (c->ahead_has_bits)
-		cluster_keys_as_bits(g, n, c->ahead_gbits, threads_of(r));
+	 * fewer bytes than one a key */
+	c->ahead_has_bits = bits && n && (g[n - 1] - g[0]) / 64 * 8 + 8 < n;
 }

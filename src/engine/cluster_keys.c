@@ -43,14 +43,31 @@ static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
 	}
 }
 
+/* Global key g into the bits gbits holds for it: the word being made
+ * (*gw, *gx) or-ed in once the keys leave it (another thread's run may
+ * end in the same word). */
+static inline void gbit(uint64_t *gbits, uint64_t *gw, uint64_t *gx,
+			uint64_t g)
+{
+	if (g >> 6 != *gw) {
+		if (*gx)
+			__atomic_fetch_or(&gbits[*gw], *gx, __ATOMIC_RELAXED);
+		*gw = g >> 6;
+		*gx = 0;
+	}
+	*gx |= 1ull << (g & 63);
+}
+
 /* The features set in bits[words], ascending into out, clearing it: each
  * thread counts the bits of its range of words, then writes them from
  * where the counts before it end. With a map, each one's global id too,
- * into gout, in the same pass (a clock's keys are megabytes: a second
- * pass to translate them read them all again). @return how many. */
+ * into gout, and (gbits, all clear where the ids fall) its bit, in the
+ * same pass (a clock's keys are megabytes: a second pass to translate
+ * them, or to set their bits, read them all again). @return how many. */
 static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 			      int copies, uint64_t stride, int threads,
-			      const uint32_t *map, uint64_t *gout)
+			      const uint32_t *map, uint64_t *gout,
+			      uint64_t *gbits)
 {
 	uint64_t at[65] = {0};
 	int nt = 1;
@@ -76,6 +93,7 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 				at[i] += at[i - 1];
 		}
 		m = at[t];
+		uint64_t gw = 0, gx = 0;
 		for (uint64_t w = lo; w < hi; w++) {
 			uint64_t x = bits[w];
 			if (!x)
@@ -86,12 +104,16 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 					out[m] = w * 64 +
 						 (uint64_t)__builtin_ctzll(x);
 					gout[m] = map[out[m]];
+					if (gbits)
+						gbit(gbits, &gw, &gx, gout[m]);
 				}
 				continue;
 			}
 			for (; x; x &= x - 1)
 				out[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
 		}
+		if (gx)
+			__atomic_fetch_or(&gbits[gw], gx, __ATOMIC_RELAXED);
 	}
 	return at[nt];
 }
@@ -236,7 +258,7 @@ uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k)
 static uint64_t clock_features(struct cluster *c, const struct train_run *r,
 			       const uint32_t *order, uint64_t k,
 			       uint64_t *keys, const uint32_t *map,
-			       uint64_t *gkeys, int *mapped)
+			       uint64_t *gkeys, uint64_t *gbits, int *mapped)
 {
 	const struct boar_dataset *d = r->d;
 	uint64_t b = cluster_clock_begin(c, k), e = cluster_clock_begin(c, k + 1);
@@ -246,14 +268,14 @@ static uint64_t clock_features(struct cluster *c, const struct train_run *r,
 			epoch_marks(c, r, order);
 		return scan_parallel(keys, c->clock_bits + k * c->words,
 				     c->words, c->copies, c->clocks * c->words,
-				     threads_of(r), map, gkeys);
+				     threads_of(r), map, gkeys, gbits);
 	}
 	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
 				  (d->n_rows ? d->n_rows : 1));
 	if (c->words < 16 * nnz) {
 		mark_parallel(c, d, order, b, e, d->dim, threads_of(r));
 		return scan_parallel(keys, c->seen, c->words, 1, 0,
-				     threads_of(r), map, gkeys);
+				     threads_of(r), map, gkeys, gbits);
 	}
 	*mapped = 0;
 	return features_sorted(c, d, order, b, e, keys);
@@ -276,21 +298,28 @@ static uint64_t features_to_keys(uint64_t *keys, uint64_t n, uint64_t dim,
 
 /* Distinct keys of clock k's rows plus the bias, ascending: the bitmap
  * is per feature, each feature expanding to its K keys; the model's keys
- * found with the engine's where one key is one feature. */
+ * found with the engine's where one key is one feature, and their bits
+ * set as they are (else in a pass of their own). */
 uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
 			    const uint32_t *order, uint64_t k, uint64_t *keys,
-			    uint64_t *gkeys)
+			    uint64_t *gkeys, uint64_t *gbits)
 {
 	const uint32_t *map = c->fm && c->width == 1 && gkeys != keys
 				      ? c->fm->global
 				      : NULL;
 	int mapped;
-	uint64_t n = clock_features(c, r, order, k, keys, map, gkeys, &mapped);
+	uint64_t n = clock_features(c, r, order, k, keys, map, gkeys, gbits,
+				    &mapped);
 	n = features_to_keys(keys, n, r->d->dim, c->width);
-	if (mapped)
+	if (mapped) {
 		gkeys[n - 1] = c->dim; /* the bias, the model's last key */
-	else
+		if (gbits)
+			gbits[c->dim >> 6] |= 1ull << (c->dim & 63);
+	} else {
 		cluster_to_global(c, r, keys, gkeys, n);
+		if (gbits)
+			cluster_keys_as_bits(gkeys, n, gbits, threads_of(r));
+	}
 	return n;
 }
 
@@ -307,7 +336,7 @@ int cluster_eval_keys(struct cluster *c, const struct train_run *r,
 		return -1;
 	}
 	n = scan_parallel(c->eval_keys, c->seen, c->words, 1, 0,
-			  threads_of(r), NULL, NULL);
+			  threads_of(r), NULL, NULL, NULL);
 	c->n_eval = features_to_keys(c->eval_keys, n, dim, c->width);
 	return 0;
 }

@@ -174,13 +174,14 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 			  err);
 }
 
-/* Clock k's keys into keys, the model's into gkeys and, with shared sums,
- * their sums' keys after them. @return how many keys. */
+/* Clock k's keys into keys, the model's into gkeys (their bits into
+ * gbits, unless NULL) and, with shared sums, their sums' keys after
+ * them. @return how many keys. */
 static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
 			   const uint32_t *order, uint64_t k, uint64_t *keys,
-			   uint64_t *gkeys)
+			   uint64_t *gkeys, uint64_t *gbits)
 {
-	uint64_t n = cluster_clock_keys(c, r, order, k, keys, gkeys);
+	uint64_t n = cluster_clock_keys(c, r, order, k, keys, gkeys, gbits);
 	if (c->sums)
 		cluster_sums_keys(c, gkeys, n);
 	return n;
@@ -197,12 +198,14 @@ static uint64_t clock_keys(struct cluster *c, const struct train_run *r,
 static void find_ahead(struct cluster *c, const struct train_run *r,
 		       const uint32_t *order, uint64_t k)
 {
-	c->ahead_nk = clock_keys(c, r, order, k, c->ahead_keys,
-				 c->ahead_gkeys);
-	c->ask = c->ahead_gkeys;
-	c->n_ask = c->ahead_nk * c->key_copies;
 	/* an epoch's first clock: after an evaluation, if one follows */
 	c->prep_with = k == 0 && c->with;
+	uint64_t *bits = cluster_ask_bits_ready(c);
+	c->ahead_nk = clock_keys(c, r, order, k, c->ahead_keys,
+				 c->ahead_gkeys, bits);
+	cluster_ask_bits_set(c, bits);
+	c->ask = c->ahead_gkeys;
+	c->n_ask = c->ahead_nk * c->key_copies;
 	if (c->prep_with) {
 		c->n_with = cluster_union(c->ahead_keys, c->ahead_nk,
 					  c->eval_keys, c->n_eval, c->with,
@@ -211,7 +214,6 @@ static void find_ahead(struct cluster *c, const struct train_run *r,
 		c->ask = c->gwith;
 		c->n_ask = c->n_with;
 	}
-	cluster_ask_bits_set(c, r);
 	c->prep_k = k;
 	lap(c, BOAR_PS_KEYS);
 }
@@ -228,7 +230,7 @@ static int ask_found(struct cluster *c, boar_error *err)
 	uint32_t n = (uint32_t)c->n_ask;
 	int rc = c->ahead_has_bits
 			 ? c->pull_ahead_bits(c->t->ctx, c->ask, n,
-					      c->ahead_gbits, 0, into, err)
+					      c->ahead_gbits.w, 0, into, err)
 		 : c->pull_ahead_into
 			 ? c->pull_ahead_into(c->t->ctx, c->ask, n, into, err)
 			 : c->pull_ahead(c->t->ctx, c->ask, n, err);
@@ -344,9 +346,9 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 		c->ahead_keys = t;
 		c->gkeys = c->ahead_gkeys;
 		c->ahead_gkeys = g;
-		t = c->gbits; /* its pull's bits, kept until collected */
+		struct cluster_bits gb = c->gbits; /* kept until collected */
 		c->gbits = c->ahead_gbits;
-		c->ahead_gbits = t;
+		c->ahead_gbits = gb;
 		c->nk = c->ahead_nk;
 		if (c->ahead_with) { /* the union's values: copied out */
 			if ((rc = take_with(c, r, err)))
@@ -357,7 +359,7 @@ static int cluster_pull(void *ctx, const struct train_run *r,
 			c->ahead_before = v;
 		}
 	} else {
-		c->nk = clock_keys(c, r, order, k, c->keys, c->gkeys);
+		c->nk = clock_keys(c, r, order, k, c->keys, c->gkeys, NULL);
 	}
 	c->ahead_k = NO_CLOCK;
 	lap(c, BOAR_PS_KEYS);

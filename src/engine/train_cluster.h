@@ -11,6 +11,13 @@
 #include "data/feature_map.h"
 #include "train.h"
 
+/* Bits of the model's keys (from key 0): w, clear outside the words
+ * [lo, hi) the last keys set in it touched. */
+struct cluster_bits {
+	uint64_t *w;
+	uint64_t lo, hi;
+};
+
 struct cluster {
 	const boar_ps_transport *t;
 	int local_rows; /* t->local_rows, where t's size has it */
@@ -50,14 +57,14 @@ struct cluster {
 	int (*pull_ahead_ready)(void *ctx);
 	int loaded_ahead;
 	/* The transport's pull_ahead_bits (or NULL), and the model's keys as
-	 * bits (from key 0; NULL where too many for that:
-	 * cluster_ask_bits.c): ahead_gbits those of ahead_gkeys where
+	 * bits (cluster_ask_bits.c; w NULL where a bitmap of every key
+	 * would be too large): ahead_gbits those of ahead_gkeys where
 	 * ahead_has_bits, gbits those of gkeys (kept, as gkeys is, until
 	 * their pull is collected). */
 	int (*pull_ahead_bits)(void *ctx, const uint64_t *keys, uint32_t n,
 			       const uint64_t *bits, uint64_t bits_base,
 			       float *vals, boar_error *err);
-	uint64_t *gbits, *ahead_gbits;
+	struct cluster_bits gbits, ahead_gbits;
 	int ahead_has_bits;
 	/* The next clock's keys found while the current clock's answer is
 	 * still coming (find_ahead): clock prep_k (NO_CLOCK: none), to be
@@ -134,17 +141,22 @@ static inline int threads_of(const struct train_run *r)
 void cluster_keys_start(struct cluster *c, const struct train_run *r);
 /* cluster_ask_bits.c: gbits and ahead_gbits, where the transport takes
  * bits and a bitmap of the model's keys is no larger than a clock's key
- * array (else they stay NULL); freed. */
+ * array (else their w stay NULL); freed. */
 void cluster_ask_bits_start(struct cluster *c);
 void cluster_ask_bits_free(struct cluster *c);
+/* Where the keys about to be found ahead should have their bits set:
+ * ahead_gbits cleared (its words of the keys before), or NULL (none: not
+ * the union with an evaluation's keys, nor with shared sums). */
+uint64_t *cluster_ask_bits_ready(struct cluster *c);
 /* keys[0..n) (ascending) as the bits of bits (key k: bit k % 64 of word
  * k / 64), the words from keys[0]'s to keys[n - 1]'s cleared first, on
  * `threads` threads. */
 void cluster_keys_as_bits(const uint64_t *keys, uint64_t n, uint64_t *bits,
 			  int threads);
-/* The keys just found ahead (ahead_gkeys, ahead_nk) into ahead_gbits
- * where they would be asked as a bitmap (ahead_has_bits). */
-void cluster_ask_bits_set(struct cluster *c, const struct train_run *r);
+/* After the keys found ahead (ahead_gkeys, ahead_nk) set their bits in
+ * what cluster_ask_bits_ready gave (bits; NULL: none): whether they go
+ * as bits (ahead_has_bits: the bitmap smaller than a byte a key). */
+void cluster_ask_bits_set(struct cluster *c, const uint64_t *bits);
 /* Drops the epoch's bitmaps (clocks are then marked one by one). */
 void cluster_keys_no_bitmaps(struct cluster *c);
 /* Frees what cluster_keys_start made. */
@@ -153,11 +165,12 @@ void cluster_keys_free(struct cluster *c);
 uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k);
 /* Distinct keys of clock k's rows (positions of order) plus the bias,
  * ascending, into keys (the engine's), and as the model knows them into
- * gkeys (cluster_to_global's; nothing more where gkeys is keys).
- * @return how many. */
+ * gkeys (cluster_to_global's; nothing more where gkeys is keys); with
+ * gbits (clear wherever the model's keys may fall, or NULL), their bits
+ * set there (cluster_keys_as_bits'). @return how many. */
 uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
 			    const uint32_t *order, uint64_t k, uint64_t *keys,
-			    uint64_t *gkeys);
+			    uint64_t *gkeys, uint64_t *gbits);
 /* The keys (the engine's) an evaluation of test reads, into a new
  * c->eval_keys (c->n_eval of them): test's features below the engine's
  * dim, and the bias. c->seen is scratch, clear again after.

@@ -23,22 +23,25 @@
 #define ROWS 12000
 #define DIM 20000
 
-/* Rows of 1-60 power-law ids (distinct within a row, as parsers give). */
-static void make_data(struct boar_dataset *d)
+/* Rows of 1-60 power-law (or uniform) ids (distinct within a row, as
+ * parsers give). */
+static void make_data(struct boar_dataset *d, uint64_t rows, uint64_t dim,
+		      int uniform)
 {
 	memset(d, 0, sizeof *d);
 	d->task = BOAR_TASK_LINEAR;
-	d->n_rows = ROWS;
-	d->dim = DIM;
-	d->row_ptr = calloc(ROWS + 1, sizeof *d->row_ptr);
-	d->idx = malloc(ROWS * 60 * sizeof *d->idx);
-	uint8_t *used = calloc(DIM, 1);
+	d->n_rows = rows;
+	d->dim = dim;
+	d->row_ptr = calloc(rows + 1, sizeof *d->row_ptr);
+	d->idx = malloc(rows * 60 * sizeof *d->idx);
+	uint8_t *used = calloc(dim, 1);
 	uint64_t n = 0;
-	for (uint64_t i = 0; i < ROWS; i++) {
+	for (uint64_t i = 0; i < rows; i++) {
 		uint64_t len = 1 + test_rng() % 60, b = n;
 		for (uint64_t j = 0; j < len; j++) {
 			double u = test_unif();
-			uint32_t id = (uint32_t)(DIM * u * u);
+			uint32_t id = (uint32_t)((double)dim *
+						 (uniform ? u : u * u));
 			if (!used[id]) {
 				used[id] = 1;
 				d->idx[n++] = id;
@@ -63,14 +66,15 @@ static void shuffle(uint32_t *order, uint64_t n)
 static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
 			 uint64_t b, uint64_t e, uint64_t *out)
 {
-	uint8_t *in = calloc(DIM + 1, 1);
+	uint64_t dim = d->dim;
+	uint8_t *in = calloc(dim + 1, 1);
 	for (uint64_t p = b; p < e; p++)
 		for (uint64_t x = d->row_ptr[order[p]];
 		     x < d->row_ptr[order[p] + 1]; x++)
 			in[d->idx[x]] = 1;
-	in[DIM] = 1; /* the bias */
+	in[dim] = 1; /* the bias */
 	uint64_t n = 0;
-	for (uint64_t j = 0; j <= DIM; j++)
+	for (uint64_t j = 0; j <= dim; j++)
 		if (in[j])
 			out[n++] = j;
 	free(in);
@@ -85,11 +89,11 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 {
 	struct train_run r = { .d = d };
 	r.o.threads = threads;
-	struct cluster c = { .width = 1, .fm = fm, .dim = DIM };
+	struct cluster c = { .width = 1, .fm = fm, .dim = d->dim };
 	if (fm)
 		c.dim = fm->dim;
 	c.first = 0;
-	c.last = ROWS;
+	c.last = d->n_rows;
 	c.clocks = clocks;
 	cluster_keys_start(&c, &r);
 	if (mode == 1) /* as when they do not fit */
@@ -99,14 +103,33 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 	}
 	c.keys = malloc((d->nnz + 1) * sizeof *c.keys);
 	c.gkeys = fm ? malloc((d->nnz + 1) * sizeof *c.gkeys) : c.keys;
-	uint64_t *want = malloc((DIM + 1) * sizeof *want);
-	uint32_t *order = malloc(ROWS * sizeof *order);
-	CHECK(c.seen && c.keys && c.gkeys && want && order, "memory");
+	uint64_t *want = malloc((d->dim + 1) * sizeof *want);
+	uint32_t *order = malloc(d->n_rows * sizeof *order);
+	/* the model's keys as bits (every other clock), set as they are
+	 * found, against the bits of the keys found */
+	uint64_t gw = (c.dim + 1 + 63) / 64;
+	uint64_t *gbits = calloc(gw, sizeof *gbits);
+	uint64_t *gwant = calloc(gw, sizeof *gwant);
+	CHECK(c.seen && c.keys && c.gkeys && want && order && gbits && gwant,
+	      "memory");
 	for (int epoch = 0; epoch < 2; epoch++) {
-		shuffle(order, ROWS);
+		shuffle(order, d->n_rows);
 		for (uint64_t k = 0; k < clocks; k++) {
+			int with_bits = (int)(k % 2);
+			memset(gbits, 0, gw * sizeof *gbits);
 			uint64_t n = cluster_clock_keys(&c, &r, order, k,
-							c.keys, c.gkeys);
+							c.keys, c.gkeys,
+							with_bits ? gbits
+								  : NULL);
+			memset(gwant, 0, gw * sizeof *gwant);
+			for (uint64_t i = 0; with_bits && i < n; i++)
+				gwant[c.gkeys[i] / 64] |= 1ull
+							  << (c.gkeys[i] % 64);
+			CHECK(!memcmp(gbits, gwant, gw * sizeof *gbits),
+			      "threads %d, clocks %llu, mode %d, map %d, clock "
+			      "%llu: the model's keys' bits differ",
+			      threads, (unsigned long long)clocks, mode,
+			      fm != NULL, (unsigned long long)k);
 			uint64_t m = expected(d, order,
 					      cluster_clock_begin(&c, k),
 					      cluster_clock_begin(&c, k + 1),
@@ -121,8 +144,8 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 			      (unsigned long long)m);
 			uint64_t bad = 0;
 			for (uint64_t i = 0; fm && i < n && n == m; i++)
-				bad += c.gkeys[i] != (want[i] < DIM
-							      ? 2 * want[i] + 1
+				bad += c.gkeys[i] != (want[i] < d->dim
+							      ? fm->global[want[i]]
 							      : fm->dim);
 			CHECK(!bad, "threads %d, clocks %llu, mode %d: %llu "
 			      "keys mapped wrong", threads,
@@ -138,6 +161,8 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 		}
 	free(order);
 	free(want);
+	free(gbits);
+	free(gwant);
 	if (c.gkeys != c.keys)
 		free(c.gkeys);
 	free(c.keys);
@@ -221,21 +246,29 @@ static void check_as_bits(void)
 		}
 }
 
+/* The map global[f] = a f + b of a worker's dim features into a model
+ * of a dim + b. */
+static struct feature_map line_map(uint64_t dim, uint32_t a, uint32_t b)
+{
+	struct feature_map fm = { .dim = a * dim + b, .n = dim };
+	fm.global = malloc(dim * sizeof *fm.global);
+	CHECK(fm.global != NULL, "memory");
+	for (uint32_t f = 0; fm.global && f < dim; f++)
+		fm.global[f] = a * f + b;
+	return fm;
+}
+
 int main(void)
 {
 	struct boar_dataset d;
 	test_rng_seed(88172645463325252ull);
-	make_data(&d);
+	make_data(&d, ROWS, DIM, 0);
 	/* enough non-zeros that the marking runs on every thread */
 	CHECK(d.nnz >= PARALLEL_MIN, "%llu non-zeros",
 	      (unsigned long long)d.nnz);
 	const int threads[] = { 1, 2, 3, 5 };
 	const uint64_t clocks[] = { 1, 2, 3, 4, 7, 11 };
-	struct feature_map fm = { .dim = 2 * DIM + 1, .n = DIM };
-	fm.global = malloc(DIM * sizeof *fm.global);
-	CHECK(fm.global != NULL, "memory");
-	for (uint32_t f = 0; fm.global && f < DIM; f++)
-		fm.global[f] = 2 * f + 1;
+	struct feature_map fm = line_map(DIM, 2, 1);
 	for (size_t t = 0; t < 4; t++)
 		for (size_t k = 0; k < 6; k++)
 			for (int mode = 0; mode < 3; mode++) {
@@ -244,10 +277,24 @@ int main(void)
 					check(&d, threads[t], clocks[k], mode,
 					      &fm);
 			}
-	check_union();
-	check_as_bits();
 	free(fm.global);
 	free(d.row_ptr);
 	free(d.idx);
+	/* enough features that the scan runs on every thread, its runs of
+	 * keys meeting in words of the model's bits (a map off the words'
+	 * grid) */
+	make_data(&d, 20000, 1u << 21, 1);
+	fm = line_map(1u << 21, 1, 37);
+	for (int mode = 0; mode < 2; mode++)
+		for (int t = 3; t <= 5; t += 2) {
+			check(&d, t, 3, mode, NULL);
+			if (fm.global)
+				check(&d, t, 3, mode, &fm);
+		}
+	free(fm.global);
+	free(d.row_ptr);
+	free(d.idx);
+	check_union();
+	check_as_bits();
 	return TEST_RESULT();
 }
