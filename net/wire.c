@@ -671,13 +671,22 @@ int wire_keys_as_bits(const uint64_t *keys, uint32_t n)
 	return n && (keys[n - 1] - keys[0]) / 64 * 8 + 8 < n;
 }
 
+/* A bitmap's count, first key and words (*words) of keys[0..n), and the
+ * room for its words (NULL: out of memory). */
+static uint8_t *put_bits_head(struct wire_out *o, const uint64_t *keys,
+			      uint32_t n, uint64_t *words)
+{
+	*words = (keys[n - 1] - keys[0]) / 64 + 1;
+	wire_put_varint(o, n);
+	wire_put_varint(o, keys[0]);
+	wire_put_varint(o, *words);
+	return reserve(o, (size_t)*words * 8);
+}
+
 void wire_put_key_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
 {
-	uint64_t base = keys[0], words = (keys[n - 1] - base) / 64 + 1;
-	wire_put_varint(o, n);
-	wire_put_varint(o, base);
-	wire_put_varint(o, words);
-	uint8_t *p = reserve(o, (size_t)words * 8);
+	uint64_t base = keys[0], words;
+	uint8_t *p = put_bits_head(o, keys, n, &words);
 	if (!p)
 		return;
 	memset(p, 0, (size_t)words * 8);
@@ -699,11 +708,8 @@ void wire_put_key_bits_from(struct wire_out *o, const uint64_t *keys,
 			    uint32_t n, const uint64_t *bits,
 			    uint64_t bits_base)
 {
-	uint64_t base = keys[0], words = (keys[n - 1] - base) / 64 + 1;
-	wire_put_varint(o, n);
-	wire_put_varint(o, base);
-	wire_put_varint(o, words);
-	uint8_t *p = reserve(o, (size_t)words * 8);
+	uint64_t base = keys[0], words;
+	uint8_t *p = put_bits_head(o, keys, n, &words);
 	if (!p)
 		return;
 	/* word w of the frame: the source's bits from base + 64 w on, two
