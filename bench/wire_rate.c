@@ -4,7 +4,9 @@
  * client's merge of its own pushes into a pull answered
  * ahead, and a dense shard's apply and reply; the rows ending in _bits
  * do the same with a pull's keys as a bitmap (WIRE_F_BITS), which the
- * shard walks in place of a list.
+ * shard walks in place of a list; encode_words writes that bitmap from
+ * words the worker set (wire_put_key_bits_from: the same bytes, so the
+ * same checksum, as encode_bits).
  *
  *   wire_rate [reps]
  *
@@ -97,6 +99,7 @@ struct ctx {
 	int bits;        /* keys as a bitmap (WIRE_F_BITS) */
 	struct key_span sa, sb; /* clocks A and B as the shard holds them */
 	struct wire_msg ma, mb; /* their bitmaps, decoded */
+	uint64_t *words; /* clock A's keys as bits from key 0 */
 	const void *out; /* the output, checksummed after the timing */
 	size_t out_len;
 };
@@ -108,6 +111,19 @@ static void op_encode(struct ctx *c)
 	wire_put_u32(&c->o, 1);
 	wire_put_u64(&c->o, 2);
 	wire_put_keys_as(&c->o, c->ka, c->na, c->bits);
+	wire_end(&c->o);
+	c->out = c->o.buf;
+	c->out_len = c->o.len;
+}
+
+/* op_encode's bitmap, from c->words. */
+static void op_encode_words(struct ctx *c)
+{
+	wire_out_reset(&c->o);
+	wire_begin(&c->o, WIRE_PULL, WIRE_F_BITS);
+	wire_put_u32(&c->o, 1);
+	wire_put_u64(&c->o, 2);
+	wire_put_key_bits_from(&c->o, c->ka, c->na, c->words, 0);
 	wire_end(&c->o);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;
@@ -236,7 +252,8 @@ static void run_case(const char *label, uint64_t d, double share,
 	c.merged = malloc((size_t)c.na * sizeof *c.merged);
 	c.vb = malloc((size_t)c.nb * sizeof *c.vb);
 	c.dense = malloc(d * sizeof *c.dense);
-	if (!c.va || !c.merged || !c.vb || !c.dense) {
+	c.words = calloc(d / 64 + 1, sizeof *c.words);
+	if (!c.va || !c.merged || !c.vb || !c.dense || !c.words) {
 		fprintf(stderr, "wire_rate: out of memory\n");
 		exit(1);
 	}
@@ -247,6 +264,8 @@ static void run_case(const char *label, uint64_t d, double share,
 		c.vb[i] = (float)(int64_t)(rng_next(&s) % 2001 - 1000) / 1024.0f;
 	for (uint64_t i = 0; i < d; i++)
 		c.dense[i] = (float)i * 0.25f;
+	for (uint32_t i = 0; i < c.na; i++)
+		c.words[ka[i] / 64] |= 1ull << (ka[i] % 64);
 	c.sa = key_span_list(ka, c.na);
 	c.sb = key_span_list(kb, c.nb);
 	c.run = (struct own_run){ .k = kb, .v = c.vb, .n = c.nb };
@@ -279,6 +298,7 @@ static void run_case(const char *label, uint64_t d, double share,
 	as_bits(&c.mb, kb, c.nb, &c.o, &c.sb);
 	as_bits(&c.ma, ka, c.na, &c.o, &c.sa);
 	timed_encode(&c, label, "encode_bits");
+	timed(&c, label, "encode_words", op_encode_words, c.na);
 	timed(&c, label, "decode_bits", op_decode, c.na);
 	timed(&c, label, "sh_add_bits", op_shard_add, c.nb);
 	timed(&c, label, "sh_put_bits", op_shard_put, c.na);
@@ -295,6 +315,7 @@ static void run_case(const char *label, uint64_t d, double share,
 	free(c.vb);
 	free(c.merged);
 	free(c.dense);
+	free(c.words);
 }
 
 int main(int argc, char **argv)
