@@ -20,7 +20,7 @@ allowed() {
 	src/data/parse_vw.c:parse_piece) ;;     # the parser's hot loop
 	gpu/gpu_linear.cu:linear_sweep) ;;      # the sweep kernel, one launch
 	gpu/gpu_mf.cu:mf_sweep) ;;              # the sweep kernel, one launch
-	net/wire.c:wire_decode) ;;              # a switch over frame types
+	net/wire_decode.c:wire_decode) ;;       # a switch over frame types
 	src/cli/train_args.c:apply) ;;          # a switch over the flags
 	src/cli/train_args.c:default_of) ;;     # a switch over the flags
 	*) return 1 ;;
