@@ -92,8 +92,9 @@ int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
 
 /* The caller's part (recording starts) here; the requests are sent here
  * or, with a background thread, by it in the order queued. dest: where
- * the thread decodes the answers (NULL: its own buffer), set before the
- * request is queued. */
+ * the thread decodes the answers (NULL: its own buffer), and bits: the
+ * keys' bits the requests' bitmaps are shifted out of (NULL: set from
+ * the keys), both set before the request is queued. */
 static int ask_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		     const uint64_t *bits, uint64_t bits_base, float *dest,
 		     boar_error *err)
