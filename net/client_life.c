@@ -7,8 +7,6 @@
 #include "net/client_int.h"
 #include "net/loop.h"
 
-/* The client of cfg, not connected yet: addresses parsed, buffers made.
- * @return 0 and *out, or an error code (*out freed). */
 /* A debugging aid's switch: on when set to anything but "" or "0". */
 static int env_on(const char *name)
 {
@@ -16,6 +14,8 @@ static int env_on(const char *name)
 	return v && *v && strcmp(v, "0");
 }
 
+/* The client of cfg, not connected yet: addresses parsed, buffers made.
+ * @return 0 and *out, or an error code (*out freed). */
 int client_new(const struct ps_client_config *cfg, struct ps_client **out,
 	       boar_error *err)
 {

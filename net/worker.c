@@ -66,15 +66,8 @@ static int w_pull(void *ctx, const uint64_t *keys, uint32_t n, float *vals,
 	return ps_client_pull(w->c, keys, n, vals, err);
 }
 
-/* vals NULL: the answer into the client's own buffer (pull_ahead) */
-static int w_pull_ahead_into(void *ctx, const uint64_t *keys, uint32_t n,
-			     float *vals, boar_error *err)
-{
-	struct worker *w = ctx;
-	w->rep->pulls_ahead++;
-	return ps_client_pull_ahead_into(w->c, keys, n, vals, err);
-}
-
+/* vals NULL: the answer into the client's own buffer (pull_ahead);
+ * bits NULL: the requests' bitmaps set from the keys */
 static int w_pull_ahead_bits(void *ctx, const uint64_t *keys, uint32_t n,
 			     const uint64_t *bits, uint64_t bits_base,
 			     float *vals, boar_error *err)
@@ -83,6 +76,12 @@ static int w_pull_ahead_bits(void *ctx, const uint64_t *keys, uint32_t n,
 	w->rep->pulls_ahead++;
 	return ps_client_pull_ahead_bits(w->c, keys, n, bits, bits_base, vals,
 					 err);
+}
+
+static int w_pull_ahead_into(void *ctx, const uint64_t *keys, uint32_t n,
+			     float *vals, boar_error *err)
+{
+	return w_pull_ahead_bits(ctx, keys, n, NULL, 0, vals, err);
 }
 
 static int w_pull_ahead(void *ctx, const uint64_t *keys, uint32_t n,

@@ -39,16 +39,6 @@ void cluster_ask_bits_free(struct cluster *c)
 	c->ahead_gbits = (struct cluster_bits){ 0 };
 }
 
-/* Word w of bits made x: stored whole where no other thread's run of
- * keys reaches it, or-ed in at a run's two ends. */
-static inline void put_word(uint64_t *bits, uint64_t w, uint64_t x, int shared)
-{
-	if (shared)
-		__atomic_fetch_or(&bits[w], x, __ATOMIC_RELAXED);
-	else
-		bits[w] = x;
-}
-
 void cluster_keys_as_bits(const uint64_t *keys, uint64_t n, uint64_t *bits,
 			  int threads)
 {
@@ -61,19 +51,10 @@ void cluster_keys_as_bits(const uint64_t *keys, uint64_t n, uint64_t *bits,
 	for (int t = 0; t < parts; t++) {
 		uint64_t i = n * (uint64_t)t / (uint64_t)parts;
 		uint64_t e = n * (uint64_t)(t + 1) / (uint64_t)parts;
-		if (i == e)
-			continue;
-		/* a word's bits kept in a register until the keys leave it */
-		uint64_t first = keys[i] >> 6, w = first, x = 0;
-		for (; i < e; i++) {
-			if (keys[i] >> 6 != w) {
-				put_word(bits, w, x, w == first);
-				w = keys[i] >> 6;
-				x = 0;
-			}
-			x |= 1ull << (keys[i] & 63);
-		}
-		put_word(bits, w, x, 1);
+		struct bit_run run = { bits, 0, 0 };
+		for (; i < e; i++)
+			bit_run_add(&run, keys[i]);
+		bit_run_end(&run);
 	}
 }
 
@@ -88,7 +69,7 @@ uint64_t *cluster_ask_bits_ready(struct cluster *c)
 	return b->w;
 }
 
-void cluster_ask_bits_set(struct cluster *c, const uint64_t *bits)
+void cluster_ask_bits_found(struct cluster *c, const uint64_t *bits)
 {
 	uint64_t n = c->ahead_nk;
 	const uint64_t *g = c->ahead_gkeys;
@@ -96,7 +77,4 @@ void cluster_ask_bits_set(struct cluster *c, const uint64_t *bits)
 		c->ahead_gbits.lo = g[0] >> 6;
 		c->ahead_gbits.hi = (g[n - 1] >> 6) + 1;
 	}
-	/* as the transport's requests would go: a bitmap where it takes
-	 * fewer bytes than one a key */
-	c->ahead_has_bits = bits && n && (g[n - 1] - g[0]) / 64 * 8 + 8 < n;
 }

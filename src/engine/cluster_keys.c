@@ -43,21 +43,6 @@ static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
 	}
 }
 
-/* Global key g into the bits gbits holds for it: the word being made
- * (*gw, *gx) or-ed in once the keys leave it (another thread's run may
- * end in the same word). */
-static inline void gbit(uint64_t *gbits, uint64_t *gw, uint64_t *gx,
-			uint64_t g)
-{
-	if (g >> 6 != *gw) {
-		if (*gx)
-			__atomic_fetch_or(&gbits[*gw], *gx, __ATOMIC_RELAXED);
-		*gw = g >> 6;
-		*gx = 0;
-	}
-	*gx |= 1ull << (g & 63);
-}
-
 /* The features set in bits[words], ascending into out, clearing it: each
  * thread counts the bits of its range of words, then writes them from
  * where the counts before it end. With a map, each one's global id too,
@@ -93,7 +78,7 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 				at[i] += at[i - 1];
 		}
 		m = at[t];
-		uint64_t gw = 0, gx = 0;
+		struct bit_run run = { gbits, 0, 0 };
 		for (uint64_t w = lo; w < hi; w++) {
 			uint64_t x = bits[w];
 			if (!x)
@@ -105,15 +90,14 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 						 (uint64_t)__builtin_ctzll(x);
 					gout[m] = map[out[m]];
 					if (gbits)
-						gbit(gbits, &gw, &gx, gout[m]);
+						bit_run_add(&run, gout[m]);
 				}
 				continue;
 			}
 			for (; x; x &= x - 1)
 				out[m++] = w * 64 + (uint64_t)__builtin_ctzll(x);
 		}
-		if (gx)
-			__atomic_fetch_or(&gbits[gw], gx, __ATOMIC_RELAXED);
+		bit_run_end(&run);
 	}
 	return at[nt];
 }

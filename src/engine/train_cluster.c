@@ -203,7 +203,7 @@ static void find_ahead(struct cluster *c, const struct train_run *r,
 	uint64_t *bits = cluster_ask_bits_ready(c);
 	c->ahead_nk = clock_keys(c, r, order, k, c->ahead_keys,
 				 c->ahead_gkeys, bits);
-	cluster_ask_bits_set(c, bits);
+	cluster_ask_bits_found(c, bits);
 	c->ask = c->ahead_gkeys;
 	c->n_ask = c->ahead_nk * c->key_copies;
 	if (c->prep_with) {
@@ -228,12 +228,16 @@ static int ask_found(struct cluster *c, boar_error *err)
 	c->ahead_with = c->prep_with;
 	float *into = c->ahead_with ? c->with_vals : c->ahead_before;
 	uint32_t n = (uint32_t)c->n_ask;
-	int rc = c->ahead_has_bits
-			 ? c->pull_ahead_bits(c->t->ctx, c->ask, n,
-					      c->ahead_gbits.w, 0, into, err)
-		 : c->pull_ahead_into
-			 ? c->pull_ahead_into(c->t->ctx, c->ask, n, into, err)
-			 : c->pull_ahead(c->t->ctx, c->ask, n, err);
+	int rc;
+	/* with its bits (cluster_ask_bits.c), where the transport takes them:
+	 * its requests choose a bitmap or a list shard by shard */
+	if (c->ahead_gbits.w && !c->ahead_with)
+		rc = c->pull_ahead_bits(c->t->ctx, c->ask, n, c->ahead_gbits.w,
+					0, into, err);
+	else if (c->pull_ahead_into)
+		rc = c->pull_ahead_into(c->t->ctx, c->ask, n, into, err);
+	else
+		rc = c->pull_ahead(c->t->ctx, c->ask, n, err);
 	lap(c, BOAR_PS_PULL);
 	c->ahead_k = rc ? NO_CLOCK : c->prep_k;
 	c->prep_k = NO_CLOCK;

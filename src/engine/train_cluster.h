@@ -58,14 +58,14 @@ struct cluster {
 	int loaded_ahead;
 	/* The transport's pull_ahead_bits (or NULL), and the model's keys as
 	 * bits (cluster_ask_bits.c; w NULL where a bitmap of every key
-	 * would be too large): ahead_gbits those of ahead_gkeys where
-	 * ahead_has_bits, gbits those of gkeys (kept, as gkeys is, until
-	 * their pull is collected). */
+	 * would be too large): ahead_gbits those of ahead_gkeys unless they
+	 * were the union with an evaluation's keys (ahead_with), gbits
+	 * those of gkeys (kept, as gkeys is, until their pull is
+	 * collected). */
 	int (*pull_ahead_bits)(void *ctx, const uint64_t *keys, uint32_t n,
 			       const uint64_t *bits, uint64_t bits_base,
 			       float *vals, boar_error *err);
 	struct cluster_bits gbits, ahead_gbits;
-	int ahead_has_bits;
 	/* The next clock's keys found while the current clock's answer is
 	 * still coming (find_ahead): clock prep_k (NO_CLOCK: none), to be
 	 * asked for as ask[0..n_ask) once that answer is in; prep_with: ask
@@ -154,9 +154,35 @@ uint64_t *cluster_ask_bits_ready(struct cluster *c);
 void cluster_keys_as_bits(const uint64_t *keys, uint64_t n, uint64_t *bits,
 			  int threads);
 /* After the keys found ahead (ahead_gkeys, ahead_nk) set their bits in
- * what cluster_ask_bits_ready gave (bits; NULL: none): whether they go
- * as bits (ahead_has_bits: the bitmap smaller than a byte a key). */
-void cluster_ask_bits_set(struct cluster *c, const uint64_t *bits);
+ * what cluster_ask_bits_ready gave (bits; NULL: none): the words they
+ * touched, for the next cluster_ask_bits_ready to clear. */
+void cluster_ask_bits_found(struct cluster *c, const uint64_t *bits);
+
+/* The bits of ascending keys, a word at a time: the word being made (w,
+ * x) kept in a register and or-ed into bits once the keys leave it
+ * (another thread's run of keys may end or begin in the same word), and
+ * by bit_run_end after the run's last key. */
+struct bit_run {
+	uint64_t *bits, w, x;
+};
+
+static inline void bit_run_add(struct bit_run *b, uint64_t key)
+{
+	if (key >> 6 != b->w) {
+		if (b->x)
+			__atomic_fetch_or(&b->bits[b->w], b->x,
+					  __ATOMIC_RELAXED);
+		b->w = key >> 6;
+		b->x = 0;
+	}
+	b->x |= 1ull << (key & 63);
+}
+
+static inline void bit_run_end(struct bit_run *b)
+{
+	if (b->x)
+		__atomic_fetch_or(&b->bits[b->w], b->x, __ATOMIC_RELAXED);
+}
 /* Drops the epoch's bitmaps (clocks are then marked one by one). */
 void cluster_keys_no_bitmaps(struct cluster *c);
 /* Frees what cluster_keys_start made. */

@@ -791,9 +791,10 @@ typedef struct boar_ps_transport {
 	 * from there rather than setting a bit a key on the thread that
 	 * sends the request (a clock's keys are megabytes: that pass held
 	 * each request back by milliseconds). The library calls it instead
-	 * of pull_ahead_into, where it is set, for a clock whose keys'
-	 * bitmap takes fewer bytes than their count (not for one asked with
-	 * an evaluation's keys). */
+	 * of pull_ahead_into, where it is set and a bitmap of every key of
+	 * the model is no larger than a clock's keys (not for a pull asked
+	 * with an evaluation's keys); the transport still chooses, request
+	 * by request, whether keys go as a bitmap. */
 	int (*pull_ahead_bits)(void *ctx, const uint64_t *keys, uint32_t n,
 			       const uint64_t *bits, uint64_t bits_base,
 			       float *vals, boar_error *err);

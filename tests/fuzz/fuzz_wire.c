@@ -4,7 +4,8 @@
  * (before and after the handshake), and re-encodes what decoded so that the
  * encoder's view of a valid message is exercised too (key lists of PUSH and
  * PULL, as lists and as bitmaps; a PUSH naming its pull, WIRE_F_PULLED; READY with its push
- * sequence number and durable flag). `make fuzz
+ * sequence number and durable flag), and decodes a PUSH's values left in
+ * the frame (borrow_push_vals) as it decodes them copied. `make fuzz
  * FUZZ=wire` runs it under libFuzzer; tests/unit/test_net_fuzz_corpus.c
  * and the replay of tests/fuzz/corpus/wire/ (fuzz.h) run it in every
  * `make check`.
@@ -90,6 +91,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		wire_out_free(&o);
 		wire_msg_free(&back);
 	}
+	/* a push's values left in the frame (as a shard's lanes take them,
+	 * borrow_push_vals) are those the copy gives, and a frame is
+	 * refused alike either way */
+	struct wire_msg lent;
+	memset(&lent, 0, sizeof lent);
+	lent.borrow_push_vals = 1;
+	int copied = wire_decode_frame(data, size, WIRE_MAX_PAYLOAD, &m);
+	if (copied != wire_decode_frame(data, size, WIRE_MAX_PAYLOAD, &lent) ||
+	    (copied == 0 && m.type == WIRE_PUSH &&
+	     (lent.n_vals != m.n_vals ||
+	      (m.n_vals && memcmp(lent.push_vals, m.push_vals,
+				  (size_t)m.n_vals * 4)))))
+		__builtin_trap();
+	wire_msg_free(&lent);
 	wire_msg_free(&m);
 	return 0;
 }

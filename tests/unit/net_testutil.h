@@ -67,6 +67,21 @@ static inline int net_test_read_frame(int fd, struct wire_msg *m)
 				 WIRE_MAX_PAYLOAD, m);
 }
 
+/* A scripted peer's refusal: the next frame an ERROR whose text holds
+ * why (else bit 1 of the result), then the connection's end (else bit
+ * 2); fd closed. @return 0 where both held; the frame read stays in m. */
+static inline int net_test_refused(int fd, struct wire_msg *m,
+				   const char *why)
+{
+	int rc = net_test_read_frame(fd, m) || m->type != WIRE_ERROR ||
+		 !strstr(m->text, why);
+	uint8_t c;
+	if (read(fd, &c, 1) > 0)
+		rc |= 2;
+	close(fd);
+	return rc;
+}
+
 /* Writes o's frames to a blocking socket and empties o. */
 static inline void net_test_send(int fd, struct wire_out *o)
 {
