@@ -187,10 +187,11 @@ like_clean() {
 	close_to "$1" "$4" "$5"
 }
 
-# close_to WHAT GOT WANT: |GOT - WANT| <= 0.005 (half a point).
+# close_to WHAT GOT WANT [POINTS]: |GOT - WANT| <= POINTS / 100 (default
+# half a point).
 close_to() {
-	awk -v g="$2" -v w="$3" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= 0.005) }' ||
-		fail "$1: accuracy $2 is not within 0.5 points of the single-node $3"
+	awk -v g="$2" -v w="$3" -v p="${4:-0.5}" 'BEGIN { d = g - w; if (d < 0) d = -d; exit !(g != "" && d <= p / 100) }' ||
+		fail "$1: accuracy $2 is not within ${4:-0.5} points of the single-node $3"
 }
 
 # max_staleness FILE...: the largest max_staleness_served= in the files.

@@ -30,7 +30,11 @@ for r in 0 1 2 3; do
 done
 wait_ok $s0 "shard"
 got=$(model_accuracy "$T/m.model")
-close_to "3 threads, 4 workers" "$got" "$want"
+# within a point: four asynchronous workers on this 2-core VM, beside the
+# other tests of `make check`, ended 0.6-0.7 points below the single node
+# in about 1 run of 20 (0.8429-0.8439 against 0.8496; 0.8494-0.8509 alone,
+# 40 of 40 within half a point); every push is counted exactly below
+close_to "3 threads, 4 workers" "$got" "$want" 1
 st=$(max_staleness "$T/s0.err")
 at_most "max staleness served" "$st" 1
 # every worker pushes once per clock, the same number of clocks (worker
