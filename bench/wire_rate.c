@@ -104,29 +104,37 @@ struct ctx {
 	size_t out_len;
 };
 
-static void op_encode(struct ctx *c)
+/* A PULL (request 1, clock 2) begun in o, its keys to follow as a
+ * bitmap (bits) or a list. */
+static void pull_head(struct wire_out *o, int bits)
 {
-	wire_out_reset(&c->o);
-	wire_begin(&c->o, WIRE_PULL, c->bits ? WIRE_F_BITS : 0);
-	wire_put_u32(&c->o, 1);
-	wire_put_u64(&c->o, 2);
-	wire_put_keys_as(&c->o, c->ka, c->na, c->bits);
+	wire_out_reset(o);
+	wire_begin(o, WIRE_PULL, bits ? WIRE_F_BITS : 0);
+	wire_put_u32(o, 1);
+	wire_put_u64(o, 2);
+}
+
+/* The PULL in c->o ended, and its bytes the output checksummed. */
+static void pull_encoded(struct ctx *c)
+{
 	wire_end(&c->o);
 	c->out = c->o.buf;
 	c->out_len = c->o.len;
 }
 
+static void op_encode(struct ctx *c)
+{
+	pull_head(&c->o, c->bits);
+	wire_put_keys_as(&c->o, c->ka, c->na, c->bits);
+	pull_encoded(c);
+}
+
 /* op_encode's bitmap, from c->words. */
 static void op_encode_words(struct ctx *c)
 {
-	wire_out_reset(&c->o);
-	wire_begin(&c->o, WIRE_PULL, WIRE_F_BITS);
-	wire_put_u32(&c->o, 1);
-	wire_put_u64(&c->o, 2);
+	pull_head(&c->o, 1);
 	wire_put_key_bits_from(&c->o, c->ka, c->na, c->words, 0);
-	wire_end(&c->o);
-	c->out = c->o.buf;
-	c->out_len = c->o.len;
+	pull_encoded(c);
 }
 
 /* The PULL of op_encode must be in c->o. */
@@ -225,10 +233,7 @@ static void timed_encode(struct ctx *c, const char *label, const char *name)
 static void as_bits(struct wire_msg *m, const uint64_t *keys, uint32_t n,
 		    struct wire_out *o, struct key_span *ks)
 {
-	wire_out_reset(o);
-	wire_begin(o, WIRE_PULL, WIRE_F_BITS);
-	wire_put_u32(o, 1);
-	wire_put_u64(o, 2);
+	pull_head(o, 1);
 	wire_put_key_bits(o, keys, n);
 	if (wire_end(o) ||
 	    wire_decode_frame(o->buf, o->len, WIRE_MAX_PAYLOAD, m)) {

@@ -27,7 +27,6 @@ static void pull_bits(struct wire_out *o, const uint64_t *keys, uint32_t n)
 	wire_end(o);
 }
 
-/* A PULL with a hand-made bitmap: count, base, the words. */
 /* A bitmap PULL as written, however wrong: n keys from base, a count
  * of `said` words, words[0..n_words) written, then `trail` zero bytes. */
 static void pull_frame(struct wire_out *o, uint64_t n, uint64_t base,
@@ -48,6 +47,7 @@ static void pull_frame(struct wire_out *o, uint64_t n, uint64_t base,
 	wire_end(o);
 }
 
+/* A PULL with a hand-made bitmap: count, base, the words. */
 static void pull_raw(struct wire_out *o, uint64_t n, uint64_t base,
 		     const uint64_t *words, uint64_t n_words)
 {
