@@ -8,6 +8,7 @@
 #include "base/error.h"
 #include "math/loss.h"
 #include "math/mf_step.h"
+#include "auc.h"
 #include "metrics.h"
 #include "model.h"
 
@@ -114,44 +115,6 @@ int boar_predict_scores(const boar_model *m, const boar_dataset *d,
 	return 0;
 }
 
-struct scored {
-	double score;
-	float positive;
-};
-
-static int by_score(const void *a, const void *b)
-{
-	double x = ((const struct scored *)a)->score;
-	double y = ((const struct scored *)b)->score;
-	return (x > y) - (x < y);
-}
-
-/* Area under the ROC curve by the rank-sum (Mann-Whitney) statistic, tied
- * scores sharing their mean rank. NAN when one class is absent, or when a
- * score is NaN: NaN has no rank (and breaks qsort's ordering and the tie
- * loop's `==`, which once never advanced). */
-static double auc(struct scored *s, uint64_t n)
-{
-	for (uint64_t i = 0; i < n; i++)
-		if (isnan(s[i].score))
-			return NAN;
-	qsort(s, n, sizeof *s, by_score);
-	double rank_sum = 0, pos = 0;
-	for (uint64_t i = 0; i < n;) {
-		uint64_t j = i + 1; /* a group holds at least s[i]: always moves */
-		double tied_pos = s[i].positive;
-		while (j < n && s[j].score == s[i].score)
-			tied_pos += s[j++].positive;
-		rank_sum += tied_pos * (i + 1 + j) / 2.0; /* mean of ranks i+1..j */
-		pos += tied_pos;
-		i = j;
-	}
-	double neg = (double)n - pos;
-	if (pos == 0 || neg == 0)
-		return NAN;
-	return (rank_sum - pos * (pos + 1) / 2) / (pos * neg);
-}
-
 /* The loss of one row's margins for class y, from the margins directly
  * (softmax: log-sum-exp minus the true margin; one-vs-rest: a binary loss
  * per class). A label the model never saw, or a probability below 1e-30,
@@ -224,13 +187,19 @@ int boar_evaluate_rows(const struct boar_model *m,
 	}
 	int binary = m->task == BOAR_TASK_LINEAR &&
 		     boar_loss_kind(m->loss) != BOAR_LOSS_KIND_REGRESSION;
-	struct scored *s = binary ? malloc((n ? n : 1) * sizeof *s) : NULL;
-	if (binary && !s)
+	/* the AUC's keys (n words, then n more for its sort) and classes */
+	uint64_t *key = binary ? malloc((n ? n : 1) * 2 * sizeof *key) : NULL;
+	uint8_t *positive = binary ? malloc(n ? n : 1) : NULL;
+	if (binary && (!key || !positive)) {
+		free(key);
+		free(positive);
 		return boar_fail(err, BOAR_ENOMEM, "scoring %llu rows",
 				 (unsigned long long)n);
+	}
 	double loss = 0, sq = 0, ab = 0, below = 0, correct = 0;
+	uint64_t nans = 0;
 #pragma omp parallel for num_threads(threads) schedule(static) \
-	reduction(+ : loss, sq, ab, below, correct)
+	reduction(+ : loss, sq, ab, below, correct, nans)
 	for (uint64_t i = 0; i < n; i++) {
 		uint64_t r = rows ? rows[i] : i;
 		double sc = score_row(m, d, r);
@@ -241,8 +210,11 @@ int boar_evaluate_rows(const struct boar_model *m,
 						 m->loss_param, &dd);
 		if (binary) {
 			correct += (sc > 0) == (y > 0);
-			s[i].score = sc;
-			s[i].positive = y > 0;
+			/* NaN has no rank: the AUC is NaN (auc_key
+			 * must not see one) */
+			nans += isnan(sc) != 0;
+			key[i] = isnan(sc) ? 0 : auc_key(sc);
+			positive[i] = y > 0;
 			continue;
 		}
 		/* regression and MF: in the label's scale */
@@ -259,8 +231,9 @@ int boar_evaluate_rows(const struct boar_model *m,
 	res.mae = !binary && n ? ab / n : NAN;
 	res.below = !binary && n ? below / n : NAN;
 	res.accuracy = binary && n ? correct / n : NAN;
-	res.auc = binary ? auc(s, n) : NAN;
-	free(s);
+	res.auc = !binary || nans ? NAN : auc_of_keys(key, positive, n, key + n);
+	free(key);
+	free(positive);
 	*out = res;
 	return 0;
 }
