@@ -9,7 +9,10 @@
  * them where the worker's features are a map's (global f = 2f + 1 here,
  * the bias the model's dim), in the same pass. The union of a clock's
  * keys and an evaluation's (cluster_union) against a brute force: every
- * key once, ascending, each of the clock's at the place it names.
+ * key once, ascending, each of the clock's at the place it names. The
+ * evaluation's keys (cluster_eval_keys: a test set's features the model
+ * has, some it lacks, and the bias), found before the epochs every way
+ * the bitmaps are marked, leaving them clear for the clocks after.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +84,27 @@ static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
 	return n;
 }
 
+/* The test set's features below dim and the bias (dim), ascending. */
+static uint64_t eval_expected(const struct boar_dataset *t, uint64_t dim,
+			      uint64_t *out)
+{
+	uint8_t *in = calloc(dim + 1, 1);
+	for (uint64_t x = 0; x < t->nnz; x++)
+		if (t->idx[x] < dim)
+			in[t->idx[x]] = 1;
+	in[dim] = 1;
+	uint64_t n = 0;
+	for (uint64_t j = 0; j <= dim; j++)
+		if (in[j])
+			out[n++] = j;
+	free(in);
+	return n;
+}
+
+/* A test set (rows of ids up to DIM + 3000: some the model lacks), made
+ * once. */
+static struct boar_dataset test_set;
+
 /* mode 0: as cluster_keys_start decides (a copy per thread here); 1: no
  * bitmaps; 2: one shared copy by atomics. fm: the worker's features
  * under that map (else the model's own). */
@@ -112,6 +136,18 @@ static void check(const struct boar_dataset *d, int threads, uint64_t clocks,
 	uint64_t *gwant = calloc(gw, sizeof *gwant);
 	CHECK(c.seen && c.keys && c.gkeys && want && order && gbits && gwant,
 	      "memory");
+	if (!fm) { /* as cluster_start finds them, before the first clock */
+		CHECK_EQ_INT(cluster_eval_keys(&c, &r, &test_set), 0);
+		uint64_t m = eval_expected(&test_set, d->dim, want);
+		CHECK(c.n_eval == m &&
+			      !memcmp(c.eval_keys, want, m * sizeof *want),
+		      "threads %d, clocks %llu, mode %d: %llu evaluation "
+		      "keys, want %llu",
+		      threads, (unsigned long long)clocks, mode,
+		      (unsigned long long)c.n_eval, (unsigned long long)m);
+		free(c.eval_keys);
+		c.eval_keys = NULL;
+	}
 	for (int epoch = 0; epoch < 2; epoch++) {
 		shuffle(order, d->n_rows);
 		for (uint64_t k = 0; k < clocks; k++) {
@@ -262,6 +298,7 @@ int main(void)
 {
 	struct boar_dataset d;
 	test_rng_seed(88172645463325252ull);
+	make_data(&test_set, ROWS, DIM + 3000, 0); /* on every thread */
 	make_data(&d, ROWS, DIM, 0);
 	/* enough non-zeros that the marking runs on every thread */
 	CHECK(d.nnz >= PARALLEL_MIN, "%llu non-zeros",
@@ -294,6 +331,8 @@ int main(void)
 	free(fm.global);
 	free(d.row_ptr);
 	free(d.idx);
+	free(test_set.row_ptr);
+	free(test_set.idx);
 	check_union();
 	check_as_bits();
 	return TEST_RESULT();
