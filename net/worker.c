@@ -281,6 +281,8 @@ int boar_ps_train(const boar_dataset *train, const boar_options *o_in,
 		.pull_ahead_into = w_pull_ahead_into,
 		.pull_ahead_ready = w_pull_ahead_ready,
 		.pull_ahead_bits = w_pull_ahead_bits,
+		.gathers = wc->gather,
+		.final_evaluated = &rep->final_evaluated,
 	};
 	int rc = ahead_ways(&t, err);
 	if (rc)

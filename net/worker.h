@@ -51,6 +51,9 @@ struct ps_worker_report {
 	/* keys the shards hold: the model's weights, or twice as many with
 	 * AdaGrad's sums beside them */
 	uint64_t keys;
+	/* the last epoch's test metrics are the gathered model's
+	 * (boar_ps_transport.final_evaluated) */
+	int final_evaluated;
 };
 
 /* Trains on `train` with options o (o->progress, if set, is called after

@@ -3,6 +3,7 @@
  * phases and shards' stats on stderr and rank 0's JSON summary (with the
  * gathered model's test metrics) on stdout (cluster.c runs the worker).
  */
+#include <math.h>
 #include <stdio.h>
 
 #include "cluster_report.h"
@@ -87,6 +88,34 @@ static void json_net(struct json_obj *j, const struct ps_client_counters *n,
 	json_num(j, "failover_s", n->failover_s);
 }
 
+/* The gathered model's test metrics into m: the last epoch's, where
+ * boar_ps_train evaluated that model for it (not a quantile model's, whose
+ * summary shows the share of labels below, which an epoch does not
+ * carry), else evaluated now on all the cores (the other workers are
+ * done: the gather waited for them). @return 1, or 0 where the
+ * evaluation failed. */
+static int final_metrics(const struct wrun *c,
+			 const struct ps_worker_report *rep,
+			 const boar_dataset *test, const boar_model *model,
+			 boar_metrics *m)
+{
+	const boar_epoch_stats *s = &c->last;
+	if (!rep->final_evaluated || !s->has_test ||
+	    boar_model_loss(model) == BOAR_LOSS_QUANTILE)
+		return !boar_evaluate(model, test, m, 0, NULL);
+	*m = (boar_metrics){
+		.rows = boar_dataset_rows(test),
+		.loss = s->test_loss,
+		.accuracy = s->test_accuracy,
+		.auc = s->test_auc,
+		.rmse = s->test_rmse,
+		.binary = c->binary && !boar_model_classes(model, NULL),
+		.mae = s->test_mae,
+		.below = NAN,
+	};
+	return 1;
+}
+
 /* What a worker did, when it is done: lines on stderr (unless --quiet),
  * and rank 0's object on stdout with --json. */
 void cluster_say_worker(const struct wrun *c, const struct train_args *a,
@@ -100,11 +129,9 @@ void cluster_say_worker(const struct wrun *c, const struct train_args *a,
 		if (rep->shard[i].max_staleness > max_st)
 			max_st = rep->shard[i].max_staleness;
 	boar_metrics m = { 0 };
-	/* kept in the shards: the last epoch's metrics (the head has none);
-	 * on all the cores: the other workers are done (the gather waited
-	 * for them) */
+	/* kept in the shards: the last epoch's metrics (the head has none) */
 	int have_m = c->rank == 0 && test && !rep->model_sharded &&
-		     !boar_evaluate(model, test, &m, 0, NULL);
+		     final_metrics(c, rep, test, model, &m);
 	int have_last = c->rank == 0 && rep->model_sharded && c->last.has_test;
 	/* Bytes per update: push traffic over the key updates the worker
 	 * computed (the filter makes the two key counts differ). */

@@ -138,6 +138,10 @@ struct run {
 	double best_loss;
 	int best_epoch;
 	int epochs_run;
+	/* the last epoch's stats, to be evaluated and reported after the
+	 * hook's finish (final_into_host) */
+	boar_epoch_stats after_finish;
+	int report_after_finish;
 };
 
 /* Splits rows into training and holdout by a hash of (seed, row), so the
@@ -253,15 +257,24 @@ static int host_model(struct run *r, boar_error *err)
 	return rc;
 }
 
-/* Test-set metrics and the holdout loss of this epoch into st. */
-static int evaluate(struct run *r, boar_epoch_stats *st, boar_error *err)
+/* Whether an epoch's end evaluates anything. */
+static int evaluates(const struct run *r)
+{
+	return r->t.o.test || r->holdout_rows;
+}
+
+/* Test-set metrics and the holdout loss of this epoch into st: of the
+ * engine's weights made fresh in the host model, or (fresh 0) of the
+ * host model as it is (the final one, put there by the hook's finish). */
+static int evaluate(struct run *r, boar_epoch_stats *st, int fresh,
+		    boar_error *err)
 {
 	boar_metrics t;
 	boar_error why;
 	int rc;
-	if (!r->t.o.test && !r->holdout_rows)
+	if (!evaluates(r))
 		return 0;
-	if ((rc = host_model(r, err)))
+	if (fresh && (rc = host_model(r, err)))
 		return rc;
 	if (r->t.o.test) {
 		if ((rc = boar_evaluate(r->t.m, r->t.o.test, &t, r->t.o.threads,
@@ -328,6 +341,43 @@ static int model_finite(const struct boar_model *m)
 				 all_finite(m->bi, m->n_items)));
 }
 
+/* An epoch's end: its evaluation (fresh: see evaluate), early stopping's
+ * watch and the progress callback; *stop set where early stopping ends
+ * the run. @return 0, or an error code (BOAR_ECANCELLED where the
+ * callback stopped it). */
+static int epoch_end(struct run *r, boar_epoch_stats *st, int fresh,
+		     int *stop, boar_error *err)
+{
+	int rc = evaluate(r, st, fresh, err);
+	if (rc)
+		return rc;
+	*stop = early_stop_check(r, st, err);
+	if (*stop < 0)
+		return BOAR_ENOMEM;
+	if (r->t.o.progress && r->t.o.progress(st, r->t.o.progress_ctx)) {
+		/* the caller gets the model so far: synced (after finish the
+		 * host model is the final one already) */
+		if (fresh && (rc = r->t.ops->sync(r->t.eng, r->t.m, err)))
+			return rc;
+		return boar_fail(err, BOAR_ECANCELLED,
+				 "stopped after epoch %d by the progress "
+				 "callback",
+				 st->epoch);
+	}
+	return 0;
+}
+
+/* Whether the last epoch is evaluated after the hook's finish, on the
+ * final model it puts in the host model: a cluster worker that gathers
+ * would otherwise pull the test set's weights for an evaluation, then
+ * gather the model and have it evaluated again. */
+static int last_after_finish(const struct run *r)
+{
+	const struct train_hook *h = r->hook;
+	return h && h->final_into_host && evaluates(r) &&
+	       h->final_into_host(h->ctx, &r->t);
+}
+
 static int epoch_loop(struct run *r, struct sweep_watch *watch,
 		      boar_error *err)
 {
@@ -356,20 +406,14 @@ static int epoch_loop(struct run *r, struct sweep_watch *watch,
 					 "(non-finite loss); lower eta",
 					 epoch);
 		r->epochs_run = epoch;
-		if ((rc = evaluate(r, &st, err)))
-			return rc;
-		int stop = early_stop_check(r, &st, err);
-		if (stop < 0)
-			return BOAR_ENOMEM;
-		if (r->t.o.progress && r->t.o.progress(&st, r->t.o.progress_ctx)) {
-			/* the caller gets the model so far: synced */
-			if ((rc = r->t.ops->sync(r->t.eng, r->t.m, err)))
-				return rc;
-			return boar_fail(err, BOAR_ECANCELLED,
-					 "stopped after epoch %d by the "
-					 "progress callback",
-					 epoch);
+		if (epoch == r->t.o.epochs && last_after_finish(r)) {
+			r->after_finish = st;
+			r->report_after_finish = 1;
+			break;
 		}
+		int stop;
+		if ((rc = epoch_end(r, &st, 1, &stop, err)))
+			return rc;
 		if (stop)
 			break;
 	}
@@ -427,6 +471,10 @@ int boar_train_driver(const boar_dataset *train, const boar_options *o_in,
 	if (hook && r.t.eng && (!rc || rc == BOAR_ECANCELLED)) {
 		int frc = hook->finish(hook->ctx, &r.t, err);
 		rc = frc ? frc : rc;
+	}
+	if (!rc && r.report_after_finish) {
+		int stop;
+		rc = epoch_end(&r, &r.after_finish, 0, &stop, err);
 	}
 	if (rc && rc != BOAR_ECANCELLED)
 		goto fail;

@@ -55,6 +55,11 @@ struct train_hook {
 	/* After the last epoch (also when the progress callback stopped it):
 	 * may replace the host model's weights (a gathered model). */
 	int (*finish)(void *ctx, const struct train_run *r, boar_error *err);
+	/* NULL, or, asked once the last epoch is swept, where it is to be
+	 * evaluated: 1 where finish will put the final model in the host
+	 * model; the last epoch is then evaluated (and reported) after
+	 * finish, on it, without refresh. */
+	int (*final_into_host)(void *ctx, const struct train_run *r);
 };
 
 /* boar_train with an optional hook (NULL: a single process). */

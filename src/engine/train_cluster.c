@@ -503,6 +503,35 @@ static int dense_fits(const struct cluster *c, const struct train_run *r)
 	return need <= boar_memory_limit(r->o.max_memory);
 }
 
+/* Whether the model stays in the servers at the end: a map's model too
+ * large for this process (dense_fits). */
+static int will_shard(const struct cluster *c, const struct train_run *r)
+{
+	return c->fm && c->can_shard && !dense_fits(c, r);
+}
+
+/* The train_hook's final_into_host: a transport that gathers, a model
+ * that is not left in the servers. */
+static int cluster_final_into_host(void *ctx, const struct train_run *r)
+{
+	struct cluster *c = ctx;
+	c->final_in_host = c->gathers && !will_shard(c, r);
+	return c->final_in_host;
+}
+
+/* The gathered model (c->gathered, the model's keys) into the engine's
+ * host model of the map's features, where the last epoch is evaluated. */
+static void gathered_into_host(const struct cluster *c,
+			       const struct train_run *r)
+{
+	const float *w = c->gathered;
+	const uint32_t *g = c->fm->global;
+	uint64_t K = c->width, m = c->fm->n;
+	for (uint64_t f = 0; f <= m; f++)
+		memcpy(&r->m->w[f * K], &w[(f < m ? g[f] : c->dim) * K],
+		       K * sizeof *w);
+}
+
 /* The transport's end; with a map, the whole model goes into c->gathered
  * (the engine's model has only the worker's features), or nowhere when it
  * is too large for this process (the servers keep it). */
@@ -515,11 +544,14 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 	int rc = cluster_settle_ahead(c, err);
 	if (rc)
 		return rc;
-	if (!c->fm && c->key_copies == 1)
-		return c->t->finish(c->t->ctx, r->m->w, c->n_keys, &gathered,
-				    err);
+	if (!c->fm && c->key_copies == 1) {
+		rc = c->t->finish(c->t->ctx, r->m->w, c->n_keys, &gathered,
+				  err);
+		c->final_in_host &= gathered; /* a transport that promised */
+		return rc;
+	}
 	uint64_t n = (c->dim + 1) * c->width;
-	c->sharded = c->fm && c->can_shard && !dense_fits(c, r);
+	c->sharded = will_shard(c, r);
 	/* the transport gathers every key: with shared sums, theirs too */
 	if (!c->sharded &&
 	    !(c->gathered = calloc(n * c->key_copies, sizeof *c->gathered)))
@@ -527,11 +559,14 @@ static int cluster_finish(void *ctx, const struct train_run *r,
 				 "out of memory for the gathered model");
 	rc = c->t->finish(c->t->ctx, c->gathered, n * c->key_copies,
 			  &gathered, err);
+	c->final_in_host &= !rc && gathered;
 	if (!c->fm) { /* the model is the engine's: the weights into it */
 		if (!rc && gathered)
 			memcpy(r->m->w, c->gathered, n * sizeof *r->m->w);
 		return rc;
 	}
+	if (c->final_in_host)
+		gathered_into_host(c, r);
 	if (!rc && !gathered && c->gathered) { /* this worker's replica */
 		float *w = c->gathered;
 		const uint32_t *g = c->fm->global;
@@ -555,7 +590,8 @@ static int transport_check(const boar_ps_transport *t, boar_error *err)
 		   t->size != offsetof(boar_ps_transport, push_pulled) &&
 		   t->size != offsetof(boar_ps_transport, pull_ahead_into) &&
 		   t->size != offsetof(boar_ps_transport, pull_ahead_ready) &&
-		   t->size != offsetof(boar_ps_transport, pull_ahead_bits)))
+		   t->size != offsetof(boar_ps_transport, pull_ahead_bits) &&
+		   t->size != offsetof(boar_ps_transport, gathers)))
 		return boar_fail(err, BOAR_EINVAL,
 				 "boar_ps_transport.size is not a size this "
 				 "libboar knows: set it to "
@@ -680,6 +716,8 @@ static void take_transport(struct cluster *c, const boar_ps_transport *t)
 	/* a caller of an older size connects with the weights' keys alone */
 	if (t->size > offsetof(boar_ps_transport, shared_sums))
 		c->shared_sums = t->shared_sums;
+	if (t->size > offsetof(boar_ps_transport, gathers))
+		c->gathers = t->gathers;
 }
 
 int boar_train_ps(const boar_dataset *train, const boar_options *o,
@@ -712,6 +750,7 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		.push = cluster_push,
 		.refresh = cluster_refresh,
 		.finish = cluster_finish,
+		.final_into_host = cluster_final_into_host,
 	};
 	struct feature_map fm;
 	struct boar_dataset tv = { 0 }, sv = { 0 };
@@ -746,6 +785,10 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		*out = m;
 	if (sharded_out)
 		*sharded_out = c.sharded;
+	if (t->size > offsetof(boar_ps_transport, final_evaluated) &&
+	    t->final_evaluated)
+		*t->final_evaluated = (!rc || rc == BOAR_ECANCELLED) &&
+				      c.final_in_host;
 	if (t->size > offsetof(boar_ps_transport, phase_seconds) &&
 	    t->phase_seconds)
 		for (int p = 0; p < BOAR_PS_PHASES; p++)

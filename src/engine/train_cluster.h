@@ -28,6 +28,9 @@ struct cluster {
 	uint64_t n_keys;   /* the engine's keys: (its dim + 1) * width */
 	int can_shard;     /* the transport takes a model left sharded */
 	int sharded;       /* finish: the model stays in the servers */
+	int gathers;       /* the transport's finish gathers the model */
+	int final_in_host; /* finish puts the gathered model in the host
+			      model, where the last epoch is evaluated */
 	float *gathered;   /* finish: the whole model, (dim + 1) * width */
 	uint32_t width; /* keys per feature: K, or 1 */
 	uint64_t *seen;  /* a bit per feature, all clear between clocks */

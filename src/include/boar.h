@@ -798,6 +798,19 @@ typedef struct boar_ps_transport {
 	int (*pull_ahead_bits)(void *ctx, const uint64_t *keys, uint32_t n,
 			       const uint64_t *bits, uint64_t bits_base,
 			       float *vals, boar_error *err);
+	/* 1: this worker's finish gathers the whole model (sets *gathered
+	 * with w not NULL). Where it has a test set, the library then
+	 * evaluates the last epoch after finish, on the gathered model
+	 * (what *out will be), not on the test set's keys pulled before
+	 * it: the last epoch's progress call comes after finish, and
+	 * final_evaluated says so. Not for matrix factorization, nor a
+	 * model that stays in the servers (model_sharded). */
+	int gathers;
+	/* NULL, or: the library sets *final_evaluated to 1 where the last
+	 * epoch's test metrics (its progress call) are those of the model
+	 * it returns, evaluated after finish; else 0 (a caller that wants
+	 * the returned model's metrics evaluates it). */
+	int *final_evaluated;
 } boar_ps_transport;
 
 /* The phases of boar_ps_transport.phase_seconds. */

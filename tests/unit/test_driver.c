@@ -5,7 +5,9 @@
  *   boar_train at one thread (to float rounding); two workers alternating clocks
  *   learn as well; the transport sees every key of every clock ascending;
  *   an evaluation pulls only the keys of the test set, asked ahead with
- *   the next epoch's first clock;
+ *   the next epoch's first clock; with a transport that gathers, the last
+ *   epoch is evaluated after finish, on the gathered model (the model
+ *   returned, its metrics exactly; the same losses, one pull fewer);
  * - it refuses what a cluster cannot do from the one capability table, and
  *   a transport error comes back as the call's error (never swallowed);
  * - a run the GPU engine cannot do is refused with the same wording;
@@ -33,6 +35,8 @@ struct mem_ps {
 	const uint64_t *ahead;
 	uint32_t ahead_n;
 	uint64_t aheads, ahead_mismatch;
+	int finished; /* finish was called */
+	float gather_shift; /* added to every weight finish gathers */
 };
 
 static int ps_connect(void *ctx, uint64_t n_keys, boar_error *err)
@@ -102,8 +106,10 @@ static int ps_finish(void *ctx, float *w, uint64_t n_keys, int *gathered,
 		     boar_error *err)
 {
 	struct mem_ps *p = ctx;
-	memcpy(w, p->w, n_keys * sizeof *w);
+	for (uint64_t k = 0; k < n_keys; k++)
+		w[k] = p->w[k] + p->gather_shift;
 	*gathered = 1;
+	p->finished = 1;
 	return 0;
 }
 
@@ -393,6 +399,7 @@ static void options_abi(const boar_dataset *d)
 struct eval_probe {
 	double loss[16];
 	uint32_t refreshed[16];
+	int after_finish[16];
 	int n;
 	const struct mem_ps *p; /* NULL: boar_train */
 };
@@ -402,6 +409,7 @@ static int note_eval(const boar_epoch_stats *s, void *ctx)
 	struct eval_probe *e = ctx;
 	if (e->n < 16) {
 		e->refreshed[e->n] = e->p ? e->p->last_pull_n : 0;
+		e->after_finish[e->n] = e->p && e->p->finished;
 		e->loss[e->n++] = s->test_loss;
 	}
 	return 0;
@@ -515,6 +523,66 @@ static void eval_asked_ahead(const boar_dataset *d, const boar_options *base,
 	free(p[1].w);
 }
 
+/* A transport that gathers: the last epoch is evaluated after finish, on
+ * the gathered model, whose metrics boar_evaluate gives exactly (the
+ * gather shifts every weight, as other workers' last pushes would, so
+ * that the worker's own weights would not pass for it); the earlier
+ * epochs before it, with the losses of a transport that does not
+ * gather, which pulls the test set's keys once more for the last
+ * evaluation. */
+static void last_on_gathered(const boar_dataset *d, const boar_options *base,
+			     uint64_t clocks)
+{
+	boar_dataset *test = few_rows(d);
+	boar_error err;
+	if (!test)
+		return;
+	boar_options o = *base;
+	o.test = test;
+	o.progress = note_eval;
+	struct eval_probe e[2] = { { .p = NULL }, { .p = NULL } };
+	struct mem_ps p[2] = { { 0 }, { 0 } };
+	boar_model *m[2] = { NULL, NULL };
+	int final[2] = { -1, -1 };
+	uint64_t n = boar_dataset_rows(d);
+	for (int i = 0; i < 2; i++) {
+		boar_ps_transport t =
+			transport(&p[i], 0, 1, (n + clocks - 1) / clocks);
+		t.gathers = i;
+		t.final_evaluated = &final[i];
+		p[i].gather_shift = i ? 0.25f : 0;
+		e[i].p = &p[i];
+		o.progress_ctx = &e[i];
+		CHECK(boar_train_ps(d, &o, &t, &m[i], &err) == 0,
+		      "train_ps: %s", err.message);
+	}
+	CHECK(final[0] == 0 && final[1] == 1,
+	      "final_evaluated %d without gathers, %d with", final[0],
+	      final[1]);
+	CHECK(e[0].n == o.epochs && e[1].n == o.epochs &&
+		      !memcmp(e[0].loss, e[1].loss,
+			      (o.epochs - 1) * sizeof *e[0].loss),
+	      "the test losses before the last epoch differ");
+	for (int k = 0; k < e[1].n; k++)
+		CHECK(e[0].after_finish[k] == 0 &&
+			      e[1].after_finish[k] == (k == o.epochs - 1),
+		      "epoch %d evaluated %s finish", k + 1,
+		      e[1].after_finish[k] ? "after" : "before");
+	boar_metrics mt;
+	CHECK(m[1] && boar_evaluate(m[1], test, &mt, o.threads, &err) == 0 &&
+		      mt.loss == e[1].loss[o.epochs - 1],
+	      "the last epoch's loss %.17g is not the returned model's",
+	      e[1].loss[o.epochs - 1]);
+	CHECK(p[1].pulls + 1 == p[0].pulls,
+	      "%llu pulls gathering, %llu not: the last evaluation pulled",
+	      (unsigned long long)p[1].pulls, (unsigned long long)p[0].pulls);
+	boar_model_free(m[0]);
+	boar_model_free(m[1]);
+	boar_dataset_free(test);
+	free(p[0].w);
+	free(p[1].w);
+}
+
 int main(void)
 {
 	boar_dataset *d = make_data(500, 12);
@@ -537,6 +605,8 @@ int main(void)
 	eval_pulls_test_keys(sparse, &o);
 	eval_pulls_test_keys(d, &o);
 	eval_asked_ahead(sparse, &o, 7);
+	last_on_gathered(sparse, &o, 7); /* a map of the worker's features */
+	last_on_gathered(d, &o, 1);
 	o.optimizer = BOAR_OPT_SGD;
 	o.l2 = 1e-4;
 	same_as_train(d, &o, 1);
