@@ -827,7 +827,8 @@ enum boar_ps_phase {
 
 /* Trains as worker t->rank over the transport: the options of boar_train
  * (o->progress is called after each of this worker's epochs, with test
- * metrics of a fresh pull of the whole model when o->test is set).
+ * metrics of a fresh pull of the test set's weights when o->test is set;
+ * the last epoch's, with t->gathers, of the gathered model after finish).
  * @return 0 and *out, or a BOAR_E* code with *err. */
 BOAR_API int boar_train_ps(const boar_dataset *train, const boar_options *o,
 			   const boar_ps_transport *t, boar_model **out,
