@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "data/dataset.h"
+#include "engine.h"
 #include "engine_ops.h"
 #include "train_cluster.h"
 
@@ -196,6 +197,14 @@ static void epoch_marks(struct cluster *c, const struct train_run *r,
 	}
 }
 
+void *cluster_alloc(size_t bytes, int zeroed)
+{
+	size_t n = bytes ? bytes : 1;
+	void *p = zeroed ? calloc(n, 1) : malloc(n);
+	boar_engine_advise_huge(p, bytes);
+	return p;
+}
+
 void cluster_keys_start(struct cluster *c, const struct train_run *r)
 {
 	const struct boar_dataset *d = r->d;
@@ -208,8 +217,9 @@ void cluster_keys_start(struct cluster *c, const struct train_run *r)
 	c->copies = threads * set <= room ? (int)threads : 1;
 	if (set > room)
 		return;
-	c->clock_bits = calloc(c->copies * set, sizeof *c->clock_bits);
-	c->clock_of = malloc((d->n_rows ? d->n_rows : 1) * sizeof *c->clock_of);
+	c->clock_bits =
+		cluster_alloc(c->copies * set * sizeof *c->clock_bits, 1);
+	c->clock_of = cluster_alloc(d->n_rows * sizeof *c->clock_of, 0);
 	if (!c->clock_bits || !c->clock_of)
 		cluster_keys_no_bitmaps(c);
 }

@@ -80,7 +80,7 @@ static uint64_t *global_keys(const struct cluster *c, uint64_t *local,
 			     uint64_t cap)
 {
 	return c->fm || c->key_copies > 1
-		       ? malloc(cap * c->key_copies * sizeof(uint64_t))
+		       ? cluster_alloc(cap * c->key_copies * sizeof(uint64_t), 0)
 		       : local;
 }
 
@@ -96,10 +96,10 @@ static int with_eval_start(struct cluster *c)
 	uint64_t most = c->cap + c->n_eval;
 	if (most >= UINT32_MAX)
 		return 0;
-	c->with = malloc(most * sizeof *c->with);
+	c->with = cluster_alloc(most * sizeof *c->with, 0);
 	c->gwith = global_keys(c, c->with, most);
-	c->with_vals = malloc(most * sizeof *c->with_vals);
-	c->with_pos = malloc(c->cap * sizeof *c->with_pos);
+	c->with_vals = cluster_alloc(most * sizeof *c->with_vals, 0);
+	c->with_pos = cluster_alloc(c->cap * sizeof *c->with_pos, 0);
 	return c->with && c->gwith && c->with_vals && c->with_pos ? 0 : -1;
 }
 
@@ -147,7 +147,7 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	int rc = cluster_sums_start(c, r, err);
 	if (rc)
 		return rc;
-	c->keys = malloc(cap * sizeof *c->keys);
+	c->keys = cluster_alloc(cap * sizeof *c->keys, 0);
 	c->gkeys = global_keys(c, c->keys, cap);
 	c->ahead_k = NO_CLOCK;
 	c->prep_k = NO_CLOCK;
@@ -158,14 +158,16 @@ static int cluster_start(void *ctx, const struct train_run *r, uint64_t *first,
 	    !(c->next_order = malloc((n ? n : 1) * sizeof *c->next_order)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	if (c->pull_ahead && (*clocks > 1 || c->next_order) &&
-	    (!(c->ahead_keys = malloc(cap * sizeof *c->ahead_keys)) ||
+	    (!(c->ahead_keys =
+		       cluster_alloc(cap * sizeof *c->ahead_keys, 0)) ||
 	     !(c->ahead_gkeys = global_keys(c, c->ahead_keys, cap)) ||
-	     !(c->ahead_before = malloc(cap * c->key_copies *
-					 sizeof *c->ahead_before))))
+	     !(c->ahead_before = cluster_alloc(cap * c->key_copies *
+						sizeof *c->ahead_before, 0))))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
 	cluster_ask_bits_start(c);
-	c->before = malloc(cap * c->key_copies * sizeof *c->before);
-	c->delta = malloc(cap * c->key_copies * sizeof *c->delta);
+	c->before = cluster_alloc(cap * c->key_copies * sizeof *c->before,
+				  0);
+	c->delta = cluster_alloc(cap * c->key_copies * sizeof *c->delta, 0);
 	if (!c->seen || !c->keys || !c->gkeys || !c->before || !c->delta ||
 	    (r->o.test && cluster_eval_keys(c, r, r->o.test)) ||
 	    with_eval_start(c))
