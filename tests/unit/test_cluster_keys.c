@@ -65,16 +65,10 @@ static void shuffle(uint32_t *order, uint64_t n)
 	TEST_SHUFFLE(order, n);
 }
 
-/* The brute force: clock k's features and the bias, ascending. */
-static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
-			 uint64_t b, uint64_t e, uint64_t *out)
+/* The features marked in in[0..dim) and the bias (dim), ascending into
+ * out; in is freed. @return how many. */
+static uint64_t listed(uint8_t *in, uint64_t dim, uint64_t *out)
 {
-	uint64_t dim = d->dim;
-	uint8_t *in = calloc(dim + 1, 1);
-	for (uint64_t p = b; p < e; p++)
-		for (uint64_t x = d->row_ptr[order[p]];
-		     x < d->row_ptr[order[p] + 1]; x++)
-			in[d->idx[x]] = 1;
 	in[dim] = 1; /* the bias */
 	uint64_t n = 0;
 	for (uint64_t j = 0; j <= dim; j++)
@@ -82,6 +76,18 @@ static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
 			out[n++] = j;
 	free(in);
 	return n;
+}
+
+/* The brute force: clock k's features and the bias, ascending. */
+static uint64_t expected(const struct boar_dataset *d, const uint32_t *order,
+			 uint64_t b, uint64_t e, uint64_t *out)
+{
+	uint8_t *in = calloc(d->dim + 1, 1);
+	for (uint64_t p = b; p < e; p++)
+		for (uint64_t x = d->row_ptr[order[p]];
+		     x < d->row_ptr[order[p] + 1]; x++)
+			in[d->idx[x]] = 1;
+	return listed(in, d->dim, out);
 }
 
 /* The test set's features below dim and the bias (dim), ascending. */
@@ -92,13 +98,7 @@ static uint64_t eval_expected(const struct boar_dataset *t, uint64_t dim,
 	for (uint64_t x = 0; x < t->nnz; x++)
 		if (t->idx[x] < dim)
 			in[t->idx[x]] = 1;
-	in[dim] = 1;
-	uint64_t n = 0;
-	for (uint64_t j = 0; j <= dim; j++)
-		if (in[j])
-			out[n++] = j;
-	free(in);
-	return n;
+	return listed(in, dim, out);
 }
 
 /* A test set (rows of ids up to DIM + 3000: some the model lacks), made

@@ -480,6 +480,54 @@ static void eval_pulls_test_keys(const boar_dataset *d,
 	free(p.w);
 }
 
+/* Two runs of one worker on d (each its own in-memory server), a test
+ * set of few rows evaluated after every epoch: what the evaluation
+ * tests compare. */
+struct eval_pair {
+	boar_dataset *test;
+	boar_options o;
+	struct eval_probe e[2];
+	struct mem_ps p[2];
+	boar_model *m[2];
+	boar_ps_transport t[2];
+};
+
+/* The pair's test set, options and transports of `clocks` clocks an
+ * epoch (probes noting each epoch's loss). @return 0 where the test set
+ * could not be made. */
+static int eval_pair_init(struct eval_pair *x, const boar_dataset *d,
+			  const boar_options *base, uint64_t clocks)
+{
+	memset(x, 0, sizeof *x);
+	if (!(x->test = few_rows(d)))
+		return 0;
+	x->o = *base;
+	x->o.test = x->test;
+	x->o.progress = note_eval;
+	uint64_t n = boar_dataset_rows(d);
+	for (int i = 0; i < 2; i++)
+		x->t[i] = transport(&x->p[i], 0, 1, (n + clocks - 1) / clocks);
+	return 1;
+}
+
+/* Run i of the pair. */
+static void eval_pair_run(struct eval_pair *x, const boar_dataset *d, int i)
+{
+	boar_error err;
+	x->o.progress_ctx = &x->e[i];
+	CHECK(boar_train_ps(d, &x->o, &x->t[i], &x->m[i], &err) == 0,
+	      "train_ps: %s", err.message);
+}
+
+static void eval_pair_free(struct eval_pair *x)
+{
+	for (int i = 0; i < 2; i++) {
+		boar_model_free(x->m[i]);
+		free(x->p[i].w);
+	}
+	boar_dataset_free(x->test);
+}
+
 /* With pulls asked ahead, the next epoch's first clock is asked with the
  * keys of the evaluation before it: the evaluation pulls nothing of its
  * own (one pull a clock, and the last evaluation's), and the losses are
@@ -487,40 +535,24 @@ static void eval_pulls_test_keys(const boar_dataset *d,
 static void eval_asked_ahead(const boar_dataset *d, const boar_options *base,
 			     uint64_t clocks)
 {
-	boar_dataset *test = few_rows(d);
-	boar_error err;
-	if (!test)
+	struct eval_pair x;
+	if (!eval_pair_init(&x, d, base, clocks))
 		return;
-	boar_options o = *base;
-	o.test = test;
-	o.progress = note_eval;
-	struct eval_probe e[2] = { { .p = NULL }, { .p = NULL } };
-	struct mem_ps p[2] = { { 0 }, { 0 } };
-	boar_model *m[2] = { NULL, NULL };
-	uint64_t n = boar_dataset_rows(d);
+	x.t[0].pull_ahead = NULL;
 	for (int i = 0; i < 2; i++) {
-		boar_ps_transport t =
-			transport(&p[i], 0, 1, (n + clocks - 1) / clocks);
-		if (!i)
-			t.pull_ahead = NULL;
-		o.progress_ctx = &e[i];
-		CHECK(boar_train_ps(d, &o, &t, &m[i], &err) == 0,
-		      "train_ps: %s", err.message);
-		CHECK(!p[i].ahead_mismatch,
+		eval_pair_run(&x, d, i);
+		CHECK(!x.p[i].ahead_mismatch,
 		      "a pull ahead was not collected as asked");
 	}
-	CHECK(e[0].n == o.epochs && e[1].n == o.epochs &&
+	const struct eval_probe *e = x.e;
+	CHECK(e[0].n == x.o.epochs && e[1].n == x.o.epochs &&
 		      !memcmp(e[0].loss, e[1].loss, e[0].n * sizeof *e[0].loss),
 	      "the test losses differ with the evaluation asked ahead");
-	CHECK(p[1].pulls == o.epochs * clocks + 1,
+	CHECK(x.p[1].pulls == x.o.epochs * clocks + 1,
 	      "%llu pulls for %llu clocks: an evaluation pulled on its own",
-	      (unsigned long long)p[1].pulls,
-	      (unsigned long long)(o.epochs * clocks));
-	boar_model_free(m[0]);
-	boar_model_free(m[1]);
-	boar_dataset_free(test);
-	free(p[0].w);
-	free(p[1].w);
+	      (unsigned long long)x.p[1].pulls,
+	      (unsigned long long)(x.o.epochs * clocks));
+	eval_pair_free(&x);
 }
 
 /* A transport that gathers: the last epoch is evaluated after finish, on
@@ -533,54 +565,43 @@ static void eval_asked_ahead(const boar_dataset *d, const boar_options *base,
 static void last_on_gathered(const boar_dataset *d, const boar_options *base,
 			     uint64_t clocks)
 {
-	boar_dataset *test = few_rows(d);
-	boar_error err;
-	if (!test)
+	struct eval_pair x;
+	if (!eval_pair_init(&x, d, base, clocks))
 		return;
-	boar_options o = *base;
-	o.test = test;
-	o.progress = note_eval;
-	struct eval_probe e[2] = { { .p = NULL }, { .p = NULL } };
-	struct mem_ps p[2] = { { 0 }, { 0 } };
-	boar_model *m[2] = { NULL, NULL };
 	int final[2] = { -1, -1 };
-	uint64_t n = boar_dataset_rows(d);
 	for (int i = 0; i < 2; i++) {
-		boar_ps_transport t =
-			transport(&p[i], 0, 1, (n + clocks - 1) / clocks);
-		t.gathers = i;
-		t.final_evaluated = &final[i];
-		p[i].gather_shift = i ? 0.25f : 0;
-		e[i].p = &p[i];
-		o.progress_ctx = &e[i];
-		CHECK(boar_train_ps(d, &o, &t, &m[i], &err) == 0,
-		      "train_ps: %s", err.message);
+		x.t[i].gathers = i;
+		x.t[i].final_evaluated = &final[i];
+		x.p[i].gather_shift = i ? 0.25f : 0;
+		x.e[i].p = &x.p[i];
+		eval_pair_run(&x, d, i);
 	}
+	const struct eval_probe *e = x.e;
+	int last = x.o.epochs - 1;
 	CHECK(final[0] == 0 && final[1] == 1,
 	      "final_evaluated %d without gathers, %d with", final[0],
 	      final[1]);
-	CHECK(e[0].n == o.epochs && e[1].n == o.epochs &&
-		      !memcmp(e[0].loss, e[1].loss,
-			      (o.epochs - 1) * sizeof *e[0].loss),
+	CHECK(e[0].n == x.o.epochs && e[1].n == x.o.epochs &&
+		      !memcmp(e[0].loss, e[1].loss, last * sizeof *e[0].loss),
 	      "the test losses before the last epoch differ");
 	for (int k = 0; k < e[1].n; k++)
 		CHECK(e[0].after_finish[k] == 0 &&
-			      e[1].after_finish[k] == (k == o.epochs - 1),
+			      e[1].after_finish[k] == (k == last),
 		      "epoch %d evaluated %s finish", k + 1,
 		      e[1].after_finish[k] ? "after" : "before");
 	boar_metrics mt;
-	CHECK(m[1] && boar_evaluate(m[1], test, &mt, o.threads, &err) == 0 &&
-		      mt.loss == e[1].loss[o.epochs - 1],
+	boar_error err;
+	CHECK(x.m[1] &&
+		      boar_evaluate(x.m[1], x.test, &mt, x.o.threads, &err) ==
+			      0 &&
+		      mt.loss == e[1].loss[last],
 	      "the last epoch's loss %.17g is not the returned model's",
-	      e[1].loss[o.epochs - 1]);
-	CHECK(p[1].pulls + 1 == p[0].pulls,
+	      e[1].loss[last]);
+	CHECK(x.p[1].pulls + 1 == x.p[0].pulls,
 	      "%llu pulls gathering, %llu not: the last evaluation pulled",
-	      (unsigned long long)p[1].pulls, (unsigned long long)p[0].pulls);
-	boar_model_free(m[0]);
-	boar_model_free(m[1]);
-	boar_dataset_free(test);
-	free(p[0].w);
-	free(p[1].w);
+	      (unsigned long long)x.p[1].pulls,
+	      (unsigned long long)x.p[0].pulls);
+	eval_pair_free(&x);
 }
 
 int main(void)
