@@ -119,6 +119,14 @@ struct cluster {
 
 #define NO_CLOCK UINT32_MAX
 
+/* The train_hook's finish and final_into_host, and the model returned
+ * (cluster_finish.c): see there. */
+int cluster_finish(void *ctx, const struct train_run *r, boar_error *err);
+int cluster_final_into_host(void *ctx, const struct train_run *r);
+int cluster_global_model(struct cluster *c, const boar_dataset *train,
+			 struct boar_model *lm, boar_model **out,
+			 boar_error *err);
+
 /* The pull asked ahead collected now (train_cluster.c). @return 0 or an
  * error. */
 int cluster_settle_ahead(struct cluster *c, boar_error *err);
