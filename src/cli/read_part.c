@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/huge_pages.h"
 #include "data/dataset.h"
 #include "base/error.h"
 #include "data/parse_chunks.h"

@@ -127,10 +127,6 @@ void text_window_close(struct text_window *w);
 long file_split_lines(int fd, uint64_t beg, uint64_t end, size_t max_pieces,
 		      size_t min_piece, uint64_t *starts);
 
-/* Asks for 2 MiB pages for the whole 2 MiB pages inside [p, p + n):
- * memory written once through (a block of text, a dataset's arrays) then
- * takes one page fault where it would take 512. */
-void boar_advise_huge(void *p, size_t n);
 
 /* pread of n bytes at `at`, in slices on threads when n is large: the
  * count (less than n where the file ends; the bytes up to the first short

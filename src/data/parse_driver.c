@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/huge_pages.h"
 #include "base/error.h"
 #include "base/mem_limit.h"
 #include "parse_chunks.h"

@@ -14,18 +14,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
+#include "base/huge_pages.h"
 #include "base/error.h"
 #include "parse_chunks.h"
 
 #define ZIN_SIZE ((size_t)1 << 20) /* compressed bytes per read */
 #define SLICE ((size_t)8 << 20)    /* a thread's share of a large read */
 #define ZLIB_MAX ((size_t)1 << 30) /* zlib counts in uInt */
-#define HUGE_PAGE ((size_t)2 << 20)
 
 static void id_of(const struct stat *st, struct src_id *id)
 {
@@ -106,14 +105,6 @@ void text_source_close(struct text_source *s)
 	s->fd = -1;
 }
 
-void boar_advise_huge(void *p, size_t n)
-{
-	/* Advice only: nothing changes where it is refused. */
-	uintptr_t lo = ((uintptr_t)p + HUGE_PAGE - 1) & ~(uintptr_t)(HUGE_PAGE - 1);
-	uintptr_t hi = ((uintptr_t)p + n) & ~(uintptr_t)(HUGE_PAGE - 1);
-	if (hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
-}
 
 /* ------------------------------------------------------- raw bytes */
 

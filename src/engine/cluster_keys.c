@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/huge_pages.h"
 #include "data/dataset.h"
-#include "engine.h"
 #include "engine_ops.h"
 #include "train_cluster.h"
 
@@ -201,7 +201,7 @@ void *cluster_alloc(size_t bytes, int zeroed)
 {
 	size_t n = bytes ? bytes : 1;
 	void *p = zeroed ? calloc(n, 1) : malloc(n);
-	boar_engine_advise_huge(p, bytes);
+	boar_advise_huge(p, bytes);
 	return p;
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/huge_pages.h"
 #include "data/dataset.h"
 #include "engine.h"
 #include "base/error.h"
@@ -75,7 +76,7 @@ static void interleave(struct boar_engine *e)
 	if (!boar_engine_room_for(n * 8) ||
 	    !(e->wg = aligned_alloc(BOAR_CACHE_LINE, (n * 8 + 63) & ~63ull)))
 		return;
-	boar_engine_advise_huge(e->wg, n * 8);
+	boar_advise_huge(e->wg, n * 8);
 	const float *w = e->m->w, *s = e->norm_scale;
 #pragma omp parallel for num_threads(e->threads) schedule(static)
 	for (uint64_t j = 0; j < n; j++) {

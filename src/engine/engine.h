@@ -206,12 +206,6 @@ int boar_engine_norm_values(struct boar_engine *e);
 void boar_engine_norm_weights(struct boar_engine *e, int to_sweep);
 /* engine_pack.c: whether `bytes` more fit in memory comfortably. */
 int boar_engine_room_for(uint64_t bytes);
-/* engine_pack.c: asks for 2 MiB pages on the whole 2 MiB pages of
- * p[0..bytes) that are not yet touched: a sweep reads and writes a large
- * model at random, and in 4 KiB pages nearly every access of a model much
- * larger than the TLB's reach (a few MiB) costs a page walk. Advice only:
- * nothing changes where the kernel refuses it. */
-void boar_engine_advise_huge(void *p, uint64_t bytes);
 
 /* The epoch's order of a packed engine: its blocks in a fresh random order,
  * expanded into order[]. */

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/huge_pages.h"
 #include "atomics/atomics.h"
 #include "data/dataset.h"
 #include "engine.h"
@@ -116,7 +117,7 @@ void boar_engine_compact(struct boar_engine *e)
 		e->wg_idle_ids = NULL, e->wg_idle_sums = NULL, e->wg_idle_n = 0;
 		return;
 	}
-	boar_engine_advise_huge(wg, (n + 1) * 8);
+	boar_advise_huge(wg, (n + 1) * 8);
 	uint32_t c = 0;
 	for (uint64_t j = 0; j < dim; j++)
 		if (map[j] == 0) {

@@ -16,9 +16,9 @@
  */
 #include <stdint.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
+#include "base/huge_pages.h"
 #include "data/dataset.h"
 #include "engine.h"
 #include "base/rng.h"
@@ -32,15 +32,6 @@ int boar_engine_room_for(uint64_t bytes)
 	if (pages <= 0 || size <= 0)
 		return 1; /* unknown: let malloc decide */
 	return bytes < (uint64_t)pages * (uint64_t)size / 2;
-}
-
-void boar_engine_advise_huge(void *p, uint64_t bytes)
-{
-	const uintptr_t huge = (uintptr_t)2 << 20;
-	uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1);
-	uintptr_t hi = ((uintptr_t)p + bytes) & ~(huge - 1);
-	if (p && hi > lo)
-		(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 
 int boar_engine_pack_rows(struct boar_engine *e)
@@ -69,8 +60,8 @@ int boar_engine_pack_rows(struct boar_engine *e)
 		free(weight), free(cls), free(hot_n);
 		return BOAR_ENOMEM;
 	}
-	boar_engine_advise_huge(idx, nnz * sizeof *idx);
-	boar_engine_advise_huge(val, nnz * sizeof *val);
+	boar_advise_huge(idx, nnz * sizeof *idx);
+	boar_advise_huge(val, nnz * sizeof *val);
 	row_ptr[0] = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t r = e->order[i];

@@ -141,8 +141,8 @@ int cluster_store(struct cluster *c, const struct train_run *r, uint64_t k,
 
 /* The worker's arrays of a clock's keys, values and bits (megabytes each
  * with a large model, first written in the first epoch), zeroed or not:
- * in huge pages where the system gives them on request (engine.h's
- * boar_engine_advise_huge), for fewer faults in that epoch and fewer
+ * in huge pages where the system gives them on request
+ * (base/huge_pages.h), for fewer faults in that epoch and fewer
  * page walks where the bitmaps are set at random. */
 void *cluster_alloc(size_t bytes, int zeroed);
 

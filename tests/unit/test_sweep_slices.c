@@ -1,6 +1,6 @@
 /* test_sweep_slices.c - how the CPU engine spreads a sweep over its
  * threads and keeps its memory (src/engine/sweep_common.c, engine_pack.c,
- * engine.c).
+ * engine.c, src/base/huge_pages.c).
  *
  * A sweep's range is cut into contiguous slices that the threads take in
  * turn: every position must be swept exactly once, by slices of nearly
@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/huge_pages.h"
 #include "boar.h"
 #include "engine/engine.h"
 #include "engine/engine_ops.h"
@@ -103,14 +104,14 @@ static void check_slices(void)
 
 static void check_advice(void)
 {
-	boar_engine_advise_huge(NULL, 0);
+	boar_advise_huge(NULL, 0);
 	char small[100];
-	boar_engine_advise_huge(small, sizeof small); /* no whole huge page */
+	boar_advise_huge(small, sizeof small); /* no whole huge page */
 	uint64_t bytes = (6u << 20) + 123;
 	unsigned char *p = calloc(1, bytes);
 	if (!p)
 		TEST_SKIP("no memory for 6 MiB");
-	boar_engine_advise_huge(p + 1, bytes - 1);
+	boar_advise_huge(p + 1, bytes - 1);
 	uint64_t nonzero = 0;
 	for (uint64_t i = 0; i < bytes; i++)
 		nonzero += p[i] != 0;
