@@ -52,6 +52,11 @@ struct train_hook {
 		    boar_error *err);
 	/* Every weight an evaluation reads, fresh, into the host model. */
 	int (*refresh)(void *ctx, const struct train_run *r, boar_error *err);
+	/* 1: refresh writes every weight an evaluation of the test set
+	 * reads, so the host model needs no copy of the engine's weights
+	 * before it (ops->sync: the whole model, where the evaluation reads
+	 * the test set's keys). */
+	int refresh_covers_test;
 	/* After the last epoch (also when the progress callback stopped it):
 	 * may replace the host model's weights (a gathered model). */
 	int (*finish)(void *ctx, const struct train_run *r, boar_error *err);

@@ -601,6 +601,8 @@ int boar_train_ps(const boar_dataset *train, const boar_options *o,
 		.pull = cluster_pull,
 		.push = cluster_push,
 		.refresh = cluster_refresh,
+		/* the test set's keys, or every key where there is none */
+		.refresh_covers_test = 1,
 		.finish = cluster_finish,
 		.final_into_host = cluster_final_into_host,
 	};
