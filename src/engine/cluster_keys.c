@@ -49,11 +49,13 @@ static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
  * where the counts before it end. With a map, each one's global id too,
  * into gout, and (gbits, all clear where the ids fall) its bit, in the
  * same pass (a clock's keys are megabytes: a second pass to translate
- * them, or to set their bits, read them all again). @return how many. */
+ * them, or to set their bits, read them all again). Without one, where
+ * a feature is its key (words_to), each word as it is read: the keys'
+ * bits. @return how many. */
 static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 			      int copies, uint64_t stride, int threads,
 			      const uint32_t *map, uint64_t *gout,
-			      uint64_t *gbits)
+			      uint64_t *gbits, uint64_t *words_to)
 {
 	uint64_t at[65] = {0};
 	int nt = 1;
@@ -82,6 +84,8 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 		struct bit_run run = { gbits, 0, 0 };
 		for (uint64_t w = lo; w < hi; w++) {
 			uint64_t x = bits[w];
+			if (words_to)
+				words_to[w] = x;
 			if (!x)
 				continue;
 			bits[w] = 0;
@@ -248,30 +252,36 @@ uint64_t cluster_clock_begin(const struct cluster *c, uint64_t k)
 /* Clock k's distinct features, ascending into keys: from the epoch's
  * bitmaps where there are some (clock 0 makes them), else from its rows;
  * with a map, their global ids into gkeys as they are found where a
- * bitmap is scanned (*mapped). @return how many. */
+ * bitmap is scanned (*mapped); without one, where words_to is given (a
+ * feature is its key), the bitmap's words into it as they are scanned
+ * (*copied). @return how many. */
 static uint64_t clock_features(struct cluster *c, const struct train_run *r,
 			       const uint32_t *order, uint64_t k,
 			       uint64_t *keys, const uint32_t *map,
-			       uint64_t *gkeys, uint64_t *gbits, int *mapped)
+			       uint64_t *gkeys, uint64_t *gbits,
+			       uint64_t *words_to, int *mapped, int *copied)
 {
 	const struct boar_dataset *d = r->d;
 	uint64_t b = cluster_clock_begin(c, k), e = cluster_clock_begin(c, k + 1);
 	*mapped = map != NULL;
+	*copied = words_to != NULL;
 	if (c->clock_bits) {
 		if (k == 0)
 			epoch_marks(c, r, order);
 		return scan_parallel(keys, c->clock_bits + k * c->words,
 				     c->words, c->copies, c->clocks * c->words,
-				     threads_of(r), map, gkeys, gbits);
+				     threads_of(r), map, gkeys, gbits,
+				     words_to);
 	}
 	uint64_t nnz = (uint64_t)((double)d->nnz * (e - b) /
 				  (d->n_rows ? d->n_rows : 1));
 	if (c->words < 16 * nnz) {
 		mark_parallel(c, d, order, b, e, d->dim, threads_of(r));
 		return scan_parallel(keys, c->seen, c->words, 1, 0,
-				     threads_of(r), map, gkeys, gbits);
+				     threads_of(r), map, gkeys, gbits,
+				     words_to);
 	}
-	*mapped = 0;
+	*mapped = *copied = 0;
 	return features_sorted(c, d, order, b, e, keys);
 }
 
@@ -301,19 +311,23 @@ uint64_t cluster_clock_keys(struct cluster *c, const struct train_run *r,
 	const uint32_t *map = c->fm && c->width == 1 && gkeys != keys
 				      ? c->fm->global
 				      : NULL;
-	int mapped;
+	/* one key a feature, the model's own: the keys' bits are the
+	 * bitmap's words (a 4x weak-scaling clock's 1.9M keys, 15 MB, are
+	 * not read again to set them) */
+	uint64_t *words_to = !c->fm && c->width == 1 && gkeys == keys ? gbits
+								     : NULL;
+	int mapped, copied;
 	uint64_t n = clock_features(c, r, order, k, keys, map, gkeys, gbits,
-				    &mapped);
+				    words_to, &mapped, &copied);
 	n = features_to_keys(keys, n, r->d->dim, c->width);
-	if (mapped) {
+	if (mapped)
 		gkeys[n - 1] = c->dim; /* the bias, the model's last key */
-		if (gbits)
-			gbits[c->dim >> 6] |= 1ull << (c->dim & 63);
-	} else {
+	else
 		cluster_to_global(c, r, keys, gkeys, n);
-		if (gbits)
-			cluster_keys_as_bits(gkeys, n, gbits, threads_of(r));
-	}
+	if (gbits && (mapped || copied)) /* the bias's bit */
+		gbits[c->dim >> 6] |= 1ull << (c->dim & 63);
+	else if (gbits)
+		cluster_keys_as_bits(gkeys, n, gbits, threads_of(r));
 	return n;
 }
 
@@ -369,7 +383,7 @@ int cluster_eval_keys(struct cluster *c, const struct train_run *r,
 		return -1;
 	}
 	n = scan_parallel(c->eval_keys, bits, c->words, 1, 0, threads_of(r),
-			  NULL, NULL, NULL);
+			  NULL, NULL, NULL, NULL);
 	c->n_eval = features_to_keys(c->eval_keys, n, dim, c->width);
 	return 0;
 }
