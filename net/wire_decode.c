@@ -92,27 +92,18 @@ static uint64_t rd_varint(struct rd *r)
 	return 0;
 }
 
-static int grow_keys(struct wire_msg *m, uint32_t n)
+/* Room for n elements of `size` bytes in *p (capacity *cap), the
+ * message's arrays kept from frame to frame. @return 0, or -2 out of
+ * memory. */
+static int grow(void **p, uint32_t *cap, uint64_t n, size_t size)
 {
-	if (n <= m->keys_cap)
+	if (n <= *cap)
 		return 0;
-	uint64_t *k = realloc(m->keys, (size_t)n * sizeof *k);
-	if (!k)
+	void *q = realloc(*p, (size_t)n * size);
+	if (!q)
 		return -2;
-	m->keys = k;
-	m->keys_cap = n;
-	return 0;
-}
-
-static int grow_vals(struct wire_msg *m, uint32_t n)
-{
-	if (n <= m->vals_cap)
-		return 0;
-	float *v = realloc(m->vals, (size_t)n * sizeof *v);
-	if (!v)
-		return -2;
-	m->vals = v;
-	m->vals_cap = n;
+	*p = q;
+	*cap = (uint32_t)n;
 	return 0;
 }
 
@@ -177,7 +168,7 @@ static int rd_keys(struct rd *r, struct wire_msg *m)
 	uint64_t n = rd_varint(r);
 	if (r->bad || n > (uint64_t)(r->end - r->p))
 		return -1;
-	int rc = grow_keys(m, (uint32_t)n);
+	int rc = grow((void **)&m->keys, &m->keys_cap, n, sizeof *m->keys);
 	if (rc)
 		return rc;
 	uint64_t key = 0, i = 0;
@@ -218,13 +209,9 @@ static int rd_key_bits(struct rd *r, struct wire_msg *m)
 	    words > (uint64_t)(r->end - r->p) / 8 || base >= WIRE_MAX_KEY ||
 	    words > (WIRE_MAX_KEY - base + 63) / 64)
 		return -1;
-	if (words > m->bits_cap) {
-		uint64_t *b = realloc(m->bits, (size_t)words * sizeof *b);
-		if (!b)
-			return -2;
-		m->bits = b;
-		m->bits_cap = (uint32_t)words;
-	}
+	int rc = grow((void **)&m->bits, &m->bits_cap, words, sizeof *m->bits);
+	if (rc)
+		return rc;
 	uint64_t count = 0, *b = m->bits;
 	for (uint64_t w = 0; w < words; w++) {
 		b[w] = load_le64(r->p + 8 * w);
@@ -258,7 +245,8 @@ static int rd_vals_at(struct rd *r, struct wire_msg *m, uint64_t n, int f16,
 	float *v = m->into;
 	m->in_place = place && v && n == m->n_into;
 	if (!m->in_place) {
-		int rc = grow_vals(m, (uint32_t)n);
+		int rc = grow((void **)&m->vals, &m->vals_cap, n,
+			      sizeof *m->vals);
 		if (rc)
 			return rc;
 		v = m->vals;
@@ -503,7 +491,8 @@ int wire_msg_list_keys(struct wire_msg *m)
 {
 	if (!(m->flags & WIRE_F_BITS))
 		return 0;
-	int rc = grow_keys(m, m->n_keys);
+	int rc = grow((void **)&m->keys, &m->keys_cap, m->n_keys,
+		      sizeof *m->keys);
 	if (rc)
 		return rc;
 	uint32_t i = 0;

@@ -44,6 +44,18 @@ static void mark_parallel(struct cluster *c, const struct boar_dataset *d,
 	}
 }
 
+/* Word w of copies 1.. of a bitmap (copy i at bits + i * stride) or-ed
+ * into copy 0's and cleared: copy 0's word, the union. */
+static inline uint64_t fold_word(uint64_t *bits, uint64_t w, int copies,
+				 uint64_t stride)
+{
+	for (int i = 1; i < copies; i++) {
+		bits[w] |= bits[i * stride + w];
+		bits[i * stride + w] = 0;
+	}
+	return bits[w];
+}
+
 /* The features set in bits[words], ascending into out, clearing it: each
  * thread counts the bits of its range of words, then writes them from
  * where the counts before it end. With a map, each one's global id too,
@@ -65,13 +77,9 @@ static uint64_t scan_parallel(uint64_t *out, uint64_t *bits, uint64_t words,
 	{
 		int t = omp_get_thread_num(), n = omp_get_num_threads();
 		uint64_t lo = words * t / n, hi = words * (t + 1) / n, m = 0;
-		for (uint64_t w = lo; w < hi; w++) {
-			for (int i = 1; i < copies; i++) { /* fold into copy 0 */
-				bits[w] |= bits[i * stride + w];
-				bits[i * stride + w] = 0;
-			}
-			m += (uint64_t)__builtin_popcountll(bits[w]);
-		}
+		for (uint64_t w = lo; w < hi; w++)
+			m += (uint64_t)__builtin_popcountll(
+				fold_word(bits, w, copies, stride));
 		at[t + 1] = m;
 #pragma omp barrier
 #pragma omp single
@@ -356,10 +364,7 @@ static void mark_copies(struct cluster *c, const struct boar_dataset *d,
 			}
 #pragma omp for schedule(static)
 		for (uint64_t w = 0; w < c->words; w++)
-			for (int i = 1; i < c->copies; i++) {
-				bits[w] |= bits[i * stride + w];
-				bits[i * stride + w] = 0;
-			}
+			fold_word(bits, w, c->copies, stride);
 	}
 }
 
