@@ -511,7 +511,8 @@ static void build_pull(struct ps_client *c, uint32_t i, void *arg)
 	if (bits)
 		c->n.keys_pulled_bits += n;
 	wire_out_reset(&c->out);
-	wire_begin(&c->out, WIRE_PULL, bits ? WIRE_F_BITS : 0);
+	wire_begin(&c->out, WIRE_PULL,
+		   (bits ? WIRE_F_BITS : 0) | (p->f16 ? WIRE_F_F16 : 0));
 	wire_put_u32(&c->out, p->req);
 	wire_put_u64(&c->out, p->clock);
 	if (bits && p->bits) { /* the caller's words: no bit set a key */
@@ -533,14 +534,14 @@ int client_ahead_busy(const struct ps_client *c, boar_error *err)
 
 int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		     uint64_t clock, const uint64_t *bits, uint64_t bits_base,
-		     struct pull_arg *arg, boar_error *err)
+		     int f16, struct pull_arg *arg, boar_error *err)
 {
 	uint32_t a = 0;
 	/* Ask every shard first, then collect: the shards work in parallel. */
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
 		uint32_t b = client_lower_bound(keys, a, n, c->sh[i].hi);
 		arg[i] = (struct pull_arg){ keys, a, b, ++c->req, clock, 0, 0,
-					    bits, bits_base };
+					    bits, bits_base, f16 };
 		a = b;
 		if (arg[i].a == arg[i].b)
 			continue;
@@ -587,6 +588,8 @@ int client_take_pull_reply(struct ps_client *c, uint32_t i,
 		memcpy(vals + p->a, m->vals, m->n_vals * sizeof *vals);
 	if (m->staleness > c->n.max_staleness)
 		c->n.max_staleness = m->staleness;
+	if (m->flags & WIRE_F_F16)
+		c->n.keys_pulled_f16 += m->n_vals;
 	return 0;
 }
 
@@ -621,7 +624,7 @@ int ps_client_pull(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	}
 	if (S > 64 && !(arg = malloc(S * sizeof *arg)))
 		return boar_fail(err, BOAR_ENOMEM, "out of memory");
-	rc = client_pull_send(c, keys, n, c->clock, NULL, 0, arg, err);
+	rc = client_pull_send(c, keys, n, c->clock, NULL, 0, 0, arg, err);
 	for (uint32_t i = 0; !rc && i < S; i++) {
 		int redone;
 		if (arg[i].a < arg[i].b)

@@ -46,6 +46,15 @@ struct ps_client_config {
 	const uint8_t *key;         /* NET_KEY_LEN bytes, or NULL */
 	double reconnect_timeout;   /* seconds; 0: 30 */
 	int f16;                    /* push values as float16 */
+	/* The answers to pulls asked ahead (a clock's values, with an
+	 * evaluation's keys at an epoch's first) as float16, a shard's
+	 * whole answer, where every value is a finite half: half the bytes
+	 * of the largest frames a clock waits for. The worker's copy of a
+	 * weight is then off by up to 2^-11 of it (2^-25 near zero) until
+	 * the next pull, never more, as each clock pulls afresh; what it
+	 * pushes, the shards' model, the gather and every other pull stay
+	 * float32. */
+	int pull_f16;
 	float threshold;            /* significance filter; 0: off */
 	int threads;                /* for copying and merging a pull's
 				       values (the worker's); 0: 1 */
@@ -71,6 +80,7 @@ struct ps_client_counters {
 				     set (ps_client_pull_ahead_bits) */
 	uint64_t keys_pushed_bits; /* keys pushed as a bitmap (a dense push
 				      that carries its keys) */
+	uint64_t keys_pulled_f16; /* keys answered as float16 (pull_f16) */
 	uint64_t keys_added;    /* keys of this worker's own pushes added to
 				   the answers of pulls asked before them */
 	uint64_t max_staleness; /* largest gap a pull reply reported */

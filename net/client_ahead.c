@@ -77,7 +77,7 @@ int client_ahead_ask(struct ps_client *c, const uint64_t *keys, uint32_t n,
 {
 	struct pull_ahead *a = &c->ahead;
 	int rc = client_pull_send(c, keys, n, clock, a->bits, a->bits_base,
-				  a->arg, err);
+				  a->f16, a->arg, err);
 	if (rc)
 		return rc;
 	for (uint32_t i = 0; i < c->cfg.n_shards; i++) {
@@ -111,6 +111,7 @@ static int ask_ahead(struct ps_client *c, const uint64_t *keys, uint32_t n,
 	a->dest = dest;
 	a->bits = bits;
 	a->bits_base = bits_base;
+	a->f16 = c->cfg.pull_f16;
 	int rc = c->bg ? client_bg_ahead(c, keys, n, err)
 		       : client_ahead_ask(c, keys, n, c->clock + 1, err);
 	if (rc)

@@ -77,6 +77,7 @@ struct pull_arg {
 	 * NULL */
 	const uint64_t *bits;
 	uint64_t bits_base;
+	int f16; /* the answer asked for as float16 (pull_f16) */
 };
 
 /* One push recorded while a pull ahead is out: its keys and deltas at
@@ -96,6 +97,7 @@ struct pull_ahead {
 	const uint64_t *bits;   /* the keys' bits, or NULL
 				   (ps_client_pull_ahead_bits) */
 	uint64_t bits_base;
+	int f16;                /* answers as float16 (cfg.pull_f16) */
 	float *dest;            /* the caller's place for the values, or
 				   NULL (ps_client_pull_ahead_into) */
 	struct pull_arg *arg;   /* n_shards */
@@ -188,10 +190,11 @@ int client_transact(struct ps_client *c, uint32_t i, int expect,
  * @return BOAR_EINVAL (*err) then, else 0. */
 int client_ahead_busy(const struct ps_client *c, boar_error *err);
 /* Asks every shard for its part of keys[0..n) at `clock`, into
- * arg[n_shards]. @return 0 or an error code (*err). */
+ * arg[n_shards]; f16: the answers as float16 where they fit.
+ * @return 0 or an error code (*err). */
 int client_pull_send(struct ps_client *c, const uint64_t *keys, uint32_t n,
 		     uint64_t clock, const uint64_t *bits, uint64_t bits_base,
-		     struct pull_arg *arg, boar_error *err);
+		     int f16, struct pull_arg *arg, boar_error *err);
 /* Shard i's answer to arg into vals; after a broken or lost connection
  * asks again at the current clock (*redone = 1: the answer then holds
  * every push sent before). @return 0 or an error code (*err). */

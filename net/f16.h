@@ -32,6 +32,10 @@ void f16_decode(float *dst, const uint8_t *src, size_t n);
  *         the value was too large, or was already infinite or NaN). */
 int f16_round(float *v, size_t n);
 
+/* Whether each of the n halves at src (2n bytes) is finite: 0 where one
+ * is an infinity or a NaN (a value over 65504 became one). */
+int f16_all_finite(const uint8_t *src, size_t n);
+
 /* For the tests: on 0 every array above runs the portable code, on 1 the
  * fastest the CPU has. @return 1 when the CPU has a faster path (F16C). */
 int f16_use_vector(int on);

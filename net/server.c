@@ -90,19 +90,24 @@ static void count_pull(struct ps_server *s, uint32_t n_keys, uint64_t gap)
 	s->st.keys_pulled += n_keys;
 }
 
-/* The values of a pull already counted (needs no s->mu). */
+/* The values of a pull already counted (needs no s->mu): as float16
+ * where the pull asks so and every one is a finite half, else (a weight
+ * over 65504, or not finite) written again as float32. */
 static void reply_pull(struct lane *ln, const struct pend *p, uint64_t gap,
 		       int held)
 {
 	struct wire_out *o = &ln->out;
-	wire_out_reset(o);
-	wire_begin(o, WIRE_PULL_REPLY,
-		   (p->f16 ? WIRE_F_F16 : 0) | (held ? WIRE_F_HELD : 0));
-	wire_put_u32(o, p->req);
-	wire_put_u32(o, gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap);
-	wire_put_varint(o, p->ks.n);
-	/* values straight from the shard, in the order asked */
-	shard_w_put_keys(&ln->s->w, o, &p->ks, p->f16);
+	int f16 = p->f16;
+	do {
+		wire_out_reset(o);
+		wire_begin(o, WIRE_PULL_REPLY,
+			   (f16 ? WIRE_F_F16 : 0) | (held ? WIRE_F_HELD : 0));
+		wire_put_u32(o, p->req);
+		wire_put_u32(o, gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap);
+		wire_put_varint(o, p->ks.n);
+		/* values straight from the shard, in the order asked */
+		shard_w_put_keys(&ln->s->w, o, &p->ks, f16);
+	} while (f16 && o->f16_lost && !(f16 = 0));
 	wire_end(o);
 	flush_to(ln, p->slot);
 }

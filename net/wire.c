@@ -63,6 +63,7 @@ static void le32(uint8_t *p, uint32_t v)
 void wire_begin(struct wire_out *o, int type, int flags)
 {
 	o->frame = o->len;
+	o->f16_lost = 0;
 	uint8_t *p = reserve(o, WIRE_HDR_LEN);
 	if (!p)
 		return;
@@ -235,9 +236,10 @@ void wire_put_vals(struct wire_out *o, const float *v, uint32_t n, int f16)
 	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
 	if (!p)
 		return;
-	if (f16)
+	if (f16) {
 		f16_encode(p, v, n);
-	else if (WIRE_LE_HOST && n)
+		o->f16_lost |= !f16_all_finite(p, n);
+	} else if (WIRE_LE_HOST && n)
 		memcpy(p, v, (size_t)n * 4);
 	else
 		for (uint32_t i = 0; i < n; i++)
@@ -250,9 +252,10 @@ void wire_put_vals_at(struct wire_out *o, const float *base,
 	uint8_t *p = reserve(o, (size_t)n * (f16 ? 2 : 4));
 	if (!p)
 		return;
-	if (f16)
+	if (f16) {
 		f16_encode_at(p, base, keys, n, off);
-	else if (WIRE_LE_HOST)
+		o->f16_lost |= !f16_all_finite(p, n);
+	} else if (WIRE_LE_HOST)
 		for (uint32_t i = 0; i < n; i++)
 			memcpy(p + (size_t)i * 4, &base[keys[i] - off], 4);
 	else

@@ -106,7 +106,8 @@ enum wire_type {
 #define WIRE_ERR_STANDBY 1001
 
 enum {
-	WIRE_F_F16 = 1,  /* values are IEEE half precision */
+	WIRE_F_F16 = 1,  /* values are IEEE half precision; on a PULL: answer
+			    so where every value is a finite half */
 	WIRE_F_HELD = 2, /* PULL_REPLY: held until the asker's own clock
 			    reached the pull's, so it counts every push the
 			    asker sent before that CLOCK; without it, an
@@ -195,6 +196,8 @@ struct wire_out {
 	size_t len, cap;
 	size_t frame;  /* offset of the frame being written */
 	int failed;    /* an allocation failed: the buffer is unusable */
+	int f16_lost;  /* a value of this frame written as float16 is not a
+			  finite half (too large, or not finite before) */
 };
 
 /* ---- decoding */

@@ -50,6 +50,7 @@ struct cluster_args {
 	const char *checkpoint_dir;
 	double checkpoint_every;
 	int f16;
+	int pull_f16;            /* --pull-f16 */
 	double threshold;
 	unsigned throttle_ms;
 	int shutdown_servers;
@@ -105,6 +106,10 @@ static const struct copt copts[] = {
 	  "30" },
 	{ "f16", 0, NULL, "push deltas as float16 (rounding error is kept "
 			  "and sent later)",
+	  NULL },
+	{ "pull-f16", 0, NULL, "values pulled a clock ahead come as float16 "
+			       "(a shard's answer with one over 65504 as "
+			       "float32); pushes and the model stay float32",
 	  NULL },
 	{ "push-threshold", 1, "T", "send only deltas above T; the rest "
 				    "accumulate until they are",
@@ -276,6 +281,8 @@ static int apply_copt(const char *name, const char *v, struct cluster_args *c)
 		c->checkpoint_every = d;
 	} else if (!strcmp(name, "f16")) {
 		c->f16 = 1;
+	} else if (!strcmp(name, "pull-f16")) {
+		c->pull_f16 = 1;
 	} else if (!strcmp(name, "push-threshold")) {
 		if (parse_d(v, &d))
 			return cli_usage("train", "bad "
@@ -426,6 +433,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 			.key = c->secret_file ? key : NULL,
 			.reconnect_timeout = c->reconnect_timeout,
 			.f16 = c->f16,
+			.pull_f16 = c->pull_f16,
 			.threshold = (float)c->threshold,
 		},
 		.sync_every = c->sync_every,

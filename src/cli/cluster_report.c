@@ -81,6 +81,7 @@ static void json_net(struct json_obj *j, const struct ps_client_counters *n,
 	json_uint(j, "keys_added", n->keys_added);
 	json_uint(j, "keys_pulled", n->keys_pulled);
 	json_uint(j, "keys_pulled_bits", n->keys_pulled_bits);
+	json_uint(j, "keys_pulled_f16", n->keys_pulled_f16);
 	json_uint(j, "keys_bits_given", n->keys_bits_given);
 	json_uint(j, "keys_pushed_bits", n->keys_pushed_bits);
 	json_num(j, "push_bytes_per_update", bytes_per_update);

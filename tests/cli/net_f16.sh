@@ -2,7 +2,10 @@
 # Cluster --f16 with weights far above half precision's 65504: a
 # regression whose true weights are 2e5 and 3e4. Deltas that would
 # overflow float16 travel as float32 frames, so the --f16 model matches the
-# float32 cluster run (it once ended at 2e7 with RMSE 1e7, exit 0).
+# float32 cluster run (it once ended at 2e7 with RMSE 1e7, exit 0). So
+# with --pull-f16: a shard's answer holding the 2e5 weight comes as
+# float32. And on a9a (weights well inside half precision) --pull-f16's
+# answers do come as float16, and the model is as good as float32's.
 #
 # Every run must reach the least-squares fit's RMSE (computed here from
 # the file) within 2%. The step decays (0.6 an epoch): at a constant 0.5
@@ -62,9 +65,22 @@ cluster_rmse() {
 f32=$(cluster_rmse f32 "")
 f16=$(cluster_rmse f16 --f16)
 f16t=$(cluster_rmse f16t "--f16 --push-threshold 1e-3")
-echo "RMSE: float32 $f32, float16 $f16, float16 + filter $f16t; least squares $best (labels ~1e5)"
+f16p=$(cluster_rmse f16p --pull-f16)
+echo "RMSE: float32 $f32, float16 $f16, float16 + filter $f16t, float16 answers $f16p; least squares $best (labels ~1e5)"
 bound=$(awk -v x="$best" 'BEGIN { print 1.02 * x }')
 at_most "float32 cluster RMSE" "$f32" "$bound"
 at_most "--f16 RMSE" "$f16" "$bound"
 at_most "--f16 --push-threshold RMSE" "$f16t" "$bound"
+at_most "--pull-f16 RMSE" "$f16p" "$bound"
+
+one_worker a32 --test "$A9AT"
+one_worker a16 --pull-f16 --test "$A9AT"
+n16=$(json_field "$T/a16.json" keys_pulled_f16)
+n32=$(json_field "$T/a32.json" keys_pulled_f16)
+[ "$n32" = 0 ] || fail "without --pull-f16: $n32 keys answered as float16"
+[ "$n16" -gt 0 ] 2>/dev/null || fail "--pull-f16: no answer came as float16"
+a32=$(json_field "$T/a32.json" test_accuracy)
+a16=$(json_field "$T/a16.json" test_accuracy)
+close_to "--pull-f16 on a9a" "$a16" "$a32"
+echo "a9a: accuracy $a16 with --pull-f16 ($n16 keys as float16), $a32 without"
 exit 0
