@@ -45,7 +45,11 @@ struct ps_client_config {
 	uint64_t dim;               /* keys of the model */
 	const uint8_t *key;         /* NET_KEY_LEN bytes, or NULL */
 	double reconnect_timeout;   /* seconds; 0: 30 */
-	int f16;                    /* push values as float16 */
+	/* Push values as float16, each rounded to nearest (2^-12 of it on
+	 * average, 2^-25 at most near zero: below a float32 weight's own
+	 * step from 0.25 up), a frame with one over 65504 as float32; with
+	 * a threshold, what rounding drops stays in the residual. */
+	int f16;
 	/* The answers to pulls asked ahead (a clock's values, with an
 	 * evaluation's keys at an epoch's first) as float16, a shard's
 	 * whole answer, where every value is a finite half: half the bytes
@@ -178,8 +182,8 @@ int ps_client_push(struct ps_client *c, const uint64_t *keys,
  * variable BOAR_PS_CHECK_PULLED=1, a debugging aid). A shard's part then
  * travels without its keys (WIRE_F_PULLED: the shard kept them from the
  * pull) where that is safe: the same connection carried the pull, fewer
- * than WIRE_PULLS_KEPT pulls ago; no residual filter (--f16, a
- * threshold) drops keys; the shard keeps no pushes for a resend (a
+ * than WIRE_PULLS_KEPT pulls ago; no residual filter (a threshold)
+ * drops keys; the shard keeps no pushes for a resend (a
  * resend after a reconnect or failover goes to a connection that never
  * saw the pull). Else, and with BOAR_PS_KEYED_PUSH=1 (a debugging aid),
  * it is an ordinary push. The shard applies either the same. */

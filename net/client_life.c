@@ -71,7 +71,7 @@ int client_new(const struct ps_client_config *cfg, struct ps_client **out,
 		rc = boar_fail(err, BOAR_ENOMEM, "out of memory");
 		goto err;
 	}
-	if (cfg->f16 || cfg->threshold > 0) {
+	if (cfg->threshold > 0) {
 		c->res = calloc(cfg->dim, sizeof *c->res);
 		if (!c->res) {
 			rc = boar_fail(err, BOAR_ENOMEM, "out of memory");

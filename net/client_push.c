@@ -44,31 +44,48 @@ static int keep(struct shard *s, const struct wire_out *o)
 	return 0;
 }
 
+/* The frame of a push numbered seq into c->out: with its keys, or
+ * (pulled) naming the pull whose keys they are instead. @return whether
+ * its keys went as a bitmap. */
+static int build_push(struct ps_client *c, uint64_t seq, const uint64_t *keys,
+		      const float *vals, uint32_t n, int f16,
+		      const struct pulled_ref *pulled)
+{
+	int bits = 0;
+	wire_out_reset(&c->out);
+	if (pulled) {
+		wire_begin_push_pulled(&c->out, c->clock, seq, pulled->req, n,
+				       f16);
+	} else {
+		bits = client_keys_as_bits(c, keys, n);
+		wire_begin(&c->out, WIRE_PUSH,
+			   (f16 ? WIRE_F_F16 : 0) | (bits ? WIRE_F_BITS : 0));
+		wire_put_u64(&c->out, c->clock);
+		wire_put_u64(&c->out, seq);
+		wire_put_keys_as(&c->out, keys, n, bits);
+	}
+	wire_put_vals(&c->out, vals, n, f16);
+	return bits;
+}
+
 /* A push frame to shard i: with its keys, or (pulled) naming the pull
- * whose keys they are instead. */
+ * whose keys they are instead; as float16 where f16 and every value is a
+ * finite half, else (a delta over 65504) as float32. */
 static int push_frame(struct ps_client *c, uint32_t i, const uint64_t *keys,
 		      const float *vals, uint32_t n, int f16,
 		      const struct pulled_ref *pulled, boar_error *err)
 {
 	if (!n)
 		return 0;
-	wire_out_reset(&c->out);
 	struct shard *s = &c->sh[i];
-	if (pulled) {
-		wire_begin_push_pulled(&c->out, c->clock, ++s->seq,
-				       pulled->req, n, f16);
+	uint64_t seq = ++s->seq;
+	int bits = build_push(c, seq, keys, vals, n, f16, pulled);
+	if (f16 && c->out.f16_lost)
+		bits = build_push(c, seq, keys, vals, n, 0, pulled);
+	if (pulled)
 		c->n.keys_keyless += n;
-	} else {
-		int bits = client_keys_as_bits(c, keys, n);
-		if (bits)
-			c->n.keys_pushed_bits += n;
-		wire_begin(&c->out, WIRE_PUSH,
-			   (f16 ? WIRE_F_F16 : 0) | (bits ? WIRE_F_BITS : 0));
-		wire_put_u64(&c->out, c->clock);
-		wire_put_u64(&c->out, ++s->seq);
-		wire_put_keys_as(&c->out, keys, n, bits);
-	}
-	wire_put_vals(&c->out, vals, n, f16);
+	if (bits)
+		c->n.keys_pushed_bits += n;
 	if (wire_end(&c->out))
 		return boar_fail(err, BOAR_ENOMEM, "push frame too large");
 	c->n.push_bytes += c->out.len;
@@ -202,7 +219,7 @@ int client_push_send(struct ps_client *c, const uint64_t *keys,
 						 "(ps_client_push_pulled) with "
 						 "other keys than the pull's");
 			int rc = push_frame(c, i, keys + a, deltas + a, b - a,
-					    0, r, err);
+					    c->cfg.f16, r, err);
 			if (rc)
 				return rc;
 			a = b;

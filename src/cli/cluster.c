@@ -104,12 +104,13 @@ static const struct copt copts[] = {
 	{ "checkpoint-every", 1, "SEC", "--cluster: seconds between "
 					"checkpoints",
 	  "30" },
-	{ "f16", 0, NULL, "push deltas as float16 (rounding error is kept "
-			  "and sent later)",
+	{ "f16", 0, NULL, "values travel as float16 both ways: pushes, and "
+			  "the values pulled a clock ahead (a frame with one "
+			  "over 65504 as float32)",
 	  NULL },
-	{ "pull-f16", 0, NULL, "values pulled a clock ahead come as float16 "
-			       "(a shard's answer with one over 65504 as "
-			       "float32); pushes and the model stay float32",
+	{ "pull-f16", 0, NULL, "only the values pulled a clock ahead as "
+			       "float16 (--f16's answers; pushes stay "
+			       "float32)",
 	  NULL },
 	{ "push-threshold", 1, "T", "send only deltas above T; the rest "
 				    "accumulate until they are",
@@ -433,7 +434,7 @@ static int run_worker(const struct cluster_args *c, struct train_args *a,
 			.key = c->secret_file ? key : NULL,
 			.reconnect_timeout = c->reconnect_timeout,
 			.f16 = c->f16,
-			.pull_f16 = c->pull_f16,
+			.pull_f16 = c->pull_f16 || c->f16,
 			.threshold = (float)c->threshold,
 		},
 		.sync_every = c->sync_every,

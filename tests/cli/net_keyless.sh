@@ -6,10 +6,10 @@
 # (BOAR_PS_KEYED_PUSH=1), its keys checked in full against the pull's
 # (BOAR_PS_CHECK_PULLED=1); the shards count the same keys pushed, and
 # every clock's keys but the first's (answered by the worker itself, so
-# no shard kept them) travelled without their list. With --f16 (a
-# residual filter drops keys) and with an evaluation after every epoch
-# (the epoch's first clock is pulled with its keys), pushes still carry
-# their keys where they must.
+# no shard kept them) travelled without their list, float16 pushes
+# (--f16) too. With a threshold (a residual filter drops keys) and with
+# an evaluation after every epoch (the epoch's first clock is pulled with
+# its keys), pushes still carry their keys where they must.
 . net/tests/lib.sh
 
 # run NAME EXTRA...: one_worker (lib.sh), and the shards' keys_pushed
@@ -37,11 +37,15 @@ awk -v k="$kl" -v o="$off" 'BEGIN { exit !(k > 0 && o - k > 0 && o - k <= 124) }
 	fail "$kl of $off keys went without their list, expected all but the first clock's"
 echo "keyless: $kl of $off keys pushed without their list, model identical to the keyed run's"
 
-# where keys must travel: the f16 filter, and the epoch's first clocks
-# after an evaluation
 BOAR_PS_CHECK_PULLED=1 run f16 --f16
-[ "$(json_field "$T/f16.json" keys_keyless)" = 0 ] ||
-	fail "--f16: keys went without their list past the residual filter"
+[ "$(json_field "$T/f16.json" keys_keyless)" = "$kl" ] ||
+	fail "--f16: $(json_field "$T/f16.json" keys_keyless) keys without their list, $kl without --f16"
+
+# where keys must travel: the residual filter, and the epoch's first
+# clocks after an evaluation
+BOAR_PS_CHECK_PULLED=1 run filter --f16 --push-threshold 1e-6
+[ "$(json_field "$T/filter.json" keys_keyless)" = 0 ] ||
+	fail "--push-threshold: keys went without their list past the residual filter"
 BOAR_PS_CHECK_PULLED=1 run eval --test "$A9AT"
 BOAR_PS_KEYED_PUSH=1 run eval_keyed --test "$A9AT"
 cmp "$T/eval.model" "$T/eval_keyed.model" ||
