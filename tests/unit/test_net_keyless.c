@@ -170,6 +170,15 @@ static void test_shard(void)
 	fd = net_test_join(sh.port, DIM, &o, &m, &durable);
 	CHECK(fd >= 0 && pull(fd, &o, &m, 6, 0, k1, 3) == 0, "pull 6");
 	refused(fd, &o, &m, 6, 2, "pushed 2 values for the 3 keys");
+	/* nor a float16 value that is infinite (1e6 is past 65504) */
+	fd = net_test_join(sh.port, DIM, &o, &m, &durable);
+	CHECK(fd >= 0 && pull(fd, &o, &m, 7, 0, k1, 3) == 0, "pull 7");
+	const float big[3] = { 1, 1e6f, 1 };
+	put_keyless(&o, 7, big, 3, 1);
+	net_test_send(fd, &o);
+	int rc = net_test_refused(fd, &m, "non-finite");
+	CHECK(rc == 0, "a float16 push holding infinity: type %d, rc %d",
+	      m.type, rc);
 	ps_server_stats(sh.s, &st);
 	CHECK(st.pushes == 1 && st.keys_pushed == 3,
 	      "refused pushes were counted: %llu pushes",
