@@ -90,25 +90,31 @@ static void count_pull(struct ps_server *s, uint32_t n_keys, uint64_t gap)
 	s->st.keys_pulled += n_keys;
 }
 
+/* The answer to pull p into ln->out, its values as float16 or not. */
+static void build_reply(struct lane *ln, const struct pend *p, uint64_t gap,
+			int held, int f16)
+{
+	struct wire_out *o = &ln->out;
+	wire_out_reset(o);
+	wire_begin(o, WIRE_PULL_REPLY,
+		   (f16 ? WIRE_F_F16 : 0) | (held ? WIRE_F_HELD : 0));
+	wire_put_u32(o, p->req);
+	wire_put_u32(o, gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap);
+	wire_put_varint(o, p->ks.n);
+	/* values straight from the shard, in the order asked */
+	shard_w_put_keys(&ln->s->w, o, &p->ks, f16);
+}
+
 /* The values of a pull already counted (needs no s->mu): as float16
  * where the pull asks so and every one is a finite half, else (a weight
  * over 65504, or not finite) written again as float32. */
 static void reply_pull(struct lane *ln, const struct pend *p, uint64_t gap,
 		       int held)
 {
-	struct wire_out *o = &ln->out;
-	int f16 = p->f16;
-	do {
-		wire_out_reset(o);
-		wire_begin(o, WIRE_PULL_REPLY,
-			   (f16 ? WIRE_F_F16 : 0) | (held ? WIRE_F_HELD : 0));
-		wire_put_u32(o, p->req);
-		wire_put_u32(o, gap > UINT32_MAX ? UINT32_MAX : (uint32_t)gap);
-		wire_put_varint(o, p->ks.n);
-		/* values straight from the shard, in the order asked */
-		shard_w_put_keys(&ln->s->w, o, &p->ks, f16);
-	} while (f16 && o->f16_lost && !(f16 = 0));
-	wire_end(o);
+	build_reply(ln, p, gap, held, p->f16);
+	if (p->f16 && ln->out.f16_lost)
+		build_reply(ln, p, gap, held, 0);
+	wire_end(&ln->out);
 	flush_to(ln, p->slot);
 }
 

@@ -127,7 +127,6 @@ void text_window_close(struct text_window *w);
 long file_split_lines(int fd, uint64_t beg, uint64_t end, size_t max_pieces,
 		      size_t min_piece, uint64_t *starts);
 
-
 /* pread of n bytes at `at`, in slices on threads when n is large: the
  * count (less than n where the file ends; the bytes up to the first short
  * slice), or -errno. */

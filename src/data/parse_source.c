@@ -105,7 +105,6 @@ void text_source_close(struct text_source *s)
 	s->fd = -1;
 }
 
-
 /* ------------------------------------------------------- raw bytes */
 
 /* pread until n bytes or the end of the file: the count, or -errno. */

@@ -49,17 +49,21 @@ int cluster_final_into_host(void *ctx, const struct train_run *r)
 	return c->final_in_host;
 }
 
-/* The gathered model (c->gathered, the model's keys) into the engine's
- * host model of the map's features, where the last epoch is evaluated. */
-static void gathered_into_host(const struct cluster *c,
-			       const struct train_run *r)
+/* The weights of the map's features (and the bias) between the engine's
+ * host model and c->gathered (the model's keys): into the host model
+ * (to_host: the gathered model, where the last epoch is evaluated), or
+ * out of it (this worker's replica, where nothing was gathered). */
+static void copy_mapped(const struct cluster *c, const struct train_run *r,
+			int to_host)
 {
-	const float *w = c->gathered;
 	const uint32_t *g = c->fm->global;
 	uint64_t K = c->width, m = c->fm->n;
-	for (uint64_t f = 0; f <= m; f++)
-		memcpy(&r->m->w[f * K], &w[(f < m ? g[f] : c->dim) * K],
-		       K * sizeof *w);
+	for (uint64_t f = 0; f <= m; f++) {
+		float *host = &r->m->w[f * K];
+		float *all = &c->gathered[(f < m ? g[f] : c->dim) * K];
+		memcpy(to_host ? host : all, to_host ? all : host,
+		       K * sizeof *host);
+	}
 }
 
 /* The transport's end; with a map, the whole model goes into c->gathered
@@ -95,15 +99,9 @@ int cluster_finish(void *ctx, const struct train_run *r, boar_error *err)
 		return rc;
 	}
 	if (c->final_in_host)
-		gathered_into_host(c, r);
-	if (!rc && !gathered && c->gathered) { /* this worker's replica */
-		float *w = c->gathered;
-		const uint32_t *g = c->fm->global;
-		uint64_t K = c->width, m = c->fm->n;
-		for (uint64_t f = 0; f <= m; f++)
-			memcpy(&w[(f < m ? g[f] : c->dim) * K],
-			       &r->m->w[f * K], K * sizeof *w);
-	}
+		copy_mapped(c, r, 1);
+	if (!rc && !gathered && c->gathered) /* this worker's replica */
+		copy_mapped(c, r, 0);
 	return rc;
 }
 

@@ -22,9 +22,8 @@ static int cpu_open(const struct boar_dataset *d, const boar_options *o,
 	 * them in as 2 MiB pages (a warm start's are merged into them later
 	 * by the kernel, if at all) */
 	if (m->task == BOAR_TASK_LINEAR)
-		boar_advise_huge(m->w, (m->dim + 1) *
-						      boar_model_width(m) *
-						      sizeof *m->w);
+		boar_advise_huge(m->w, (m->dim + 1) * boar_model_width(m) *
+					       sizeof *m->w);
 	int rc = boar_engine_create_subset(d, o, m, rows, n, layout, &e, err);
 	if (!rc)
 		*out = e;

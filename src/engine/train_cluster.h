@@ -201,6 +201,7 @@ static inline void bit_run_end(struct bit_run *b)
 	if (b->x)
 		__atomic_fetch_or(&b->bits[b->w], b->x, __ATOMIC_RELAXED);
 }
+
 /* Drops the epoch's bitmaps (clocks are then marked one by one). */
 void cluster_keys_no_bitmaps(struct cluster *c);
 /* Frees what cluster_keys_start made. */

@@ -5,16 +5,10 @@
  * adds it, in fewer bytes; with a threshold (the residual filter) what
  * the rounding drops is kept and arrives with the flush.
  */
-#include "net/f16.h"
 #include "net_testutil.h"
 #include "testutil.h"
 
 #define DIM 16
-
-static float halved(float x)
-{
-	return f16_to_f32(f16_from_f32(x));
-}
 
 /* A shard of DIM keys and its client (f16 pushes, the given threshold).
  * @return the client, or NULL (the shard not started: *started 0). */
@@ -69,8 +63,9 @@ int main(void)
 	      (unsigned long long)f32_bytes);
 	CHECK(ps_client_flush(c, &err) == 0, "flush: %s", err.message);
 	CHECK(ps_client_pull(c, k, 3, v, &err) == 0, "pull: %s", err.message);
-	CHECK(v[0] == 1e5f + halved(0.1f) && v[1] == -3e6f + halved(0.2f) &&
-		      v[2] == 0.1f + halved(0.3f),
+	CHECK(v[0] == 1e5f + net_test_halved(0.1f) &&
+		      v[1] == -3e6f + net_test_halved(0.2f) &&
+		      v[2] == 0.1f + net_test_halved(0.3f),
 	      "after float16 deltas: %.9g %.9g %.9g", v[0], v[1], v[2]);
 	ps_client_free(c);
 	net_test_shard_stop(&sh);
@@ -82,7 +77,8 @@ int main(void)
 		      err.message);
 		CHECK(ps_client_pull(c, k, 3, v, &err) == 0, "pull: %s",
 		      err.message);
-		CHECK(v[2] == halved(0.3f), "before the flush: %.9g", v[2]);
+		CHECK(v[2] == net_test_halved(0.3f), "before the flush: %.9g",
+		      v[2]);
 		CHECK(ps_client_flush(c, &err) == 0, "flush: %s", err.message);
 		CHECK(ps_client_pull(c, k, 3, v, &err) == 0, "pull: %s",
 		      err.message);

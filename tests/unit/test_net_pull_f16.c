@@ -4,17 +4,11 @@
  * a weight a half cannot hold (over 65504) comes whole as float32, exact;
  * a plain pull stays float32 either way.
  */
-#include "net/f16.h"
 #include "net_testutil.h"
 #include "testutil.h"
 
 #define N 1000
 #define DIM (N + 8)
-
-static float halved(float x)
-{
-	return f16_to_f32(f16_from_f32(x));
-}
 
 /* Asks keys[0..n) ahead and collects them into v; *bytes: what the
  * client received meanwhile. @return 0 or the error. */
@@ -75,7 +69,7 @@ int main(void)
 	ps_client_get_counters(c, &n1);
 	int rounded = 1, differs = 0;
 	for (uint32_t i = 0; i < N; i++) {
-		rounded &= v[i] == halved(d[i]);
+		rounded &= v[i] == net_test_halved(d[i]);
 		differs |= v[i] != d[i];
 	}
 	CHECK(rounded && differs,
