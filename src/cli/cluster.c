@@ -163,19 +163,45 @@ static const struct copt *match(const char *a, const char **inline_val)
 	return NULL;
 }
 
-int cluster_train_wanted(int argc, char **argv)
+/* The first cluster option of argv (before "--") that is a role (--ps,
+ * --worker, --cluster) where role is 1, any other where it is 0; NULL:
+ * none. */
+static const char *first_copt(int argc, char **argv, int role)
 {
 	for (int i = 1; i < argc; i++) {
 		const char *v;
 		const struct copt *o;
 		if (!strcmp(argv[i], "--"))
 			break;
-		if ((o = match(argv[i], &v)) &&
-		    (!strcmp(o->name, "ps") || !strcmp(o->name, "worker") ||
-		     !strcmp(o->name, "cluster")))
-			return 1;
+		if (!(o = match(argv[i], &v)))
+			continue;
+		int is_role = !strcmp(o->name, "ps") ||
+			      !strcmp(o->name, "worker") ||
+			      !strcmp(o->name, "cluster");
+		if (is_role == role)
+			return o->name;
 	}
-	return 0;
+	return NULL;
+}
+
+/* Whether argv asks `boar train` for a cluster role (--ps, --worker,
+ * --cluster). */
+static int cluster_train_wanted(int argc, char **argv)
+{
+	return first_copt(argc, argv, 1) != NULL;
+}
+
+int cluster_route(int argc, char **argv)
+{
+	if (cluster_train_wanted(argc, argv))
+		return cluster_train(argc, argv);
+	const char *lone = first_copt(argc, argv, 0);
+	if (lone)
+		return cli_usage("train",
+				 "--%s is a cluster option: it goes with --ps "
+				 "HOST:PORT,... --worker R/W, or --cluster",
+				 lone);
+	return -1;
 }
 
 void cluster_train_help(FILE *out)

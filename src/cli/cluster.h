@@ -39,9 +39,10 @@ int serve_run(const struct serve_args *a);
 /* Parses "inf"/"async" or a count. @return 0, or -1. */
 int cluster_parse_staleness(const char *s, uint64_t *out);
 
-/* Whether argv asks `boar train` for a cluster role (--ps, --worker,
- * --cluster), in which case cmd_train hands over to cluster_train(). */
-int cluster_train_wanted(int argc, char **argv);
+/* `boar train` as a cluster role (cluster_train), or refused where a
+ * cluster option (--f16, --staleness ...) comes without one: the exit
+ * status; -1: neither, a single-node run. */
+int cluster_route(int argc, char **argv);
 int cluster_train(int argc, char **argv);
 void cluster_train_help(FILE *out);
 

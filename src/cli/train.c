@@ -419,8 +419,8 @@ int cmd_train(int argc, char **argv)
 	void *warm = NULL;
 	int rc, status = CLI_EXIT_RUNTIME;
 
-	if (cluster_train_wanted(argc, argv))
-		return cluster_train(argc, argv);
+	if ((rc = cluster_route(argc, argv)) >= 0)
+		return rc;
 	interrupt_install();
 	switch (train_args_parse(&a, argc, argv, why, sizeof why)) {
 	case TRAIN_ARGS_HELP:

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Hints for a new user: an unknown option names the closest one ("did you
-# mean --epochs?"), VW's names included; training labels that hold one
+# mean --epochs?"), VW's names included; a cluster option without --ps
+# and --worker (or --cluster) says it needs them; training labels that hold one
 # class give a warning; the summary counts the features seen, not the
 # hash space.
 . tests/cli/lib/common.sh
@@ -17,6 +18,12 @@ hint --passes epochs
 hint --learning_rate eta
 expect_refused "--zzzz" "$BOAR" train --zzzz datasets/a9a
 grep -q "did you mean" "$T/err" && fail "--zzzz: a far-fetched suggestion"
+# a cluster option without a cluster role says what it goes with
+for o in --f16 "--staleness 3"; do
+	expect_refused "$o" "$BOAR" train $o datasets/a9a
+	[ "$rc" = 2 ] || fail "$o: exit $rc, expected 2"
+	expect_message "$o" "${o%% *} is a cluster option: it goes with --ps"
+done
 
 printf '1 1:1\n1 2:1 3:1\n1 1:2\n' >"$T/one.svm"
 "$BOAR" train --epochs 1 "$T/one.svm" 2>"$T/err" || fail "one-class train exited $?"
